@@ -1,0 +1,151 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every Hearth target shares: Swift 6 language mode with strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "Hearth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HearthBus", targets: ["HearthBus"]),
+        .executable(name: "hearth", targets: ["hearth"]),
+        .executable(name: "hearth-bus", targets: ["hearth-bus"]),
+        .executable(name: "hearth-bench", targets: ["hearth-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // MARK: - System libraries
+        .systemLibrary(
+            name: "CZeroMQ",
+            path: "Shared/CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibNotify",
+            path: "Shared/CLibNotify",
+            pkgConfig: "libnotify",
+            providers: [.apt(["libnotify-dev"])]
+        ),
+
+        // MARK: - Shared libraries
+        .target(
+            name: "HearthBus",
+            dependencies: [
+                "CZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            path: "Shared/HearthBus",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HearthTesting",
+            dependencies: ["HearthBus"],
+            path: "Shared/HearthTesting",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Services
+        .target(
+            name: "BusService",
+            dependencies: [
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Bus/BusService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-bus",
+            dependencies: [
+                "BusService",
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Bus/hearth-bus",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HearthCLI",
+            dependencies: [
+                "HearthBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/CLI/HearthCLI",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth",
+            dependencies: ["HearthCLI"],
+            path: "Services/CLI/hearth",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Benchmarks
+        .executableTarget(
+            name: "hearth-bench",
+            dependencies: [
+                "CZeroMQ",
+                "HearthBus",
+                "BusService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/hearth-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+        .executableTarget(
+            name: "hearth-fixture",
+            dependencies: [
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Fixtures/hearth-fixture",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthBusTests",
+            dependencies: [
+                "HearthBus", "HearthTesting", "CZeroMQ",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BusServiceTests",
+            dependencies: ["BusService", "HearthBus", "HearthTesting", "CZeroMQ"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthCLITests",
+            dependencies: ["HearthCLI", "HearthBus", "HearthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["HearthBus", "HearthTesting"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

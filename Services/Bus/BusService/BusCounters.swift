@@ -1,0 +1,36 @@
+import HearthBus
+import Synchronization
+
+/// What the bus has done since it started; shared by the proxy thread and the command handler.
+public final class BusCounters: Sendable {
+    /// Events passed from publishers to subscribers.
+    public let forwarded = Atomic<Int>(0)
+    /// Messages refused for their shape: frame count, topic rules, a non-subscription upstream.
+    public let malformed = Atomic<Int>(0)
+    /// Messages refused for exceeding the maximum message size.
+    public let oversized = Atomic<Int>(0)
+    /// Connections libzmq dropped for speaking something other than ZMTP (garbage bytes).
+    public let protocolErrors = Atomic<Int>(0)
+    /// Subscription changes passed upstream.
+    public let subscriptions = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Everything the bus refused.
+    public var dropped: Int {
+        malformed.load(ordering: .relaxed) + oversized.load(ordering: .relaxed)
+            + protocolErrors.load(ordering: .relaxed)
+    }
+
+    /// The counters as JSON, for `ping` and `health.bus`.
+    public var json: JSONValue {
+        [
+            "forwarded": .int(Int64(forwarded.load(ordering: .relaxed))),
+            "dropped": .int(Int64(dropped)),
+            "malformed": .int(Int64(malformed.load(ordering: .relaxed))),
+            "oversized": .int(Int64(oversized.load(ordering: .relaxed))),
+            "protocol_errors": .int(Int64(protocolErrors.load(ordering: .relaxed))),
+            "subscriptions": .int(Int64(subscriptions.load(ordering: .relaxed))),
+        ]
+    }
+}

@@ -1,0 +1,221 @@
+import CZeroMQ
+import DequeModule
+import Foundation
+import HearthBus
+import Logging
+import Synchronization
+
+/// The bus itself: an XSUB socket publishers connect to, an XPUB socket subscribers connect to,
+/// and one dedicated thread that forwards between them.
+///
+/// Unlike `zmq_proxy`, it checks every message on the way: an event must be two frames with a
+/// valid topic and at most the maximum size; upstream, only subscription messages pass. Anything
+/// else is counted and dropped. The XSUB side subscribes to everything, so every event reaches
+/// the bus whoever listens, and a publisher's first subscription tells it the bus is there.
+/// Other threads hand it messages to publish (heartbeats, probes) through `inject`.
+final class BusProxy: Sendable {
+    /// Endpoints as bound (wildcard ports resolved).
+    let publishEndpoint: String
+    let subscribeEndpoint: String
+
+    private let counters: BusCounters
+    private let maximumMessageBytes: Int
+    private let wake: WakeSignal
+    private let shared = Mutex(Shared())
+    private let finished = AsyncSignal()
+
+    private struct Shared: ~Copyable {
+        var outbox: Deque<[Frame]> = []
+        var stopping = false
+    }
+
+    init(
+        context: ZMQContext,
+        publishEndpoint: String,
+        subscribeEndpoint: String,
+        maximumMessageBytes: Int,
+        counters: BusCounters,
+        logger: Logger
+    ) throws {
+        self.counters = counters
+        self.maximumMessageBytes = maximumMessageBytes
+        self.wake = try WakeSignal()
+        let monitorPrefix = "inproc://bus-monitor-\(UUIDText.make())"
+        let sockets = try Sockets(
+            context: context,
+            publishEndpoint: publishEndpoint,
+            subscribeEndpoint: subscribeEndpoint,
+            maximumMessageBytes: maximumMessageBytes,
+            monitorPrefix: monitorPrefix
+        )
+        self.publishEndpoint = sockets.xsub.lastEndpoint
+        self.subscribeEndpoint = sockets.xpub.lastEndpoint
+        let handoff = SocketsHandoff(sockets)
+        let thread = Thread { [self] in
+            self.forward(handoff.take(), logger: logger)
+        }
+        thread.name = "hearth-bus proxy"
+        thread.start()
+    }
+
+    /// Queues a message to publish on the subscriber side, as the bus itself.
+    func inject(_ frames: [Frame]) {
+        let wasEmpty = shared.withLock { state -> Bool in
+            state.outbox.append(frames)
+            return state.outbox.count == 1
+        }
+        if wasEmpty { wake.signal() }
+    }
+
+    /// Stops forwarding and waits until both sockets are closed.
+    func stop() async {
+        shared.withLock { $0.stopping = true }
+        wake.signal()
+        _ = await finished.wait(timeout: .seconds(5))
+    }
+
+    // MARK: - The proxy thread
+
+    private func forward(_ sockets: Sockets, logger: Logger) {
+        var poller = ZMQPoller()
+        let xsubIndex = poller.add(sockets.xsub)
+        let xpubIndex = poller.add(sockets.xpub)
+        let wakeIndex = poller.add(fileDescriptor: wake.fileDescriptor)
+        let monitorIndices = sockets.monitors.map { poller.add($0) }
+        var injected: Deque<[Frame]> = []
+
+        loop: while true {
+            do {
+                _ = try poller.poll(timeoutMilliseconds: 500)
+                if poller.isReadable(wakeIndex) { wake.drain() }
+                let stopping = shared.withLock { state -> Bool in
+                    injected.append(contentsOf: state.outbox)
+                    state.outbox.removeAll(keepingCapacity: true)
+                    return state.stopping
+                }
+                if stopping { break loop }
+                while let frames = injected.popFirst() {
+                    _ = try sockets.xpub.send(frames, dontWait: true)
+                }
+                if poller.isReadable(xsubIndex) { try forwardEvents(sockets) }
+                if poller.isReadable(xpubIndex) { try forwardSubscriptions(sockets) }
+                for (index, monitor) in zip(monitorIndices, sockets.monitors) where poller.isReadable(index) {
+                    try readMonitorEvents(monitor)
+                }
+            } catch let error as ZMQError where error.contextTerminated {
+                break loop
+            } catch {
+                // A failure on one message must never stop the bus.
+                logger.error("bus proxy: \(error)")
+            }
+        }
+        sockets.close()
+        finished.fire()
+    }
+
+    /// Publishers → subscribers: pass valid events, count and drop the rest.
+    private func forwardEvents(_ sockets: Sockets) throws {
+        for _ in 0..<4_096 {
+            guard let frames = try sockets.xsub.receive(dontWait: true) else { return }
+            if frames.count != 2 || !Topic.isValid(bytes: frames[0]) {
+                counters.malformed.add(1, ordering: .relaxed)
+                continue
+            }
+            if frames[1].count > maximumMessageBytes {
+                counters.oversized.add(1, ordering: .relaxed)
+                continue
+            }
+            // XPUB never blocks: a subscriber past its high-water mark loses the event, which its
+            // sequence tracking reports as a gap.
+            _ = try sockets.xpub.send(frames, dontWait: true)
+            counters.forwarded.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Subscribers → publishers: only subscribe and unsubscribe messages go upstream.
+    private func forwardSubscriptions(_ sockets: Sockets) throws {
+        for _ in 0..<4_096 {
+            guard let frames = try sockets.xpub.receive(dontWait: true) else { return }
+            guard frames.count == 1, let kind = frames[0].first, kind == 0 || kind == 1,
+                frames[0].count <= Topic.maximumLength + 1
+            else {
+                counters.malformed.add(1, ordering: .relaxed)
+                continue
+            }
+            counters.subscriptions.add(1, ordering: .relaxed)
+            // The XSUB side already takes everything; passing subscriptions up keeps the
+            // pattern standard should a publisher filter.
+            _ = try sockets.xsub.send(frames, dontWait: true)
+        }
+    }
+
+    /// Socket-monitor events: a handshake that failed on protocol grounds is garbage on the wire.
+    private func readMonitorEvents(_ monitor: ZMQSocket) throws {
+        while let frames = try monitor.receive(dontWait: true) {
+            guard let first = frames.first, first.count >= 2 else { continue }
+            let event = UInt16(first[0]) | UInt16(first[1]) << 8
+            if Int32(event) == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL {
+                counters.protocolErrors.add(1, ordering: .relaxed)
+            }
+        }
+    }
+}
+
+/// The proxy's sockets, opened and bound by the starting thread, then owned by the proxy thread.
+private struct Sockets {
+    let xsub: ZMQSocket
+    let xpub: ZMQSocket
+    let monitors: [ZMQSocket]
+
+    init(
+        context: ZMQContext,
+        publishEndpoint: String,
+        subscribeEndpoint: String,
+        maximumMessageBytes: Int,
+        monitorPrefix: String
+    ) throws {
+        xsub = try ZMQSocket(context: context, kind: .xsub)
+        xpub = try ZMQSocket(context: context, kind: .xpub)
+        var monitors: [ZMQSocket] = []
+        for (socket, endpoint, name) in [(xsub, publishEndpoint, "xsub"), (xpub, subscribeEndpoint, "xpub")] {
+            try socket.setLinger(milliseconds: 200)
+            try socket.setHighWaterMarks(send: 100_000, receive: 100_000)
+            // Frames somewhat over the limit are read and counted; far larger ones make libzmq
+            // drop the sender's connection before it can use up memory.
+            try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
+            let monitorEndpoint = "\(monitorPrefix)-\(name)"
+            try socket.monitor(endpoint: monitorEndpoint, events: ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+            let monitor = try ZMQSocket(context: context, kind: .pair)
+            try monitor.setLinger(milliseconds: 0)
+            try monitor.connect(monitorEndpoint)
+            monitors.append(monitor)
+            if endpoint.hasPrefix("ipc://") {
+                // A socket file left by a killed bus would otherwise make the bind fail.
+                unlink(String(endpoint.dropFirst("ipc://".count)))
+            }
+            try socket.bind(endpoint)
+        }
+        self.monitors = monitors
+        // Subscribe upstream to everything: the bus sees every event and counts what it drops.
+        try xsub.send([[1]])
+    }
+
+    func close() {
+        for monitor in monitors { monitor.close() }
+        xsub.close()
+        xpub.close()
+    }
+}
+
+/// Moves the sockets to the proxy thread (see `SocketThread`'s handoff for why this is safe:
+/// the creating thread never touches them again and `Thread.start()` is a full memory barrier).
+private final class SocketsHandoff: @unchecked Sendable {
+    private var sockets: Sockets?
+
+    init(_ sockets: Sockets) { self.sockets = sockets }
+
+    func take() -> Sockets {
+        defer { sockets = nil }
+        return sockets!
+    }
+}

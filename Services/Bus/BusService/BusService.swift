@@ -1,0 +1,108 @@
+import Foundation
+import HearthBus
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// `hearth-bus`: forwards events between every publisher and subscriber of the stack, publishes a
+/// `health.bus` heartbeat, and answers `ping` (with its counters) and `probe` on its command
+/// endpoint.
+public final class BusService: Service {
+    /// Counters the proxy keeps; `ping` and the heartbeat report them.
+    public let counters = BusCounters()
+    /// The endpoints as bound.
+    public let publishEndpoint: String
+    public let subscribeEndpoint: String
+    public let commandEndpoint: String
+
+    private let proxy: BusProxy
+    private let commands: CommandServer
+    private let device: String
+    private let heartbeat: Duration
+    private let codec: EnvelopeCodec
+    private let logger: Logger
+    private let seq = SequenceNumber()
+
+    /// Binds the bus's three endpoints and starts forwarding.
+    /// - Throws: `ZMQError` when an endpoint cannot be bound (for example, a bus already runs).
+    public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
+        self.device = device
+        self.heartbeat = .milliseconds(configuration.heartbeatMilliseconds)
+        self.codec = EnvelopeCodec(maximumBytes: configuration.maximumMessageBytes)
+        self.logger = logger
+        let counters = self.counters
+        proxy = try BusProxy(
+            context: context,
+            publishEndpoint: configuration.busPublishEndpoint,
+            subscribeEndpoint: configuration.busSubscribeEndpoint,
+            maximumMessageBytes: configuration.maximumMessageBytes,
+            counters: counters,
+            logger: logger
+        )
+        publishEndpoint = proxy.publishEndpoint
+        subscribeEndpoint = proxy.subscribeEndpoint
+        let proxy = self.proxy
+        commands = try CommandServer(
+            context: context,
+            endpoint: configuration.commandEndpoint(.bus),
+            service: "bus",
+            maximumMessageBytes: configuration.maximumMessageBytes,
+            logger: logger,
+            pingInfo: { ["counters": counters.json] },
+            handler: { request in
+                switch request.command {
+                case "probe":
+                    guard let topic = request.arguments["topic"]?.stringValue else {
+                        throw CommandError.invalidArgument("topic", "is required and must be a string")
+                    }
+                    guard topic.hasPrefix(BusProbe.prefix), Topic.isValid(bytes: Array(topic.utf8)) else {
+                        throw CommandError.invalidArgument(
+                            "topic", "must be a valid topic starting with '\(BusProbe.prefix)'")
+                    }
+                    proxy.inject([Array(topic.utf8)])
+                    return ["topic": .string(topic)]
+                case "stats":
+                    return counters.json
+                default:
+                    throw CommandError.unknownCommand(request.command, service: "bus")
+                }
+            }
+        )
+        commandEndpoint = commands.endpoint
+    }
+
+    public func run() async throws {
+        logger.info(
+            "hearth-bus up",
+            metadata: ["pub": "\(publishEndpoint)", "sub": "\(subscribeEndpoint)", "cmd": "\(commandEndpoint)"]
+        )
+        await withDiscardingTaskGroup { group in
+            group.addTask { try? await self.commands.run() }
+            group.addTask { await cancelWhenGracefulShutdown { await self.beat() } }
+        }
+        await proxy.stop()
+        logger.info("hearth-bus stopped", metadata: ["forwarded": "\(counters.forwarded.load(ordering: .relaxed))"])
+    }
+
+    /// Publishes `health.bus` every heartbeat interval until cancelled.
+    private func beat() async {
+        let started = ContinuousClock.now
+        while !Task.isCancelled {
+            var data = counters.json.objectValue ?? [:]
+            data["uptime_s"] = .double((ContinuousClock.now - started).seconds)
+            let envelope = Envelope(
+                source: "bus", device: device, seq: seq.next(), type: "health.bus", data: .object(data))
+            if let payload = try? codec.encode(envelope) {
+                proxy.inject([Array("health.bus".utf8), payload])
+            }
+            try? await Task.sleep(for: heartbeat)
+        }
+    }
+}
+
+/// The bus's own event numbering (memory only: a restarted bus starts again at 1).
+private final class SequenceNumber: Sendable {
+    private let value = Atomic<UInt64>(0)
+
+    func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
+}

@@ -1,0 +1,32 @@
+import BusService
+import Foundation
+import HearthBus
+import Logging
+import ServiceLifecycle
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel =
+        ProcessInfo.processInfo.environment["HEARTH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+    return handler
+}
+let logger = Logger(label: "hearth.bus")
+
+do {
+    let configuration = try HearthConfiguration.load()
+    let device = try DeviceIdentity.load(home: configuration.home)
+    let context = try ZMQContext()
+    let bus = try BusService(configuration: configuration, context: context, device: device, logger: logger)
+    var groupConfiguration = ServiceGroupConfiguration(
+        services: [bus],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+    // A service stuck in shutdown must fail loudly rather than hang the supervisor.
+    groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(800)
+    try await ServiceGroup(configuration: groupConfiguration).run()
+    context.terminate()
+} catch {
+    logger.critical("hearth-bus cannot run: \(error)")
+    exit(1)
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+
+/// `hearth`: every user action on a Hearth stack, from the command line.
+// The availability attribute makes `main()` resolve to the async entry point (swift-argument-parser).
+@available(macOS 10.15, macCatalyst 13, iOS 13, tvOS 13, watchOS 6, *)
+public struct Hearth: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "hearth",
+        abstract: "Local-first household coordination: watch and drive the services of a Hearth stack.",
+        subcommands: [Status.self, Monitor.self, Publish.self, Config.self]
+    )
+
+    public init() {}
+}
+
+extension Hearth {
+    /// Parses the process arguments and runs the chosen subcommand, exiting with its status.
+    ///
+    /// Spelled out because on Linux `Hearth.main()` resolves to the synchronous entry point of
+    /// `ParsableCommand`, which refuses asynchronous commands.
+    public static func runFromCommandLine() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,4 @@
+#ifndef HEARTH_CLIBNOTIFY_SHIM_H
+#define HEARTH_CLIBNOTIFY_SHIM_H
+#include <libnotify/notify.h>
+#endif

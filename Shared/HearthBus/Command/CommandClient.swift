@@ -1,0 +1,189 @@
+import Logging
+import Synchronization
+
+/// Sends commands to one service and waits for replies, retrying safely (Lazy Pirate).
+///
+/// Each attempt waits `timeout`; on silence the socket is thrown away (its queue may be stuck on
+/// a dead peer), a fresh one connects, and the same request id is sent again, so the server runs
+/// it at most once. Concurrent requests share one socket and are matched to replies by id.
+public final class CommandClient: Sendable {
+    /// The service's command endpoint.
+    public let endpoint: String
+    /// How long one attempt waits for its reply.
+    public let timeout: Duration
+    /// How many attempts a request gets.
+    public let attempts: Int
+
+    private let context: ZMQContext
+    private let logger: Logger
+    private let maximumMessageBytes: Int
+    private let connection = Mutex<Connection?>(nil)
+    private let pending = PendingReplies()
+    private let isClosed = Atomic<Bool>(false)
+
+    /// Requests waiting for their reply, by id; filled by tasks, emptied by the socket thread.
+    private final class PendingReplies: Sendable {
+        private let waiting = Mutex<[String: CheckedContinuation<[UInt8]?, Never>]>([:])
+
+        /// Registers a waiter unless the current task is already cancelled.
+        func register(_ id: String, _ continuation: CheckedContinuation<[UInt8]?, Never>) -> Bool {
+            waiting.withLock { waiting in
+                if Task.isCancelled { return false }
+                waiting[id] = continuation
+                return true
+            }
+        }
+
+        func resume(_ id: String, with payload: [UInt8]?) {
+            waiting.withLock { $0.removeValue(forKey: id) }?.resume(returning: payload)
+        }
+    }
+
+    /// One DEALER socket and its thread; replaced after a timeout.
+    private final class Connection: Sendable {
+        let socket: SocketThread
+        init(socket: SocketThread) { self.socket = socket }
+    }
+
+    /// Creates a client; the socket connects on first use.
+    public init(
+        context: ZMQContext,
+        endpoint: String,
+        timeout: Duration = .seconds(2),
+        attempts: Int = 3,
+        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        logger: Logger = Logger(label: "hearth.command-client")
+    ) {
+        precondition(attempts >= 1, "a request needs at least one attempt")
+        self.context = context
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.attempts = attempts
+        self.maximumMessageBytes = maximumMessageBytes
+        self.logger = logger
+    }
+
+    /// Sends `command` and returns its result data.
+    /// - Parameter id: the request id; pass the same id to repeat a request safely.
+    /// - Throws: `CommandClientError.refused` with the service's error, or `.unreachable`.
+    public func request(
+        _ command: String,
+        args: [String: JSONValue] = [:],
+        id: String = UUIDText.make()
+    ) async throws(CommandClientError) -> JSONValue {
+        let request = CommandRequest(id: id, command: command, arguments: args)
+        let reply = try await send(request)
+        switch reply.result {
+        case .success(let data): return data
+        case .failure(let error): throw .refused(error)
+        }
+    }
+
+    /// Sends a prepared request and returns the whole reply.
+    public func send(_ request: CommandRequest) async throws(CommandClientError) -> CommandReply {
+        let frames: [Frame] = [[], request.jsonBytes]
+        for attempt in 1...attempts {
+            guard !isClosed.load(ordering: .relaxed) else { throw .closed }
+            let connection: Connection
+            do {
+                connection = try currentConnection()
+            } catch {
+                throw .malformedReply("cannot open a socket to \(endpoint): \(error)")
+            }
+            if let bytes = await exchange(frames, id: request.id, over: connection) {
+                do {
+                    return try CommandReply.decode(bytes)
+                } catch {
+                    throw .malformedReply(error.message)
+                }
+            }
+            logger.debug("no reply from \(endpoint) (attempt \(attempt) of \(attempts))")
+            await discard(connection)
+        }
+        throw .unreachable(endpoint: endpoint, attempts: attempts, timeout: timeout)
+    }
+
+    /// Closes the socket; later requests throw `.closed`.
+    public func close() async {
+        isClosed.store(true, ordering: .relaxed)
+        let current = connection.withLock { connection in
+            defer { connection = nil }
+            return connection
+        }
+        if let current { await current.socket.close() }
+    }
+
+    // MARK: - Attempts
+
+    private func currentConnection() throws -> Connection {
+        try connection.withLock { connection in
+            if let connection { return connection }
+            let pending = self.pending
+            let socket = try SocketThread(
+                context: context,
+                kind: .dealer,
+                name: "client \(endpoint)",
+                receiveBuffer: 16,
+                logger: logger,
+                intercept: { frames in
+                    // Replies go straight to their waiting request from the socket's thread.
+                    guard let payload = frames.last, let id = CommandClient.replyID(payload) else { return true }
+                    pending.resume(id, with: payload)
+                    return true
+                },
+                setUp: { [endpoint, maximumMessageBytes] socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
+                    try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
+                    try socket.connect(endpoint)
+                }
+            )
+            let fresh = Connection(socket: socket)
+            connection = fresh
+            return fresh
+        }
+    }
+
+    private func discard(_ stale: Connection) async {
+        let removed = connection.withLock { connection -> Bool in
+            guard connection === stale else { return false }
+            connection = nil
+            return true
+        }
+        if removed { await stale.socket.close() }
+    }
+
+    /// Sends one attempt and waits up to `timeout` for the reply with the same id.
+    private func exchange(_ frames: [Frame], id: String, over connection: Connection) async -> [UInt8]? {
+        await withTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask { await self.awaitReply(id: id, sending: frames, over: connection) }
+            group.addTask { [timeout] in
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func awaitReply(id: String, sending frames: [Frame], over connection: Connection) async -> [UInt8]? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8]?, Never>) in
+                guard pending.register(id, continuation) else { return continuation.resume(returning: nil) }
+                do {
+                    try connection.socket.send(frames)
+                } catch {
+                    pending.resume(id, with: nil)
+                }
+            }
+        } onCancel: {
+            pending.resume(id, with: nil)
+        }
+    }
+
+    /// The `id` of a reply, read without decoding the rest.
+    static func replyID(_ payload: [UInt8]) -> String? {
+        (try? JSONValue.parse(payload))?["id"]?.stringValue
+    }
+}

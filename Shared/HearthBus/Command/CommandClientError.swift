@@ -1,0 +1,28 @@
+/// Why a command got no usable answer.
+public enum CommandClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The service refused the command.
+    case refused(CommandError)
+    /// No reply after every attempt.
+    case unreachable(endpoint: String, attempts: Int, timeout: Duration)
+    /// The reply was not a valid reply.
+    case malformedReply(String)
+    /// The client was closed.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .refused(let error): error.message
+        case .unreachable(let endpoint, let attempts, let timeout):
+            "no reply from \(endpoint) after \(attempts) attempt\(attempts == 1 ? "" : "s") of \(timeout.milliseconds) ms"
+        case .malformedReply(let reason): "malformed reply: \(reason)"
+        case .closed: "the command client is closed"
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    public var milliseconds: Int64 {
+        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

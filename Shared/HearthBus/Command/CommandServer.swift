@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Answers commands on a ROUTER socket: one JSON request in, one JSON reply out.
+///
+/// Requests run concurrently. A repeated request id is answered from a bounded cache of recent
+/// replies, so a client may retry safely. Every server answers `ping` itself, with the service's
+/// name, process id, uptime, and whatever `pingInfo` adds. On graceful shutdown it stops taking
+/// requests, finishes those in flight, then closes.
+public final class CommandServer: Service {
+    /// Runs one command and returns its result data; throw `CommandError` to refuse it.
+    public typealias Handler = @Sendable (CommandRequest) async throws -> JSONValue
+
+    /// The service name reported by `ping` and in errors.
+    public let service: String
+    /// The endpoint as bound (a `tcp://…:*` wildcard resolved to its port).
+    public let endpoint: String
+
+    private let socket: SocketThread
+    private let handler: Handler
+    private let pingInfo: @Sendable () async -> [String: JSONValue]
+    private let cache: ReplyCache
+    private let maximumMessageBytes: Int
+    private let logger: Logger
+    private let started = ContinuousClock.now
+    private let counters = Counters()
+
+    private final class Counters: Sendable {
+        let handled = Atomic<Int>(0)
+        let malformed = Atomic<Int>(0)
+        let duplicates = Atomic<Int>(0)
+    }
+
+    /// Binds the command endpoint. Do start-up work (migrations) before creating the server.
+    /// - Throws: `ZMQError` when the endpoint cannot be bound (for example, already in use).
+    public init(
+        context: ZMQContext,
+        endpoint: String,
+        service: String,
+        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        cacheCapacity: Int = 4_096,
+        logger: Logger,
+        pingInfo: @escaping @Sendable () async -> [String: JSONValue] = { [:] },
+        handler: @escaping Handler
+    ) throws {
+        self.service = service
+        self.handler = handler
+        self.pingInfo = pingInfo
+        self.cache = ReplyCache(capacity: cacheCapacity)
+        self.maximumMessageBytes = maximumMessageBytes
+        self.logger = logger
+        var bound = endpoint
+        socket = try SocketThread(
+            context: context,
+            kind: .router,
+            name: "\(service).cmd",
+            logger: logger,
+            setUp: { socket in
+                try socket.setLinger(milliseconds: 500)
+                try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
+                // Frames a little over the limit are still read so the sender gets a clear error;
+                // anything far larger makes libzmq drop that peer's connection.
+                try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
+                if endpoint.hasPrefix("ipc://") {
+                    // A socket file left by a killed process would otherwise block the bind.
+                    unlink(String(endpoint.dropFirst("ipc://".count)))
+                }
+                try socket.bind(endpoint)
+                bound = socket.lastEndpoint
+            }
+        )
+        self.endpoint = bound
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await message in socket.incoming {
+                    group.addTask { await self.answer(message) }
+                }
+            }
+        } onGracefulShutdown: {
+            self.socket.stopReceiving()
+        }
+        await socket.close()
+    }
+
+    // MARK: - Answering
+
+    private func answer(_ frames: [Frame]) async {
+        // A DEALER or REQ peer sends [empty, request]; the ROUTER puts the routing id in front.
+        guard frames.count == 2 || (frames.count == 3 && frames[1].isEmpty) else {
+            counters.malformed.add(1, ordering: .relaxed)
+            logger.warning("\(service).cmd: dropped a message of \(frames.count) frames")
+            if frames.count > 1 {
+                let reply = CommandReply(
+                    id: nil,
+                    result: .failure(.malformedRequest("a command is one frame of JSON, got \(frames.count - 1)"))
+                )
+                send(reply.jsonBytes, to: frames[0], delimited: false)
+            }
+            return
+        }
+        let route = frames[0]
+        let delimited = frames.count == 3
+        let payload = frames[frames.count - 1]
+        guard payload.count <= maximumMessageBytes else {
+            counters.malformed.add(1, ordering: .relaxed)
+            let error = CommandError(
+                code: "oversized",
+                message: "request is \(payload.count) bytes; the limit is \(maximumMessageBytes) bytes"
+            )
+            send(CommandReply(id: nil, result: .failure(error)).jsonBytes, to: route, delimited: delimited)
+            return
+        }
+        let request: CommandRequest
+        do {
+            request = try CommandRequest.decode(payload)
+        } catch {
+            counters.malformed.add(1, ordering: .relaxed)
+            send(CommandReply(id: nil, result: .failure(error)).jsonBytes, to: route, delimited: delimited)
+            return
+        }
+        switch cache.admit(id: request.id, route: route) {
+        case .answered(let reply):
+            counters.duplicates.add(1, ordering: .relaxed)
+            send(reply, to: route, delimited: delimited)
+        case .joined:
+            counters.duplicates.add(1, ordering: .relaxed)
+        case .run:
+            let reply = CommandReply(id: request.id, result: await run(request)).jsonBytes
+            counters.handled.add(1, ordering: .relaxed)
+            let joined = cache.finish(id: request.id, reply: reply)
+            for peer in [route] + joined { send(reply, to: peer, delimited: delimited) }
+        }
+    }
+
+    private func run(_ request: CommandRequest) async -> Result<JSONValue, CommandError> {
+        if request.command == "ping" {
+            var info = await pingInfo()
+            info["service"] = .string(service)
+            info["pid"] = .int(Int64(getpid()))
+            info["uptime_s"] = .double((ContinuousClock.now - started).seconds)
+            info["commands"] = [
+                "handled": .int(Int64(counters.handled.load(ordering: .relaxed))),
+                "malformed": .int(Int64(counters.malformed.load(ordering: .relaxed))),
+                "duplicates": .int(Int64(counters.duplicates.load(ordering: .relaxed))),
+            ]
+            return .success(.object(info))
+        }
+        do {
+            return .success(try await handler(request))
+        } catch let error as CommandError {
+            return .failure(error)
+        } catch {
+            logger.error("\(service).cmd \(request.command) failed: \(error)")
+            return .failure(CommandError(code: "internal", message: "\(request.command) failed: \(error)"))
+        }
+    }
+
+    private func send(_ reply: [UInt8], to route: Frame, delimited: Bool) {
+        do {
+            try socket.send(delimited ? [route, [], reply] : [route, reply])
+        } catch {
+            logger.debug("\(service).cmd: reply not sent, socket closing")
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a floating-point number.
+    public var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

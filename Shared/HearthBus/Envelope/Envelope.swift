@@ -1,0 +1,48 @@
+import Foundation
+
+/// One event on the bus: who published it, its place in the publisher's sequence, and its data.
+///
+/// On the wire it is the second frame, after the topic:
+/// `{"v":1,"id":"<uuid>","src":"turn","dev":"<device id>","seq":42,"ts":"<ISO 8601 UTC>","type":"turn.changed","data":{…}}`.
+public struct Envelope: Sendable, Hashable {
+    /// The envelope version this build reads and writes.
+    public static let currentVersion: Int64 = 1
+
+    /// Unique id of this event (a UUID).
+    public var id: String
+    /// The publishing service, such as `turn` or `store`.
+    public var source: String
+    /// The device whose stack published it.
+    public var device: String
+    /// The publisher's sequence number for `source`, starting at 1, with no holes.
+    public var seq: UInt64
+    /// When it was published, to the millisecond.
+    public var timestamp: Date
+    /// The event type, such as `turn.changed`.
+    public var type: String
+    /// The event's own payload.
+    public var data: JSONValue
+
+    public init(
+        id: String = UUID().uuidString.lowercased(),
+        source: String,
+        device: String,
+        seq: UInt64,
+        timestamp: Date = Date(),
+        type: String,
+        data: JSONValue
+    ) {
+        self.id = id
+        self.source = source
+        self.device = device
+        self.seq = seq
+        self.timestamp = Envelope.wholeMilliseconds(timestamp)
+        self.type = type
+        self.data = data
+    }
+
+    /// Envelopes carry millisecond time; dropping the rest up front keeps round trips exact.
+    static func wholeMilliseconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}

@@ -1,0 +1,96 @@
+import Logging
+import Synchronization
+
+/// Publishes events to the bus, numbering them per source with no holes.
+///
+/// It is an XPUB socket connected to the bus's XSUB side: the bus subscribes to everything, and
+/// that subscription arriving is how `waitUntilConnected` knows events will no longer be dropped
+/// for want of a connection.
+public final class Publisher: Sendable {
+    /// The `src` of every envelope (`turn`, `store`, `cli`, …).
+    public let source: String
+    /// The `dev` of every envelope.
+    public let device: String
+
+    private let socket: SocketThread
+    private let codec: EnvelopeCodec
+    private let nextSeq: Mutex<UInt64>
+    private let connected = AsyncSignal()
+
+    /// Connects to the bus.
+    /// - Parameters:
+    ///   - endpoint: the bus's publisher endpoint (`bus.pub`).
+    ///   - firstSeq: the sequence number of the next event; durable sources resume theirs.
+    /// - Throws: `ZMQError` when the endpoint is unusable.
+    public init(
+        context: ZMQContext,
+        endpoint: String,
+        source: String,
+        device: String,
+        firstSeq: UInt64 = 1,
+        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        sendHighWaterMark: Int32 = 100_000,
+        logger: Logger = Logger(label: "hearth.publisher")
+    ) throws {
+        self.source = source
+        self.device = device
+        self.codec = EnvelopeCodec(maximumBytes: maximumMessageBytes)
+        self.nextSeq = Mutex(firstSeq)
+        let connected = self.connected
+        socket = try SocketThread(
+            context: context,
+            kind: .xpub,
+            name: "publisher \(source)",
+            receiveBuffer: 16,
+            logger: logger,
+            intercept: { frames in
+                // The only input an XPUB gets is subscriptions: byte 1 then the prefix.
+                if frames.first?.first == 1 { connected.fire() }
+                return true
+            },
+            setUp: { socket in
+                try socket.setLinger(milliseconds: 1_000)
+                try socket.setHighWaterMarks(send: sendHighWaterMark, receive: 1_000)
+                try socket.setMaximumMessageSize(Int64(maximumMessageBytes))
+                try socket.connect(endpoint)
+            }
+        )
+    }
+
+    /// Waits until the bus has subscribed, so published events reach it.
+    /// - Returns: `false` when the bus did not answer within `timeout`.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        await connected.wait(timeout: timeout)
+    }
+
+    /// The sequence number the next event will carry.
+    public var upcomingSeq: UInt64 { nextSeq.withLock { $0 } }
+
+    /// Publishes one event.
+    /// - Returns: the envelope as sent.
+    /// - Throws: `EnvelopeError` for a bad topic or an oversized event (nothing is sent and the
+    ///   sequence number is not used up), `SocketThreadError` after `close()`.
+    @discardableResult
+    public func publish(topic: String, type: String, data: JSONValue) throws -> Envelope {
+        try Topic.validate(topic)
+        let topicFrame = Array(topic.utf8)
+        return try nextSeq.withLock { seq in
+            // Encoding under the lock keeps sequence order and send order the same.
+            let envelope = Envelope(source: source, device: device, seq: seq, type: type, data: data)
+            let payload = try codec.encode(envelope)
+            try socket.send([topicFrame, payload])
+            seq += 1
+            return envelope
+        }
+    }
+
+    /// Sends two frames exactly as given, with no envelope and no numbering (tests and benchmarks).
+    public func publishFrames(_ frames: [Frame]) throws {
+        try socket.send(frames)
+    }
+
+    /// Lets queued events leave (up to the 1 s linger) and closes the socket.
+    public func close() async {
+        await socket.close()
+    }
+}

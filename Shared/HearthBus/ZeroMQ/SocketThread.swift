@@ -1,0 +1,196 @@
+import DequeModule
+import Foundation
+import Logging
+import Synchronization
+
+/// Owns one libzmq socket on a dedicated thread, so blocking libzmq calls never run on Swift's
+/// cooperative pool.
+///
+/// Received messages arrive on `incoming`, an `AsyncStream` with a bounded buffer (what overflows
+/// is counted in `droppedIncoming`); `send` queues a message from any task and wakes the thread
+/// through an eventfd. `close()` stops intake, hands queued messages to libzmq, closes the socket
+/// with its configured linger and ends `incoming`.
+public final class SocketThread: Sendable {
+    /// Messages received, in order. Exactly one consumer should iterate it.
+    public let incoming: AsyncStream<[Frame]>
+    /// A readable name for logs, such as `bus.cmd ROUTER`.
+    public let name: String
+
+    private let continuation: AsyncStream<[Frame]>.Continuation
+    private let wake: WakeSignal
+    private let shared = Mutex(Shared())
+    private let dropped = Atomic<Int>(0)
+
+    private struct Shared: ~Copyable {
+        var outbox: Deque<[Frame]> = []
+        var closing = false
+        var finished = false
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Lets a socket thread see each message first, on the socket's own thread.
+    /// Return `true` when the message was consumed and must not reach `incoming`.
+    public typealias Interceptor = @Sendable ([Frame]) -> Bool
+
+    /// Opens a socket, lets `setUp` configure and bind or connect it on the calling thread (so
+    /// errors surface here), then moves it to a new thread.
+    /// - Parameters:
+    ///   - receiveBuffer: how many received messages may wait for the consumer.
+    ///   - intercept: optional first look at each received message (see `Interceptor`).
+    /// - Throws: whatever libzmq or `setUp` throws; nothing is left open then.
+    public init(
+        context: ZMQContext,
+        kind: ZMQSocketKind,
+        name: String,
+        receiveBuffer: Int = 10_000,
+        logger: Logger = Logger(label: "hearth.socket"),
+        intercept: Interceptor? = nil,
+        setUp: (ZMQSocket) throws -> Void
+    ) throws {
+        let socket = try ZMQSocket(context: context, kind: kind)
+        try setUp(socket)
+        self.name = name
+        self.wake = try WakeSignal()
+        (incoming, continuation) = AsyncStream.makeStream(
+            of: [Frame].self,
+            bufferingPolicy: .bufferingOldest(receiveBuffer)
+        )
+        let handoff = SocketHandoff(socket: socket)
+        let thread = Thread { [self] in
+            self.runLoop(socket: handoff.take(), intercept: intercept, logger: logger)
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Received messages that were dropped because the consumer fell `receiveBuffer` behind.
+    public var droppedIncoming: Int { dropped.load(ordering: .relaxed) }
+
+    /// Queues one multipart message for sending.
+    /// - Throws: `SocketThreadError.closed` once `close()` has begun.
+    public func send(_ frames: [Frame]) throws(SocketThreadError) {
+        let wasEmpty = try shared.withLock { state throws(SocketThreadError) -> Bool in
+            guard !state.closing else { throw .closed(name) }
+            state.outbox.append(frames)
+            return state.outbox.count == 1
+        }
+        // The thread empties the whole outbox on every wake-up, so only the first message queued
+        // since it last looked needs to wake it.
+        if wasEmpty { wake.signal() }
+    }
+
+    /// Ends `incoming` while the socket stays open for sending (graceful shutdown: stop intake,
+    /// then answer what is in flight, then `close()`).
+    public func stopReceiving() {
+        continuation.finish()
+    }
+
+    /// Stops the thread and waits until the socket is closed and `incoming` has ended.
+    public func close() async {
+        let alreadyFinished = shared.withLock { state -> Bool in
+            state.closing = true
+            return state.finished
+        }
+        if alreadyFinished { return }
+        wake.signal()
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let finished = shared.withLock { state -> Bool in
+                if state.finished { return true }
+                state.finishWaiters.append(waiter)
+                return false
+            }
+            if finished { waiter.resume() }
+        }
+    }
+
+    // MARK: - The socket's own thread
+
+    private func runLoop(socket: ZMQSocket, intercept: Interceptor?, logger: Logger) {
+        var poller = ZMQPoller()
+        let socketIndex = poller.add(socket)
+        let wakeIndex = poller.add(fileDescriptor: wake.fileDescriptor)
+        var pending: Deque<[Frame]> = []
+        var closing = false
+
+        loop: while true {
+            poller.setWantsOutput(socketIndex, !pending.isEmpty)
+            do {
+                _ = try poller.poll(timeoutMilliseconds: closing ? 0 : 250)
+            } catch let error as ZMQError {
+                if !error.contextTerminated { logger.error("\(name): \(error)") }
+                break loop
+            } catch {
+                logger.error("\(name): \(error)")
+                break loop
+            }
+            if poller.isReadable(wakeIndex) { wake.drain() }
+            shared.withLock { state in
+                pending.append(contentsOf: state.outbox)
+                state.outbox.removeAll(keepingCapacity: true)
+                closing = state.closing
+            }
+            do {
+                while let message = pending.first {
+                    guard try socket.send(message, dontWait: true) else { break }
+                    pending.removeFirst()
+                }
+                // Bounded so a flood of input cannot starve sending or shutdown.
+                for _ in 0..<1024 {
+                    guard let message = try socket.receive(dontWait: true) else { break }
+                    if let intercept, intercept(message) { continue }
+                    if case .dropped = continuation.yield(message) {
+                        dropped.add(1, ordering: .relaxed)
+                    }
+                }
+            } catch let error as ZMQError where error.contextTerminated {
+                break loop
+            } catch {
+                // A single unroutable or refused message must not stop the socket.
+                logger.warning("\(name): \(error)")
+                if !pending.isEmpty { pending.removeFirst() }
+            }
+            if closing {
+                if !pending.isEmpty {
+                    logger.debug("\(name): \(pending.count) queued messages not sent at close")
+                }
+                break loop
+            }
+        }
+        socket.close()
+        continuation.finish()
+        let waiters = shared.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.finished = true
+            state.closing = true
+            defer { state.finishWaiters.removeAll() }
+            return state.finishWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// The error `SocketThread.send` throws after the thread began closing.
+public enum SocketThreadError: Error, Sendable, CustomStringConvertible {
+    case closed(String)
+
+    public var description: String {
+        switch self {
+        case .closed(let name): "\(name) is closed"
+        }
+    }
+}
+
+/// Carries a freshly configured socket to the thread that will own it.
+///
+/// libzmq allows a socket to move between threads provided a full memory barrier separates
+/// the uses (zmq(7)). The creating thread hands the socket over before `Thread.start()` (which is
+/// such a barrier) and never touches it again; only the new thread calls `take()`, once.
+private final class SocketHandoff: @unchecked Sendable {
+    private var socket: ZMQSocket?
+
+    init(socket: ZMQSocket) { self.socket = socket }
+
+    func take() -> ZMQSocket {
+        defer { socket = nil }
+        return socket!
+    }
+}
