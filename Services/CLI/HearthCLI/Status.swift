@@ -29,11 +29,13 @@ struct Status: AsyncParsableCommand {
                     let clock = ContinuousClock()
                     let start = clock.now
                     let result: Result<(rtt: Duration, info: JSONValue), CommandClientError>
-                    do throws(CommandClientError) {
+                    do {
                         let info = try await client.request("ping")
                         result = .success((clock.now - start, info))
-                    } catch {
+                    } catch let error as CommandClientError {
                         result = .failure(error)
+                    } catch {
+                        result = .failure(.malformedReply("\(error)"))
                     }
                     await client.close()
                     return Report(service: service, endpoint: endpoint, result: result)

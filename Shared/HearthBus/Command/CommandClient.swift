@@ -70,37 +70,37 @@ public final class CommandClient: Sendable {
         _ command: String,
         args: [String: JSONValue] = [:],
         id: String = UUIDText.make()
-    ) async throws(CommandClientError) -> JSONValue {
+    ) async throws -> JSONValue {
         let request = CommandRequest(id: id, command: command, arguments: args)
         let reply = try await send(request)
         switch reply.result {
         case .success(let data): return data
-        case .failure(let error): throw .refused(error)
+        case .failure(let error): throw CommandClientError.refused(error)
         }
     }
 
     /// Sends a prepared request and returns the whole reply.
-    public func send(_ request: CommandRequest) async throws(CommandClientError) -> CommandReply {
+    public func send(_ request: CommandRequest) async throws -> CommandReply {
         let frames: [Frame] = [[], request.jsonBytes]
         for attempt in 1...attempts {
-            guard !isClosed.load(ordering: .relaxed) else { throw .closed }
+            guard !isClosed.load(ordering: .relaxed) else { throw CommandClientError.closed }
             let connection: Connection
             do {
                 connection = try currentConnection()
             } catch {
-                throw .malformedReply("cannot open a socket to \(endpoint): \(error)")
+                throw CommandClientError.malformedReply("cannot open a socket to \(endpoint): \(error)")
             }
             if let bytes = await exchange(frames, id: request.id, over: connection) {
                 do {
                     return try CommandReply.decode(bytes)
                 } catch {
-                    throw .malformedReply(error.message)
+                    throw CommandClientError.malformedReply(error.message)
                 }
             }
             logger.debug("no reply from \(endpoint) (attempt \(attempt) of \(attempts))")
             await discard(connection)
         }
-        throw .unreachable(endpoint: endpoint, attempts: attempts, timeout: timeout)
+        throw CommandClientError.unreachable(endpoint: endpoint, attempts: attempts, timeout: timeout)
     }
 
     /// Closes the socket; later requests throw `.closed`.

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// Lines a child process printed, which tests can wait on without sleeping.
+public final class LineLog: Sendable {
+    private let state = Mutex(State())
+
+    private struct State: ~Copyable {
+        var lines: [String] = []
+        var partial: [UInt8] = []
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+    }
+
+    private struct Waiter {
+        let predicate: @Sendable (String) -> Bool
+        let continuation: CheckedContinuation<String?, Never>
+    }
+
+    public init() {}
+
+    /// Every complete line so far.
+    public var lines: [String] { state.withLock { $0.lines } }
+
+    /// Everything so far as one string.
+    public var text: String { lines.joined(separator: "\n") }
+
+    /// Adds raw output; complete lines wake matching waiters.
+    public func append(_ bytes: [UInt8]) {
+        var resumed: [(CheckedContinuation<String?, Never>, String)] = []
+        state.withLock { state in
+            for byte in bytes {
+                if byte == UInt8(ascii: "\n") {
+                    let line = String(decoding: state.partial, as: UTF8.self)
+                    state.partial.removeAll()
+                    state.lines.append(line)
+                    for (key, waiter) in state.waiters where waiter.predicate(line) {
+                        state.waiters.removeValue(forKey: key)
+                        resumed.append((waiter.continuation, line))
+                    }
+                } else {
+                    state.partial.append(byte)
+                }
+            }
+        }
+        for (continuation, line) in resumed { continuation.resume(returning: line) }
+    }
+
+    /// The first line (already printed or yet to come) that satisfies `predicate`, or `nil`
+    /// after `timeout`.
+    public func waitForLine(
+        timeout: Duration = .seconds(10),
+        where predicate: @escaping @Sendable (String) -> Bool
+    ) async -> String? {
+        let ticket: Int? = state.withLock { state in
+            if state.lines.contains(where: predicate) { return nil }
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        guard let ticket else { return lines.first(where: predicate) }
+        return await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                        let early: String?? = self.state.withLock { state in
+                            if let line = state.lines.first(where: predicate) { return .some(line) }
+                            if Task.isCancelled { return .some(nil) }
+                            state.waiters[ticket] = Waiter(predicate: predicate, continuation: continuation)
+                            return .none
+                        }
+                        if let early { continuation.resume(returning: early) }
+                    }
+                } onCancel: {
+                    self.state.withLock { $0.waiters.removeValue(forKey: ticket) }?.continuation.resume(returning: nil)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Waits for a line containing `text`.
+    public func waitForLine(containing text: String, timeout: Duration = .seconds(10)) async -> String? {
+        await waitForLine(timeout: timeout) { $0.contains(text) }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// Counts how often each request id ran, to prove retries run once.
+final class RunCounter: Sendable {
+    private let runs = Mutex<[String: Int]>([:])
+    func record(_ id: String) { runs.withLock { $0[id, default: 0] += 1 } }
+    func count(_ id: String) -> Int { runs.withLock { $0[id] ?? 0 } }
+}
+
+/// A real command server on an ipc socket in a temporary home, running until the test ends.
+func withCommandServer(
+    context: ZMQContext,
+    handler: @escaping CommandServer.Handler,
+    _ body: (_ endpoint: String) async throws -> Void
+) async throws {
+    let home = try TemporaryHome()
+    let endpoint = "ipc://\(home.path)/test-cmd.sock"
+    let server = try CommandServer(
+        context: context, endpoint: endpoint, service: "test", logger: Logger(label: "test"), handler: handler)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        let serviceGroup = ServiceGroup(services: [server], logger: Logger(label: "test"))
+        group.addTask { try await serviceGroup.run() }
+        try await body(endpoint)
+        await serviceGroup.triggerGracefulShutdown()
+        try await group.waitForAll()
+    }
+}
+
+@Suite("Command channel")
+struct CommandChannelTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    @Test("ping is answered by every server with its name and pid")
+    func ping() async throws {
+        try await withCommandServer(context: context, handler: { _ in .null }) { (endpoint: String) async throws in
+            let client = CommandClient(context: context, endpoint: endpoint, timeout: .seconds(2))
+            let info = try await client.request("ping")
+            #expect(info["service"] == "test")
+            #expect(info["pid"]?.intValue == Int64(getpid()))
+            await client.close()
+        }
+    }
+
+    @Test("a command's data comes back, and a refusal keeps its code and message")
+    func replies() async throws {
+        try await withCommandServer(
+            context: context,
+            handler: { request in
+                switch request.command {
+                case "echo": return .object(request.arguments)
+                case "refuse": throw CommandError.invalidArgument("month", "must be 1–12")
+                default: throw CommandError.unknownCommand(request.command, service: "test")
+                }
+            }
+        ) { (endpoint: String) async throws in
+            let client = CommandClient(context: context, endpoint: endpoint)
+            #expect(try await client.request("echo", args: ["x": 1]) == ["x": 1])
+            await #expect(throws: CommandClientError.refused(.invalidArgument("month", "must be 1–12"))) {
+                try await client.request("refuse")
+            }
+            let error = await #expect(throws: CommandClientError.self) { try await client.request("dance") }
+            #expect(
+                error == .refused(CommandError(code: "unknown_command", message: "'dance' is not a command of test")))
+            await client.close()
+        }
+    }
+
+    @Test("a request retried while the first copy runs is run once and both copies are answered")
+    func retryWhileRunning() async throws {
+        let runs = RunCounter()
+        try await withCommandServer(
+            context: context,
+            handler: { request in
+                runs.record(request.id)
+                try await Task.sleep(for: .milliseconds(600))
+                return "done"
+            }
+        ) { (endpoint: String) async throws in
+            // Each attempt waits 150 ms, so the client sends the same id about four times.
+            let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(150), attempts: 10)
+            let id = UUIDText.make()
+            #expect(try await client.request("slow", id: id) == "done")
+            #expect(runs.count(id) == 1)
+            // Asked again after it finished: answered from the cache, still run once.
+            #expect(try await client.request("slow", id: id) == "done")
+            #expect(runs.count(id) == 1)
+            let info = try await client.request("ping")
+            #expect((info["commands"]?["duplicates"]?.intValue ?? 0) >= 2)
+            await client.close()
+        }
+    }
+
+    @Test("malformed requests get typed errors and the server keeps serving")
+    func malformed() async throws {
+        try await withCommandServer(context: context, handler: { _ in "fine" }) { (endpoint: String) async throws in
+            let raw = try SocketThread(context: context, kind: .dealer, name: "raw") { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.connect(endpoint)
+            }
+            var replies = raw.incoming.makeAsyncIterator()
+            let cases: [([Frame], String, String)] = [
+                ([[], Array("{not json".utf8)], "malformed_request", "not valid JSON"),
+                ([[], Array("[1]".utf8)], "malformed_request", "must be a JSON object"),
+                ([[], Array(#"{"cmd":"x"}"#.utf8)], "malformed_request", "'id' is missing"),
+                ([[], Array(#"{"id":"1","cmd":5}"#.utf8)], "malformed_request", "'cmd' must be a non-empty string"),
+                (
+                    [[], Array(#"{"id":"1","cmd":"x","args":[]}"#.utf8)], "malformed_request",
+                    "'args' must be an object"
+                ),
+                ([[], [0xFF, 0xFE]], "malformed_request", "UTF-8"),
+                ([[], Array("{}".utf8), Array("{}".utf8)], "malformed_request", "one frame"),
+                (
+                    [[], [UInt8](repeating: 32, count: HearthConfiguration.defaultMaximumMessageBytes + 1)],
+                    "oversized", "limit"
+                ),
+            ]
+            for (frames, code, text) in cases {
+                try raw.send(frames)
+                let reply = try CommandReply.decode(try #require(await replies.next()).last!)
+                guard case .failure(let error) = reply.result else {
+                    Issue.record("expected an error for \(code)")
+                    continue
+                }
+                #expect(error.code == code)
+                #expect(error.message.contains(text), "\(error.message)")
+            }
+            await raw.close()
+            let client = CommandClient(context: context, endpoint: endpoint)
+            #expect(try await client.request("anything") == "fine")
+            #expect(try await client.request("ping")["commands"]?["malformed"]?.intValue == Int64(cases.count))
+            await client.close()
+        }
+    }
+
+    @Test("a client with no server gives up after its attempts, each bounded by the timeout")
+    func unreachable() async throws {
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/nobody.sock"
+        let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(100), attempts: 3)
+        let started = ContinuousClock.now
+        await #expect(
+            throws: CommandClientError.unreachable(endpoint: endpoint, attempts: 3, timeout: .milliseconds(100))
+        ) {
+            try await client.request("ping")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        await client.close()
+    }
+
+    @Test("a server that comes up after the first attempt is reached by a retry on a fresh socket")
+    func lateServer() async throws {
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/late.sock"
+        let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(200), attempts: 20)
+        async let answer = client.request("ping")
+        // The first attempts go nowhere; then the server binds.
+        try await Task.sleep(for: .milliseconds(300))
+        let server = try CommandServer(
+            context: context, endpoint: endpoint, service: "late", logger: Logger(label: "test"),
+            handler: { _ in .null })
+        let group = ServiceGroup(services: [server], logger: Logger(label: "test"))
+        async let running: Void = group.run()
+        #expect(try await answer["service"] == "late")
+        await group.triggerGracefulShutdown()
+        try await running
+        await client.close()
+    }
+}

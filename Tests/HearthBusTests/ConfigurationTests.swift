@@ -1,0 +1,94 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("defaults are ipc sockets in a 0700 run directory under HEARTH_HOME")
+    func defaults() throws {
+        let home = try TemporaryHome()
+        try FileManager.default.createDirectory(
+            atPath: home.file("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let configuration = try HearthConfiguration.load(environment: ["HEARTH_HOME": home.path])
+        #expect(configuration.home == home.path)
+        #expect(configuration.busPublishEndpoint == "ipc://\(home.path)/run/bus-pub.sock")
+        #expect(configuration.busSubscribeEndpoint == "ipc://\(home.path)/run/bus-sub.sock")
+        #expect(configuration.commandEndpoint(.bus) == "ipc://\(home.path)/run/bus-cmd.sock")
+        let mode = try FileManager.default.attributesOfItem(atPath: home.file("run"))[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
+    @Test("without HEARTH_HOME the XDG data directory is used, else ~/.local/share")
+    func xdg() throws {
+        let base = try TemporaryHome()
+        let xdg = try HearthConfiguration.load(environment: ["XDG_DATA_HOME": base.path])
+        #expect(xdg.home == base.path + "/hearth")
+        let plain = try HearthConfiguration.load(environment: ["HOME": base.path])
+        #expect(plain.home == base.path + "/.local/share/hearth")
+    }
+
+    @Test("hearth.toml overrides defaults and environment variables override hearth.toml")
+    func overrides() throws {
+        let home = try TemporaryHome()
+        try """
+        [bus]
+        pub = "tcp://127.0.0.1:7101"
+        sub = "tcp://127.0.0.1:7102"
+        cmd = "tcp://127.0.0.1:7103"
+        heartbeat_ms = 500
+
+        [limits]
+        max_message_bytes = 65536
+        """.write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let fromFile = try home.configuration()
+        #expect(fromFile.busPublishEndpoint == "tcp://127.0.0.1:7101")
+        #expect(fromFile.commandEndpoint(.bus) == "tcp://127.0.0.1:7103")
+        #expect(fromFile.maximumMessageBytes == 65_536)
+        #expect(fromFile.heartbeatMilliseconds == 500)
+        let fromEnvironment = try home.configuration([
+            "HEARTH_BUS_PUB": "tcp://127.0.0.1:8101", "HEARTH_MAX_MESSAGE_BYTES": "2048",
+        ])
+        #expect(fromEnvironment.busPublishEndpoint == "tcp://127.0.0.1:8101")
+        #expect(fromEnvironment.busSubscribeEndpoint == "tcp://127.0.0.1:7102")
+        #expect(fromEnvironment.maximumMessageBytes == 2_048)
+    }
+
+    @Test("a bad setting names the key, where it came from, and the rule")
+    func errors() throws {
+        let home = try TemporaryHome()
+        #expect(
+            throws: ConfigurationError(
+                origin: "environment variable HEARTH_BUS_SUB", key: "bus.sub",
+                rule: "'http://x' must be an endpoint starting with ipc://, tcp:// or inproc://")
+        ) {
+            try home.configuration(["HEARTH_BUS_SUB": "http://x"])
+        }
+        try "[bus]\ncolour = \"red\"\n".write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError(origin: "hearth.toml", key: "bus.colour", rule: "is not a Hearth setting")) {
+            try home.configuration()
+        }
+        try "[limits]\nmax_message_bytes = \"big\"\n".write(
+            toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        #expect(
+            throws: ConfigurationError(
+                origin: "hearth.toml", key: "limits.max_message_bytes", rule: "must be a whole number")
+        ) {
+            try home.configuration()
+        }
+        try "[bus\n".write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigurationError.self) { try home.configuration() }
+        #expect(error?.origin == "hearth.toml")
+    }
+
+    @Test("the device id is created once, kept with mode 0600, and stable")
+    func deviceIdentity() throws {
+        let home = try TemporaryHome()
+        let first = try DeviceIdentity.load(home: home.path)
+        let second = try DeviceIdentity.load(home: home.path)
+        #expect(first == second)
+        #expect(UUID(uuidString: first) != nil)
+        let mode = try FileManager.default.attributesOfItem(atPath: home.file("device-id"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import HearthBus
+import Testing
+
+@Suite("Envelope codec")
+struct EnvelopeCodecTests {
+    let codec = EnvelopeCodec(maximumBytes: 4_096)
+
+    /// A valid envelope as JSON fields, to break one at a time.
+    func fields() -> [String: JSONValue] {
+        [
+            "v": 1, "id": "0b7f8c1e-4a5d-4c1e-9a51-6f2f7e7b9c01", "src": "turn", "dev": "device-a",
+            "seq": 42, "ts": "2026-11-21T18:30:00.125Z", "type": "turn.changed",
+            "data": ["player": "Ann", "order": ["Ann", "Ben"]],
+        ]
+    }
+
+    func decode(_ fields: [String: JSONValue]) throws(EnvelopeError) -> Envelope {
+        try codec.decode(JSONValue.object(fields).jsonBytes)
+    }
+
+    @Test("an envelope survives encode then decode unchanged")
+    func roundTrip() throws {
+        let envelope = Envelope(
+            source: "turn", device: "dev-1", seq: 7, type: "turn.changed",
+            data: ["name": "Zoë \"the\" \\ leader\n", "n": 3, "x": 2.5, "ok": true, "none": nil, "list": [1, "two"]]
+        )
+        let decoded = try codec.decode(try codec.encode(envelope))
+        #expect(decoded == envelope)
+    }
+
+    @Test("the wire form has exactly the design's fields")
+    func wireFields() throws {
+        let envelope = Envelope(source: "bus", device: "d", seq: 1, type: "health.bus", data: [:])
+        let value = try JSONValue.parse(try codec.encode(envelope))
+        #expect(Set(value.objectValue!.keys) == ["v", "id", "src", "dev", "seq", "ts", "type", "data"])
+        #expect(value["v"] == 1)
+        #expect(value["ts"]?.stringValue?.hasSuffix("Z") == true)
+    }
+
+    @Test("a decoded valid envelope carries every field")
+    func decodesFields() throws {
+        let envelope = try decode(fields())
+        #expect(envelope.source == "turn")
+        #expect(envelope.device == "device-a")
+        #expect(envelope.seq == 42)
+        #expect(envelope.type == "turn.changed")
+        #expect(envelope.data["player"] == "Ann")
+        #expect(Timestamp.format(envelope.timestamp) == "2026-11-21T18:30:00.125Z")
+    }
+
+    @Test("a missing field is named", arguments: ["v", "id", "src", "dev", "seq", "ts", "type", "data"])
+    func missingField(_ name: String) {
+        var broken = fields()
+        broken.removeValue(forKey: name)
+        #expect(throws: EnvelopeError.missingField(name)) { try decode(broken) }
+    }
+
+    @Test(
+        "a field of the wrong type is named with what was expected",
+        arguments: [
+            ("v", JSONValue.string("1"), "an integer"), ("seq", .string("42"), "an integer"),
+            ("seq", 4.5, "an integer"), ("id", 7, "a string"), ("src", .null, "a string"),
+            ("dev", .array(["x"]), "a string"), ("ts", 1_700_000_000, "a string"), ("type", false, "a string"),
+        ])
+    func wrongType(_ name: String, _ value: JSONValue, _ expected: String) {
+        var broken = fields()
+        broken[name] = value
+        #expect(throws: EnvelopeError.wrongType(field: name, expected: expected, found: value.typeName)) {
+            try decode(broken)
+        }
+    }
+
+    @Test("an unknown version is refused")
+    func unknownVersion() {
+        var broken = fields()
+        broken["v"] = 2
+        #expect(throws: EnvelopeError.unsupportedVersion(2)) { try decode(broken) }
+    }
+
+    @Test("bytes that are not UTF-8 are refused before parsing")
+    func badUTF8() {
+        var bytes = JSONValue.object(fields()).jsonBytes
+        bytes.insert(contentsOf: [0xC3, 0x28], at: bytes.count - 2)
+        #expect(throws: EnvelopeError.invalidUTF8) { try codec.decode(bytes) }
+        #expect(throws: EnvelopeError.invalidUTF8) { try codec.decode([0xFF, 0xFE, 0x7B]) }
+    }
+
+    @Test("an oversized frame is refused with its size and the limit, both ways")
+    func oversized() {
+        let big = [UInt8](repeating: UInt8(ascii: " "), count: 4_097)
+        #expect(throws: EnvelopeError.oversized(bytes: 4_097, limit: 4_096)) { try codec.decode(big) }
+        let envelope = Envelope(
+            source: "s", device: "d", seq: 1, type: "t", data: .string(String(repeating: "x", count: 5_000)))
+        #expect(throws: EnvelopeError.self) { try codec.encode(envelope) }
+    }
+
+    @Test("text that is not JSON, or JSON that is not an object, is refused")
+    func notJSON() throws {
+        let error = #expect(throws: EnvelopeError.self) { try codec.decode(Array("{\"v\":1,,}".utf8)) }
+        #expect(error?.code == "malformed_json")
+        #expect(throws: EnvelopeError.notAnObject(found: "an array")) { try codec.decode(Array("[1,2]".utf8)) }
+        #expect(throws: EnvelopeError.notAnObject(found: "a string")) { try codec.decode(Array("\"v\"".utf8)) }
+    }
+
+    @Test("fields that break a rule are named with the rule")
+    func ruleBreaks() {
+        var negative = fields()
+        negative["seq"] = -1
+        #expect(throws: EnvelopeError.invalidField("seq", rule: "must not be negative, found -1")) {
+            try decode(negative)
+        }
+        var empty = fields()
+        empty["src"] = ""
+        #expect(throws: EnvelopeError.invalidField("src", rule: "must not be empty")) { try decode(empty) }
+        var badTime = fields()
+        badTime["ts"] = "yesterday"
+        let error = #expect(throws: EnvelopeError.self) { try decode(badTime) }
+        #expect(error?.description.contains("'ts'") == true)
+    }
+
+    @Test("every error message names its field")
+    func messagesNameFields() {
+        #expect(EnvelopeError.missingField("seq").description == "envelope field 'seq' is missing")
+        #expect(
+            EnvelopeError.wrongType(field: "v", expected: "an integer", found: "a string").description
+                == "envelope field 'v' must be an integer, found a string")
+    }
+}

@@ -1,0 +1,46 @@
+import HearthBus
+import Testing
+
+@Suite("Sequence tracking")
+struct SequenceTrackerTests {
+    @Test("in-order events, then a gap naming the missing range")
+    func gap() {
+        var tracker = SequenceTracker()
+        #expect(tracker.observe(source: "turn", device: "a", seq: 5) == .first)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 6) == .inOrder)
+        let verdict = tracker.observe(source: "turn", device: "a", seq: 10)
+        #expect(verdict == .gap(SequenceGap(source: "turn", device: "a", expected: 7, received: 10)))
+        if case .gap(let gap) = verdict { #expect(gap.missing == 3) }
+        #expect(tracker.lastSeq(source: "turn", device: "a") == 10)
+    }
+
+    @Test("a repeated or older event is a duplicate and does not move the position")
+    func duplicate() {
+        var tracker = SequenceTracker()
+        _ = tracker.observe(source: "store", device: "a", seq: 1)
+        _ = tracker.observe(source: "store", device: "a", seq: 2)
+        #expect(tracker.observe(source: "store", device: "a", seq: 2) == .duplicate)
+        #expect(tracker.observe(source: "store", device: "a", seq: 1) == .restarted)
+        _ = tracker.observe(source: "store", device: "a", seq: 2)
+        _ = tracker.observe(source: "store", device: "a", seq: 3)
+        #expect(tracker.observe(source: "store", device: "a", seq: 2) == .duplicate)
+        #expect(tracker.lastSeq(source: "store", device: "a") == 3)
+    }
+
+    @Test("sources and devices are tracked apart")
+    func separate() {
+        var tracker = SequenceTracker()
+        _ = tracker.observe(source: "turn", device: "a", seq: 1)
+        #expect(tracker.observe(source: "turn", device: "b", seq: 9) == .first)
+        #expect(tracker.observe(source: "bus", device: "a", seq: 4) == .first)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 2) == .inOrder)
+    }
+
+    @Test("advancing after a replay closes the gap")
+    func advance() {
+        var tracker = SequenceTracker()
+        _ = tracker.observe(source: "store", device: "a", seq: 1)
+        tracker.advance(source: "store", device: "a", to: 50)
+        #expect(tracker.observe(source: "store", device: "a", seq: 51) == .inOrder)
+    }
+}

@@ -1,0 +1,93 @@
+import CZeroMQ
+import HearthBus
+import HearthTesting
+import Testing
+
+@Suite("libzmq wrapper")
+struct ZeroMQTests {
+    @Test("libzmq errors carry zmq_strerror text")
+    func errors() throws {
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context: context, kind: .pub)
+        let error = #expect(throws: ZMQError.self) { try socket.bind("nonsense://here") }
+        #expect(error?.code == EPROTONOSUPPORT)
+        #expect(error?.message == "Protocol not supported")
+        #expect(error?.description.contains("bind nonsense://here") == true)
+        socket.close()
+        context.terminate()
+    }
+
+    @Test("CURVE key pairs are Z85, and the public key follows from the secret key")
+    func curveKeys() throws {
+        let pair = try CurveKeyPair.generate()
+        #expect(pair.publicKey.count == 40)
+        #expect(pair.secretKey.count == 40)
+        #expect(try CurveKeyPair.publicKey(forSecretKey: pair.secretKey) == pair.publicKey)
+        #expect(try CurveKeyPair.generate() != pair)
+    }
+
+    @Test("a CURVE client with the server's key is answered; one with a wrong key is not")
+    func curveHandshake() async throws {
+        let context = try ZMQContext()
+        let server = try CurveKeyPair.generate()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/curve.sock"
+        let router = try SocketThread(context: context, kind: .router, name: "curve server") { socket in
+            try socket.setLinger(milliseconds: 0)
+            try socket.makeCurveServer(secretKey: server.secretKey)
+            try socket.bind(endpoint)
+        }
+        func client(serverKey: String) throws -> SocketThread {
+            let keys = try CurveKeyPair.generate()
+            return try SocketThread(context: context, kind: .dealer, name: "curve client") { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.makeCurveClient(keyPair: keys, serverKey: serverKey)
+                try socket.connect(endpoint)
+            }
+        }
+        let impostor = try client(serverKey: try CurveKeyPair.generate().publicKey)
+        try impostor.send([Array("from impostor".utf8)])
+        let good = try client(serverKey: server.publicKey)
+        try good.send([Array("hello".utf8)])
+        var received = router.incoming.makeAsyncIterator()
+        let first = try #require(await received.next())
+        // The impostor's handshake fails, so the only message that ever arrives is the good one.
+        #expect(first.last == Array("hello".utf8))
+        await impostor.close()
+        await good.close()
+        await router.close()
+        await context.terminate()
+    }
+
+    @Test("a socket thread delivers in order and closes promptly")
+    func socketThread() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/pair.sock"
+        let a = try SocketThread(context: context, kind: .pair, name: "a") { try $0.bind(endpoint) }
+        let b = try SocketThread(context: context, kind: .pair, name: "b") { try $0.connect(endpoint) }
+        for index in 0..<1_000 { try a.send([Array("\(index)".utf8)]) }
+        var iterator = b.incoming.makeAsyncIterator()
+        for index in 0..<1_000 {
+            let message = try #require(await iterator.next())
+            #expect(message == [Array("\(index)".utf8)])
+        }
+        let started = ContinuousClock.now
+        await a.close()
+        await b.close()
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(await iterator.next() == nil)
+        #expect(throws: SocketThreadError.self) { try a.send([[1]]) }
+        await context.terminate()
+    }
+
+    @Test("an async signal wakes waiters, remembers firing, and times out otherwise")
+    func asyncSignal() async {
+        let signal = AsyncSignal()
+        #expect(await signal.wait(timeout: .milliseconds(20)) == false)
+        async let waiting = signal.wait(timeout: .seconds(10))
+        signal.fire()
+        #expect(await waiting)
+        #expect(await signal.wait(timeout: .milliseconds(1)))
+    }
+}
