@@ -1,0 +1,169 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// Real `hearth-bus` and `hearth` processes on a temporary HEARTH_HOME.
+@Suite("End to end: bus and command line", .serialized)
+struct BusEndToEndTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    @Test("hearth monitor --json prints what hearth publish sent")
+    func monitorSeesPublish() async throws {
+        let stack = try await BusStack(context: context)
+        let monitor = try ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil, "\(monitor.errors.text)")
+
+        let published = try await ChildProcess.run(
+            "hearth", ["publish", "turn.J7X-3.changed", #"{"player":"Ann","seq":3}"#], environment: stack.environment)
+        #expect(published.status == 0, "\(published.stderr)")
+
+        let line = try #require(await monitor.output.waitForLine(containing: "turn.J7X-3.changed"))
+        let value = try JSONValue.parse(line)
+        #expect(value["topic"] == "turn.J7X-3.changed")
+        #expect(value["event"]?["src"] == "cli")
+        #expect(value["event"]?["v"] == 1)
+        #expect(value["event"]?["data"] == ["player": "Ann", "seq": 3])
+
+        monitor.signal(SIGINT)
+        #expect(await monitor.waitForExit(timeout: .seconds(1)) == 0)
+        stack.process.signal(SIGTERM)
+        #expect(await stack.process.waitForExit(timeout: .seconds(1)) == 0)
+    }
+
+    @Test("hearth monitor with prefixes shows only matching topics, in text")
+    func monitorPrefixes() async throws {
+        let stack = try await BusStack(context: context)
+        let monitor = try ChildProcess("hearth", ["monitor", "turn."], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        for (topic, data) in [("store.event.changed", #"{"a":1}"#), ("turn.ABC-2.changed", #"{"player":"Ben"}"#)] {
+            let result = try await ChildProcess.run("hearth", ["publish", topic, data], environment: stack.environment)
+            #expect(result.status == 0)
+        }
+        let line = try #require(await monitor.output.waitForLine(containing: "turn.ABC-2.changed"))
+        #expect(line.contains("cli#2"))
+        #expect(line.contains(#"{"player":"Ben"}"#))
+        #expect(!monitor.output.text.contains("store.event.changed"))
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(1)) == 0)
+    }
+
+    @Test("hearth status reports the bus up, then down once it is stopped")
+    func statusUpThenDown() async throws {
+        let stack = try await BusStack(context: context)
+        let up = try await ChildProcess.run("hearth", ["status", "--json"], environment: stack.environment)
+        #expect(up.status == 0, "\(up.stderr)")
+        let report = try JSONValue.parse(up.stdout)
+        #expect(report["all_up"] == true)
+        #expect(report["services"]?.arrayValue?.first?["name"] == "bus")
+        #expect(report["services"]?.arrayValue?.first?["rtt_ms"]?.doubleValue != nil)
+
+        stack.process.signal(SIGTERM)
+        #expect(await stack.process.waitForExit(timeout: .seconds(1)) == 0)
+
+        let down = try await ChildProcess.run(
+            "hearth", ["status", "--timeout", "200"], environment: stack.environment)
+        #expect(down.status == 1)
+        #expect(down.stdout.contains("bus") && down.stdout.contains("down"), "\(down.stdout)")
+    }
+
+    @Test("hearth publish rejects a bad topic or bad JSON with exit code 2 and says why")
+    func publishRejects() async throws {
+        let home = try TemporaryHome()
+        let environment = ["HEARTH_HOME": home.path]
+        let badTopic = try await ChildProcess.run("hearth", ["publish", "turn..x", "{}"], environment: environment)
+        #expect(badTopic.status == 2)
+        #expect(badTopic.stderr.contains("segments between dots must not be empty"), "\(badTopic.stderr)")
+        let badJSON = try await ChildProcess.run("hearth", ["publish", "turn.x", "{nope"], environment: environment)
+        #expect(badJSON.status == 2)
+        #expect(badJSON.stderr.contains("not valid JSON"), "\(badJSON.stderr)")
+        let noBus = try await ChildProcess.run(
+            "hearth", ["publish", "turn.x", "{}", "--timeout", "200"], environment: environment)
+        #expect(noBus.status == 1)
+        #expect(noBus.stderr.contains("no bus"), "\(noBus.stderr)")
+    }
+
+    @Test("hearth config --json prints the resolved endpoints, honouring overrides")
+    func config() async throws {
+        let home = try TemporaryHome()
+        let result = try await ChildProcess.run(
+            "hearth", ["config", "--json"],
+            environment: ["HEARTH_HOME": home.path, "HEARTH_BUS_CMD": "tcp://127.0.0.1:7199"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let value = try JSONValue.parse(result.stdout)
+        #expect(value["home"]?.stringValue == home.path)
+        #expect(value["bus.pub"]?.stringValue == "ipc://\(home.path)/run/bus-pub.sock")
+        #expect(value["bus.sub"]?.stringValue == "ipc://\(home.path)/run/bus-sub.sock")
+        #expect(value["bus.cmd"]?.stringValue == "tcp://127.0.0.1:7199")
+    }
+
+    @Test("the bus works over tcp:// when configured so")
+    func tcpEndpoints() async throws {
+        let ports = try FreePorts.take(3)
+        let environment = [
+            "HEARTH_BUS_PUB": "tcp://127.0.0.1:\(ports[0])", "HEARTH_BUS_SUB": "tcp://127.0.0.1:\(ports[1])",
+            "HEARTH_BUS_CMD": "tcp://127.0.0.1:\(ports[2])",
+        ]
+        let stack = try await BusStack(environment: environment, context: context)
+        let monitor = try ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching tcp://") != nil, "\(monitor.errors.text)")
+        let result = try await ChildProcess.run(
+            "hearth", ["publish", "tcp.works", "true"], environment: stack.environment)
+        #expect(result.status == 0)
+        #expect(await monitor.output.waitForLine(containing: "tcp.works") != nil)
+        monitor.signal(SIGTERM)
+        stack.process.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(1)) == 0)
+        #expect(await stack.process.waitForExit(timeout: .seconds(1)) == 0)
+    }
+
+    @Test("SIGTERM: every process exits 0 within 1 s, even under traffic")
+    func sigterm() async throws {
+        let stack = try await BusStack(environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
+        let ledger = stack.home.file("ledger.txt")
+        let fixture = try ChildProcess(
+            "hearth-fixture", ["--endpoint", "ipc://\(stack.home.path)/run/fixture.sock", "--ledger", ledger],
+            environment: stack.environment)
+        #expect(await fixture.output.waitForLine(containing: "ready") != nil)
+        let monitor = try ChildProcess("hearth", ["monitor"], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        #expect(await monitor.output.waitForLine(containing: "health.bus") != nil)
+
+        for process in [monitor, fixture, stack.process] { process.signal(SIGTERM) }
+        for process in [monitor, fixture, stack.process] {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let status = await process.waitForExit(timeout: .seconds(1))
+            #expect(status == 0, "\(process.name) exited \(String(describing: status)): \(process.errors.text)")
+            #expect(clock.now - started < .seconds(1))
+        }
+    }
+}
+
+/// Free loopback TCP ports, found by binding port 0 and reading what the kernel chose.
+enum FreePorts {
+    static func take(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        var ports: [Int] = []
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            sockets.append(fd)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+                }
+            }
+            guard bound else { throw ZMQError(code: errno, operation: "bind 127.0.0.1:0") }
+            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+        }
+        return ports
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+@testable import HearthCLI
+
+@Suite("hearth command line")
+struct CommandLineTests {
+    @Test("monitor takes prefixes and the shared options")
+    func monitorParses() throws {
+        let command = try Hearth.parseAsRoot([
+            "monitor", "turn.", "store.", "--json", "--home", "/tmp/h", "--timeout", "500",
+        ])
+        let monitor = try #require(command as? Monitor)
+        #expect(monitor.prefixes == ["turn.", "store."])
+        #expect(monitor.options.json)
+        #expect(monitor.options.home == "/tmp/h")
+        #expect(monitor.options.timeoutDuration == .milliseconds(500))
+    }
+
+    @Test("publish needs a topic and JSON; type is optional")
+    func publishParses() throws {
+        let command = try #require(
+            try Hearth.parseAsRoot(["publish", "turn.x", "{}", "--type", "turn.changed"]) as? Publish)
+        #expect(command.topic == "turn.x")
+        #expect(command.data == "{}")
+        #expect(command.type == "turn.changed")
+        #expect(throws: (any Error).self) { try Hearth.parseAsRoot(["publish", "turn.x"]) }
+    }
+
+    @Test("status and config take --json and --home")
+    func statusParses() throws {
+        #expect(try (Hearth.parseAsRoot(["status", "--json"]) as? Status)?.options.json == true)
+        #expect(try (Hearth.parseAsRoot(["config", "--home", "/x"]) as? Config)?.options.home == "/x")
+    }
+
+    @Test("an unknown subcommand is an error")
+    func unknown() {
+        #expect(throws: (any Error).self) { try Hearth.parseAsRoot(["fly"]) }
+    }
+
+    @Test("the cli source numbers events 1, 2, 3 across separate runs")
+    func cliSequence() throws {
+        let home = try TemporaryHome()
+        let configuration = try home.configuration()
+        #expect(try CLISequence.next(runDirectory: configuration.runDirectory) == 1)
+        #expect(try CLISequence.next(runDirectory: configuration.runDirectory) == 2)
+        #expect(try CLISequence.next(runDirectory: configuration.runDirectory) == 3)
+    }
+
+    @Test("a monitor line shows time, topic, source#seq and the data, shortened")
+    func monitorText() throws {
+        let envelope = Envelope(
+            source: "turn", device: "d", seq: 42, timestamp: Date(timeIntervalSince1970: 1_763_750_000.125),
+            type: "turn.changed", data: ["player": .string(String(repeating: "A", count: 200))])
+        let line = Monitor.text(topic: "turn.J7X-3.changed", envelope)
+        #expect(line.hasPrefix("18:33:20.125  turn.J7X-3.changed  turn#42  {\"player\":\"AAA"))
+        #expect(line.hasSuffix("…"))
+        let json = try JSONValue.parse(Monitor.json(topic: "turn.J7X-3.changed", envelope))
+        #expect(json["topic"] == "turn.J7X-3.changed")
+        #expect(json["event"]?["seq"] == 42)
+    }
+}
