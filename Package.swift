@@ -1,10 +1,13 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
-/// Settings every Hearth target shares: Swift 6 language mode with strict concurrency.
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
-]
+/// Settings every Hearth target shares: Swift 6 language mode (strict concurrency) and, when
+/// HEARTH_WARNINGS_AS_ERRORS is set (CI sets it), warnings treated as errors in Hearth's own code.
+let swiftSettings: [SwiftSetting] =
+    [.enableUpcomingFeature("ExistentialAny")]
+    + (ProcessInfo.processInfo.environment["HEARTH_WARNINGS_AS_ERRORS"] == nil
+        ? [] : [.treatAllWarnings(as: .error)])
 
 let package = Package(
     name: "Hearth",

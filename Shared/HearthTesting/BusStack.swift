@@ -19,7 +19,7 @@ public final class BusStack: Sendable {
         self.home = home
         environment = ["HEARTH_HOME": home.path].merging(extra) { _, new in new }
         configuration = try home.configuration(extra)
-        process = try ChildProcess("hearth-bus", environment: environment)
+        process = try await ChildProcess("hearth-bus", environment: environment)
         guard await BusStack.waitUntilAnswering(configuration.commandEndpoint(.bus), context: context, timeout: timeout)
         else {
             process.signal(SIGKILL)

@@ -2,6 +2,11 @@ import Foundation
 import Synchronization
 
 /// A real child process (a Hearth executable) with its output captured line by line.
+///
+/// Started with `posix_spawn` as a shell would start it: an empty signal mask and default signal
+/// handling (threads of the cooperative pool block nearly every signal, and a child would inherit
+/// that). Output is read and the exit reaped by plain threads, so no dispatch source ever watches
+/// a descriptor that might be closed and reused underneath it.
 public final class ChildProcess: Sendable {
     /// Where `swift build` put the executables: `HEARTH_BIN_DIR`, else beside the test binary.
     public static let binaryDirectory: String = {
@@ -22,63 +27,95 @@ public final class ChildProcess: Sendable {
     /// Standard error, line by line.
     public let errors = LineLog()
     /// The process id.
-    public let pid: Int32
+    public let pid: pid_t
     /// The executable's name, for messages.
     public let name: String
 
-    private let process: Process
     private let exited = ExitStatus()
-
-    private final class ExitStatus: Sendable {
-        let signal = Mutex<(Int32?, [CheckedContinuation<Int32, Never>])>((nil, []))
-
-        func set(_ status: Int32) {
-            let waiters = signal.withLock { state -> [CheckedContinuation<Int32, Never>] in
-                state.0 = status
-                defer { state.1.removeAll() }
-                return state.1
-            }
-            for waiter in waiters { waiter.resume(returning: status) }
-        }
-    }
 
     /// Starts `executable` (a name in `binaryDirectory`, or a path) with `arguments`.
     /// - Parameter environment: added to this process's environment.
-    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws {
-        let process = Process()
-        process.executableURL = URL(
-            fileURLWithPath: executable.hasPrefix("/")
-                ? executable : (Self.binaryDirectory as NSString).appendingPathComponent(executable))
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        let output = self.output
-        let errors = self.errors
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { output.append(Array(data)) }
+    /// - Throws: `ChildProcessError` when the executable cannot be started.
+    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:]) async throws {
+        let path =
+            executable.hasPrefix("/")
+            ? executable : (Self.binaryDirectory as NSString).appendingPathComponent(executable)
+        name = (executable as NSString).lastPathComponent
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        var stdoutPipe: [Int32] = [-1, -1]
+        var stderrPipe: [Int32] = [-1, -1]
+        guard pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else { throw ChildProcessError.spawn(path, errno) }
+        // Other children must not inherit these pipes (they would hold them open past our child).
+        for fd in stdoutPipe + stderrPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { errors.append(Array(data)) }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        guard rc == 0 else {
+            close(stdoutPipe[0])
+            close(stderrPipe[0])
+            throw ChildProcessError.spawn(path, rc)
         }
+        pid = child
+        let spawned = child
+        Self.drain(stdoutPipe[0], into: output)
+        Self.drain(stderrPipe[0], into: errors)
         let exited = self.exited
-        process.terminationHandler = { process in
-            exited.set(
-                process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus)
-        }
-        try process.run()
-        self.process = process
-        self.pid = process.processIdentifier
-        self.name = (executable as NSString).lastPathComponent
+        Thread {
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out (they are macros in C).
+            let signal = status & 0x7F
+            exited.set(signal == 0 ? (status >> 8) & 0xFF : -signal)
+        }.start()
     }
 
     deinit {
-        if process.isRunning { kill(pid, SIGKILL) }
+        if exited.status == nil { kill(pid, SIGKILL) }
+    }
+
+    /// Reads a pipe until the child closes it.
+    private static func drain(_ fd: Int32, into log: LineLog) {
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                if count > 0 {
+                    log.append(Array(buffer[0..<count]))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            close(fd)
+            log.finish()
+        }.start()
     }
 
     /// Sends `signal` (SIGTERM by default).
@@ -87,22 +124,13 @@ public final class ChildProcess: Sendable {
     }
 
     /// Whether the process is still running.
-    public var isRunning: Bool { exited.signal.withLock { $0.0 == nil } }
+    public var isRunning: Bool { exited.status == nil }
 
     /// Waits for the process to end: its exit status (negative: killed by that signal), or `nil`
     /// if it was still running after `timeout`.
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-                    let status = self.exited.signal.withLock { state -> Int32? in
-                        if let status = state.0 { return status }
-                        state.1.append(continuation)
-                        return nil
-                    }
-                    if let status { continuation.resume(returning: status) }
-                }
-            }
+            group.addTask { await self.exited.wait() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil
@@ -113,18 +141,72 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Runs `executable` to completion and returns its status and output.
+    /// Runs `executable` to completion and returns its status and all its output.
     public static func run(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
         timeout: Duration = .seconds(30)
     ) async throws -> (status: Int32?, stdout: String, stderr: String) {
-        let child = try ChildProcess(executable, arguments, environment: environment)
+        let child = try await ChildProcess(executable, arguments, environment: environment)
         let status = await child.waitForExit(timeout: timeout)
         if status == nil { child.signal(SIGKILL) }
-        // The pipes may deliver their last bytes just after the exit is reported.
-        _ = await child.output.waitForLine(timeout: .milliseconds(50)) { _ in false }
+        await child.output.waitUntilFinished(timeout: .seconds(5))
+        await child.errors.waitUntilFinished(timeout: .seconds(5))
         return (status, child.output.text, child.errors.text)
+    }
+
+    /// The exit status once known, and the tasks waiting for it.
+    private final class ExitStatus: Sendable {
+        private struct State: ~Copyable {
+            var status: Int32?
+            var waiters: [Int: CheckedContinuation<Int32?, Never>] = [:]
+            var nextWaiter = 0
+        }
+
+        private let state = Mutex(State())
+
+        var status: Int32? { state.withLock { $0.status } }
+
+        func set(_ status: Int32) {
+            let waiters = state.withLock { state -> [CheckedContinuation<Int32?, Never>] in
+                state.status = status
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume(returning: status) }
+        }
+
+        /// The status, waiting for it; `nil` if the waiting task is cancelled first.
+        func wait() async -> Int32? {
+            let ticket = state.withLock { state -> Int in
+                state.nextWaiter += 1
+                return state.nextWaiter
+            }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
+                    let now: Int32?? = state.withLock { state in
+                        if let status = state.status { return .some(status) }
+                        if Task.isCancelled { return .some(nil) }
+                        state.waiters[ticket] = continuation
+                        return .none
+                    }
+                    if let now { continuation.resume(returning: now) }
+                }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: ticket) }?.resume(returning: nil)
+            }
+        }
+    }
+}
+
+/// A child process that could not be started.
+public enum ChildProcessError: Error, CustomStringConvertible {
+    case spawn(String, Int32)
+
+    public var description: String {
+        switch self {
+        case .spawn(let path, let code): "cannot start \(path): \(String(cString: strerror(code)))"
+        }
     }
 }

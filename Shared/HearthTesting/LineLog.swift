@@ -1,3 +1,4 @@
+import HearthBus
 import Synchronization
 
 /// Lines a child process printed, which tests can wait on without sleeping.
@@ -5,6 +6,7 @@ public final class LineLog: Sendable {
     private let state = Mutex(State())
 
     private struct State: ~Copyable {
+        var finished = false
         var lines: [String] = []
         var partial: [UInt8] = []
         var waiters: [Int: Waiter] = [:]
@@ -17,6 +19,23 @@ public final class LineLog: Sendable {
     }
 
     public init() {}
+
+    private let ended = AsyncSignal()
+
+    /// Marks the end of output: a last unterminated line becomes a line.
+    public func finish() {
+        let partial = state.withLock { state -> [UInt8] in
+            state.finished = true
+            return state.partial
+        }
+        if !partial.isEmpty { append([UInt8(ascii: "\n")]) }
+        ended.fire()
+    }
+
+    /// Waits until the writer closed its end (or `timeout` passed).
+    public func waitUntilFinished(timeout: Duration) async {
+        _ = await ended.wait(timeout: timeout)
+    }
 
     /// Every complete line so far.
     public var lines: [String] { state.withLock { $0.lines } }

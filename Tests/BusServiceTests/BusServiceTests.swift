@@ -133,7 +133,7 @@ struct BusServiceTests {
             let endSeen = AsyncSignal()
             async let markers: Void = {
                 for _ in 0..<100 where !endSeen.isFired {
-                    try? publisher.publish(topic: "flood.end", type: "flood", data: nil)
+                    _ = try? publisher.publish(topic: "flood.end", type: "flood", data: nil)
                     _ = await endSeen.wait(timeout: .milliseconds(50))
                 }
             }()

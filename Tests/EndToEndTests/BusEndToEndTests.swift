@@ -13,7 +13,7 @@ struct BusEndToEndTests {
     @Test("hearth monitor --json prints what hearth publish sent")
     func monitorSeesPublish() async throws {
         let stack = try await BusStack(context: context)
-        let monitor = try ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
+        let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching") != nil, "\(monitor.errors.text)")
 
         let published = try await ChildProcess.run(
@@ -36,7 +36,7 @@ struct BusEndToEndTests {
     @Test("hearth monitor with prefixes shows only matching topics, in text")
     func monitorPrefixes() async throws {
         let stack = try await BusStack(context: context)
-        let monitor = try ChildProcess("hearth", ["monitor", "turn."], environment: stack.environment)
+        let monitor = try await ChildProcess("hearth", ["monitor", "turn."], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
         for (topic, data) in [("store.event.changed", #"{"a":1}"#), ("turn.ABC-2.changed", #"{"player":"Ben"}"#)] {
             let result = try await ChildProcess.run("hearth", ["publish", topic, data], environment: stack.environment)
@@ -107,7 +107,7 @@ struct BusEndToEndTests {
             "HEARTH_BUS_CMD": "tcp://127.0.0.1:\(ports[2])",
         ]
         let stack = try await BusStack(environment: environment, context: context)
-        let monitor = try ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
+        let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching tcp://") != nil, "\(monitor.errors.text)")
         let result = try await ChildProcess.run(
             "hearth", ["publish", "tcp.works", "true"], environment: stack.environment)
@@ -123,11 +123,11 @@ struct BusEndToEndTests {
     func sigterm() async throws {
         let stack = try await BusStack(environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
         let ledger = stack.home.file("ledger.txt")
-        let fixture = try ChildProcess(
+        let fixture = try await ChildProcess(
             "hearth-fixture", ["--endpoint", "ipc://\(stack.home.path)/run/fixture.sock", "--ledger", ledger],
             environment: stack.environment)
         #expect(await fixture.output.waitForLine(containing: "ready") != nil)
-        let monitor = try ChildProcess("hearth", ["monitor"], environment: stack.environment)
+        let monitor = try await ChildProcess("hearth", ["monitor"], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
         #expect(await monitor.output.waitForLine(containing: "health.bus") != nil)
 

@@ -21,7 +21,7 @@ struct CommandRetryTests {
         let endpoint = "ipc://\(home.path)/fixture.sock"
         let ledger = home.file("ledger.txt")
         let arguments = ["--endpoint", endpoint, "--ledger", ledger]
-        let first = try ChildProcess("hearth-fixture", arguments + [holdOption, "5000"])
+        let first = try await ChildProcess("hearth-fixture", arguments + [holdOption, "5000"])
         #expect(await first.output.waitForLine(containing: "ready") != nil)
 
         let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(300), attempts: 30)
@@ -32,7 +32,7 @@ struct CommandRetryTests {
         #expect(await first.output.waitForLine(containing: "\(stage) \(id)") != nil)
         first.signal(SIGKILL)
         #expect(await first.waitForExit(timeout: .seconds(2)) == -SIGKILL)
-        let second = try ChildProcess("hearth-fixture", arguments)
+        let second = try await ChildProcess("hearth-fixture", arguments)
 
         let answer = try await reply
         #expect(answer["already"] == (stage == "applied" ? true : false))

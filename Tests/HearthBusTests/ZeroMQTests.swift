@@ -6,7 +6,7 @@ import Testing
 @Suite("libzmq wrapper")
 struct ZeroMQTests {
     @Test("libzmq errors carry zmq_strerror text")
-    func errors() throws {
+    func errors() async throws {
         let context = try ZMQContext()
         let socket = try ZMQSocket(context: context, kind: .pub)
         let error = #expect(throws: ZMQError.self) { try socket.bind("nonsense://here") }
@@ -14,7 +14,7 @@ struct ZeroMQTests {
         #expect(error?.message == "Protocol not supported")
         #expect(error?.description.contains("bind nonsense://here") == true)
         socket.close()
-        context.terminate()
+        await context.terminate()
     }
 
     @Test("CURVE key pairs are Z85, and the public key follows from the secret key")

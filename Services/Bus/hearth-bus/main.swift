@@ -25,7 +25,7 @@ do {
     // A service stuck in shutdown must fail loudly rather than hang the supervisor.
     groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(800)
     try await ServiceGroup(configuration: groupConfiguration).run()
-    context.terminate()
+    await context.terminate()
 } catch {
     logger.critical("hearth-bus cannot run: \(error)")
     exit(1)

@@ -24,7 +24,7 @@ public struct Envelope: Sendable, Hashable {
     public var data: JSONValue
 
     public init(
-        id: String = UUID().uuidString.lowercased(),
+        id: String = UUIDText.make(),
         source: String,
         device: String,
         seq: UInt64,

@@ -26,35 +26,18 @@ public struct EnvelopeCodec: Sendable {
         out.append(contentsOf: #","seq":"#.utf8)
         out.append(contentsOf: String(envelope.seq).utf8)
         out.append(contentsOf: #","ts":""#.utf8)
-        out.append(contentsOf: Timestamp.format(envelope.timestamp).utf8)
+        Timestamp.append(envelope.timestamp, to: &out)
         out.append(contentsOf: #"","type":"#.utf8)
         EnvelopeCodec.appendString(envelope.type, to: &out)
         out.append(contentsOf: #","data":"#.utf8)
-        out.append(contentsOf: envelope.data.jsonBytes)
+        JSONWriter.write(envelope.data, to: &out)
         out.append(UInt8(ascii: "}"))
         guard out.count <= maximumBytes else { throw .oversized(bytes: out.count, limit: maximumBytes) }
         return out
     }
 
-    /// Appends `value` as a JSON string literal (RFC 8259 escaping).
     static func appendString(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSONWriter.appendString(value, to: &out)
     }
 
     // MARK: - Decoding
@@ -63,7 +46,6 @@ public struct EnvelopeCodec: Sendable {
     /// - Throws: the first `EnvelopeError` found, checking size, UTF-8, JSON, then each field.
     public func decode(_ frame: [UInt8]) throws(EnvelopeError) -> Envelope {
         guard frame.count <= maximumBytes else { throw .oversized(bytes: frame.count, limit: maximumBytes) }
-        guard String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
         let value = try JSONValue.parse(frame)
         guard case .object(let fields) = value else { throw .notAnObject(found: value.typeName) }
 

@@ -120,42 +120,27 @@ extension JSONValue: Codable {
 // MARK: - Text
 
 extension JSONValue {
-    /// Parses JSON text (any top-level value).
-    /// - Throws: `EnvelopeError.malformedJSON` with the parser's reason.
+    /// Parses JSON text (any top-level value), strictly: see `JSONParser`.
+    /// - Throws: `EnvelopeError.invalidUTF8`, or `.malformedJSON` with the reason and byte offset.
     public static func parse(_ bytes: some Collection<UInt8>) throws(EnvelopeError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw .malformedJSON(JSONValue.describe(error, bytes: bytes))
-        }
+        let valid = bytes.withContiguousStorageIfAvailable { String(validating: $0, as: UTF8.self) != nil }
+        guard valid ?? (String(validating: Array(bytes), as: UTF8.self) != nil) else { throw .invalidUTF8 }
+        return try JSONParser.parse(bytes)
     }
 
     /// Parses JSON text given as a string.
     public static func parse(_ text: String) throws(EnvelopeError) -> JSONValue {
-        try parse(Array(text.utf8))
+        try JSONParser.parse(Array(text.utf8))
     }
 
     /// Compact JSON with sorted keys, so equal values give equal bytes.
     public var jsonBytes: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail: every case maps to a JSON value (non-finite doubles
-        // are the exception, and they are rejected where values enter Hearth).
-        return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        JSONWriter.write(self, to: &out)
+        return out
     }
 
     /// Compact JSON text with sorted keys.
     public var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
-
-    /// A parse failure in words with a position: JSONDecoder only says "not valid JSON", so on
-    /// this (already failing) path JSONSerialization is asked where it went wrong.
-    static func describe(_ error: any Error, bytes: some Collection<UInt8>) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        } catch let detail as NSError {
-            if let text = detail.userInfo[NSDebugDescriptionErrorKey] as? String { return text }
-        }
-        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
-        return String(describing: error)
-    }
 }

@@ -1,27 +1,92 @@
 import Foundation
 
 /// ISO 8601 UTC timestamps with milliseconds, as envelopes carry them: `2026-11-21T18:30:00.125Z`.
+///
+/// Formatting and the canonical form's parsing are done by hand: they run for every event, and
+/// Foundation's format styles cost microseconds each.
 public enum Timestamp {
     /// Formats `date` in UTC to the millisecond.
     public static func format(_ date: Date) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        append(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the formatted time to a byte buffer.
+    static func append(_ date: Date, to out: inout [UInt8]) {
         let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var seconds = time_t(totalMilliseconds.floorDivided(by: 1000))
         let milliseconds = Int(totalMilliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds
-        )
+        appendDigits(Int(parts.tm_year) + 1900, count: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(Int(parts.tm_mon) + 1, count: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(Int(parts.tm_mday), count: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(Int(parts.tm_hour), count: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(Int(parts.tm_min), count: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(Int(parts.tm_sec), count: 2, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendDigits(milliseconds, count: 3, to: &out)
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    private static func appendDigits(_ value: Int, count: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8((rest / divisor) % 10))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Parses an ISO 8601 time with a `Z` or `±hh:mm` offset and optional fractional seconds.
     public static func parse(_ text: String) -> Date? {
+        if let date = parseCanonical(Array(text.utf8)) { return date }
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
             return date
         }
         return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// The form Hearth writes, `YYYY-MM-DDTHH:MM:SS.sssZ`, without a format style.
+    private static func parseCanonical(_ bytes: [UInt8]) -> Date? {
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            let milliseconds = number(20..<23), (1...12).contains(month), (1...31).contains(day), hour < 24,
+            minute < 60, second < 61
+        else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        // timegm normalises 31 February into March; a real date comes back unchanged.
+        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
+        return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
     }
 }
 

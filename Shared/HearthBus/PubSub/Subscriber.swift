@@ -80,7 +80,7 @@ public final class Subscriber: AsyncSequence, Sendable {
 
     /// Decodes frames into `BusMessage`s in arrival order.
     public struct Iterator: AsyncIteratorProtocol {
-        var frames: AsyncStream<[Frame]>.Iterator
+        var frames: SocketThread.Messages.Iterator
         let codec: EnvelopeCodec
         var tracker = SequenceTracker()
         var held: BusMessage?

@@ -6,17 +6,19 @@ import Synchronization
 /// Owns one libzmq socket on a dedicated thread, so blocking libzmq calls never run on Swift's
 /// cooperative pool.
 ///
-/// Received messages arrive on `incoming`, an `AsyncStream` with a bounded buffer (what overflows
-/// is counted in `droppedIncoming`); `send` queues a message from any task and wakes the thread
+/// Received messages arrive on `incoming` with a bounded buffer (what overflows is counted in
+/// `droppedIncoming`); they cross into Swift concurrency in batches, one per wake-up of the
+/// thread, so a busy socket costs one continuation resume per batch, not per message. `send` queues a message from any task and wakes the thread
 /// through an eventfd. `close()` stops intake, hands queued messages to libzmq, closes the socket
 /// with its configured linger and ends `incoming`.
 public final class SocketThread: Sendable {
     /// Messages received, in order. Exactly one consumer should iterate it.
-    public let incoming: AsyncStream<[Frame]>
+    public let incoming: Messages
     /// A readable name for logs, such as `bus.cmd ROUTER`.
     public let name: String
 
-    private let continuation: AsyncStream<[Frame]>.Continuation
+    private let continuation: AsyncStream<[[Frame]]>.Continuation
+    private let receiveBuffer: Int
     private let wake: WakeSignal
     private let shared = Mutex(Shared())
     private let dropped = Atomic<Int>(0)
@@ -51,10 +53,10 @@ public final class SocketThread: Sendable {
         try setUp(socket)
         self.name = name
         self.wake = try WakeSignal()
-        (incoming, continuation) = AsyncStream.makeStream(
-            of: [Frame].self,
-            bufferingPolicy: .bufferingOldest(receiveBuffer)
-        )
+        self.receiveBuffer = receiveBuffer
+        let (stream, continuation) = AsyncStream.makeStream(of: [[Frame]].self)
+        self.continuation = continuation
+        incoming = Messages(batches: stream, backlog: Backlog())
         let handoff = SocketHandoff(socket: socket)
         let thread = Thread { [self] in
             self.runLoop(socket: handoff.take(), intercept: intercept, logger: logger)
@@ -105,6 +107,17 @@ public final class SocketThread: Sendable {
 
     // MARK: - The socket's own thread
 
+    /// Hands a batch to the consumer, dropping (and counting) what would overfill its buffer.
+    private func deliver(_ batch: [[Frame]]) {
+        guard !batch.isEmpty else { return }
+        let room = max(0, receiveBuffer - incoming.backlog.count)
+        let kept = batch.count <= room ? batch : Array(batch.prefix(room))
+        if kept.count < batch.count { dropped.add(batch.count - kept.count, ordering: .relaxed) }
+        guard !kept.isEmpty else { return }
+        incoming.backlog.add(kept.count)
+        if case .terminated = continuation.yield(kept) { incoming.backlog.add(-kept.count) }
+    }
+
     private func runLoop(socket: ZMQSocket, intercept: Interceptor?, logger: Logger) {
         var poller = ZMQPoller()
         let socketIndex = poller.add(socket)
@@ -135,13 +148,13 @@ public final class SocketThread: Sendable {
                     pending.removeFirst()
                 }
                 // Bounded so a flood of input cannot starve sending or shutdown.
+                var batch: [[Frame]] = []
                 for _ in 0..<1024 {
                     guard let message = try socket.receive(dontWait: true) else { break }
                     if let intercept, intercept(message) { continue }
-                    if case .dropped = continuation.yield(message) {
-                        dropped.add(1, ordering: .relaxed)
-                    }
+                    batch.append(message)
                 }
+                deliver(batch)
             } catch let error as ZMQError where error.contextTerminated {
                 break loop
             } catch {
@@ -165,6 +178,43 @@ public final class SocketThread: Sendable {
             return state.finishWaiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+}
+
+extension SocketThread {
+    /// The messages a socket thread received, one at a time, in order.
+    public struct Messages: AsyncSequence, Sendable {
+        let batches: AsyncStream<[[Frame]]>
+        let backlog: Backlog
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(batches: batches.makeAsyncIterator(), backlog: backlog)
+        }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var batches: AsyncStream<[[Frame]]>.Iterator
+            let backlog: Backlog
+            var batch: [[Frame]] = []
+            var position = 0
+
+            public mutating func next() async -> [Frame]? {
+                if position == batch.count {
+                    guard let next = await batches.next() else { return nil }
+                    backlog.add(-next.count)
+                    batch = next
+                    position = 0
+                }
+                defer { position += 1 }
+                return batch[position]
+            }
+        }
+    }
+
+    /// How many received messages wait for the consumer.
+    final class Backlog: Sendable {
+        private let value = Atomic<Int>(0)
+        var count: Int { value.load(ordering: .relaxed) }
+        func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
     }
 }
 

@@ -26,8 +26,10 @@ public final class ZMQContext: @unchecked Sendable {
         zmq_ctx_shutdown(handle)
     }
 
-    /// Destroys the context once every socket is closed. Call once, at the very end of a process.
-    public func terminate() {
+    /// Destroys the context once every socket is closed, blocking the calling thread until
+    /// lingering messages have left. Call once, at the very end of a process, off the
+    /// cooperative pool (`terminate()` does that for you).
+    public func terminateBlocking() {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
 
@@ -36,7 +38,7 @@ public final class ZMQContext: @unchecked Sendable {
     public func terminate() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let thread = Thread { [self] in
-                self.terminate()
+                self.terminateBlocking()
                 done.resume()
             }
             thread.name = "zmq_ctx_term"

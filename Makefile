@@ -1,0 +1,47 @@
+# Hearth: the two set-up commands are `make run` and `make test` (see README.md).
+SWIFT ?= swift
+SOURCES := Package.swift Shared Services Tests Benchmarks
+
+.PHONY: run test bench build release deps test-deps lint format install clean
+
+## Build in release mode and run the whole stack in the foreground under supervisord (Ctrl-C stops it).
+run: deps release
+	deploy/run-stack
+
+## Build everything and run every test (unit, service, and end to end with real processes).
+test: test-deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+## Run the benchmarks (release build) and print their JSON report.
+bench: deps
+	$(SWIFT) build -c release --product hearth-bench
+	$(SWIFT) build -c release --product hearth-bus
+	.build/release/hearth-bench bus --json
+
+deps:
+	deploy/bootstrap run
+
+test-deps:
+	deploy/bootstrap test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(SOURCES)
+
+format:
+	$(SWIFT) format --in-place --recursive $(SOURCES)
+
+## Install the executables in ~/.local/bin and the systemd user units from the Procfile.
+install: release
+	mkdir -p $(HOME)/.local/bin
+	install -m 0755 .build/release/hearth .build/release/hearth-bus $(HOME)/.local/bin/
+	deploy/systemd-units
+
+clean:
+	rm -rf .build

@@ -1,0 +1,64 @@
+/// Writes `JSONValue` as compact JSON with sorted keys (equal values give equal bytes).
+///
+/// Like `JSONParser`, it replaces Foundation's coder on the hot path (JSONEncoder took ~4.6 µs
+/// for a small event's data; this takes well under 1 µs).
+enum JSONWriter {
+    static func write(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .int(let number): out.append(contentsOf: String(number).utf8)
+        case .double(let number):
+            // JSON has no infinities or NaN; such values cannot enter through the parser.
+            if number.isFinite {
+                if number == number.rounded(), abs(number) < 1e15 {
+                    out.append(contentsOf: String(Int64(number)).utf8)
+                    out.append(contentsOf: ".0".utf8)
+                } else {
+                    out.append(contentsOf: number.description.utf8)
+                }
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        case .string(let text): appendString(text, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                write(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                write(members[key]!, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    /// Appends `value` as a JSON string literal (RFC 8259 escaping).
+    static func appendString(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+            case 0x09: out.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                out.append(contentsOf: #"\u00"#.utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
