@@ -21,7 +21,7 @@ struct BusBenchmark: AsyncParsableCommand {
     )
 
     @Option(help: "Messages per throughput run.")
-    var messages = 200_000
+    var messages = 100_000
 
     @Option(help: "Round trips per latency run (after 1,000 warm-up).")
     var roundTrips = 10_000
@@ -31,59 +31,88 @@ struct BusBenchmark: AsyncParsableCommand {
 
     static let highWaterMark: Int32 = 100_000
 
+    @Option(help: "Rounds; each runs every measurement once, raw and Hearth back to back.")
+    var rounds = 5
+
+    /// One round's measurements.
+    struct Round {
+        let raw: Throughput
+        let frames: Throughput
+        let envelopes: Throughput
+        let rawRTT: Percentiles
+        let hearthRTT: Percentiles
+
+        var framesRatio: Double { frames.perSecond / raw.perSecond }
+        var envelopeRatio: Double { envelopes.perSecond / raw.perSecond }
+        var rttRatio: Double { hearthRTT.p99 / rawRTT.p99 }
+
+        var json: JSONValue {
+            [
+                "frames_ratio": .double(round3(framesRatio)), "envelope_ratio": .double(round3(envelopeRatio)),
+                "rtt_p99_ratio": .double(round3(rttRatio)), "raw_proxy": raw.json, "hearth_bus_frames": frames.json,
+                "hearth_bus_envelopes": envelopes.json, "rtt_us": ["raw": rawRTT.json, "hearth": hearthRTT.json],
+            ]
+        }
+    }
+
     func run() async throws {
         let home = try TemporaryBenchHome()
         let topic = Array("bench.frames".utf8)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 100 - topic.count)
-        log("(a) raw libzmq proxy, \(messages) messages…")
-        let raw = RawZeroMQ.proxyThroughput(
-            count: messages, topic: topic, body: body, directory: home.path, highWaterMark: Self.highWaterMark)
-        log("    \(Int(raw.perSecond)) msg/s")
-
         let context = try ZMQContext()
         let bus = try await BusProcess(home: home.path, context: context)
-        log("(b) hearth-bus, HearthBus raw frames…")
-        let frames = try await framesThroughput(
-            context: context, configuration: bus.configuration, topic: topic, body: body)
-        log("    \(Int(frames.perSecond)) msg/s")
-        log("(c) hearth-bus, envelopes encoded and decoded…")
-        let (envelopes, envelopeBytes) = try await envelopeThroughput(
-            context: context, configuration: bus.configuration)
-        log("    \(Int(envelopes.perSecond)) msg/s (\(envelopeBytes)-byte envelopes)")
-        await bus.stop()
-
-        log("(d) command round trips…")
         let payload = String(repeating: "x", count: 80)
-        let rawRTT = RawZeroMQ.roundTrips(
-            count: roundTrips, warmup: 1_000, payload: Array(#"{"p":"\#(payload)"}"#.utf8), directory: home.path)
-        let hearthRTT = try await commandRoundTrips(context: context, directory: home.path, payload: payload)
+        var results: [Round] = []
+        var envelopeBytes = 0
+        for round in 1...rounds {
+            let raw = RawZeroMQ.proxyThroughput(
+                count: messages, topic: topic, body: body, directory: home.path, highWaterMark: Self.highWaterMark)
+            let frames = try await framesThroughput(
+                context: context, configuration: bus.configuration, topic: topic, body: body)
+            let (envelopes, bytes) = try await envelopeThroughput(context: context, configuration: bus.configuration)
+            envelopeBytes = bytes
+            let rawRTT = RawZeroMQ.roundTrips(
+                count: roundTrips, warmup: 1_000, payload: Array(#"{"p":"\#(payload)"}"#.utf8), directory: home.path)
+            let hearthRTT = try await commandRoundTrips(context: context, directory: home.path, payload: payload)
+            let result = Round(
+                raw: raw, frames: frames, envelopes: envelopes, rawRTT: Percentiles(rawRTT),
+                hearthRTT: Percentiles(hearthRTT))
+            results.append(result)
+            log(
+                String(
+                    format:
+                        "round %d: raw %.0f msg/s, frames %.2f×, envelopes %.2f×; rtt p99 raw %.0f µs, hearth %.0f µs (%.2f×)",
+                    round, raw.perSecond, result.framesRatio, result.envelopeRatio, result.rawRTT.p99,
+                    result.hearthRTT.p99, result.rttRatio))
+        }
+        await bus.stop()
         await context.terminate()
 
-        let rawStats = Percentiles(rawRTT)
-        let hearthStats = Percentiles(hearthRTT)
+        let framesRatio = median(results.map(\.framesRatio))
+        let envelopeRatio = median(results.map(\.envelopeRatio))
+        let rttRatio = median(results.map(\.rttRatio))
         let report: JSONValue = [
-            "frames_ratio": .double(round3(frames.perSecond / raw.perSecond)),
-            "envelope_ratio": .double(round3(envelopes.perSecond / raw.perSecond)),
-            "rtt_p99_ratio": .double(round3(hearthStats.p99 / rawStats.p99)),
+            "frames_ratio": .double(round3(framesRatio)),
+            "envelope_ratio": .double(round3(envelopeRatio)),
+            "rtt_p99_ratio": .double(round3(rttRatio)),
+            "rtt_p50_ratio": .double(round3(median(results.map { $0.hearthRTT.p50 / $0.rawRTT.p50 }))),
             "targets": ["frames_ratio": 0.8, "envelope_ratio": 0.3, "rtt_p99_ratio": 1.5],
-            "raw_proxy": raw.json,
-            "hearth_bus_frames": frames.json,
-            "hearth_bus_envelopes": .object(
-                envelopes.json.objectValue!.merging(["envelope_bytes": .int(Int64(envelopeBytes))]) { a, _ in a }),
-            "rtt_us": ["raw": rawStats.json, "hearth": hearthStats.json, "round_trips": .int(Int64(roundTrips))],
+            "method": .string(
+                "median over \(rounds) rounds of per-round ratios; each round runs raw then Hearth back to back; "
+                    + "\(messages) messages of 100 bytes per throughput run with at most \(flowWindow) in flight "
+                    + "(no run loses messages); \(roundTrips) round trips after 1,000 warm-up; ipc:// throughout"),
+            "envelope_bytes": .int(Int64(envelopeBytes)),
+            "rounds": .array(results.map(\.json)),
             "machine": [
                 "cores": .int(Int64(ProcessInfo.processInfo.activeProcessorCount)),
                 "libzmq": .string(ZMQContext.libraryVersion),
             ],
         ]
-        if !json {
-            log(
-                String(
-                    format:
-                        "frames %.2f× raw (target ≥ 0.8), envelopes %.2f× raw (target ≥ 0.3), rtt p99 %.2f× raw (target ≤ 1.5)",
-                    frames.perSecond / raw.perSecond, envelopes.perSecond / raw.perSecond,
-                    hearthStats.p99 / rawStats.p99))
-        }
+        log(
+            String(
+                format:
+                    "median: frames %.2f× raw (target ≥ 0.8), envelopes %.2f× raw (target ≥ 0.3), rtt p99 %.2f× raw (target ≤ 1.5)",
+                framesRatio, envelopeRatio, rttRatio))
         print(report.jsonText)
     }
 
@@ -201,6 +230,13 @@ struct BusBenchmark: AsyncParsableCommand {
 }
 
 func round3(_ value: Double) -> Double { (value * 1_000).rounded() / 1_000 }
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
 
 /// p50 and p99 of a set of samples in microseconds.
 struct Percentiles {

@@ -21,21 +21,41 @@ public final class CommandClient: Sendable {
     private let pending = PendingReplies()
     private let isClosed = Atomic<Bool>(false)
 
-    /// Requests waiting for their reply, by id; filled by tasks, emptied by the socket thread.
+    /// Requests waiting for their reply, by id, with their deadlines. Tasks register; the socket
+    /// thread resumes them with the reply, or with `nil` once the deadline passes.
     private final class PendingReplies: Sendable {
-        private let waiting = Mutex<[String: CheckedContinuation<[UInt8]?, Never>]>([:])
+        private struct Waiter {
+            let continuation: CheckedContinuation<CommandReply?, Never>
+            let deadline: ContinuousClock.Instant
+        }
+
+        private let waiting = Mutex<[String: Waiter]>([:])
 
         /// Registers a waiter unless the current task is already cancelled.
-        func register(_ id: String, _ continuation: CheckedContinuation<[UInt8]?, Never>) -> Bool {
+        func register(
+            _ id: String, deadline: ContinuousClock.Instant, _ continuation: CheckedContinuation<CommandReply?, Never>
+        ) -> Bool {
             waiting.withLock { waiting in
                 if Task.isCancelled { return false }
-                waiting[id] = continuation
+                waiting[id] = Waiter(continuation: continuation, deadline: deadline)
                 return true
             }
         }
 
-        func resume(_ id: String, with payload: [UInt8]?) {
-            waiting.withLock { $0.removeValue(forKey: id) }?.resume(returning: payload)
+        func resume(_ id: String, with reply: CommandReply?) {
+            waiting.withLock { $0.removeValue(forKey: id) }?.continuation.resume(returning: reply)
+        }
+
+        /// Times out overdue waiters; returns milliseconds until the next deadline, if any.
+        func expire() -> Int? {
+            let now = ContinuousClock.now
+            let (overdue, next) = waiting.withLock { waiting -> ([Waiter], ContinuousClock.Instant?) in
+                let overdue = waiting.filter { $0.value.deadline <= now }
+                for id in overdue.keys { waiting.removeValue(forKey: id) }
+                return (Array(overdue.values), waiting.values.map(\.deadline).min())
+            }
+            for waiter in overdue { waiter.continuation.resume(returning: nil) }
+            return next.map { Int(max(1, ($0 - now).milliseconds + 1)) }
         }
     }
 
@@ -90,12 +110,8 @@ public final class CommandClient: Sendable {
             } catch {
                 throw CommandClientError.malformedReply("cannot open a socket to \(endpoint): \(error)")
             }
-            if let bytes = await exchange(frames, id: request.id, over: connection) {
-                do {
-                    return try CommandReply.decode(bytes)
-                } catch {
-                    throw CommandClientError.malformedReply(error.message)
-                }
+            if let reply = await exchange(frames, id: request.id, over: connection) {
+                return reply
             }
             logger.debug("no reply from \(endpoint) (attempt \(attempt) of \(attempts))")
             await discard(connection)
@@ -126,11 +142,14 @@ public final class CommandClient: Sendable {
                 receiveBuffer: 16,
                 logger: logger,
                 intercept: { frames in
-                    // Replies go straight to their waiting request from the socket's thread.
-                    guard let payload = frames.last, let id = CommandClient.replyID(payload) else { return true }
-                    pending.resume(id, with: payload)
+                    // Replies are decoded once and go straight to their waiting request from the
+                    // socket's thread; anything unreadable or unasked-for is dropped.
+                    if let payload = frames.last, let reply = try? CommandReply.decode(payload), let id = reply.id {
+                        pending.resume(id, with: reply)
+                    }
                     return true
                 },
+                tick: { pending.expire() },
                 setUp: { [endpoint, maximumMessageBytes] socket in
                     try socket.setLinger(milliseconds: 0)
                     try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
@@ -154,23 +173,13 @@ public final class CommandClient: Sendable {
     }
 
     /// Sends one attempt and waits up to `timeout` for the reply with the same id.
-    private func exchange(_ frames: [Frame], id: String, over connection: Connection) async -> [UInt8]? {
-        await withTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { await self.awaitReply(id: id, sending: frames, over: connection) }
-            group.addTask { [timeout] in
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
-    private func awaitReply(id: String, sending frames: [Frame], over connection: Connection) async -> [UInt8]? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8]?, Never>) in
-                guard pending.register(id, continuation) else { return continuation.resume(returning: nil) }
+    private func exchange(_ frames: [Frame], id: String, over connection: Connection) async -> CommandReply? {
+        let deadline = ContinuousClock.now + timeout
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<CommandReply?, Never>) in
+                guard pending.register(id, deadline: deadline, continuation) else {
+                    return continuation.resume(returning: nil)
+                }
                 do {
                     try connection.socket.send(frames)
                 } catch {
@@ -180,10 +189,5 @@ public final class CommandClient: Sendable {
         } onCancel: {
             pending.resume(id, with: nil)
         }
-    }
-
-    /// The `id` of a reply, read without decoding the rest.
-    static func replyID(_ payload: [UInt8]) -> String? {
-        (try? JSONValue.parse(payload))?["id"]?.stringValue
     }
 }

@@ -10,6 +10,11 @@ public enum UUIDText {
     /// and every event needs an id.
     public static func make() -> String {
         var generator = SystemRandomNumberGenerator()
+        return make(using: &generator)
+    }
+
+    /// A random (version 4) UUID drawn from `generator`.
+    public static func make(using generator: inout some RandomNumberGenerator) -> String {
         var words = (generator.next() as UInt64, generator.next() as UInt64)
         withUnsafeMutableBytes(of: &words) { bytes in
             bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
@@ -26,4 +31,36 @@ public enum UUIDText {
         }
         return String(decoding: out, as: UTF8.self)
     }
+}
+
+/// A fast generator for event ids: xoshiro256** seeded from the system's CSPRNG.
+///
+/// Publishers need an id per event, and a system call per id cost ~0.9 µs. Ids must be unique,
+/// not secret: 256 bits of seed from the kernel and a 2^256 − 1 period make a collision between
+/// any two ids as unlikely as between two random UUIDs.
+public struct EventIDGenerator: RandomNumberGenerator, Sendable {
+    private var state: (UInt64, UInt64, UInt64, UInt64)
+
+    public init() {
+        var system = SystemRandomNumberGenerator()
+        state = (system.next(), system.next(), system.next(), system.next())
+        if state == (0, 0, 0, 0) { state.0 = 1 }
+    }
+
+    public mutating func next() -> UInt64 {
+        let result = rotate(state.1 &* 5, 7) &* 9
+        let t = state.1 << 17
+        state.2 ^= state.0
+        state.3 ^= state.1
+        state.1 ^= state.2
+        state.0 ^= state.3
+        state.2 ^= t
+        state.3 = rotate(state.3, 45)
+        return result
+    }
+
+    private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
+
+    /// A fresh event id in UUID form.
+    public mutating func makeID() -> String { UUIDText.make(using: &self) }
 }

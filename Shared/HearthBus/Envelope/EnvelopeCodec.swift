@@ -46,22 +46,33 @@ public struct EnvelopeCodec: Sendable {
     /// - Throws: the first `EnvelopeError` found, checking size, UTF-8, JSON, then each field.
     public func decode(_ frame: [UInt8]) throws(EnvelopeError) -> Envelope {
         guard frame.count <= maximumBytes else { throw .oversized(bytes: frame.count, limit: maximumBytes) }
-        let value = try JSONValue.parse(frame)
-        guard case .object(let fields) = value else { throw .notAnObject(found: value.typeName) }
+        guard String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        // The envelope's members go straight into their fields, with no dictionary in between.
+        // Unknown members are ignored, so a v1 reader accepts v1 envelopes that grew a field.
+        var slots = [JSONValue?](repeating: nil, count: Self.fieldNames.count)
+        try JSONParser.forEachMember(of: frame) { (key, value) throws(EnvelopeError) in
+            guard let slot = Self.fieldNames.firstIndex(of: key) else { return }
+            guard slots[slot] == nil else { throw .malformedJSON("duplicate key '\(key)'") }
+            slots[slot] = value
+        }
+        func value(_ name: String) throws(EnvelopeError) -> JSONValue {
+            guard let value = slots[Self.fieldNames.firstIndex(of: name)!] else { throw .missingField(name) }
+            return value
+        }
 
-        let version = try Self.field("v", in: fields, as: "an integer") { $0.intValue }
+        let version = try Self.typed("v", try value("v"), as: "an integer") { $0.intValue }
         guard version == Envelope.currentVersion else { throw .unsupportedVersion(version) }
-        let id = try Self.nonEmptyString("id", in: fields)
-        let source = try Self.nonEmptyString("src", in: fields)
-        let device = try Self.nonEmptyString("dev", in: fields)
-        let seq = try Self.field("seq", in: fields, as: "an integer") { $0.intValue }
+        let id = try Self.nonEmptyString("id", try value("id"))
+        let source = try Self.nonEmptyString("src", try value("src"))
+        let device = try Self.nonEmptyString("dev", try value("dev"))
+        let seq = try Self.typed("seq", try value("seq"), as: "an integer") { $0.intValue }
         guard seq >= 0 else { throw .invalidField("seq", rule: "must not be negative, found \(seq)") }
-        let ts = try Self.nonEmptyString("ts", in: fields)
+        let ts = try Self.nonEmptyString("ts", try value("ts"))
         guard let timestamp = Timestamp.parse(ts) else {
             throw .invalidField("ts", rule: "must be an ISO 8601 UTC time such as 2026-11-21T18:30:00.000Z")
         }
-        let type = try Self.nonEmptyString("type", in: fields)
-        guard let data = fields["data"] else { throw .missingField("data") }
+        let type = try Self.nonEmptyString("type", try value("type"))
+        let data = try value("data")
         return Envelope(
             id: id,
             source: source,
@@ -73,22 +84,24 @@ public struct EnvelopeCodec: Sendable {
         )
     }
 
-    private static func field<T>(
+    /// The envelope's members, in the order their absence is reported.
+    private static let fieldNames = ["v", "id", "src", "dev", "seq", "ts", "type", "data"]
+
+    private static func typed<T>(
         _ name: String,
-        in fields: [String: JSONValue],
+        _ value: JSONValue,
         as expected: String,
         _ extract: (JSONValue) -> T?
     ) throws(EnvelopeError) -> T {
-        guard let value = fields[name] else { throw .missingField(name) }
         guard let typed = extract(value) else {
             throw .wrongType(field: name, expected: expected, found: value.typeName)
         }
         return typed
     }
 
-    private static func nonEmptyString(_ name: String, in fields: [String: JSONValue]) throws(EnvelopeError) -> String {
-        let value = try field(name, in: fields, as: "a string") { $0.stringValue }
-        guard !value.isEmpty else { throw .invalidField(name, rule: "must not be empty") }
-        return value
+    private static func nonEmptyString(_ name: String, _ value: JSONValue) throws(EnvelopeError) -> String {
+        let text = try typed(name, value, as: "a string") { $0.stringValue }
+        guard !text.isEmpty else { throw .invalidField(name, rule: "must not be empty") }
+        return text
     }
 }

@@ -22,6 +22,58 @@ struct JSONParser {
         return try parse(Array(input))
     }
 
+    /// Parses a JSON object, handing each member to `visit` in order instead of building a
+    /// dictionary (the envelope decoder reads its fixed fields this way).
+    /// - Throws: `.notAnObject` when the text is another JSON value, or a parse error.
+    static func forEachMember(
+        of input: [UInt8],
+        _ visit: (String, JSONValue) throws(EnvelopeError) -> Void
+    ) throws(EnvelopeError) {
+        let result: Result<Void, EnvelopeError>? = input.withContiguousStorageIfAvailable { buffer in
+            var parser = JSONParser(bytes: buffer)
+            return Result { () throws(EnvelopeError) in try parser.parseMembers(visit) }
+        }
+        try result!.get()
+    }
+
+    private mutating func parseMembers(
+        _ visit: (String, JSONValue) throws(EnvelopeError) -> Void
+    ) throws(EnvelopeError) {
+        skipWhitespace()
+        guard peek(UInt8(ascii: "{")) else {
+            let value = try parseDocument()
+            throw .notAnObject(found: value.typeName)
+        }
+        index += 1
+        depth = 1
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+        } else {
+            members: while true {
+                skipWhitespace()
+                guard peek(UInt8(ascii: "\"")) else { throw error("expected a string key") }
+                let key = try parseString()
+                skipWhitespace()
+                guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after a key") }
+                index += 1
+                skipWhitespace()
+                try visit(key, try parseValue())
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input in an object") }
+                switch bytes[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    break members
+                default: throw error("expected ',' or '}' in an object")
+                }
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected data after the JSON value") }
+    }
+
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }

@@ -49,19 +49,40 @@ public enum Timestamp {
 
     /// Parses an ISO 8601 time with a `Z` or `±hh:mm` offset and optional fractional seconds.
     public static func parse(_ text: String) -> Date? {
-        if let date = parseCanonical(Array(text.utf8)) { return date }
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
-            return date
-        }
-        return try? Date.ISO8601FormatStyle().parse(text)
+        let bytes = Array(text.utf8)
+        // Text in the canonical shape is judged by the strict parser alone: Foundation's styles
+        // would roll an impossible date such as 31 February over into March.
+        if isCanonicalShape(bytes) { return parseCanonical(bytes) }
+        guard
+            let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text))
+        else { return nil }
+        // Reject the same roll-over in the other forms: the calendar date must read back unchanged.
+        let datePart = String(text.prefix(10))
+        let offsetSeconds = Self.offsetSeconds(text)
+        let local = Date(timeIntervalSince1970: date.timeIntervalSince1970 + Double(offsetSeconds))
+        return format(local).hasPrefix(datePart) ? date : nil
+    }
+
+    private static func isCanonicalShape(_ bytes: [UInt8]) -> Bool {
+        bytes.count == 24 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+            && bytes[10] == UInt8(ascii: "T") && bytes[13] == UInt8(ascii: ":") && bytes[16] == UInt8(ascii: ":")
+            && bytes[19] == UInt8(ascii: ".") && bytes[23] == UInt8(ascii: "Z")
+    }
+
+    /// The `±hh:mm` offset at the end of `text` in seconds (0 for `Z`).
+    private static func offsetSeconds(_ text: String) -> Int {
+        let tail = Array(text.utf8.suffix(6))
+        guard tail.count == 6, tail[0] == UInt8(ascii: "+") || tail[0] == UInt8(ascii: "-"),
+            tail[3] == UInt8(ascii: ":"),
+            let hours = Int(String(decoding: tail[1..<3], as: UTF8.self)),
+            let minutes = Int(String(decoding: tail[4..<6], as: UTF8.self))
+        else { return 0 }
+        return (tail[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 
     /// The form Hearth writes, `YYYY-MM-DDTHH:MM:SS.sssZ`, without a format style.
     private static func parseCanonical(_ bytes: [UInt8]) -> Date? {
-        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
-        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for index in range {

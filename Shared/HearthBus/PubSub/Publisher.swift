@@ -14,7 +14,7 @@ public final class Publisher: Sendable {
 
     private let socket: SocketThread
     private let codec: EnvelopeCodec
-    private let nextSeq: Mutex<UInt64>
+    private let sequence: Mutex<(next: UInt64, ids: EventIDGenerator)>
     private let connected = AsyncSignal()
 
     /// Connects to the bus.
@@ -35,7 +35,7 @@ public final class Publisher: Sendable {
         self.source = source
         self.device = device
         self.codec = EnvelopeCodec(maximumBytes: maximumMessageBytes)
-        self.nextSeq = Mutex(firstSeq)
+        self.sequence = Mutex((firstSeq, EventIDGenerator()))
         let connected = self.connected
         socket = try SocketThread(
             context: context,
@@ -64,7 +64,7 @@ public final class Publisher: Sendable {
     }
 
     /// The sequence number the next event will carry.
-    public var upcomingSeq: UInt64 { nextSeq.withLock { $0 } }
+    public var upcomingSeq: UInt64 { sequence.withLock { $0.next } }
 
     /// Publishes one event.
     /// - Returns: the envelope as sent.
@@ -74,12 +74,13 @@ public final class Publisher: Sendable {
     public func publish(topic: String, type: String, data: JSONValue) throws -> Envelope {
         try Topic.validate(topic)
         let topicFrame = Array(topic.utf8)
-        return try nextSeq.withLock { seq in
+        return try sequence.withLock { state in
             // Encoding under the lock keeps sequence order and send order the same.
-            let envelope = Envelope(source: source, device: device, seq: seq, type: type, data: data)
+            let envelope = Envelope(
+                id: state.ids.makeID(), source: source, device: device, seq: state.next, type: type, data: data)
             let payload = try codec.encode(envelope)
             try socket.send([topicFrame, payload])
-            seq += 1
+            state.next += 1
             return envelope
         }
     }

@@ -34,6 +34,10 @@ public final class SocketThread: Sendable {
     /// Return `true` when the message was consumed and must not reach `incoming`.
     public typealias Interceptor = @Sendable ([Frame]) -> Bool
 
+    /// Called on the socket's thread after every pass of its loop; returns how soon (in
+    /// milliseconds) it wants to be called again, or `nil` for no hurry. Used for deadlines.
+    public typealias Tick = @Sendable () -> Int?
+
     /// Opens a socket, lets `setUp` configure and bind or connect it on the calling thread (so
     /// errors surface here), then moves it to a new thread.
     /// - Parameters:
@@ -47,6 +51,7 @@ public final class SocketThread: Sendable {
         receiveBuffer: Int = 10_000,
         logger: Logger = Logger(label: "hearth.socket"),
         intercept: Interceptor? = nil,
+        tick: Tick? = nil,
         setUp: (ZMQSocket) throws -> Void
     ) throws {
         let socket = try ZMQSocket(context: context, kind: kind)
@@ -59,7 +64,7 @@ public final class SocketThread: Sendable {
         incoming = Messages(batches: stream, backlog: Backlog())
         let handoff = SocketHandoff(socket: socket)
         let thread = Thread { [self] in
-            self.runLoop(socket: handoff.take(), intercept: intercept, logger: logger)
+            self.runLoop(socket: handoff.take(), intercept: intercept, tick: tick, logger: logger)
         }
         thread.name = name
         thread.start()
@@ -118,17 +123,18 @@ public final class SocketThread: Sendable {
         if case .terminated = continuation.yield(kept) { incoming.backlog.add(-kept.count) }
     }
 
-    private func runLoop(socket: ZMQSocket, intercept: Interceptor?, logger: Logger) {
+    private func runLoop(socket: ZMQSocket, intercept: Interceptor?, tick: Tick?, logger: Logger) {
         var poller = ZMQPoller()
         let socketIndex = poller.add(socket)
         let wakeIndex = poller.add(fileDescriptor: wake.fileDescriptor)
         var pending: Deque<[Frame]> = []
         var closing = false
+        var wait = 250
 
         loop: while true {
             poller.setWantsOutput(socketIndex, !pending.isEmpty)
             do {
-                _ = try poller.poll(timeoutMilliseconds: closing ? 0 : 250)
+                _ = try poller.poll(timeoutMilliseconds: closing ? 0 : wait)
             } catch let error as ZMQError {
                 if !error.contextTerminated { logger.error("\(name): \(error)") }
                 break loop
@@ -162,6 +168,7 @@ public final class SocketThread: Sendable {
                 logger.warning("\(name): \(error)")
                 if !pending.isEmpty { pending.removeFirst() }
             }
+            wait = min(250, max(1, tick?() ?? 250))
             if closing {
                 if !pending.isEmpty {
                     logger.debug("\(name): \(pending.count) queued messages not sent at close")

@@ -1,0 +1,111 @@
+import Foundation
+import HearthBus
+import Testing
+
+@Suite("JSON parsing and writing")
+struct JSONParserTests {
+    static let validCases: [(String, JSONValue)] = [
+        ("null", .null), ("true", true), (" false ", false), ("0", 0), ("-12", -12),
+        ("9223372036854775807", .int(Int64.max)), ("9223372036854775808", .double(9.223372036854775808e18)),
+        ("1.5", 1.5), ("-0.25e2", -25.0), ("1E3", 1000.0), (#""""#, ""), (#""a\"b\\c\/d""#, "a\"b\\c/d"),
+        (#""\b\f\n\r\t""#, "\u{8}\u{c}\n\r\t"), (#""\u00e9\u4e2d""#, "é中"), (#""\ud83d\ude00""#, "😀"),
+        (#""zoë 😀""#, "zoë 😀"), ("[]", []), ("{}", [:]), (#"[1, "two", [null]]"#, [1, "two", [nil]]),
+        ("{\"a\": {\"b\": [true]}}\n", ["a": ["b": [true]]]),
+    ]
+
+    @Test("valid JSON parses to the expected value", arguments: validCases)
+    func valid(_ text: String, _ expected: JSONValue) throws {
+        #expect(try JSONValue.parse(text) == expected)
+    }
+
+    @Test(
+        "invalid JSON fails with a reason and a byte position",
+        arguments: [
+            ("", "unexpected end of input"), ("{", "expected a string key"), ("[1,]", "unexpected character ']'"),
+            ("{\"a\":1,}", "expected a string key"), ("{\"a\" 1}", "expected ':'"), ("[1 2]", "expected ','"),
+            ("01", "leading zeros"), ("1.", "a fraction needs digits"), ("-", "a number needs digits"),
+            ("1e", "an exponent needs digits"), ("tru", "invalid literal"), ("nul", "invalid literal"),
+            ("\"abc", "unterminated string"), ("\"a\u{1}b\"", "control character"), (#""\x""#, "invalid escape"),
+            (#""\u12""#, "four hex digits"), (#""\ud800x""#, "low surrogate"), (#""\udc00""#, "low surrogate"),
+            ("{\"a\":1,\"a\":2}", "duplicate key 'a'"), ("1 2", "unexpected data after"),
+            ("'x'", "unexpected character"),
+            ("1e999", "number out of range"), ("NaN", "unexpected character"),
+        ])
+    func invalid(_ text: String, _ reason: String) {
+        let error = #expect(throws: EnvelopeError.self) { try JSONValue.parse(text) }
+        #expect(error?.code == "malformed_json")
+        #expect(error?.description.contains(reason) == true, "\(String(describing: error))")
+        #expect(error?.description.contains("at byte") == true)
+    }
+
+    @Test("nesting is bounded, so hostile input cannot exhaust the stack")
+    func depth() throws {
+        _ = try JSONValue.parse(String(repeating: "[", count: 200) + String(repeating: "]", count: 200))
+        let deep = String(repeating: "[", count: 100_000)
+        let error = #expect(throws: EnvelopeError.self) { try JSONValue.parse(deep) }
+        #expect(error?.description.contains("nesting deeper than") == true)
+    }
+
+    @Test("invalid UTF-8 is refused")
+    func utf8() {
+        #expect(throws: EnvelopeError.invalidUTF8) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test("writing sorts keys, escapes strings, and parses back to the same value")
+    func write() throws {
+        let value: JSONValue = [
+            "b": [1, 2.5, "x\"\n\u{1}"], "a": nil, "c": ["z": true, "y": false], "d": -7, "e": 3.0,
+        ]
+        #expect(value.jsonText == #"{"a":null,"b":[1,2.5,"x\"\n\u0001"],"c":{"y":false,"z":true},"d":-7,"e":3.0}"#)
+        #expect(try JSONValue.parse(value.jsonBytes) == value)
+    }
+
+    @Test(
+        "Foundation's parser agrees on what parses",
+        arguments: [
+            "{\"a\":[1,2,{\"b\":null}],\"c\":\"\\u00e9\"}", "[1,2", "{\"a\":}", "\"\\ud83d\\ude00\"", "[-0.0e-5]",
+        ])
+    func agreesWithFoundation(_ text: String) {
+        let ours = (try? JSONValue.parse(text)) != nil
+        let foundation = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+        #expect(ours == foundation)
+    }
+}
+
+@Suite("Timestamps and ids")
+struct TimestampTests {
+    @Test("timestamps format to the millisecond in UTC and parse back exactly")
+    func roundTrip() {
+        let date = Date(timeIntervalSince1970: 1_795_285_800.125)
+        #expect(Timestamp.format(date) == "2026-11-21T18:30:00.125Z")
+        #expect(Timestamp.parse("2026-11-21T18:30:00.125Z") == date)
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+    }
+
+    @Test("other ISO 8601 forms parse; impossible dates do not")
+    func otherForms() {
+        #expect(Timestamp.parse("2026-11-21T19:30:00+01:00") == Date(timeIntervalSince1970: 1_795_285_800))
+        #expect(Timestamp.parse("2026-11-21T18:30:00Z") == Date(timeIntervalSince1970: 1_795_285_800))
+        #expect(Timestamp.parse("2026-02-31T00:00:00.000Z") == nil)
+        #expect(Timestamp.parse("2026-02-31T00:00:00Z") == nil)
+        #expect(Timestamp.parse("2028-02-29T00:00:00.000Z") != nil)
+        #expect(Timestamp.parse("2026-13-01T00:00:00.000Z") == nil)
+        #expect(Timestamp.parse("tomorrow") == nil)
+    }
+
+    @Test("ids are version-4 UUIDs in lower case, and a generator does not repeat itself")
+    func ids() {
+        var generator = EventIDGenerator()
+        var seen = Set<String>()
+        for _ in 0..<10_000 {
+            let id = generator.makeID()
+            #expect(UUID(uuidString: id) != nil)
+            #expect(id == id.lowercased())
+            #expect(Array(id)[14] == "4")
+            #expect("89ab".contains(Array(id)[19]))
+            seen.insert(id)
+        }
+        #expect(seen.count == 10_000)
+        #expect(UUIDText.make() != UUIDText.make())
+    }
+}
