@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import Synchronization
 
 /// A real child process (a Hearth executable) with its output captured line by line.
@@ -129,16 +130,7 @@ public final class ChildProcess: Sendable {
     /// Waits for the process to end: its exit status (negative: killed by that signal), or `nil`
     /// if it was still running after `timeout`.
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
-        await withTaskGroup(of: Int32?.self) { group in
-            group.addTask { await self.exited.wait() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await withTimeout(timeout) { await self.exited.wait() }
     }
 
     /// Runs `executable` to completion and returns its status and all its output.

@@ -76,29 +76,20 @@ public final class LineLog: Sendable {
             return state.nextWaiter
         }
         guard let ticket else { return lines.first(where: predicate) }
-        return await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-                        let early: String?? = self.state.withLock { state in
-                            if let line = state.lines.first(where: predicate) { return .some(line) }
-                            if Task.isCancelled { return .some(nil) }
-                            state.waiters[ticket] = Waiter(predicate: predicate, continuation: continuation)
-                            return .none
-                        }
-                        if let early { continuation.resume(returning: early) }
+        return await withTimeout(timeout) {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                    let early: String?? = self.state.withLock { state in
+                        if let line = state.lines.first(where: predicate) { return .some(line) }
+                        if Task.isCancelled { return .some(nil) }
+                        state.waiters[ticket] = Waiter(predicate: predicate, continuation: continuation)
+                        return .none
                     }
-                } onCancel: {
-                    self.state.withLock { $0.waiters.removeValue(forKey: ticket) }?.continuation.resume(returning: nil)
+                    if let early { continuation.resume(returning: early) }
                 }
+            } onCancel: {
+                self.state.withLock { $0.waiters.removeValue(forKey: ticket) }?.continuation.resume(returning: nil)
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
     }
 

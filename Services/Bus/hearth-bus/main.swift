@@ -17,14 +17,7 @@ do {
     let device = try DeviceIdentity.load(home: configuration.home)
     let context = try ZMQContext()
     let bus = try BusService(configuration: configuration, context: context, device: device, logger: logger)
-    var groupConfiguration = ServiceGroupConfiguration(
-        services: [bus],
-        gracefulShutdownSignals: [.sigterm, .sigint],
-        logger: logger
-    )
-    // A service stuck in shutdown must fail loudly rather than hang the supervisor.
-    groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(800)
-    try await ServiceGroup(configuration: groupConfiguration).run()
+    try await ServiceGroup(configuration: .hearth(services: [bus], logger: logger)).run()
     await context.terminate()
 } catch {
     logger.critical("hearth-bus cannot run: \(error)")

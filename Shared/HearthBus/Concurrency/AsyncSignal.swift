@@ -33,16 +33,7 @@ public final class AsyncSignal: Sendable {
     /// - Returns: `true` when it fired, `false` on timeout or cancellation.
     public func wait(timeout: Duration) async -> Bool {
         if isFired { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.waitUntilFiredOrCancelled() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        return await withTimeout(timeout) { await self.waitUntilFiredOrCancelled() } ?? false
     }
 
     private func waitUntilFiredOrCancelled() async -> Bool {

@@ -82,10 +82,7 @@ do {
         }
     )
     say("ready \(server.endpoint)")
-    var configuration = ServiceGroupConfiguration(
-        services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-    configuration.maximumGracefulShutdownDuration = .milliseconds(800)
-    try await ServiceGroup(configuration: configuration).run()
+    try await ServiceGroup(configuration: .hearth(services: [server], logger: logger)).run()
     await context.terminate()
 } catch {
     logger.critical("hearth-fixture: \(error)")
