@@ -43,4 +43,23 @@ struct SequenceTrackerTests {
         tracker.advance(source: "store", device: "a", to: 50)
         #expect(tracker.observe(source: "store", device: "a", seq: 51) == .inOrder)
     }
+
+    @Test("interleaved publishers keep their own positions")
+    func interleaved() {
+        var tracker = SequenceTracker()
+        #expect(tracker.observe(source: "turn", device: "a", seq: 1) == .first)
+        #expect(tracker.observe(source: "store", device: "a", seq: 7) == .first)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 2) == .inOrder)
+        #expect(tracker.observe(source: "store", device: "a", seq: 8) == .inOrder)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 2) == .duplicate)
+        #expect(
+            tracker.observe(source: "store", device: "a", seq: 11)
+                == .gap(SequenceGap(source: "store", device: "a", expected: 9, received: 11)))
+        #expect(tracker.observe(source: "turn", device: "a", seq: 3) == .inOrder)
+        #expect(tracker.lastSeq(source: "store", device: "a") == 11)
+        #expect(tracker.lastSeq(source: "turn", device: "a") == 3)
+        tracker.advance(source: "store", device: "a", to: 20)
+        #expect(tracker.observe(source: "store", device: "a", seq: 21) == .inOrder)
+        #expect(tracker.lastSeq(source: "turn", device: "b") == nil)
+    }
 }

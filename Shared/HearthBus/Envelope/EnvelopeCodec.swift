@@ -49,14 +49,14 @@ public struct EnvelopeCodec: Sendable {
         guard String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
         // The envelope's members go straight into their fields, with no dictionary in between.
         // Unknown members are ignored, so a v1 reader accepts v1 envelopes that grew a field.
-        var slots = [JSONValue?](repeating: nil, count: Self.fieldNames.count)
+        var slots = [JSONValue?](repeating: nil, count: 8)
         try JSONParser.forEachMember(of: frame) { (key, value) throws(EnvelopeError) in
-            guard let slot = Self.fieldNames.firstIndex(of: key) else { return }
+            guard let slot = Self.slot(key) else { return }
             guard slots[slot] == nil else { throw .malformedJSON("duplicate key '\(key)'") }
             slots[slot] = value
         }
         func value(_ name: String) throws(EnvelopeError) -> JSONValue {
-            guard let value = slots[Self.fieldNames.firstIndex(of: name)!] else { throw .missingField(name) }
+            guard let value = slots[Self.slot(name)!] else { throw .missingField(name) }
             return value
         }
 
@@ -84,8 +84,19 @@ public struct EnvelopeCodec: Sendable {
         )
     }
 
-    /// The envelope's members, in the order their absence is reported.
-    private static let fieldNames = ["v", "id", "src", "dev", "seq", "ts", "type", "data"]
+    private static func slot(_ key: String) -> Int? {
+        switch key {
+        case "v": 0
+        case "id": 1
+        case "src": 2
+        case "dev": 3
+        case "seq": 4
+        case "ts": 5
+        case "type": 6
+        case "data": 7
+        default: nil
+        }
+    }
 
     private static func typed<T>(
         _ name: String,

@@ -47,40 +47,53 @@ public struct SequenceTracker: Sendable {
         let device: String
     }
 
-    private var last: [Publisher: UInt64] = [:]
+    /// Last seq of every publisher except `recent`'s.
+    private var others: [Publisher: UInt64] = [:]
+    /// The publisher seen most recently, kept out of the dictionary: events come in runs from
+    /// one publisher, and this spares hashing two strings per event.
+    private var recent: (publisher: Publisher, seq: UInt64)?
 
     public init() {}
 
     /// Classifies `seq` from `source` on `device` and remembers it unless it is a duplicate.
     public mutating func observe(source: String, device: String, seq: UInt64) -> Verdict {
-        let key = Publisher(source: source, device: device)
-        guard let previous = last[key] else {
-            last[key] = seq
-            return .first
+        let previous: UInt64?
+        if let recent, recent.publisher.source == source, recent.publisher.device == device {
+            previous = recent.seq
+        } else {
+            let key = Publisher(source: source, device: device)
+            if let recent { others[recent.publisher] = recent.seq }
+            previous = others.removeValue(forKey: key)
+            recent = (key, previous ?? seq)
         }
-        if seq == previous + 1 {
-            last[key] = seq
-            return .inOrder
-        }
-        if seq > previous + 1 {
-            last[key] = seq
+        guard let previous else { return .first }
+        let verdict = Self.classify(seq, after: previous, source: source, device: device)
+        if verdict != .duplicate { recent!.seq = seq }
+        return verdict
+    }
+
+    private static func classify(_ seq: UInt64, after previous: UInt64, source: String, device: String) -> Verdict {
+        if seq == previous &+ 1 { return .inOrder }
+        if seq > previous {
             return .gap(SequenceGap(source: source, device: device, expected: previous + 1, received: seq))
         }
-        if seq == 1 && previous > 1 {
-            last[key] = seq
-            return .restarted
-        }
+        if seq == 1 && previous > 1 { return .restarted }
         return .duplicate
     }
 
     /// The last sequence number seen from a publisher, if any: what to ask a replay to start after.
     public func lastSeq(source: String, device: String) -> UInt64? {
-        last[Publisher(source: source, device: device)]
+        if let recent, recent.publisher.source == source, recent.publisher.device == device { return recent.seq }
+        return others[Publisher(source: source, device: device)]
     }
 
     /// Records that everything up to `seq` is now held (after a replay filled a gap).
     public mutating func advance(source: String, device: String, to seq: UInt64) {
-        let key = Publisher(source: source, device: device)
-        last[key] = max(last[key] ?? 0, seq)
+        if let recent, recent.publisher.source == source, recent.publisher.device == device {
+            self.recent!.seq = max(recent.seq, seq)
+        } else {
+            let key = Publisher(source: source, device: device)
+            others[key] = max(others[key] ?? 0, seq)
+        }
     }
 }
