@@ -148,7 +148,7 @@ enum RawZeroMQ {
 
 /// At most this many messages are in flight: the sender waits for the receiver beyond it, so
 /// no run loses messages to a high-water mark (every mark is 100,000).
-let flowWindow = 10_000
+let flowWindow = 50_000
 
 /// Receives on its own thread until `count` messages arrived or the socket went quiet.
 final class Receiver: @unchecked Sendable {

@@ -108,7 +108,7 @@ public final class CommandClient: Sendable {
             do {
                 connection = try currentConnection()
             } catch {
-                throw CommandClientError.malformedReply("cannot open a socket to \(endpoint): \(error)")
+                throw CommandClientError.socket(endpoint: endpoint, reason: "\(error)")
             }
             if let reply = await exchange(frames, id: request.id, over: connection) {
                 return reply

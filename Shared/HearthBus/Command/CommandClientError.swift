@@ -8,6 +8,8 @@ public enum CommandClientError: Error, Sendable, Equatable, CustomStringConverti
     case malformedReply(String)
     /// The client was closed.
     case closed
+    /// No socket could be opened for the endpoint (a bad endpoint, or the context shut down).
+    case socket(endpoint: String, reason: String)
 
     public var description: String {
         switch self {
@@ -16,6 +18,7 @@ public enum CommandClientError: Error, Sendable, Equatable, CustomStringConverti
             "no reply from \(endpoint) after \(attempts) attempt\(attempts == 1 ? "" : "s") of \(timeout.milliseconds) ms"
         case .malformedReply(let reason): "malformed reply: \(reason)"
         case .closed: "the command client is closed"
+        case .socket(let endpoint, let reason): "cannot open a socket to \(endpoint): \(reason)"
         }
     }
 }
