@@ -25,6 +25,8 @@ public final class SocketThread: Sendable {
 
     private struct Shared: ~Copyable {
         var outbox: Deque<[Frame]> = []
+        /// The thread is (about to be) blocked in `zmq_poll` and needs the eventfd to wake.
+        var parked = false
         var closing = false
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
@@ -76,14 +78,15 @@ public final class SocketThread: Sendable {
     /// Queues one multipart message for sending.
     /// - Throws: `SocketThreadError.closed` once `close()` has begun.
     public func send(_ frames: [Frame]) throws(SocketThreadError) {
-        let wasEmpty = try shared.withLock { state throws(SocketThreadError) -> Bool in
+        let mustWake = try shared.withLock { state throws(SocketThreadError) -> Bool in
             guard !state.closing else { throw .closed(name) }
             state.outbox.append(frames)
-            return state.outbox.count == 1
+            // A busy thread takes the outbox on its next pass; only a parked one needs waking,
+            // and only once.
+            defer { state.parked = false }
+            return state.parked
         }
-        // The thread empties the whole outbox on every wake-up, so only the first message queued
-        // since it last looked needs to wake it.
-        if wasEmpty { wake.signal() }
+        if mustWake { wake.signal() }
     }
 
     /// Ends `incoming` while the socket stays open for sending (graceful shutdown: stop intake,
@@ -133,8 +136,13 @@ public final class SocketThread: Sendable {
 
         loop: while true {
             poller.setWantsOutput(socketIndex, !pending.isEmpty)
+            // Park only with nothing queued; a sender seeing `parked` signals the eventfd.
+            let park = shared.withLock { state -> Bool in
+                state.parked = state.outbox.isEmpty && !state.closing
+                return state.parked
+            }
             do {
-                _ = try poller.poll(timeoutMilliseconds: closing ? 0 : wait)
+                _ = try poller.poll(timeoutMilliseconds: park ? wait : 0)
             } catch let error as ZMQError {
                 if !error.contextTerminated { logger.error("\(name): \(error)") }
                 break loop
@@ -144,6 +152,7 @@ public final class SocketThread: Sendable {
             }
             if poller.isReadable(wakeIndex) { wake.drain() }
             shared.withLock { state in
+                state.parked = false
                 pending.append(contentsOf: state.outbox)
                 state.outbox.removeAll(keepingCapacity: true)
                 closing = state.closing
