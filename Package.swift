@@ -13,6 +13,7 @@ let package = Package(
     name: "Hearth",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthBus", targets: ["HearthBus"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bus", targets: ["hearth-bus"]),
@@ -41,6 +42,11 @@ let package = Package(
         ),
 
         // MARK: - Shared libraries
+        .target(
+            name: "HearthCore",
+            path: "Shared/HearthCore",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HearthBus",
             dependencies: [
@@ -124,6 +130,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/Fixtures/hearth-fixture",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthCoreTests",
+            dependencies: ["HearthCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
