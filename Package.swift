@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HearthBus", targets: ["HearthBus"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bus", targets: ["hearth-bus"]),
+        .executable(name: "hearth-store", targets: ["hearth-store"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
     dependencies: [
@@ -25,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: - System libraries
@@ -90,9 +92,33 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "StoreService",
+            dependencies: [
+                "HearthBus",
+                "HearthCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Store/StoreService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-store",
+            dependencies: [
+                "StoreService",
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Store/hearth-store",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HearthCLI",
             dependencies: [
                 "HearthBus",
+                "HearthCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -7,7 +7,7 @@ public struct Hearth: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Local-first household coordination: watch and drive the services of a Hearth stack.",
-        subcommands: [Status.self, Monitor.self, Publish.self, Config.self]
+        subcommands: [Status.self, Event.self, Monitor.self, Publish.self, Config.self]
     )
 
     public init() {}

@@ -4,6 +4,7 @@
 /// `Procfile`, and `hearth status` starts pinging it.
 public enum HearthService: String, Sendable, CaseIterable, Codable {
     case bus
+    case store
 
     /// The configuration key of the service's command endpoint, such as `bus.cmd`.
     public var commandKey: String { "\(rawValue).cmd" }

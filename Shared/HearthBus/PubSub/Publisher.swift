@@ -85,6 +85,22 @@ public final class Publisher: Sendable {
         }
     }
 
+    /// Publishes one event carrying a sequence number the caller owns: a durable source (the
+    /// store) numbers events with its persistent change sequence, so numbering survives restarts.
+    /// Calls must come in increasing `seq` order.
+    @discardableResult
+    public func publish(topic: String, type: String, data: JSONValue, seq: UInt64) throws -> Envelope {
+        try Topic.validate(topic)
+        let topicFrame = Array(topic.utf8)
+        return try sequence.withLock { state in
+            let envelope = Envelope(
+                id: state.ids.makeID(), source: source, device: device, seq: seq, type: type, data: data)
+            try socket.send([topicFrame, try codec.encode(envelope)])
+            state.next = seq + 1
+            return envelope
+        }
+    }
+
     /// Sends two frames exactly as given, with no envelope and no numbering (tests and benchmarks).
     public func publishFrames(_ frames: [Frame]) throws {
         try socket.send(frames)

@@ -1,0 +1,42 @@
+import ArgumentParser
+import HearthBus
+
+/// Sends one command to a service for a `hearth` subcommand.
+enum ServiceCall {
+    /// The command's result data. A refusal prints the service's message and exits 2 (bad
+    /// input); an unreachable service exits 1.
+    static func run(
+        _ options: GlobalOptions,
+        _ service: HearthService,
+        _ command: String,
+        _ arguments: [String: JSONValue] = [:]
+    ) async throws -> JSONValue {
+        let configuration = try options.loadConfiguration()
+        let context = try ZMQContext()
+        let client = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(service), timeout: options.timeoutDuration,
+            attempts: 3)
+        let result: Result<JSONValue, CommandClientError>
+        do {
+            result = .success(try await client.request(command, args: arguments))
+        } catch let error as CommandClientError {
+            result = .failure(error)
+        }
+        await client.close()
+        await context.terminate()
+        switch result {
+        case .success(let data):
+            return data
+        case .failure(.refused(let error)):
+            if options.json {
+                Output.json(["ok": false, "error": ["code": .string(error.code), "message": .string(error.message)]])
+            }
+            Output.error("hearth: \(error.message)")
+            throw ExitCode(2)
+        case .failure(let error):
+            Output.error(
+                "hearth: \(service.rawValue) is not answering: \(error) (is hearth-\(service.rawValue) running?)")
+            throw ExitCode(1)
+        }
+    }
+}

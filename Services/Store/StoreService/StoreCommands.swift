@@ -1,0 +1,247 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// The store's commands: argument checking, then one transaction each.
+struct StoreCommands: Sendable {
+    let database: StoreDatabase
+    let publisher: Publisher
+
+    func handle(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        switch request.command {
+        case "event.set": return try await setEvent(request.id, arguments)
+        case "event.clear": return try await clearEvent(request.id, arguments)
+        case "event.list": return try await listEvents(arguments)
+        case "event.show": return try await showEvent(arguments)
+        case "changes": return try await changes(arguments)
+        default: throw CommandError.unknownCommand(request.command, service: "store")
+        }
+    }
+
+    // MARK: - Year planner
+
+    private func setEvent(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        let year = try arguments.int("year")
+        let month = try arguments.int("month")
+        let title = try arguments.optionalString("title")
+        let location = try arguments.optionalString("location")
+        let day = try arguments.optionalInt("day")
+        try check { () throws(PlannerError) in
+            try YearPlanner.validate(year: year, month: month, title: title, location: location, day: day)
+        }
+        var values: [String: FieldValue] = [:]
+        if let title { values["title"] = .text(title) }
+        if let location { values["location"] = location.isEmpty ? .null : .text(location) }
+        if let day { values["day"] = .int(Int64(day)) }
+        guard !values.isEmpty else {
+            throw CommandError.invalidArgument("title", "or 'location' or 'day' must be given: there is nothing to set")
+        }
+        let entity = YearPlanner.entity(year: year, month: month)
+        let changes = values
+        return try await database.once(requestID) { db in
+            let existing = try Row.fetchOne(
+                db, sql: "SELECT title FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
+            if title == nil, (existing?["title"] as String?) == nil {
+                throw CommandError.invalidArgument(
+                    "title", "is required: the card for \(YearPlanner.monthName(month)) \(year) is empty")
+            }
+            return try commit(entity, changes, in: db)
+        }
+    }
+
+    private func clearEvent(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        let year = try arguments.int("year")
+        let month = try arguments.int("month")
+        try check { () throws(PlannerError) in
+            try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
+        }
+        let entity = YearPlanner.entity(year: year, month: month)
+        return try await database.once(requestID) { db in
+            guard try Self.card(year: year, month: month, in: db)?["title"] != .null else {
+                throw CommandError(
+                    code: "not_found", message: "the card for \(YearPlanner.monthName(month)) \(year) is already empty")
+            }
+            return try commit(entity, ["title": .null, "location": .null, "day": .null], in: db)
+        }
+    }
+
+    private func listEvents(_ arguments: Arguments) async throws -> JSONValue {
+        let year = try arguments.optionalInt("year") ?? Calendar(identifier: .gregorian).component(.year, from: Date())
+        try check { () throws(PlannerError) in
+            try YearPlanner.validate(year: year, month: 1, title: nil, location: nil, day: nil)
+        }
+        return try await database.pool.read { db in
+            var cards: [JSONValue] = []
+            for month in 1...12 {
+                cards.append(
+                    try Self.card(year: year, month: month, in: db) ?? Self.emptyCard(year: year, month: month))
+            }
+            return ["year": .int(Int64(year)), "cards": .array(cards)]
+        }
+    }
+
+    private func showEvent(_ arguments: Arguments) async throws -> JSONValue {
+        let year = try arguments.int("year")
+        let month = try arguments.int("month")
+        try check { () throws(PlannerError) in
+            try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
+        }
+        let entity = YearPlanner.entity(year: year, month: month)
+        return try await database.pool.read { db in
+            guard var card = try Self.card(year: year, month: month, in: db)?.objectValue else {
+                return Self.emptyCard(year: year, month: month)
+            }
+            let log = try StoreDatabase.log(of: entity, in: db)
+            var fields: [String: JSONValue] = [:]
+            for (name, state) in log.entity(entity) {
+                fields[name] = [
+                    "value": state.value.json, "conflict": .bool(state.isConflict),
+                    "values": .array(state.heads.map { ["op": .string($0.id.description), "value": $0.value.json] }),
+                ]
+            }
+            card["fields"] = .object(fields)
+            card["operations"] = .int(Int64(log.operations.count))
+            return .object(card)
+        }
+    }
+
+    // MARK: - Change feed
+
+    private func changes(_ arguments: Arguments) async throws -> JSONValue {
+        let since = try arguments.optionalInt("since") ?? 0
+        let limit = try arguments.optionalInt("limit") ?? 1_000
+        guard since >= 0 else { throw CommandError.invalidArgument("since", "must not be negative") }
+        guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
+        return try await database.pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT change.seq, operation.* FROM change JOIN operation ON operation.id = change.op_id
+                    WHERE change.seq > ? ORDER BY change.seq LIMIT ?
+                    """,
+                arguments: [since, limit])
+            var changes: [JSONValue] = []
+            for row in rows {
+                let operation = try OperationRecord(row: row).operation
+                changes.append(["seq": .int(row["seq"]), "operation": operation.json])
+            }
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change") ?? 0
+            return ["changes": .array(changes), "last_seq": .int(last)]
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Appends a local operation and publishes the change once the transaction has committed.
+    private func commit(_ entity: EntityRef, _ values: [String: FieldValue], in db: Database) throws -> JSONValue {
+        let operation = try database.makeOperation(entity, values: values, in: db)
+        guard let seq = try StoreDatabase.apply(operation, in: db) else {
+            throw CommandError(code: "internal", message: "a fresh operation was already in the log")
+        }
+        let card = try Self.card(entity, in: db) ?? .null
+        let data: JSONValue = [
+            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)],
+            "op": .string(operation.id.description), "card": card,
+        ]
+        let publisher = self.publisher
+        // Runs on GRDB's writer queue after the commit, so events leave in commit order.
+        db.afterNextTransaction(onCommit: { _ in
+            _ = try? publisher.publish(
+                topic: "store.\(entity.kind).changed", type: "store.changed", data: data, seq: UInt64(seq))
+        })
+        return ["seq": .int(seq), "op": .string(operation.id.description), "card": card]
+    }
+
+    static func card(_ entity: EntityRef, in db: Database) throws -> JSONValue? {
+        guard let (year, month) = YearPlanner.yearAndMonth(of: entity) else { return nil }
+        return try card(year: year, month: month, in: db)
+    }
+
+    static func card(year: Int, month: Int, in db: Database) throws -> JSONValue? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
+        else { return nil }
+        func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
+        return [
+            "year": .int(Int64(year)), "month": .int(Int64(month)), "month_name": .string(YearPlanner.monthName(month)),
+            "title": text("title"), "location": text("location"),
+            "day": (row["day"] as Int64?).map(JSONValue.int) ?? .null, "colour": text("colour"),
+            "created_at": text("created_at"), "modified_at": text("modified_at"), "modified_by": text("modified_by"),
+            "conflicted": .bool(row["conflicted"]), "empty": .bool((row["title"] as String?) == nil),
+        ]
+    }
+
+    static func emptyCard(year: Int, month: Int) -> JSONValue {
+        [
+            "year": .int(Int64(year)), "month": .int(Int64(month)), "month_name": .string(YearPlanner.monthName(month)),
+            "title": nil, "location": nil, "day": nil, "colour": .string(YearPlanner.defaultColours[month - 1]),
+            "conflicted": false, "empty": true,
+        ]
+    }
+
+    private func check(_ body: () throws(PlannerError) -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw CommandError.invalidArgument(error.field, error.rule)
+        }
+    }
+}
+
+/// Typed access to command arguments, with errors that name the argument and the rule.
+struct Arguments {
+    let values: [String: JSONValue]
+
+    init(_ values: [String: JSONValue]) { self.values = values }
+
+    func int(_ name: String) throws -> Int {
+        guard let value = values[name], value != .null else { throw CommandError.invalidArgument(name, "is required") }
+        guard let number = value.intValue else {
+            throw CommandError.invalidArgument(name, "must be a whole number, found \(value.typeName)")
+        }
+        return Int(number)
+    }
+
+    func optionalInt(_ name: String) throws -> Int? {
+        guard let value = values[name], value != .null else { return nil }
+        return try int(name)
+    }
+
+    func optionalString(_ name: String) throws -> String? {
+        guard let value = values[name], value != .null else { return nil }
+        guard let text = value.stringValue else {
+            throw CommandError.invalidArgument(name, "must be a string, found \(value.typeName)")
+        }
+        return text
+    }
+}
+
+extension FieldValue {
+    var json: JSONValue {
+        switch self {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .int(let number): .int(number)
+        case .text(let text): .string(text)
+        }
+    }
+}
+
+extension Operation {
+    var json: JSONValue {
+        var fields: [String: JSONValue] = [:]
+        for (name, write) in self.fields {
+            fields[name] = [
+                "value": write.value.json,
+                "overwrites": .array(write.overwrites.sorted().map { .string($0.description) }),
+            ]
+        }
+        return [
+            "id": .string(id.description), "time": ["wall": .int(time.wall), "logical": .int(Int64(time.logical))],
+            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "fields": .object(fields),
+        ]
+    }
+}

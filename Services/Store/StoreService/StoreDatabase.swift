@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// `$HEARTH_HOME/hearth.sqlite`: the operation log, the change feed and the tables materialised
+/// from the log, in one WAL-mode `DatabasePool`.
+///
+/// Every change goes through `apply`: in one transaction it appends the operation, folds the
+/// entity's operations (with HearthCore's `OperationLog`, the single definition of how edits
+/// merge) into its materialised row, and appends a change. A commit is durable before anyone is
+/// told (`synchronous = FULL`).
+final class StoreDatabase: Sendable {
+    let pool: DatabasePool
+    let localDevice: String
+
+    /// Opens (creating with mode 0600) and migrates the database.
+    init(path: String, localDevice: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            // SQLite gives its -wal and -shm files the database file's permissions.
+            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw StoreError.file(path, String(cString: strerror(errno))) }
+            close(fd)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try StoreMigrations.migrator.migrate(pool)
+        self.localDevice = localDevice
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, 'This device', 1, ?)
+                    ON CONFLICT(id) DO NOTHING
+                    """,
+                arguments: [localDevice, Timestamp.format(Date())])
+        }
+    }
+
+    // MARK: - Applying operations
+
+    /// Applies `operation` inside the caller's transaction.
+    /// - Returns: the change's sequence number, or `nil` if the operation was already applied.
+    /// - Throws: `OperationLogError` for a malformed or forged operation; nothing is written then.
+    static func apply(_ operation: Operation, in db: Database) throws -> Int64? {
+        try operation.validate()
+        if let existing = try OperationRecord.fetchOne(db, key: operation.id.description) {
+            guard try existing.operation == operation else {
+                throw OperationLogError.conflictingDuplicate(operation.id)
+            }
+            return nil
+        }
+        try OperationRecord(operation).insert(db)
+        try materialize(operation.entity, in: db)
+        try db.execute(
+            sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)",
+            arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
+        return db.lastInsertedRowID
+    }
+
+    /// The log of one entity's operations, folded.
+    static func log(of entity: EntityRef, in db: Database) throws -> OperationLog {
+        var log = OperationLog()
+        let records = try OperationRecord.filter(
+            Column("entity_kind") == entity.kind && Column("entity_id") == entity.id
+        )
+        .fetchAll(db)
+        for record in records { try log.apply(try record.operation) }
+        return log
+    }
+
+    /// A new local operation setting `values` on `entity`: the next counter of this device and a
+    /// hybrid time after every operation held.
+    func makeOperation(_ entity: EntityRef, values: [String: FieldValue], in db: Database) throws -> Operation {
+        let counter =
+            try Int64.fetchOne(
+                db, sql: "SELECT MAX(counter) FROM operation WHERE device = ?", arguments: [localDevice]) ?? 0
+        let last = try Row.fetchOne(
+            db, sql: "SELECT wall, logical FROM operation ORDER BY wall DESC, logical DESC LIMIT 1")
+        var clock = HybridClock(
+            last: last.map { HybridTime(wall: $0["wall"], logical: UInt32($0["logical"] as Int64)) }
+                ?? HybridTime(wall: 0))
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        return try Self.log(of: entity, in: db).makeOperation(
+            device: localDevice, counter: UInt64(counter + 1), time: clock.tick(now: now), entity: entity,
+            values: values)
+    }
+
+    /// Rewrites the materialised row of `entity` from its operations.
+    static func materialize(_ entity: EntityRef, in db: Database) throws {
+        guard entity.kind == YearPlanner.entityKind, let (year, month) = YearPlanner.yearAndMonth(of: entity) else {
+            return
+        }
+        let log = try log(of: entity, in: db)
+        let fields = log.entity(entity)
+        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        guard let first = operations.first, let last = operations.last else { return }
+        func text(_ name: String) -> String? {
+            if case .text(let value) = fields[name]?.value { return value }
+            return nil
+        }
+        var day: Int64?
+        if case .int(let value) = fields["day"]?.value { day = value }
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO event_card
+                    (year, month, title, location, day, colour, created_at, modified_at, modified_by, conflicted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                year, month, text("title"), text("location"), day,
+                text("colour") ?? YearPlanner.defaultColours[month - 1],
+                Timestamp.format(Date(milliseconds: first.time.wall)),
+                Timestamp.format(Date(milliseconds: last.time.wall)), last.author,
+                fields.values.contains { $0.isConflict },
+            ])
+    }
+
+    // MARK: - Idempotent commands
+
+    /// Runs a mutating command at most once per request id: the reply is stored in the command's
+    /// own transaction and returned again for a repeated id.
+    func once(_ requestID: String, _ body: @escaping @Sendable (Database) throws -> JSONValue) async throws -> JSONValue
+    {
+        try await pool.write { db in
+            if let stored = try String.fetchOne(
+                db, sql: "SELECT reply FROM request WHERE id = ?", arguments: [requestID])
+            {
+                return try JSONValue.parse(stored)
+            }
+            let reply = try body(db)
+            try db.execute(
+                sql: "INSERT INTO request (id, reply) VALUES (?, ?)", arguments: [requestID, reply.jsonText])
+            return reply
+        }
+    }
+}
+
+extension Date {
+    init(milliseconds: Int64) { self.init(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}
+
+/// A store failure that is not the caller's fault.
+enum StoreError: Error, CustomStringConvertible {
+    case file(String, String)
+
+    var description: String {
+        switch self {
+        case .file(let path, let reason): "\(path): \(reason)"
+        }
+    }
+}

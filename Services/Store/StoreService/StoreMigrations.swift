@@ -1,0 +1,63 @@
+import GRDB
+
+/// The store's schema. Named migrations are never edited once landed: add a new one instead.
+enum StoreMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: operation log, change feed, event cards, requests, devices") { db in
+            // Every operation ever applied: the history, and the source of every materialised row.
+            try db.create(table: "operation") { table in
+                table.primaryKey("id", .text)
+                table.column("device", .text).notNull()
+                table.column("counter", .integer).notNull()
+                table.column("wall", .integer).notNull()
+                table.column("logical", .integer).notNull()
+                table.column("entity_kind", .text).notNull()
+                table.column("entity_id", .text).notNull()
+                table.column("fields", .text).notNull()
+                table.uniqueKey(["device", "counter"])
+            }
+            try db.create(index: "operation_entity", on: "operation", columns: ["entity_kind", "entity_id"])
+            try db.create(index: "operation_time", on: "operation", columns: ["wall", "logical"])
+
+            // The durable change feed: `seq` is the store's event sequence on the bus.
+            try db.create(table: "change") { table in
+                table.autoIncrementedPrimaryKey("seq")
+                table.column("op_id", .text).notNull().references("operation")
+                table.column("entity_kind", .text).notNull()
+                table.column("entity_id", .text).notNull()
+            }
+
+            // The year planner's cards, materialised from the log for plain SQL queries.
+            try db.create(table: "event_card") { table in
+                table.column("year", .integer).notNull()
+                table.column("month", .integer).notNull()
+                table.column("title", .text)
+                table.column("location", .text)
+                table.column("day", .integer)
+                table.column("colour", .text).notNull()
+                table.column("created_at", .text).notNull()
+                table.column("modified_at", .text).notNull()
+                table.column("modified_by", .text).notNull()
+                table.column("conflicted", .boolean).notNull().defaults(to: false)
+                table.primaryKey(["year", "month"])
+            }
+
+            // Replies to mutating commands by request id, written in the command's own transaction,
+            // so a command retried after a crash is answered, not run twice.
+            try db.create(table: "request") { table in
+                table.primaryKey("id", .text)
+                table.column("reply", .text).notNull()
+            }
+
+            try db.create(table: "device") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("is_local", .boolean).notNull().defaults(to: false)
+                table.column("last_sync_at", .text)
+                table.column("first_seen_at", .text).notNull()
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+import Logging
+import ServiceLifecycle
+
+/// `hearth-store`: owns every durable byte of household data. It answers commands on
+/// `store.cmd`, and after each commit publishes `store.<entity>.changed` numbered with its
+/// durable change sequence; `changes {since}` replays the feed to any subscriber that restarted
+/// or saw a gap.
+public final class StoreService: Service {
+    /// The command endpoint as bound.
+    public let commandEndpoint: String
+
+    let database: StoreDatabase
+    private let commands: CommandServer
+    private let publisher: Publisher
+    private let logger: Logger
+
+    /// Opens and migrates the database, then binds the command endpoint (in that order, so no
+    /// command ever meets an unmigrated database).
+    public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
+        let path = (configuration.home as NSString).appendingPathComponent("hearth.sqlite")
+        let database = try StoreDatabase(path: path, localDevice: device)
+        self.database = database
+        self.logger = logger
+        let lastSeq = try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change") ?? 0 }
+        let publisher = try Publisher(
+            context: context, endpoint: configuration.busPublishEndpoint, source: "store", device: device,
+            firstSeq: UInt64(lastSeq) + 1, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
+        self.publisher = publisher
+        let handlers = StoreCommands(database: database, publisher: publisher)
+        commands = try CommandServer(
+            context: context,
+            endpoint: configuration.commandEndpoint(.store),
+            service: "store",
+            maximumMessageBytes: configuration.maximumMessageBytes,
+            logger: logger,
+            pingInfo: {
+                let (operations, changes) =
+                    (try? await database.pool.read { db in
+                        (
+                            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM operation") ?? 0,
+                            try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM change") ?? 0
+                        )
+                    }) ?? (0, 0)
+                return ["operations": .int(Int64(operations)), "last_seq": .int(Int64(changes))]
+            },
+            handler: { request in try await handlers.handle(request) }
+        )
+        commandEndpoint = commands.endpoint
+    }
+
+    public func run() async throws {
+        if !(await publisher.waitUntilConnected(timeout: .seconds(2))) {
+            logger.warning("hearth-store: no bus yet; changes are kept and can be replayed with `changes`")
+        }
+        logger.info("hearth-store up", metadata: ["cmd": "\(commandEndpoint)"])
+        try await commands.run()
+        await publisher.close()
+    }
+}

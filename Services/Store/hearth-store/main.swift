@@ -1,0 +1,25 @@
+import Foundation
+import HearthBus
+import Logging
+import ServiceLifecycle
+import StoreService
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel =
+        ProcessInfo.processInfo.environment["HEARTH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+    return handler
+}
+let logger = Logger(label: "hearth.store")
+
+do {
+    let configuration = try HearthConfiguration.load()
+    let device = try DeviceIdentity.load(home: configuration.home)
+    let context = try ZMQContext()
+    let store = try StoreService(configuration: configuration, context: context, device: device, logger: logger)
+    try await ServiceGroup(configuration: .hearth(services: [store], logger: logger)).run()
+    await context.terminate()
+} catch {
+    logger.critical("hearth-store cannot run: \(error)")
+    exit(1)
+}
