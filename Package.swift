@@ -177,13 +177,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StoreServiceTests",
+            dependencies: [
+                "StoreService", "HearthBus", "HearthCore", "HearthTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HearthCLITests",
             dependencies: ["HearthCLI", "HearthBus", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearthBus", "HearthTesting"],
+            dependencies: ["HearthBus", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
     ],

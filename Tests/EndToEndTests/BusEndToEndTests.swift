@@ -12,7 +12,7 @@ struct BusEndToEndTests {
 
     @Test("hearth monitor --json prints what hearth publish sent")
     func monitorSeesPublish() async throws {
-        let stack = try await BusStack(context: context)
+        let stack = try await TestStack(context: context)
         let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching") != nil, "\(monitor.errors.text)")
 
@@ -35,7 +35,7 @@ struct BusEndToEndTests {
 
     @Test("hearth monitor with prefixes shows only matching topics, in text")
     func monitorPrefixes() async throws {
-        let stack = try await BusStack(context: context)
+        let stack = try await TestStack(context: context)
         let monitor = try await ChildProcess("hearth", ["monitor", "turn."], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
         for (topic, data) in [("store.event.changed", #"{"a":1}"#), ("turn.ABC-2.changed", #"{"player":"Ben"}"#)] {
@@ -50,15 +50,16 @@ struct BusEndToEndTests {
         #expect(await monitor.waitForExit(timeout: .seconds(1)) == 0)
     }
 
-    @Test("hearth status reports the bus up, then down once it is stopped")
+    @Test("hearth status reports every service up, then the bus down once it is stopped")
     func statusUpThenDown() async throws {
-        let stack = try await BusStack(context: context)
+        let stack = try await TestStack(HearthService.allCases, context: context)
         let up = try await ChildProcess.run("hearth", ["status", "--json"], environment: stack.environment)
-        #expect(up.status == 0, "\(up.stderr)")
+        #expect(up.status == 0, "\(up.stdout) \(up.stderr)")
         let report = try JSONValue.parse(up.stdout)
         #expect(report["all_up"] == true)
-        #expect(report["services"]?.arrayValue?.first?["name"] == "bus")
-        #expect(report["services"]?.arrayValue?.first?["rtt_ms"]?.doubleValue != nil)
+        let services = report["services"]?.arrayValue ?? []
+        #expect(Set(services.compactMap { $0["name"]?.stringValue }) == Set(HearthService.allCases.map(\.rawValue)))
+        #expect(services.allSatisfy { $0["rtt_ms"]?.doubleValue != nil })
 
         stack.process.signal(SIGTERM)
         #expect(await stack.process.waitForExit(timeout: .seconds(1)) == 0)
@@ -66,7 +67,11 @@ struct BusEndToEndTests {
         let down = try await ChildProcess.run(
             "hearth", ["status", "--timeout", "200"], environment: stack.environment)
         #expect(down.status == 1)
-        #expect(down.stdout.contains("bus") && down.stdout.contains("down"), "\(down.stdout)")
+        let busLine = down.stdout.split(separator: "\n").first { $0.hasPrefix("bus") }
+        #expect(busLine?.contains("down") == true, "\(down.stdout)")
+        let storeLine = down.stdout.split(separator: "\n").first { $0.hasPrefix("store") }
+        #expect(storeLine?.contains(" up ") == true, "\(down.stdout)")
+        for status in await stack.stop().values { #expect(status == 0) }
     }
 
     @Test("hearth publish rejects a bad topic or bad JSON with exit code 2 and says why")
@@ -106,7 +111,7 @@ struct BusEndToEndTests {
             "HEARTH_BUS_PUB": "tcp://127.0.0.1:\(ports[0])", "HEARTH_BUS_SUB": "tcp://127.0.0.1:\(ports[1])",
             "HEARTH_BUS_CMD": "tcp://127.0.0.1:\(ports[2])",
         ]
-        let stack = try await BusStack(environment: environment, context: context)
+        let stack = try await TestStack(environment: environment, context: context)
         let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
         #expect(await monitor.errors.waitForLine(containing: "watching tcp://") != nil, "\(monitor.errors.text)")
         let result = try await ChildProcess.run(
@@ -121,7 +126,8 @@ struct BusEndToEndTests {
 
     @Test("SIGTERM: every process exits 0 within 1 s, even under traffic")
     func sigterm() async throws {
-        let stack = try await BusStack(environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
+        let stack = try await TestStack(
+            HearthService.allCases, environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
         let ledger = stack.home.file("ledger.txt")
         let fixture = try await ChildProcess(
             "hearth-fixture", ["--endpoint", "ipc://\(stack.home.path)/run/fixture.sock", "--ledger", ledger],
@@ -131,8 +137,9 @@ struct BusEndToEndTests {
         #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
         #expect(await monitor.output.waitForLine(containing: "health.bus") != nil)
 
-        for process in [monitor, fixture, stack.process] { process.signal(SIGTERM) }
-        for process in [monitor, fixture, stack.process] {
+        let everyone = [monitor, fixture] + Array(stack.processes.values)
+        for process in everyone { process.signal(SIGTERM) }
+        for process in everyone {
             let clock = ContinuousClock()
             let started = clock.now
             let status = await process.waitForExit(timeout: .seconds(1))

@@ -39,7 +39,7 @@ struct SupervisorTests {
 
         let supervisor = try await ChildProcess(supervisord, ["-c", conf], environment: environment)
         let endpoint = try home.configuration().commandEndpoint(.bus)
-        #expect(await BusStack.waitUntilAnswering(endpoint, context: context, timeout: .seconds(10)))
+        #expect(await TestStack.waitUntilAnswering(endpoint, context: context, timeout: .seconds(10)))
         let firstPID = try #require(await ping(endpoint))
 
         kill(Int32(firstPID), SIGKILL)

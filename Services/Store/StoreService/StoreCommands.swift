@@ -7,12 +7,13 @@ import HearthCore
 struct StoreCommands: Sendable {
     let database: StoreDatabase
     let publisher: Publisher
+    let replyDelay: Duration
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         switch request.command {
-        case "event.set": return try await setEvent(request.id, arguments)
-        case "event.clear": return try await clearEvent(request.id, arguments)
+        case "event.set": return try await delayed(try await setEvent(request.id, arguments))
+        case "event.clear": return try await delayed(try await clearEvent(request.id, arguments))
         case "event.list": return try await listEvents(arguments)
         case "event.show": return try await showEvent(arguments)
         case "changes": return try await changes(arguments)
@@ -134,6 +135,11 @@ struct StoreCommands: Sendable {
 
     // MARK: - Helpers
 
+    private func delayed(_ reply: JSONValue) async throws -> JSONValue {
+        if replyDelay > .zero { try await Task.sleep(for: replyDelay) }
+        return reply
+    }
+
     /// Appends a local operation and publishes the change once the transaction has committed.
     private func commit(_ entity: EntityRef, _ values: [String: FieldValue], in db: Database) throws -> JSONValue {
         let operation = try database.makeOperation(entity, values: values, in: db)
@@ -143,7 +149,7 @@ struct StoreCommands: Sendable {
         let card = try Self.card(entity, in: db) ?? .null
         let data: JSONValue = [
             "entity": ["kind": .string(entity.kind), "id": .string(entity.id)],
-            "op": .string(operation.id.description), "card": card,
+            "op": .string(operation.id.description), "card": card, "operation": operation.json,
         ]
         let publisher = self.publisher
         // Runs on GRDB's writer queue after the commit, so events leave in commit order.

@@ -20,7 +20,13 @@ public final class StoreService: Service {
 
     /// Opens and migrates the database, then binds the command endpoint (in that order, so no
     /// command ever meets an unmigrated database).
-    public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
+    /// - Parameter replyDelay: fault injection for tests only: hold every mutating command's
+    ///   reply this long after its commit, widening the window in which a crash leaves a command
+    ///   committed but unanswered (`HEARTH_FAULT_REPLY_DELAY_MS` in `hearth-store`).
+    public init(
+        configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger,
+        replyDelay: Duration = .zero
+    ) throws {
         let path = (configuration.home as NSString).appendingPathComponent("hearth.sqlite")
         let database = try StoreDatabase(path: path, localDevice: device)
         self.database = database
@@ -30,7 +36,7 @@ public final class StoreService: Service {
             context: context, endpoint: configuration.busPublishEndpoint, source: "store", device: device,
             firstSeq: UInt64(lastSeq) + 1, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
         self.publisher = publisher
-        let handlers = StoreCommands(database: database, publisher: publisher)
+        let handlers = StoreCommands(database: database, publisher: publisher, replyDelay: replyDelay)
         commands = try CommandServer(
             context: context,
             endpoint: configuration.commandEndpoint(.store),
@@ -53,11 +59,18 @@ public final class StoreService: Service {
     }
 
     public func run() async throws {
-        if !(await publisher.waitUntilConnected(timeout: .seconds(2))) {
-            logger.warning("hearth-store: no bus yet; changes are kept and can be replayed with `changes`")
-        }
         logger.info("hearth-store up", metadata: ["cmd": "\(commandEndpoint)"])
-        try await commands.run()
+        try await withThrowingDiscardingTaskGroup { group in
+            // Commands are served at once; without a bus, changes are still committed and can be
+            // replayed with `changes` once subscribers are back.
+            group.addTask { [publisher, logger] in
+                let connected = await cancelWhenGracefulShutdown {
+                    await publisher.waitUntilConnected(timeout: .seconds(2))
+                }
+                if connected == false { logger.warning("hearth-store: no bus answering yet; changes stay replayable") }
+            }
+            try await commands.run()
+        }
         await publisher.close()
     }
 }
