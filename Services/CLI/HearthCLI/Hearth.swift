@@ -7,7 +7,10 @@ public struct Hearth: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Local-first household coordination: watch and drive the services of a Hearth stack.",
-        subcommands: [Status.self, Event.self, Monitor.self, Publish.self, Config.self]
+        subcommands: [
+            Status.self, Event.self, History.self, Conflicts.self, Device.self, Ops.self, Backup.self, Restore.self,
+            Monitor.self, Publish.self, Config.self,
+        ]
     )
 
     public init() {}

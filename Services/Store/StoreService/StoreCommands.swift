@@ -17,6 +17,14 @@ struct StoreCommands: Sendable {
         case "event.list": return try await listEvents(arguments)
         case "event.show": return try await showEvent(arguments)
         case "changes": return try await changes(arguments)
+        case "history": return try await history(arguments)
+        case "conflicts": return try await conflicts()
+        case "conflicts.resolve": return try await delayed(try await resolveConflict(request.id, arguments))
+        case "device.list": return try await devices()
+        case "device.rename": return try await renameDevice(request.id, arguments)
+        case "ops.export": return try await exportOperations(arguments)
+        case "ops.import": return try await importOperations(request.id, arguments)
+        case "backup": return try await backup(arguments)
         default: throw CommandError.unknownCommand(request.command, service: "store")
         }
     }
@@ -141,7 +149,7 @@ struct StoreCommands: Sendable {
     }
 
     /// Appends a local operation and publishes the change once the transaction has committed.
-    private func commit(_ entity: EntityRef, _ values: [String: FieldValue], in db: Database) throws -> JSONValue {
+    func commit(_ entity: EntityRef, _ values: [String: FieldValue], in db: Database) throws -> JSONValue {
         let operation = try database.makeOperation(entity, values: values, in: db)
         guard let seq = try StoreDatabase.apply(operation, in: db) else {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
@@ -222,32 +230,5 @@ struct Arguments {
             throw CommandError.invalidArgument(name, "must be a string, found \(value.typeName)")
         }
         return text
-    }
-}
-
-extension FieldValue {
-    var json: JSONValue {
-        switch self {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .int(let number): .int(number)
-        case .text(let text): .string(text)
-        }
-    }
-}
-
-extension Operation {
-    var json: JSONValue {
-        var fields: [String: JSONValue] = [:]
-        for (name, write) in self.fields {
-            fields[name] = [
-                "value": write.value.json,
-                "overwrites": .array(write.overwrites.sorted().map { .string($0.description) }),
-            ]
-        }
-        return [
-            "id": .string(id.description), "time": ["wall": .int(time.wall), "logical": .int(Int64(time.logical))],
-            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "fields": .object(fields),
-        ]
     }
 }

@@ -1,0 +1,331 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+extension StoreCommands {
+    // MARK: - History
+
+    /// Every change to event cards, chronological within each month, months in calendar order,
+    /// each with its device, time, and previous → new title, location and day.
+    func history(_ arguments: Arguments) async throws -> JSONValue {
+        let year = try arguments.optionalInt("year")
+        let month = try arguments.optionalInt("month")
+        if let month, !(1...12).contains(month) {
+            throw CommandError.invalidArgument("month", "must be 1–12, got \(month)")
+        }
+        let device = try arguments.optionalString("device")
+        let since = try arguments.optionalString("since").map { try Self.instant($0, field: "since") }
+        let until = try arguments.optionalString("until").map { try Self.instant($0, field: "until", endOfDay: true) }
+        return try await database.pool.read { db in
+            let devices = try Self.deviceNames(in: db)
+            var pattern = "%"
+            if let year, let month {
+                pattern = YearPlanner.entity(year: year, month: month).id
+            } else if let year {
+                pattern = "\(year)-%"
+            } else if let month {
+                pattern = "%-\(month < 10 ? "0" : "")\(month)"
+            }
+            let records = try OperationRecord.fetchAll(
+                db,
+                sql:
+                    "SELECT * FROM operation WHERE entity_kind = ? AND entity_id LIKE ? ORDER BY wall, logical, device",
+                arguments: [YearPlanner.entityKind, pattern])
+            var byID: [OperationID: Operation] = [:]
+            let operations = try records.map { try $0.operation }
+            for operation in operations { byID[operation.id] = operation }
+            var groups: [String: [JSONValue]] = [:]
+            for operation in operations {
+                if let since, operation.time.wall < since { continue }
+                if let until, operation.time.wall > until { continue }
+                let name = devices[operation.author] ?? String(operation.author.prefix(8))
+                if let device, !Self.matches(device, id: operation.author, name: name) { continue }
+                var changes: [String: JSONValue] = [:]
+                for field in ["title", "location", "day"] {
+                    guard let write = operation.fields[field] else { continue }
+                    let previous = write.overwrites.sorted().compactMap { byID[$0]?.fields[field]?.value.json }
+                    changes[field] = [
+                        "from": previous.count == 1 ? previous[0] : (previous.isEmpty ? .null : .array(previous)),
+                        "to": write.value.json,
+                    ]
+                }
+                groups[operation.entity.id, default: []].append([
+                    "op": .string(operation.id.description), "device": .string(operation.author),
+                    "device_name": .string(name),
+                    "time": .string(Timestamp.format(Date(milliseconds: operation.time.wall))),
+                    "changes": .object(changes),
+                ])
+            }
+            let months: [JSONValue] = groups.keys.sorted().compactMap { id in
+                guard let (year, month) = YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: id))
+                else { return nil }
+                return [
+                    "year": .int(Int64(year)), "month": .int(Int64(month)),
+                    "month_name": .string(YearPlanner.monthName(month)), "changes": .array(groups[id]!),
+                ]
+            }
+            return ["months": .array(months)]
+        }
+    }
+
+    /// A time filter: an ISO 8601 time, or a date (`2026-08-01`) meaning its start, or with
+    /// `endOfDay` its end.
+    static func instant(_ text: String, field: String, endOfDay: Bool = false) throws -> Int64 {
+        if let date = Timestamp.parse(text) { return Int64(date.timeIntervalSince1970 * 1000) }
+        if text.count == 10, let date = Timestamp.parse(text + "T00:00:00.000Z") {
+            return Int64(date.timeIntervalSince1970 * 1000) + (endOfDay ? 86_400_000 - 1 : 0)
+        }
+        throw CommandError.invalidArgument(
+            field, "must be a date such as 2026-08-01 or an ISO 8601 time, got '\(text)'")
+    }
+
+    static func matches(_ query: String, id: String, name: String) -> Bool {
+        name.caseInsensitiveCompare(query) == .orderedSame || id.hasPrefix(query.lowercased())
+    }
+
+    static func deviceNames(in db: Database) throws -> [String: String] {
+        var names: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, name FROM device") { names[row["id"]] = row["name"] }
+        return names
+    }
+
+    // MARK: - Conflicts
+
+    func conflicts() async throws -> JSONValue {
+        try await database.pool.read { db in
+            let devices = try Self.deviceNames(in: db)
+            let cards = try Row.fetchAll(
+                db, sql: "SELECT year, month FROM event_card WHERE conflicted ORDER BY year, month")
+            var list: [JSONValue] = []
+            for card in cards {
+                let entity = YearPlanner.entity(year: card["year"], month: card["month"])
+                let log = try StoreDatabase.log(of: entity, in: db)
+                for conflict in log.conflicts {
+                    list.append([
+                        "id": .string("\(entity.id)/\(conflict.field)"), "entity": .string(entity.id),
+                        "field": .string(conflict.field), "shown": conflict.state.value.json,
+                        "values": .array(
+                            conflict.state.heads.map { head in
+                                [
+                                    "op": .string(head.id.description), "value": head.value.json,
+                                    "device": .string(head.id.device),
+                                    "device_name": .string(devices[head.id.device] ?? String(head.id.device.prefix(8))),
+                                    "time": .string(Timestamp.format(Date(milliseconds: head.time.wall))),
+                                ]
+                            }),
+                    ])
+                }
+            }
+            return ["conflicts": .array(list)]
+        }
+    }
+
+    /// Resolves a conflict by writing the kept value over every competing one. `keep` is an
+    /// operation id, a device name or id prefix (that device's value), or a value itself.
+    func resolveConflict(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        guard let id = try arguments.optionalString("id") else {
+            throw CommandError.invalidArgument("id", "is required")
+        }
+        guard let keep = try arguments.optionalString("keep") else {
+            throw CommandError.invalidArgument("keep", "is required")
+        }
+        let parts = id.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2,
+            YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: parts[0])) != nil
+        else { throw CommandError.invalidArgument("id", "must be a conflict id such as 2026-08/title") }
+        let entity = EntityRef(kind: YearPlanner.entityKind, id: parts[0])
+        let field = parts[1]
+        return try await database.once(requestID) { db in
+            let log = try StoreDatabase.log(of: entity, in: db)
+            guard let state = log.field(entity, field), state.isConflict else {
+                throw CommandError(code: "not_found", message: "there is no open conflict \(id)")
+            }
+            let devices = try Self.deviceNames(in: db)
+            let chosen: FieldValue
+            if let head = state.heads.first(where: { $0.id.description == keep })
+                ?? state.heads.first(where: {
+                    Self.matches(keep, id: $0.id.device, name: devices[$0.id.device] ?? "")
+                })
+            {
+                chosen = head.value
+            } else if field == "day", let day = Int64(keep) {
+                chosen = .int(day)
+            } else {
+                chosen = .text(keep)
+            }
+            if case .text(let text) = chosen, field == "title" || field == "location",
+                text.count > YearPlanner.maximumTextLength
+            {
+                throw CommandError.invalidArgument(
+                    "keep", "must be at most \(YearPlanner.maximumTextLength) characters")
+            }
+            return try commit(entity, [field: chosen], in: db)
+        }
+    }
+
+    // MARK: - Devices
+
+    func devices() async throws -> JSONValue {
+        try await database.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY is_local DESC, name")
+            return [
+                "devices": .array(
+                    rows.map { row in
+                        [
+                            "id": .string(row["id"]), "name": .string(row["name"]), "local": .bool(row["is_local"]),
+                            "last_sync_at": (row["last_sync_at"] as String?).map(JSONValue.string) ?? .null,
+                            "first_seen_at": .string(row["first_seen_at"]),
+                        ]
+                    })
+            ]
+        }
+    }
+
+    func renameDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        guard let id = try arguments.optionalString("id"), !id.isEmpty else {
+            throw CommandError.invalidArgument("id", "is required")
+        }
+        guard let name = try arguments.optionalString("name"),
+            !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 60
+        else { throw CommandError.invalidArgument("name", "is required, 1–60 characters") }
+        return try await database.once(requestID) { db in
+            let matches = try String.fetchAll(
+                db, sql: "SELECT id FROM device WHERE id = ? OR id LIKE ?", arguments: [id, id.lowercased() + "%"])
+            guard matches.count == 1 else {
+                throw CommandError(
+                    code: matches.isEmpty ? "not_found" : "ambiguous",
+                    message: matches.isEmpty ? "no device '\(id)'" : "'\(id)' matches \(matches.count) devices")
+            }
+            try db.execute(sql: "UPDATE device SET name = ? WHERE id = ?", arguments: [name, matches[0]])
+            return ["id": .string(matches[0]), "name": .string(name)]
+        }
+    }
+
+    // MARK: - Sneakernet sync
+
+    /// Every operation, or those a version vector lacks, for another home to import.
+    func exportOperations(_ arguments: Arguments) async throws -> JSONValue {
+        var vector = VersionVector()
+        if let given = arguments.values["since_vector"], given != .null {
+            guard let object = given.objectValue else {
+                throw CommandError.invalidArgument("since_vector", "must be an object of device → counter")
+            }
+            var counters: [String: UInt64] = [:]
+            for (device, counter) in object {
+                guard let value = counter.intValue, value >= 0 else {
+                    throw CommandError.invalidArgument("since_vector.\(device)", "must be a whole number ≥ 0")
+                }
+                counters[device] = UInt64(value)
+            }
+            vector = VersionVector(counters)
+        }
+        let lacking = vector
+        return try await database.pool.read { [database] db in
+            let records = try OperationRecord.fetchAll(
+                db, sql: "SELECT * FROM operation ORDER BY wall, logical, device")
+            let operations = try records.map { try $0.operation }.filter { !lacking.contains($0.id) }
+            return [
+                "format": "hearth-ops/1", "device": .string(database.localDevice),
+                "vector": try Self.vector(in: db).json, "operations": .array(operations.map(\.json)),
+            ]
+        }
+    }
+
+    /// Applies operations from another home, all or nothing, and reports what happened.
+    func importOperations(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        guard let list = arguments.values["operations"]?.arrayValue else {
+            throw CommandError.invalidArgument("operations", "is required and must be an array")
+        }
+        let operations = try list.enumerated().map { try Operation(json: $1, at: "operations[\($0)]") }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for (index, operation) in operations.enumerated() {
+            do {
+                try operation.validate()
+            } catch {
+                throw CommandError.invalidArgument("operations[\(index)]", "\(error)")
+            }
+            guard operation.time.wall <= now + HybridClock.maximumDrift else {
+                throw CommandError.invalidArgument(
+                    "operations[\(index)].time", "is more than an hour in the future (a clock is wrong)")
+            }
+        }
+        let publisher = self.publisher
+        return try await database.once(requestID) { db in
+            var received = 0
+            var already = 0
+            var touched = Set<EntityRef>()
+            // Parents before children keeps the feed readable; the fold does not depend on it.
+            for operation in operations.sorted(by: { ($0.time, $0.id) < ($1.time, $1.id) }) {
+                let seq: Int64?
+                do {
+                    seq = try StoreDatabase.apply(operation, in: db)
+                } catch let error as OperationLogError {
+                    throw CommandError.invalidArgument("operations", "\(error)")
+                }
+                guard let seq else {
+                    already += 1
+                    continue
+                }
+                received += 1
+                touched.insert(operation.entity)
+                try db.execute(
+                    sql: """
+                        INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, ?, 0, ?)
+                        ON CONFLICT(id) DO NOTHING
+                        """,
+                    arguments: [operation.author, "Device \(operation.author.prefix(8))", Timestamp.format(Date())])
+                let data: JSONValue = [
+                    "entity": ["kind": .string(operation.entity.kind), "id": .string(operation.entity.id)],
+                    "op": .string(operation.id.description), "card": try Self.card(operation.entity, in: db) ?? .null,
+                    "operation": operation.json,
+                ]
+                let entity = operation.entity
+                db.afterNextTransaction(onCommit: { _ in
+                    _ = try? publisher.publish(
+                        topic: "store.\(entity.kind).changed", type: "store.changed", data: data, seq: UInt64(seq))
+                })
+            }
+            var conflicts = 0
+            for entity in touched { conflicts += try StoreDatabase.log(of: entity, in: db).conflicts.count }
+            return [
+                "received": .int(Int64(received)), "already_had": .int(Int64(already)),
+                "conflicts": .int(Int64(conflicts)),
+            ]
+        }
+    }
+
+    static func vector(in db: Database) throws -> VersionVector {
+        var counters: [String: UInt64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT device, MAX(counter) AS counter FROM operation GROUP BY device") {
+            counters[row["device"]] = UInt64(row["counter"] as Int64)
+        }
+        return VersionVector(counters)
+    }
+
+    // MARK: - Backup
+
+    /// Copies the live database to `path` with SQLite's online backup.
+    func backup(_ arguments: Arguments) async throws -> JSONValue {
+        guard let path = try arguments.optionalString("path"), path.hasPrefix("/") else {
+            throw CommandError.invalidArgument("path", "is required and must be an absolute path")
+        }
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw CommandError.invalidArgument("path", "already exists; choose a new file")
+        }
+        let destination = try DatabaseQueue(path: path)
+        // The backup's blocking SQLite calls run on GRDB's queues, never on the cooperative pool.
+        let pool = database.pool
+        try await destination.writeWithoutTransaction { target in
+            try pool.read { source in try source.backup(to: target) }
+        }
+        try destination.close()
+        chmod(path, 0o600)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        return ["path": .string(path), "bytes": .int(Int64(size))]
+    }
+}
+
+extension VersionVector {
+    var json: JSONValue { .object(counters.mapValues { .int(Int64($0)) }) }
+}

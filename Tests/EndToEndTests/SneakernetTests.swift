@@ -1,0 +1,115 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// Two homes exchanging operations by file, and backup/restore, with real processes.
+@Suite("End to end: sneakernet sync and backup", .serialized)
+struct SneakernetTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    func hearth(_ stack: TestStack, _ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run("hearth", arguments, environment: stack.environment)
+        #expect(result.status == 0, "hearth \(arguments.joined(separator: " ")): \(result.stderr)")
+        return result.stdout
+    }
+
+    func export(_ stack: TestStack, _ arguments: [String], to name: String) async throws -> String {
+        let path = stack.home.file(name)
+        try await hearth(stack, ["ops", "export"] + arguments).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The parts of a JSON reply that must match between homes (device names are each home's own).
+    func comparable(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            .object(members.filter { $0.key != "device_name" }.mapValues(comparable))
+        case .array(let elements): .array(elements.map(comparable))
+        default: value
+        }
+    }
+
+    @Test("two homes editing one card apart, exchanging files both ways, end identical with the same open conflict")
+    func twoHomes() async throws {
+        let mum = try await TestStack([.bus, .store], context: context)
+        let dad = try await TestStack([.bus, .store], context: context)
+        _ = try await hearth(
+            mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach day", "--location", "Brighton"])
+        let first = try await export(mum, ["--all"], to: "mum-1.json")
+        #expect(try await hearth(dad, ["ops", "import", first]).contains("received 1, already had 0"))
+
+        // Apart: both change the title; Dad also sets the day.
+        _ = try await hearth(mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
+        _ = try await hearth(dad, ["event", "set", "aug", "--year", "2026", "--title", "Camping", "--day", "15"])
+
+        let fromMum = try await export(mum, ["--since-vector", first], to: "mum-2.json")
+        let fromDad = try await export(dad, ["--all"], to: "dad-1.json")
+        #expect(
+            try await hearth(mum, ["ops", "import", fromDad]).contains("received 1, already had 1, open conflicts 1"))
+        #expect(
+            try await hearth(dad, ["ops", "import", fromMum]).contains("received 1, already had 0, open conflicts 1"))
+
+        for command in [
+            ["event", "show", "aug", "--year", "2026", "--json"], ["history", "--json"], ["conflicts", "--json"],
+            ["event", "list", "--year", "2026", "--json"],
+        ] {
+            let mine = comparable(try JSONValue.parse(try await hearth(mum, command)))
+            let theirs = comparable(try JSONValue.parse(try await hearth(dad, command)))
+            #expect(mine == theirs, "\(command.joined(separator: " ")) differs")
+        }
+        let card = try JSONValue.parse(try await hearth(mum, ["event", "show", "aug", "--year", "2026", "--json"]))
+        #expect(card["conflicted"] == true)
+        #expect(card["day"] == 15)
+        #expect(card["location"] == "Brighton")
+        let conflicts = try JSONValue.parse(try await hearth(dad, ["conflicts", "--json"]))
+        #expect(conflicts["conflicts"]?.arrayValue?.map { $0["id"] } == ["2026-08/title"])
+
+        // Resolved on one side, the resolution travels like any other operation.
+        _ = try await hearth(dad, ["conflicts", "resolve", "2026-08/title", "--keep", "Beach weekend"])
+        let resolution = try await export(dad, ["--since-vector", fromMum], to: "dad-2.json")
+        _ = try await hearth(mum, ["ops", "import", resolution])
+        for stack in [mum, dad] {
+            let shown = try JSONValue.parse(
+                try await hearth(stack, ["event", "show", "aug", "--year", "2026", "--json"]))
+            #expect(shown["title"] == "Beach weekend")
+            #expect(shown["conflicted"] == false)
+        }
+        for stack in [mum, dad] { for status in await stack.stop().values { #expect(status == 0) } }
+    }
+
+    @Test("backup runs while the store is up; restore refuses then, and brings the backup back once it is stopped")
+    func backupAndRestore() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        _ = try await hearth(stack, ["event", "set", "jan", "--year", "2026", "--title", "New year walk"])
+        let backup = stack.home.file("backup.sqlite")
+        #expect(try await hearth(stack, ["backup", backup]).contains("backed up"))
+        _ = try await hearth(stack, ["event", "set", "feb", "--year", "2026", "--title", "Pancakes"])
+
+        let refused = try await ChildProcess.run("hearth", ["restore", backup], environment: stack.environment)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("running"), "\(refused.stderr)")
+
+        let store = try #require(stack.processes[.store])
+        store.signal(SIGTERM)
+        #expect(await store.waitForExit(timeout: .seconds(2)) == 0)
+        let notADatabase = stack.home.file("device-id")
+        #expect(
+            try await ChildProcess.run("hearth", ["restore", notADatabase], environment: stack.environment).status == 2)
+        #expect(try await hearth(stack, ["restore", backup]).contains("restored"))
+
+        let restarted = try await TestStack.start(.store, environment: stack.environment)
+        #expect(
+            await TestStack.waitUntilAnswering(
+                stack.configuration.commandEndpoint(.store), context: context, timeout: .seconds(10)))
+        let list = try JSONValue.parse(try await hearth(stack, ["event", "list", "--year", "2026", "--json"]))
+        #expect(list["cards"]?.arrayValue?[0]["title"] == "New year walk")
+        #expect(list["cards"]?.arrayValue?[1]["empty"] == true)
+        restarted.signal(SIGTERM)
+        #expect(await restarted.waitForExit(timeout: .seconds(2)) == 0)
+        stack.process.signal(SIGTERM)
+        #expect(await stack.process.waitForExit(timeout: .seconds(2)) == 0)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthTesting
+import Testing
+
+@testable import StoreService
+
+@Suite("hearth-store: history, conflicts, devices, import", .serialized)
+struct StoreHistoryTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// An operation from another device, as a file from `hearth ops export` would carry it.
+    static func remote(
+        _ id: String, wall: Int64, month: Int, _ fields: [String: JSONValue], overwrites: [String] = []
+    ) -> JSONValue {
+        var writes: [String: JSONValue] = [:]
+        for (name, value) in fields {
+            writes[name] = ["value": value, "overwrites": .array(overwrites.map(JSONValue.string))]
+        }
+        return [
+            "id": .string(id), "time": ["wall": .int(wall), "logical": 0],
+            "entity": ["kind": "event_card", "id": .string("2026-\(month < 10 ? "0" : "")\(month)")],
+            "fields": .object(writes),
+        ]
+    }
+
+    @Test("history lists previous → new values by month, with device names, filtered by month, device and time")
+    func history() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "title": "Beach day", "day": 14])
+            _ = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
+            _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 3, "title": "Fair"])
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            _ = try await running.commands.request(
+                "ops.import", args: ["operations": [Self.remote("dev-b:1", wall: now, month: 3, ["location": "Park"])]])
+            _ = try await running.commands.request("device.rename", args: ["id": "dev-b", "name": "Dad"])
+
+            let all = try await running.commands.request("history", args: [:])
+            let months = try #require(all["months"]?.arrayValue)
+            #expect(months.map { $0["month"]?.intValue } == [3, 8])
+            let august = try #require(months[1]["changes"]?.arrayValue)
+            #expect(august.count == 2)
+            #expect(august[1]["changes"]?["title"] == ["from": "Beach day", "to": "Beach weekend"])
+            #expect(august[0]["changes"]?["title"] == ["from": nil, "to": "Beach day"])
+            #expect(august[0]["changes"]?["day"] == ["from": nil, "to": 14])
+            #expect(august[0]["device_name"] == "This device")
+
+            let dad = try await running.commands.request("history", args: ["device": "dad"])
+            #expect(dad["months"]?.arrayValue?.count == 1)
+            #expect(dad["months"]?.arrayValue?.first?["changes"]?.arrayValue?.first?["device_name"] == "Dad")
+            let onlyAugust = try await running.commands.request("history", args: ["month": 8, "year": 2026])
+            #expect(onlyAugust["months"]?.arrayValue?.map { $0["month"]?.intValue } == [8])
+            let future = try await running.commands.request("history", args: ["since": "2999-01-01"])
+            #expect(future["months"]?.arrayValue?.isEmpty == true)
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("history", args: ["since": "last tuesday"])
+            }
+        }
+    }
+
+    @Test("concurrent edits from another device open a conflict that a resolution closes, values kept in history")
+    func conflicts() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let base = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
+            let parent = try #require(base["op"]?.stringValue)
+            _ = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
+            // Dad's device also edited the title it saw ("Beach day"), later in hybrid time.
+            let later = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
+            let report = try await running.commands.request(
+                "ops.import",
+                args: [
+                    "operations": [
+                        Self.remote("dev-b:1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
+                    ]
+                ])
+            #expect(report == ["received": 1, "already_had": 0, "conflicts": 1])
+
+            let open = try await running.commands.request("conflicts")
+            let conflict = try #require(open["conflicts"]?.arrayValue?.first)
+            #expect(conflict["id"] == "2026-08/title")
+            #expect(conflict["shown"] == "Camping")
+            #expect(
+                Set(conflict["values"]?.arrayValue?.compactMap { $0["value"]?.stringValue } ?? []) == [
+                    "Beach weekend", "Camping",
+                ])
+            let list = try await running.commands.request("event.list", args: ["year": 2026])
+            #expect(list["cards"]?.arrayValue?[7]["conflicted"] == true)
+
+            // The same file again changes nothing.
+            let again = try await running.commands.request(
+                "ops.import",
+                args: [
+                    "operations": [
+                        Self.remote("dev-b:1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
+                    ]
+                ])
+            #expect(again["received"] == 0)
+            #expect(again["already_had"] == 1)
+
+            let resolved = try await running.commands.request(
+                "conflicts.resolve", args: ["id": "2026-08/title", "keep": "dev-a"])
+            #expect(resolved["card"]?["title"] == "Beach weekend")
+            #expect(resolved["card"]?["conflicted"] == false)
+            #expect(try await running.commands.request("conflicts")["conflicts"]?.arrayValue?.isEmpty == true)
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("conflicts.resolve", args: ["id": "2026-08/title", "keep": "x"])
+            }
+        }
+    }
+
+    @Test("a malformed import names the bad field and writes nothing")
+    func malformedImport() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let good = Self.remote("dev-b:1", wall: 1_000, month: 8, ["title": "Ok"])
+            let cases: [(JSONValue, String)] = [
+                ([good, ["id": "dev-b:2"]], "operations[1].time"),
+                ([good, Self.remote("nocounter", wall: 1, month: 8, ["title": "x"])], "operations[1].id"),
+                (
+                    [good, Self.remote("dev-b:3", wall: 1, month: 8, ["title": 1.5])],
+                    "operations[1].fields.title.value"
+                ),
+                ([good, Self.remote("dev-b:4", wall: 1, month: 8, [:])], "at least one field"),
+                (
+                    [
+                        good,
+                        Self.remote(
+                            "dev-b:5", wall: Int64(Date().timeIntervalSince1970 * 1000) + 7_200_000, month: 8,
+                            ["title": "x"]),
+                    ],
+                    "in the future"
+                ),
+                ("not a list", "'operations' is required and must be an array"),
+            ]
+            for (operations, message) in cases {
+                let error = await #expect(throws: CommandClientError.self) {
+                    try await running.commands.request("ops.import", args: ["operations": operations])
+                }
+                #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+            }
+            #expect(try await operationCount(running) == 0)
+        }
+    }
+
+    @Test("devices: this one is listed and marked; others appear on import and can be renamed")
+    func devices() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request(
+                "ops.import", args: ["operations": [Self.remote("dev-b:1", wall: 1_000, month: 1, ["title": "x"])]])
+            let list = try await running.commands.request("device.list")
+            let devices = try #require(list["devices"]?.arrayValue)
+            #expect(devices.count == 2)
+            #expect(devices[0]["id"] == "dev-a")
+            #expect(devices[0]["local"] == true)
+            _ = try await running.commands.request("device.rename", args: ["id": "dev-b", "name": "Mum's laptop"])
+            let renamed = try await running.commands.request("device.list")
+            #expect(renamed["devices"]?.arrayValue?.contains { $0["name"] == "Mum's laptop" } == true)
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("device.rename", args: ["id": "dev", "name": "Ambiguous"])
+            }
+        }
+    }
+}
