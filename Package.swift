@@ -142,6 +142,7 @@ let package = Package(
                 "BusService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Benchmarks/hearth-bench",
             swiftSettings: swiftSettings

@@ -60,7 +60,7 @@ struct BusBenchmark: AsyncParsableCommand {
         let topic = Array("bench.frames".utf8)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 100 - topic.count)
         let context = try ZMQContext()
-        let bus = try await BusProcess(home: home.path, context: context)
+        let bus = try await ServiceProcess(.bus, home: home.path, context: context)
         let payload = String(repeating: "x", count: 80)
         var results: [Round] = []
         var envelopeBytes = 0
@@ -294,4 +294,5 @@ final class Progress: Sendable {
 
 enum BenchError: Error {
     case busUnreachable
+    case sqlite(String)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HearthBus
 import HearthCore
 
 /// A row of the `operation` table.
@@ -15,10 +16,11 @@ struct OperationRecord: Codable, FetchableRecord, PersistableRecord {
     var logical: Int64
     var entityKind: String
     var entityId: String
-    /// The fields it sets, as JSON (`{"title":{"value":"…","overwrites":[…]}}`).
+    /// The fields it sets, in the exchange format (`{"title":{"overwrites":["dev:1"],"value":"…"}}`),
+    /// so replay and export pass them on without re-encoding.
     var fields: String
 
-    init(_ operation: Operation) throws {
+    init(_ operation: Operation) {
         id = operation.id.description
         device = operation.id.device
         counter = Int64(operation.id.counter)
@@ -26,19 +28,21 @@ struct OperationRecord: Codable, FetchableRecord, PersistableRecord {
         logical = Int64(operation.time.logical)
         entityKind = operation.entity.kind
         entityId = operation.entity.id
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        fields = String(decoding: try encoder.encode(operation.fields), as: UTF8.self)
+        fields = (operation.json["fields"] ?? [:]).jsonText
+    }
+
+    /// The operation in the exchange format, straight from the row.
+    var json: JSONValue {
+        get throws {
+            [
+                "id": .string(id), "time": ["wall": .int(wall), "logical": .int(logical)],
+                "entity": ["kind": .string(entityKind), "id": .string(entityId)],
+                "fields": try JSONValue.parse(Array(fields.utf8)),
+            ]
+        }
     }
 
     var operation: Operation {
-        get throws {
-            Operation(
-                id: OperationID(device: device, counter: UInt64(counter)),
-                time: HybridTime(wall: wall, logical: UInt32(logical)),
-                entity: EntityRef(kind: entityKind, id: entityId),
-                fields: try JSONDecoder().decode([String: FieldWrite].self, from: Data(fields.utf8))
-            )
-        }
+        get throws { try Operation(json: try json, at: "operation \(id)") }
     }
 }

@@ -136,7 +136,7 @@ extension StoreCommands {
         else { throw CommandError.invalidArgument("id", "must be a conflict id such as 2026-08/title") }
         let entity = EntityRef(kind: YearPlanner.entityKind, id: parts[0])
         let field = parts[1]
-        return try await database.once(requestID) { db in
+        return try await writes.once(requestID) { db, outbox in
             let log = try StoreDatabase.log(of: entity, in: db)
             guard let state = log.field(entity, field), state.isConflict else {
                 throw CommandError(code: "not_found", message: "there is no open conflict \(id)")
@@ -160,7 +160,7 @@ extension StoreCommands {
                 throw CommandError.invalidArgument(
                     "keep", "must be at most \(YearPlanner.maximumTextLength) characters")
             }
-            return try commit(entity, [field: chosen], in: db)
+            return try commit(entity, [field: chosen], in: db, outbox: outbox)
         }
     }
 
@@ -189,7 +189,7 @@ extension StoreCommands {
         guard let name = try arguments.optionalString("name"),
             !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 60
         else { throw CommandError.invalidArgument("name", "is required, 1–60 characters") }
-        return try await database.once(requestID) { db in
+        return try await writes.once(requestID) { db, outbox in
             let matches = try String.fetchAll(
                 db, sql: "SELECT id FROM device WHERE id = ? OR id LIKE ?", arguments: [id, id.lowercased() + "%"])
             guard matches.count == 1 else {
@@ -223,11 +223,12 @@ extension StoreCommands {
         let lacking = vector
         return try await database.pool.read { [database] db in
             let records = try OperationRecord.fetchAll(
-                db, sql: "SELECT * FROM operation ORDER BY wall, logical, device")
-            let operations = try records.map { try $0.operation }.filter { !lacking.contains($0.id) }
+                db, sql: "SELECT * FROM operation ORDER BY wall, logical, device"
+            )
+            .filter { !lacking.contains(OperationID(device: $0.device, counter: UInt64($0.counter))) }
             return [
                 "format": "hearth-ops/1", "device": .string(database.localDevice),
-                "vector": try Self.vector(in: db).json, "operations": .array(operations.map(\.json)),
+                "vector": try Self.vector(in: db).json, "operations": .array(try records.map { try $0.json }),
             ]
         }
     }
@@ -250,8 +251,7 @@ extension StoreCommands {
                     "operations[\(index)].time", "is more than an hour in the future (a clock is wrong)")
             }
         }
-        let publisher = self.publisher
-        return try await database.once(requestID) { db in
+        return try await writes.once(requestID) { db, outbox in
             var received = 0
             var already = 0
             var touched = Set<EntityRef>()
@@ -280,11 +280,8 @@ extension StoreCommands {
                     "op": .string(operation.id.description), "card": try Self.card(operation.entity, in: db) ?? .null,
                     "operation": operation.json,
                 ]
-                let entity = operation.entity
-                db.afterNextTransaction(onCommit: { _ in
-                    _ = try? publisher.publish(
-                        topic: "store.\(entity.kind).changed", type: "store.changed", data: data, seq: UInt64(seq))
-                })
+                outbox.add(
+                    ChangeEvent(topic: "store.\(operation.entity.kind).changed", data: data, seq: UInt64(seq)))
             }
             var conflicts = 0
             for entity in touched { conflicts += try StoreDatabase.log(of: entity, in: db).conflicts.count }

@@ -6,8 +6,10 @@ import HearthCore
 /// The store's commands: argument checking, then one transaction each.
 struct StoreCommands: Sendable {
     let database: StoreDatabase
-    let publisher: Publisher
+    let writes: GroupCommit
     let replyDelay: Duration
+    /// Replies are kept under this size (the bus's maximum message, less room for the envelope).
+    let maximumReplyBytes: Int
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
@@ -49,14 +51,15 @@ struct StoreCommands: Sendable {
         }
         let entity = YearPlanner.entity(year: year, month: month)
         let changes = values
-        return try await database.once(requestID) { db in
+        return try await writes.once(requestID) { db, outbox in
             let existing = try Row.fetchOne(
-                db, sql: "SELECT title FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
+                try db.cachedStatement(sql: "SELECT title FROM event_card WHERE year = ? AND month = ?"),
+                arguments: [year, month])
             if title == nil, (existing?["title"] as String?) == nil {
                 throw CommandError.invalidArgument(
                     "title", "is required: the card for \(YearPlanner.monthName(month)) \(year) is empty")
             }
-            return try commit(entity, changes, in: db)
+            return try commit(entity, changes, in: db, outbox: outbox)
         }
     }
 
@@ -67,12 +70,12 @@ struct StoreCommands: Sendable {
             try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
         }
         let entity = YearPlanner.entity(year: year, month: month)
-        return try await database.once(requestID) { db in
+        return try await writes.once(requestID) { db, outbox in
             guard try Self.card(year: year, month: month, in: db)?["title"] != .null else {
                 throw CommandError(
                     code: "not_found", message: "the card for \(YearPlanner.monthName(month)) \(year) is already empty")
             }
-            return try commit(entity, ["title": .null, "location": .null, "day": .null], in: db)
+            return try commit(entity, ["title": .null, "location": .null, "day": .null], in: db, outbox: outbox)
         }
     }
 
@@ -120,23 +123,35 @@ struct StoreCommands: Sendable {
 
     private func changes(_ arguments: Arguments) async throws -> JSONValue {
         let since = try arguments.optionalInt("since") ?? 0
-        let limit = try arguments.optionalInt("limit") ?? 1_000
+        let limit = try arguments.optionalInt("limit") ?? 10_000
         guard since >= 0 else { throw CommandError.invalidArgument("since", "must not be negative") }
         guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
         return try await database.pool.read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT change.seq, operation.* FROM change JOIN operation ON operation.id = change.op_id
-                    WHERE change.seq > ? ORDER BY change.seq LIMIT ?
-                    """,
+            let rows = try Row.fetchCursor(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT change.seq, operation.id, operation.wall, operation.logical, operation.entity_kind,
+                               operation.entity_id, operation.fields
+                        FROM change JOIN operation ON operation.id = change.op_id
+                        WHERE change.seq > ? ORDER BY change.seq LIMIT ?
+                        """),
                 arguments: [since, limit])
+            // A page also stops short of the largest message the bus carries (the cursor reads no
+            // further); `last_seq` tells the caller to ask again.
             var changes: [JSONValue] = []
-            for row in rows {
-                let operation = try OperationRecord(row: row).operation
-                changes.append(["seq": .int(row["seq"]), "operation": operation.json])
+            var bytes = 0
+            while let row = try rows.next() {
+                let fields: String = row[6]
+                bytes += fields.utf8.count + 160
+                if bytes > maximumReplyBytes && !changes.isEmpty { break }
+                let operation: JSONValue = [
+                    "id": .string(row[1]), "time": ["wall": .int(row[2]), "logical": .int(row[3])],
+                    "entity": ["kind": .string(row[4]), "id": .string(row[5])],
+                    "fields": try JSONValue.parse(Array(fields.utf8)),
+                ]
+                changes.append(["seq": .int(row[0]), "operation": operation])
             }
-            let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change") ?? 0
+            let last = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MAX(seq) FROM change")) ?? 0
             return ["changes": .array(changes), "last_seq": .int(last)]
         }
     }
@@ -149,7 +164,9 @@ struct StoreCommands: Sendable {
     }
 
     /// Appends a local operation and publishes the change once the transaction has committed.
-    func commit(_ entity: EntityRef, _ values: [String: FieldValue], in db: Database) throws -> JSONValue {
+    func commit(
+        _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
+    ) throws -> JSONValue {
         let operation = try database.makeOperation(entity, values: values, in: db)
         guard let seq = try StoreDatabase.apply(operation, in: db) else {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
@@ -159,12 +176,7 @@ struct StoreCommands: Sendable {
             "entity": ["kind": .string(entity.kind), "id": .string(entity.id)],
             "op": .string(operation.id.description), "card": card, "operation": operation.json,
         ]
-        let publisher = self.publisher
-        // Runs on GRDB's writer queue after the commit, so events leave in commit order.
-        db.afterNextTransaction(onCommit: { _ in
-            _ = try? publisher.publish(
-                topic: "store.\(entity.kind).changed", type: "store.changed", data: data, seq: UInt64(seq))
-        })
+        outbox.add(ChangeEvent(topic: "store.\(entity.kind).changed", data: data, seq: UInt64(seq)))
         return ["seq": .int(seq), "op": .string(operation.id.description), "card": card]
     }
 
@@ -176,7 +188,8 @@ struct StoreCommands: Sendable {
     static func card(year: Int, month: Int, in db: Database) throws -> JSONValue? {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
+                try db.cachedStatement(sql: "SELECT * FROM event_card WHERE year = ? AND month = ?"),
+                arguments: [year, month])
         else { return nil }
         func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
         return [

@@ -55,19 +55,17 @@ final class StoreDatabase: Sendable {
         }
         try OperationRecord(operation).insert(db)
         try materialize(operation.entity, in: db)
-        try db.execute(
-            sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)",
-            arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
+        try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
+            .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
         return db.lastInsertedRowID
     }
 
     /// The log of one entity's operations, folded.
     static func log(of entity: EntityRef, in db: Database) throws -> OperationLog {
         var log = OperationLog()
-        let records = try OperationRecord.filter(
-            Column("entity_kind") == entity.kind && Column("entity_id") == entity.id
-        )
-        .fetchAll(db)
+        let records = try OperationRecord.fetchAll(
+            try db.cachedStatement(sql: "SELECT * FROM operation WHERE entity_kind = ? AND entity_id = ?"),
+            arguments: [entity.kind, entity.id])
         for record in records { try log.apply(try record.operation) }
         return log
     }
@@ -77,9 +75,10 @@ final class StoreDatabase: Sendable {
     func makeOperation(_ entity: EntityRef, values: [String: FieldValue], in db: Database) throws -> Operation {
         let counter =
             try Int64.fetchOne(
-                db, sql: "SELECT MAX(counter) FROM operation WHERE device = ?", arguments: [localDevice]) ?? 0
+                try db.cachedStatement(sql: "SELECT MAX(counter) FROM operation WHERE device = ?"),
+                arguments: [localDevice]) ?? 0
         let last = try Row.fetchOne(
-            db, sql: "SELECT wall, logical FROM operation ORDER BY wall DESC, logical DESC LIMIT 1")
+            try db.cachedStatement(sql: "SELECT wall, logical FROM operation ORDER BY wall DESC, logical DESC LIMIT 1"))
         var clock = HybridClock(
             last: last.map { HybridTime(wall: $0["wall"], logical: UInt32($0["logical"] as Int64)) }
                 ?? HybridTime(wall: 0))
@@ -104,12 +103,13 @@ final class StoreDatabase: Sendable {
         }
         var day: Int64?
         if case .int(let value) = fields["day"]?.value { day = value }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO event_card
                     (year, month, title, location, day, colour, created_at, modified_at, modified_by, conflicted)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 year, month, text("title"), text("location"), day,
                 text("colour") ?? YearPlanner.defaultColours[month - 1],
@@ -117,25 +117,6 @@ final class StoreDatabase: Sendable {
                 Timestamp.format(Date(milliseconds: last.time.wall)), last.author,
                 fields.values.contains { $0.isConflict },
             ])
-    }
-
-    // MARK: - Idempotent commands
-
-    /// Runs a mutating command at most once per request id: the reply is stored in the command's
-    /// own transaction and returned again for a repeated id.
-    func once(_ requestID: String, _ body: @escaping @Sendable (Database) throws -> JSONValue) async throws -> JSONValue
-    {
-        try await pool.write { db in
-            if let stored = try String.fetchOne(
-                db, sql: "SELECT reply FROM request WHERE id = ?", arguments: [requestID])
-            {
-                return try JSONValue.parse(stored)
-            }
-            let reply = try body(db)
-            try db.execute(
-                sql: "INSERT INTO request (id, reply) VALUES (?, ?)", arguments: [requestID, reply.jsonText])
-            return reply
-        }
     }
 }
 

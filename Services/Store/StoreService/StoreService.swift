@@ -36,7 +36,14 @@ public final class StoreService: Service {
             context: context, endpoint: configuration.busPublishEndpoint, source: "store", device: device,
             firstSeq: UInt64(lastSeq) + 1, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
         self.publisher = publisher
-        let handlers = StoreCommands(database: database, publisher: publisher, replyDelay: replyDelay)
+        let writes = GroupCommit(pool: database.pool) { events in
+            for event in events {
+                _ = try? publisher.publish(topic: event.topic, type: "store.changed", data: event.data, seq: event.seq)
+            }
+        }
+        let handlers = StoreCommands(
+            database: database, writes: writes, replyDelay: replyDelay,
+            maximumReplyBytes: configuration.maximumMessageBytes - 4_096)
         commands = try CommandServer(
             context: context,
             endpoint: configuration.commandEndpoint(.store),

@@ -1,0 +1,155 @@
+import GRDB
+import HearthBus
+import Synchronization
+
+/// A change to publish once the transaction that made it has committed.
+struct ChangeEvent: Sendable {
+    let topic: String
+    let data: JSONValue
+    let seq: UInt64
+}
+
+/// The events one command produced; kept only if its savepoint commits.
+final class ChangeOutbox {
+    private(set) var events: [ChangeEvent] = []
+
+    func add(_ event: ChangeEvent) { events.append(event) }
+}
+
+/// A mutating command's work inside the shared transaction.
+typealias Mutation = @Sendable (Database, ChangeOutbox) throws -> JSONValue
+
+/// Commits concurrent commands together: one transaction (one fsync) for every command waiting
+/// at that moment, each in its own savepoint so a refused command rolls back alone.
+///
+/// Flat combining, with no extra task: the command that finds nobody committing becomes the
+/// leader and commits a batch holding its own command and everything queued; then it hands the
+/// lead to the oldest command still waiting, so no command waits behind an endless stream.
+/// A command is answered only after the batch that holds it is durable.
+final class GroupCommit: Sendable {
+    private let pool: DatabasePool
+    private let publish: @Sendable ([ChangeEvent]) -> Void
+    private let state = Mutex<(queue: [Job], leading: Bool)>(([], false))
+
+    init(pool: DatabasePool, publish: @escaping @Sendable ([ChangeEvent]) -> Void) {
+        self.pool = pool
+        self.publish = publish
+    }
+
+    /// Runs `body` at most once per request id: a repeated id gets the stored reply.
+    func once(_ requestID: String, _ body: @escaping Mutation) async throws -> JSONValue {
+        let job = Job(requestID: requestID, body: body)
+        let lead = state.withLock { state -> Bool in
+            state.queue.append(job)
+            if state.leading { return false }
+            state.leading = true
+            return true
+        }
+        if lead { await commitBatch() }
+        while true {
+            switch await job.outcome.value() {
+            case .done(let result): return try result.get()
+            case .lead:
+                // Promoted: this job is still queued; commit it with whatever else waits.
+                job.outcome.reset()
+                await commitBatch()
+            }
+        }
+    }
+
+    private func commitBatch() async {
+        let batch = state.withLock { state -> [Job] in
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+        let results: [Result<JSONValue, any Error>]
+        do {
+            results = try await pool.write { [publish] db in
+                var results: [Result<JSONValue, any Error>] = []
+                var events: [ChangeEvent] = []
+                for job in batch {
+                    let outbox = ChangeOutbox()
+                    var reply: JSONValue = .null
+                    do {
+                        try db.inSavepoint {
+                            if let stored = try String.fetchOne(
+                                try db.cachedStatement(sql: "SELECT reply FROM request WHERE id = ?"),
+                                arguments: [job.requestID])
+                            {
+                                reply = try JSONValue.parse(stored)
+                                return .commit
+                            }
+                            reply = try job.body(db, outbox)
+                            try db.cachedStatement(sql: "INSERT INTO request (id, reply) VALUES (?, ?)")
+                                .execute(arguments: [job.requestID, reply.jsonText])
+                            return .commit
+                        }
+                        results.append(.success(reply))
+                        events.append(contentsOf: outbox.events)
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                // On GRDB's writer queue after the commit: events leave in commit order.
+                let committed = events
+                db.afterNextTransaction(onCommit: { _ in publish(committed) })
+                return results
+            }
+        } catch {
+            results = batch.map { _ in .failure(error) }
+        }
+        let next = state.withLock { state -> Job? in
+            guard let first = state.queue.first else {
+                state.leading = false
+                return nil
+            }
+            return first
+        }
+        next?.outcome.fulfill(.lead)
+        for (job, result) in zip(batch, results) { job.outcome.fulfill(.done(result)) }
+    }
+
+    /// One queued command.
+    private final class Job: Sendable {
+        let requestID: String
+        let body: Mutation
+        let outcome = Outcome()
+
+        init(requestID: String, body: @escaping Mutation) {
+            self.requestID = requestID
+            self.body = body
+        }
+    }
+
+    /// What a waiting command learns: its result, or that it now leads.
+    private final class Outcome: Sendable {
+        enum Value: Sendable {
+            case done(Result<JSONValue, any Error>)
+            case lead
+        }
+
+        private let state = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+        func fulfill(_ value: Value) {
+            let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+                state.value = value
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: value)
+        }
+
+        func reset() { state.withLock { $0.value = nil } }
+
+        func value() async -> Value {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Value? in
+                    if let value = state.value { return value }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+}
