@@ -166,4 +166,60 @@ struct StoreHistoryTests {
             }
         }
     }
+
+    @Test("a suggestion is listed, accepting puts its values on the card, declining leaves the card, and each is final")
+    func suggestions() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
+            let suggested = try await running.commands.request(
+                "event.suggest", args: ["year": 2026, "month": 8, "title": "Beach weekend", "day": 15])
+            let id = try #require(suggested["suggestion"]?["id"]?.stringValue)
+            #expect(suggested["suggestion"]?["status"] == "open")
+            let open = try await running.commands.request("event.suggestions")
+            #expect(open["suggestions"]?.arrayValue?.map { $0["id"]?.stringValue } == [id])
+
+            let accepted = try await running.commands.request(
+                "event.accept", args: ["id": .string(String(id.prefix(8)))])
+            #expect(accepted["card"]?["title"] == "Beach weekend")
+            #expect(accepted["card"]?["day"] == 15)
+            #expect(accepted["suggestion"]?["status"] == "accepted")
+            #expect(accepted["suggestion"]?["decided_by"] == "dev-a")
+            let history = try await running.commands.request("history", args: ["month": 8])
+            #expect(history["months"]?.arrayValue?.first?["changes"]?.arrayValue?.count == 2)
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("event.decline", args: ["id": .string(id)])
+            }
+
+            let other = try await running.commands.request(
+                "event.suggest", args: ["year": 2026, "month": 8, "location": "Cornwall"])
+            let otherID = try #require(other["suggestion"]?["id"]?.stringValue)
+            let declined = try await running.commands.request("event.decline", args: ["id": .string(otherID)])
+            #expect(declined["suggestion"]?["status"] == "declined")
+            let card = try await running.commands.request("event.show", args: ["year": 2026, "month": 8])
+            #expect(card["location"] == .null)
+            #expect(try await running.commands.request("event.suggestions")["suggestions"]?.arrayValue?.isEmpty == true)
+            let all = try await running.commands.request("event.suggestions", args: ["status": "all"])
+            #expect(all["suggestions"]?.arrayValue?.count == 2)
+        }
+    }
+
+    @Test("bad suggestions are refused naming the field, and write nothing")
+    func badSuggestions() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            for (arguments, message) in [
+                (["year": 2026, "month": 2, "day": 30] as [String: JSONValue], "'day' must be 1–28"),
+                (["year": 2026, "month": 8] as [String: JSONValue], "nothing to suggest"),
+                (["year": 2026, "month": 0, "title": "x"] as [String: JSONValue], "'month' must be 1–12"),
+            ] {
+                let error = await #expect(throws: CommandClientError.self) {
+                    try await running.commands.request("event.suggest", args: arguments)
+                }
+                #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+            }
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("event.accept", args: ["id": "nonexistent"])
+            }
+            #expect(try await operationCount(running) == 0)
+        }
+    }
 }

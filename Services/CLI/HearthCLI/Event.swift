@@ -7,7 +7,9 @@ import HearthCore
 struct Event: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The family year planner: one event card per month.",
-        subcommands: [Set.self, Clear.self, List.self, Show.self]
+        subcommands: [
+            Set.self, Clear.self, List.self, Show.self, Suggest.self, Suggestions.self, Accept.self, Decline.self,
+        ]
     )
 
     /// A month given as 1–12 or a name such as `aug` or `August`.
@@ -98,6 +100,79 @@ struct Event: AsyncParsableCommand {
                 Output.line("  conflict in \(name): \(values.joined(separator: " vs ")) (see `hearth conflicts`)")
             }
         }
+    }
+
+    struct Suggest: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Suggest a change to a month's card, for the family to accept or decline.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The month: 1–12 or a name.") var month: Month
+        @Option(help: "The year (default: this year).") var year: Int = Event.thisYear
+        @Option(help: "The suggested title.") var title: String?
+        @Option(help: "The suggested location.") var location: String?
+        @Option(help: "The suggested day of the month.") var day: Int?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["year": .int(Int64(year)), "month": .int(Int64(month.number))]
+            if let title { arguments["title"] = .string(title) }
+            if let location { arguments["location"] = .string(location) }
+            if let day { arguments["day"] = .int(Int64(day)) }
+            let reply = try await ServiceCall.run(options, .store, "event.suggest", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line("suggested: " + Event.describeSuggestion(reply["suggestion"] ?? .null))
+        }
+    }
+
+    struct Suggestions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List suggestions (open ones by default).")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "open, accepted, declined or all.") var status = "open"
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "event.suggestions", ["status": .string(status)])
+            if options.json { return Output.json(reply) }
+            let suggestions = reply["suggestions"]?.arrayValue ?? []
+            if suggestions.isEmpty { Output.line("no \(status == "all" ? "" : status + " ")suggestions") }
+            for suggestion in suggestions { Output.line(Event.describeSuggestion(suggestion)) }
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Accept a suggestion: its values go on the card.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The suggestion id (or a unique prefix).") var id: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "event.accept", ["id": .string(id)])
+            if options.json { return Output.json(reply) }
+            Output.line("accepted: " + Event.describe(reply["card"] ?? .null))
+        }
+    }
+
+    struct Decline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Decline a suggestion (it stays in the record).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The suggestion id (or a unique prefix).") var id: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "event.decline", ["id": .string(id)])
+            if options.json { return Output.json(reply) }
+            Output.line("declined: " + Event.describeSuggestion(reply["suggestion"] ?? .null))
+        }
+    }
+
+    /// `3f2a9c1e  Aug 2026  title 'Beach day', day 14  by Mum  (open)`.
+    static func describeSuggestion(_ suggestion: JSONValue) -> String {
+        var parts: [String] = []
+        if let title = suggestion["title"]?.stringValue { parts.append("title '\(title)'") }
+        if let location = suggestion["location"]?.stringValue { parts.append("location '\(location)'") }
+        if let day = suggestion["day"]?.intValue { parts.append("day \(day)") }
+        let id = String((suggestion["id"]?.stringValue ?? "").prefix(8))
+        let month = String((suggestion["month_name"]?.stringValue ?? "?").prefix(3))
+        return "\(id)  \(month) \(suggestion["year"]?.intValue ?? 0)  \(parts.joined(separator: ", "))  "
+            + "by \(suggestion["suggested_by_name"]?.stringValue ?? "?")  (\(suggestion["status"]?.stringValue ?? "?"))"
     }
 
     /// `Aug  14  Beach day @ Brighton  #B07AA1`, or `Aug  —` for an empty card.

@@ -18,6 +18,10 @@ struct StoreCommands: Sendable {
         case "event.clear": return try await delayed(try await clearEvent(request.id, arguments))
         case "event.list": return try await listEvents(arguments)
         case "event.show": return try await showEvent(arguments)
+        case "event.suggest": return try await delayed(try await suggest(request.id, arguments))
+        case "event.suggestions": return try await suggestions(arguments)
+        case "event.accept": return try await delayed(try await decide(request.id, arguments, accept: true))
+        case "event.decline": return try await delayed(try await decide(request.id, arguments, accept: false))
         case "changes": return try await changes(arguments)
         case "history": return try await history(arguments)
         case "conflicts": return try await conflicts()
@@ -209,7 +213,7 @@ struct StoreCommands: Sendable {
         ]
     }
 
-    private func check(_ body: () throws(PlannerError) -> Void) throws {
+    func check(_ body: () throws(PlannerError) -> Void) throws {
         do {
             try body()
         } catch {

@@ -90,6 +90,7 @@ final class StoreDatabase: Sendable {
 
     /// Rewrites the materialised row of `entity` from its operations.
     static func materialize(_ entity: EntityRef, in db: Database) throws {
+        if entity.kind == YearPlanner.suggestionKind { return try materializeSuggestion(entity, in: db) }
         guard entity.kind == YearPlanner.entityKind, let (year, month) = YearPlanner.yearAndMonth(of: entity) else {
             return
         }
@@ -117,6 +118,37 @@ final class StoreDatabase: Sendable {
                 Timestamp.format(Date(milliseconds: last.time.wall)), last.author,
                 fields.values.contains { $0.isConflict },
             ])
+    }
+}
+
+extension StoreDatabase {
+    /// Rewrites the materialised row of a suggestion from its operations.
+    static func materializeSuggestion(_ entity: EntityRef, in db: Database) throws {
+        let log = try log(of: entity, in: db)
+        let fields = log.entity(entity)
+        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        guard let first = operations.first, case .int(let year)? = fields["year"]?.value,
+            case .int(let month)? = fields["month"]?.value
+        else { return }
+        func text(_ name: String) -> String? {
+            if case .text(let value) = fields[name]?.value { return value }
+            return nil
+        }
+        var day: Int64?
+        if case .int(let value) = fields["day"]?.value { day = value }
+        let status = text("status") ?? "open"
+        let decision = status == "open" ? nil : fields["status"].flatMap { state in log.operations[state.winner] }
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO suggestion
+                    (id, year, month, title, location, day, status, suggested_by, suggested_at, decided_by, decided_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            entity.id, year, month, text("title"), text("location"), day, status, first.author,
+            Timestamp.format(Date(milliseconds: first.time.wall)), decision?.author,
+            decision.map { Timestamp.format(Date(milliseconds: $0.time.wall)) },
+        ])
     }
 }
 

@@ -58,6 +58,23 @@ enum StoreMigrations {
                 table.column("first_seen_at", .text).notNull()
             }
         }
+        migrator.registerMigration("v2: suggestions") { db in
+            // Suggested changes to a card, materialised from `suggestion` operations.
+            try db.create(table: "suggestion") { table in
+                table.primaryKey("id", .text)
+                table.column("year", .integer).notNull()
+                table.column("month", .integer).notNull()
+                table.column("title", .text)
+                table.column("location", .text)
+                table.column("day", .integer)
+                table.column("status", .text).notNull()
+                table.column("suggested_by", .text).notNull()
+                table.column("suggested_at", .text).notNull()
+                table.column("decided_by", .text)
+                table.column("decided_at", .text)
+            }
+            try db.create(index: "suggestion_status", on: "suggestion", columns: ["status"])
+        }
         return migrator
     }
 }

@@ -4,6 +4,8 @@ import Foundation
 public enum YearPlanner {
     /// The entity kind of event cards in the operation log.
     public static let entityKind = "event_card"
+    /// The entity kind of suggested changes to a card.
+    public static let suggestionKind = "suggestion"
 
     /// A distinct default colour per month, January first.
     public static let defaultColours = [

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+extension StoreCommands {
+    /// Records a suggested change to a card for the family to accept or decline.
+    func suggest(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        let year = try arguments.int("year")
+        let month = try arguments.int("month")
+        let title = try arguments.optionalString("title")
+        let location = try arguments.optionalString("location")
+        let day = try arguments.optionalInt("day")
+        try check { () throws(PlannerError) in
+            try YearPlanner.validate(year: year, month: month, title: title, location: location, day: day)
+        }
+        guard title != nil || location != nil || day != nil else {
+            throw CommandError.invalidArgument(
+                "title", "or 'location' or 'day' must be given: there is nothing to suggest")
+        }
+        var values: [String: FieldValue] = [
+            "year": .int(Int64(year)), "month": .int(Int64(month)), "status": .text("open"),
+        ]
+        if let title { values["title"] = .text(title) }
+        if let location { values["location"] = .text(location) }
+        if let day { values["day"] = .int(Int64(day)) }
+        let suggestion = EntityRef(kind: YearPlanner.suggestionKind, id: UUIDText.make())
+        let changes = values
+        return try await writes.once(requestID) { db, outbox in
+            try record(suggestion, changes, in: db, outbox: outbox)
+            return ["suggestion": try Self.suggestion(suggestion.id, in: db) ?? .null]
+        }
+    }
+
+    func suggestions(_ arguments: Arguments) async throws -> JSONValue {
+        let status = try arguments.optionalString("status") ?? "open"
+        guard ["open", "accepted", "declined", "all"].contains(status) else {
+            throw CommandError.invalidArgument("status", "must be open, accepted, declined or all")
+        }
+        return try await database.pool.read { db in
+            let ids = try String.fetchAll(
+                db,
+                sql: "SELECT id FROM suggestion WHERE ? = 'all' OR status = ? ORDER BY suggested_at, id",
+                arguments: [status, status])
+            return ["suggestions": .array(try ids.compactMap { try Self.suggestion($0, in: db) })]
+        }
+    }
+
+    /// Accepts or declines an open suggestion; accepting applies its values to the card in the
+    /// same transaction.
+    func decide(_ requestID: String, _ arguments: Arguments, accept: Bool) async throws -> JSONValue {
+        guard let given = try arguments.optionalString("id"), !given.isEmpty else {
+            throw CommandError.invalidArgument("id", "is required")
+        }
+        return try await writes.once(requestID) { db, outbox in
+            let matches = try String.fetchAll(
+                db, sql: "SELECT id FROM suggestion WHERE id LIKE ?", arguments: [given.lowercased() + "%"])
+            guard matches.count == 1, let id = matches.first,
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM suggestion WHERE id = ?", arguments: [id])
+            else {
+                throw CommandError(
+                    code: matches.isEmpty ? "not_found" : "ambiguous",
+                    message: matches.isEmpty
+                        ? "no suggestion '\(given)'" : "'\(given)' matches \(matches.count) suggestions")
+            }
+            let status: String = row["status"]
+            guard status == "open" else {
+                throw CommandError(code: "already_decided", message: "suggestion \(id.prefix(8)) was already \(status)")
+            }
+            let entity = EntityRef(kind: YearPlanner.suggestionKind, id: id)
+            try record(entity, ["status": .text(accept ? "accepted" : "declined")], in: db, outbox: outbox)
+            var reply: [String: JSONValue] = [:]
+            if accept {
+                let year: Int = row["year"]
+                let month: Int = row["month"]
+                var values: [String: FieldValue] = [:]
+                if let title = row["title"] as String? { values["title"] = .text(title) }
+                if let location = row["location"] as String? { values["location"] = .text(location) }
+                if let day = row["day"] as Int64? { values["day"] = .int(day) }
+                let existing = try String.fetchOne(
+                    db, sql: "SELECT title FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
+                if existing == nil, values["title"] == nil {
+                    throw CommandError.invalidArgument(
+                        "title",
+                        "is required: the suggestion has none and the card for \(YearPlanner.monthName(month)) is empty"
+                    )
+                }
+                reply =
+                    try commit(YearPlanner.entity(year: year, month: month), values, in: db, outbox: outbox)
+                    .objectValue ?? [:]
+            }
+            reply["suggestion"] = try Self.suggestion(id, in: db) ?? .null
+            return .object(reply)
+        }
+    }
+
+    /// Appends a local operation on a suggestion and queues its change event.
+    private func record(
+        _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
+    ) throws {
+        let operation = try database.makeOperation(entity, values: values, in: db)
+        guard let seq = try StoreDatabase.apply(operation, in: db) else { return }
+        let data: JSONValue = [
+            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "op": .string(operation.id.description),
+            "suggestion": try Self.suggestion(entity.id, in: db) ?? .null, "operation": operation.json,
+        ]
+        outbox.add(ChangeEvent(topic: "store.\(entity.kind).changed", data: data, seq: UInt64(seq)))
+    }
+
+    static func suggestion(_ id: String, in db: Database) throws -> JSONValue? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM suggestion WHERE id = ?", arguments: [id]) else {
+            return nil
+        }
+        let names = try deviceNames(in: db)
+        func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
+        let month: Int = row["month"]
+        let by: String = row["suggested_by"]
+        return [
+            "id": .string(id), "year": .int(row["year"]), "month": .int(Int64(month)),
+            "month_name": .string(YearPlanner.monthName(month)), "title": text("title"), "location": text("location"),
+            "day": (row["day"] as Int64?).map(JSONValue.int) ?? .null, "status": text("status"),
+            "suggested_by": .string(by), "suggested_by_name": .string(names[by] ?? String(by.prefix(8))),
+            "suggested_at": text("suggested_at"), "decided_by": text("decided_by"), "decided_at": text("decided_at"),
+        ]
+    }
+}
