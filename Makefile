@@ -15,9 +15,9 @@ test: test-deps
 
 ## Run the benchmarks (release build) and print their JSON report.
 bench: deps
-	$(SWIFT) build -c release --product hearth-bench
-	$(SWIFT) build -c release --product hearth-bus
+	$(SWIFT) build -c release
 	.build/release/hearth-bench bus --json
+	.build/release/hearth-bench store --json
 
 deps:
 	deploy/bootstrap run
@@ -40,7 +40,7 @@ format:
 ## Install the executables in ~/.local/bin and the systemd user units from the Procfile.
 install: release
 	mkdir -p $(HOME)/.local/bin
-	install -m 0755 .build/release/hearth .build/release/hearth-bus $(HOME)/.local/bin/
+	install -m 0755 .build/release/hearth .build/release/hearth-bus .build/release/hearth-store $(HOME)/.local/bin/
 	deploy/systemd-units
 
 clean:

@@ -164,4 +164,37 @@ struct StoreServiceTests {
             #expect(mode == 0o600)
         }
     }
+
+    @Test(
+        "malformed frames to store.cmd (bad JSON, bad UTF-8, oversized, wrong shape) get typed errors and write nothing"
+    )
+    func malformedFrames() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 1, "title": "Kept"])
+            let raw = try SocketThread(context: context, kind: .dealer, name: "raw") { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.connect(running.configuration.commandEndpoint(.store))
+            }
+            var replies = raw.incoming.makeAsyncIterator()
+            let frames: [([Frame], String)] = [
+                ([[], Array("{\"id\":\"1\",\"cmd\":\"event.set\",\"args\":{".utf8)], "malformed_request"),
+                ([[], [0xC3, 0x28]], "malformed_request"),
+                ([[], [UInt8](repeating: 0x20, count: running.configuration.maximumMessageBytes + 1)], "oversized"),
+                ([[], Array("{\"id\":\"2\",\"cmd\":\"event.set\",\"args\":[1]}".utf8)], "malformed_request"),
+            ]
+            for (message, code) in frames {
+                try raw.send(message)
+                let reply = try CommandReply.decode(try #require(await replies.next()).last!)
+                guard case .failure(let error) = reply.result else {
+                    Issue.record("expected \(code)")
+                    continue
+                }
+                #expect(error.code == code)
+            }
+            await raw.close()
+            #expect(try await operationCount(running) == 1)
+            let card = try await running.commands.request("event.show", args: ["year": 2026, "month": 1])
+            #expect(card["title"] == "Kept")
+        }
+    }
 }
