@@ -197,4 +197,27 @@ struct StoreServiceTests {
             #expect(card["title"] == "Kept")
         }
     }
+
+    @Test("a change written straight from its row is byte for byte what the JSON writer makes of it")
+    func encodedChanges() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "title": "Quote \" and \\ and ünïcode", "day": 14])
+            try await running.store.database.pool.read { db in
+                let row = try #require(
+                    try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT change.seq, operation.id, operation.wall, operation.logical, operation.entity_kind,
+                                   operation.entity_id, operation.fields
+                            FROM change JOIN operation ON operation.id = change.op_id
+                            """))
+                let record = try #require(try OperationRecord.fetchOne(db))
+                let expected: JSONValue = ["seq": .int(row[0]), "operation": try record.json]
+                let encoded = StoreCommands.encodedChange(seq: row[0], row: row, fields: row[6])
+                #expect(encoded == expected.jsonBytes)
+                #expect(try JSONValue.parse(encoded) == expected)
+            }
+        }
+    }
 }

@@ -148,12 +148,7 @@ struct StoreCommands: Sendable {
                 let fields: String = row[6]
                 bytes += fields.utf8.count + 160
                 if bytes > maximumReplyBytes && !changes.isEmpty { break }
-                let operation: JSONValue = [
-                    "id": .string(row[1]), "time": ["wall": .int(row[2]), "logical": .int(row[3])],
-                    "entity": ["kind": .string(row[4]), "id": .string(row[5])],
-                    "fields": try JSONValue.parse(Array(fields.utf8)),
-                ]
-                changes.append(["seq": .int(row[0]), "operation": operation])
+                changes.append(.encoded(Self.encodedChange(seq: row[0], row: row, fields: fields)))
             }
             let last = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MAX(seq) FROM change")) ?? 0
             return ["changes": .array(changes), "last_seq": .int(last)]
@@ -161,6 +156,30 @@ struct StoreCommands: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// One change as JSON, written straight from its row: the stored fields text is already in
+    /// the exchange format, so it is copied, not parsed and re-encoded (keys in sorted order, as
+    /// `JSONWriter` writes them).
+    static func encodedChange(seq: Int64, row: Row, fields: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(fields.utf8.count + 160)
+        out.append(contentsOf: #"{"operation":{"entity":{"id":"#.utf8)
+        JSONWriter.appendString(row[5], to: &out)
+        out.append(contentsOf: #","kind":"#.utf8)
+        JSONWriter.appendString(row[4], to: &out)
+        out.append(contentsOf: #"},"fields":"#.utf8)
+        out.append(contentsOf: fields.utf8)
+        out.append(contentsOf: #","id":"#.utf8)
+        JSONWriter.appendString(row[1], to: &out)
+        out.append(contentsOf: #","time":{"logical":"#.utf8)
+        out.append(contentsOf: String(row[3] as Int64).utf8)
+        out.append(contentsOf: #","wall":"#.utf8)
+        out.append(contentsOf: String(row[2] as Int64).utf8)
+        out.append(contentsOf: #"}},"seq":"#.utf8)
+        out.append(contentsOf: String(seq).utf8)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
 
     private func delayed(_ reply: JSONValue) async throws -> JSONValue {
         if replyDelay > .zero { try await Task.sleep(for: replyDelay) }

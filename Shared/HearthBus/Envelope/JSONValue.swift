@@ -9,6 +9,12 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+    /// JSON text already encoded by Hearth's own writer, passed through verbatim when written.
+    ///
+    /// Only for values a service sends straight on (the store's change feed hands over stored
+    /// operations this way rather than parsing and re-encoding each); it is never produced by
+    /// parsing, so received values never hold it.
+    case encoded([UInt8])
 
     /// The JSON type name used in error messages ("a string", "an object", …).
     public var typeName: String {
@@ -19,6 +25,7 @@ public enum JSONValue: Sendable, Hashable {
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
+        case .encoded: "encoded JSON"
         }
     }
 
@@ -113,6 +120,7 @@ extension JSONValue: Codable {
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
+        case .encoded(let bytes): try container.encode(try JSONValue.parse(bytes))
         }
     }
 }

@@ -2,8 +2,9 @@
 ///
 /// Like `JSONParser`, it replaces Foundation's coder on the hot path (JSONEncoder took ~4.6 µs
 /// for a small event's data; this takes well under 1 µs).
-enum JSONWriter {
-    static func write(_ value: JSONValue, to out: inout [UInt8]) {
+public enum JSONWriter {
+    /// Appends `value` as compact JSON with sorted keys.
+    public static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -21,6 +22,7 @@ enum JSONWriter {
                 out.append(contentsOf: "null".utf8)
             }
         case .string(let text): appendString(text, to: &out)
+        case .encoded(let bytes): out.append(contentsOf: bytes)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -43,7 +45,7 @@ enum JSONWriter {
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// Appends `value` as a JSON string literal (RFC 8259 escaping).
-    static func appendString(_ value: String, to out: inout [UInt8]) {
+    public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
         if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
