@@ -4,12 +4,7 @@ import HearthBus
 import Logging
 import ServiceLifecycle
 
-LoggingSystem.bootstrap { label in
-    var handler = StreamLogHandler.standardError(label: label)
-    handler.logLevel =
-        ProcessInfo.processInfo.environment["HEARTH_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
-    return handler
-}
+HearthLogging.bootstrap()
 let logger = Logger(label: "hearth.bus")
 
 do {

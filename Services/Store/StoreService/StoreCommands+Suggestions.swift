@@ -6,24 +6,11 @@ import HearthCore
 extension StoreCommands {
     /// Records a suggested change to a card for the family to accept or decline.
     func suggest(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
-        let title = try arguments.optionalString("title")
-        let location = try arguments.optionalString("location")
-        let day = try arguments.optionalInt("day")
-        try check { () throws(PlannerError) in
-            try YearPlanner.validate(year: year, month: month, title: title, location: location, day: day)
-        }
-        guard title != nil || location != nil || day != nil else {
-            throw CommandError.invalidArgument(
-                "title", "or 'location' or 'day' must be given: there is nothing to suggest")
-        }
-        var values: [String: FieldValue] = [
-            "year": .int(Int64(year)), "month": .int(Int64(month)), "status": .text("open"),
-        ]
-        if let title { values["title"] = .text(title) }
-        if let location { values["location"] = .text(location) }
-        if let day { values["day"] = .int(Int64(day)) }
+        let (year, month, edit) = try cardEdit(arguments, verb: "suggest")
+        var values = edit
+        values["year"] = .int(Int64(year))
+        values["month"] = .int(Int64(month))
+        values["status"] = .text("open")
         let suggestion = EntityRef(kind: YearPlanner.suggestionKind, id: UUIDText.make())
         let changes = values
         return try await writes.once(requestID) { db, outbox in

@@ -37,7 +37,10 @@ struct StoreCommands: Sendable {
 
     // MARK: - Year planner
 
-    private func setEvent(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+    /// A card edit's arguments, checked: `year` and `month`, and the fields to set (at least one
+    /// of title, location and day; an empty location clears it).
+    func cardEdit(_ arguments: Arguments, verb: String) throws -> (year: Int, month: Int, values: [String: FieldValue])
+    {
         let year = try arguments.int("year")
         let month = try arguments.int("month")
         let title = try arguments.optionalString("title")
@@ -51,8 +54,15 @@ struct StoreCommands: Sendable {
         if let location { values["location"] = location.isEmpty ? .null : .text(location) }
         if let day { values["day"] = .int(Int64(day)) }
         guard !values.isEmpty else {
-            throw CommandError.invalidArgument("title", "or 'location' or 'day' must be given: there is nothing to set")
+            throw CommandError.invalidArgument(
+                "title", "or 'location' or 'day' must be given: there is nothing to \(verb)")
         }
+        return (year, month, values)
+    }
+
+    private func setEvent(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        let (year, month, values) = try cardEdit(arguments, verb: "set")
+        let title = values["title"]
         let entity = YearPlanner.entity(year: year, month: month)
         let changes = values
         return try await writes.once(requestID) { db, outbox in

@@ -49,7 +49,7 @@ func say(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-LoggingSystem.bootstrap(StreamLogHandler.standardError)
+HearthLogging.bootstrap()
 let logger = Logger(label: "hearth.fixture")
 guard let endpoint = option("--endpoint"), let ledgerPath = option("--ledger") else {
     FileHandle.standardError.write(Data("usage: hearth-fixture --endpoint EP --ledger FILE\n".utf8))
