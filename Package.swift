@@ -63,6 +63,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HearthNotify",
+            dependencies: ["CLibNotify"],
+            path: "Shared/HearthNotify",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HearthTesting",
             dependencies: ["HearthBus"],
             path: "Shared/HearthTesting",
@@ -119,6 +125,7 @@ let package = Package(
             dependencies: [
                 "HearthBus",
                 "HearthCore",
+                "HearthNotify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

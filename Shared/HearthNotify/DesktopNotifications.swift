@@ -1,0 +1,199 @@
+import CLibNotify
+import Foundation
+import Synchronization
+
+/// One desktop notification to show, in the terms of the freedesktop specification.
+public struct DesktopNotification: Sendable, Equatable {
+    public enum Urgency: Int32, Sendable { case low = 0, normal = 1, critical = 2 }
+
+    public var summary: String
+    public var body: String
+    public var icon: String
+    public var urgency: Urgency
+    public var category: String?
+    /// Milliseconds on screen; 0 keeps it until acted on, -1 uses the server's default.
+    public var timeout: Int32
+    /// Buttons: action key and label, in order.
+    public var actions: [(key: String, label: String)]
+
+    public init(
+        summary: String, body: String = "", icon: String = "", urgency: Urgency = .normal, category: String? = nil,
+        timeout: Int32 = -1, actions: [(key: String, label: String)] = []
+    ) {
+        self.summary = summary
+        self.body = body
+        self.icon = icon
+        self.urgency = urgency
+        self.category = category
+        self.timeout = timeout
+        self.actions = actions
+    }
+
+    public static func == (lhs: DesktopNotification, rhs: DesktopNotification) -> Bool {
+        lhs.summary == rhs.summary && lhs.body == rhs.body && lhs.icon == rhs.icon && lhs.urgency == rhs.urgency
+            && lhs.category == rhs.category && lhs.timeout == rhs.timeout
+            && lhs.actions.map(\.key) == rhs.actions.map(\.key) && lhs.actions.map(\.label) == rhs.actions.map(\.label)
+    }
+}
+
+/// A button pressed on a notification.
+public struct NotificationAction: Sendable, Equatable {
+    /// The key the notification was shown under (see `show(_:key:)`).
+    public let key: String
+    /// The action key of the button.
+    public let action: String
+}
+
+/// Why a notification could not be shown.
+public struct NotificationError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// Raises desktop notifications through libnotify, on a GLib main loop that runs on its own
+/// thread (libnotify needs the loop to deliver button presses; it must never run on the
+/// cooperative pool). Every libnotify call happens on that thread.
+///
+/// Notifications are shown under a key (such as `turn.J7X-3`): showing again under the same key
+/// replaces the earlier popup (the replaces-id mechanism) instead of adding one.
+public final class DesktopNotifications: Sendable {
+    /// Buttons pressed, in order.
+    public let actions: AsyncStream<NotificationAction>
+
+    private let continuation: AsyncStream<NotificationAction>.Continuation
+    private let loop: LoopHandle
+    private let shown = Mutex<[String: NotificationHandle]>([:])
+
+    /// Starts the GLib thread and registers with libnotify as `appName`.
+    public init(appName: String = "hearth") {
+        (actions, continuation) = AsyncStream.makeStream(of: NotificationAction.self)
+        // A private main context, thread-default on the GLib thread: jobs invoked on it from other
+        // threads always become sources that run there (on the global default context GLib may
+        // run them on the caller's thread instead), and D-Bus replies and button presses are
+        // dispatched there too. Creating it does no I/O.
+        let context = g_main_context_new()
+        let handle = LoopHandle(context: context, loop: g_main_loop_new(context, 0))
+        Thread {
+            g_main_context_push_thread_default(handle.context)
+            notify_init(appName)
+            g_main_loop_run(handle.loop)
+            notify_uninit()
+            g_main_context_pop_thread_default(handle.context)
+        }.start()
+        loop = handle
+    }
+
+    /// Stops the GLib loop.
+    public func close() {
+        g_main_loop_quit(loop.loop)
+        continuation.finish()
+    }
+
+    /// Shows `notification` under `key`, replacing whatever was shown under that key.
+    /// - Returns: the id the notification server assigned.
+    /// - Throws: `NotificationError` when no notification server answers.
+    public func show(_ notification: DesktopNotification, key: String) async throws -> UInt32 {
+        try await onLoop { [self] in
+            let existing = shown.withLock { $0[key] }
+            let handle: NotificationHandle
+            if let existing {
+                notify_notification_update(existing.pointer, notification.summary, notification.body, notification.icon)
+                notify_notification_clear_actions(existing.pointer)
+                handle = existing
+            } else {
+                guard let pointer = notify_notification_new(notification.summary, notification.body, notification.icon)
+                else { throw NotificationError(message: "libnotify could not create a notification") }
+                handle = NotificationHandle(pointer)
+                shown.withLock { $0[key] = handle }
+            }
+            notify_notification_set_urgency(
+                handle.pointer, NotifyUrgency(rawValue: UInt32(notification.urgency.rawValue)))
+            notify_notification_set_timeout(handle.pointer, notification.timeout)
+            if let category = notification.category { notify_notification_set_category(handle.pointer, category) }
+            for action in notification.actions {
+                let context = Unmanaged.passRetained(ActionContext(key: key, action: action.key, sink: continuation))
+                notify_notification_add_action(
+                    handle.pointer, action.key, action.label,
+                    { _, _, data in
+                        let context = Unmanaged<ActionContext>.fromOpaque(data!).takeUnretainedValue()
+                        context.sink.yield(NotificationAction(key: context.key, action: context.action))
+                    },
+                    context.toOpaque(),
+                    { data in Unmanaged<ActionContext>.fromOpaque(data!).release() })
+            }
+            var error: UnsafeMutablePointer<GError>?
+            guard notify_notification_show(handle.pointer, &error) != 0 else {
+                let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+                if let error { g_error_free(error) }
+                throw NotificationError(message: "no notification server answered: \(message)")
+            }
+            return UInt32(hearth_notification_id(handle.pointer))
+        }
+    }
+
+    /// Closes the notification shown under `key`, if any.
+    public func close(key: String) async throws {
+        try await onLoop { [self] in
+            guard let handle = shown.withLock({ $0.removeValue(forKey: key) }) else { return }
+            var error: UnsafeMutablePointer<GError>?
+            _ = notify_notification_close(handle.pointer, &error)
+            if let error { g_error_free(error) }
+        }
+    }
+
+    // MARK: - Running work on the GLib thread
+
+    /// Runs `work` on the GLib thread and returns its result.
+    private func onLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Unmanaged.passRetained(LoopJob { continuation.resume(with: Result { try work() }) })
+            g_main_context_invoke(
+                loop.context,
+                { data in
+                    let job = Unmanaged<LoopJob>.fromOpaque(data!).takeRetainedValue()
+                    job.run()
+                    return 0  // G_SOURCE_REMOVE
+                },
+                job.toOpaque())
+        }
+    }
+}
+
+/// Work queued for the GLib thread.
+private final class LoopJob: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
+
+/// What an action callback needs: where to report the press.
+private final class ActionContext: Sendable {
+    let key: String
+    let action: String
+    let sink: AsyncStream<NotificationAction>.Continuation
+
+    init(key: String, action: String, sink: AsyncStream<NotificationAction>.Continuation) {
+        self.key = key
+        self.action = action
+        self.sink = sink
+    }
+}
+
+/// A libnotify notification object. Only the GLib thread touches it (every call goes through
+/// `onLoop`); the handle itself only carries the pointer between that thread's jobs.
+private final class NotificationHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<NotifyNotification>
+    init(_ pointer: UnsafeMutablePointer<NotifyNotification>) { self.pointer = pointer }
+    deinit { hearth_notification_unref(pointer) }
+}
+
+/// The GLib main context and loop. The pointers never change after `init`; GLib documents
+/// contexts and loops as usable from any thread (`g_main_context_invoke` and `g_main_loop_quit`
+/// from others, `g_main_loop_run` on the one that owns it).
+private final class LoopHandle: @unchecked Sendable {
+    let context: OpaquePointer?
+    let loop: OpaquePointer?
+    init(context: OpaquePointer?, loop: OpaquePointer?) {
+        self.context = context
+        self.loop = loop
+    }
+}

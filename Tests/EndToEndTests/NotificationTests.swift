@@ -1,0 +1,48 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// Real desktop notifications through libnotify, on a private D-Bus session with the test kit's
+/// notification server.
+@Suite("End to end: desktop notifications", .serialized)
+struct NotificationTests {
+    @Test("hearth notify test raises a Notify call with its buttons, and a pressed button comes back")
+    func notifyAndPress() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let home = try TemporaryHome()
+        let cli = try await ChildProcess(
+            "hearth", ["notify", "test", "--wait", "10"],
+            environment: session.environment.merging(["HEARTH_HOME": home.path]) { _, new in new })
+
+        let line = try #require(await server.output.waitForLine(containing: "\"call\": \"Notify\""))
+        let call = try JSONValue.parse(line)
+        #expect(call["summary"] == "Hearth test notification")
+        #expect(call["body"] == "If you can read this, notifications work.")
+        #expect(call["app_name"] == "hearth")
+        #expect(call["urgency"] == 1)
+        #expect(call["category"] == "hearth.test")
+        #expect(call["actions"] == ["done", "Done", "snooze", "Snooze"])
+        #expect(call["expire_timeout"] == 0)
+        let id = try #require(call["id"]?.intValue)
+        #expect(await cli.output.waitForLine(containing: "shown notification \(id)") != nil)
+
+        #expect(try await session.press(id: UInt32(id), action: "snooze") == 0)
+        #expect(await cli.output.waitForLine(containing: "pressed snooze") != nil, "\(cli.errors.text)")
+        #expect(await cli.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.count == 1)
+    }
+
+    @Test("with no notification server on the bus, hearth notify test says so and exits 1")
+    func noServer() async throws {
+        let session = try await DBusSession(notificationServer: false, repositoryRoot: SupervisorTests.root)
+        let home = try TemporaryHome()
+        let result = try await ChildProcess.run(
+            "hearth", ["notify", "test"],
+            environment: session.environment.merging(["HEARTH_HOME": home.path]) { _, new in new },
+            timeout: .seconds(30))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no notification server answered"), "\(result.stderr)")
+    }
+}
