@@ -40,7 +40,8 @@ format:
 ## Install the executables in ~/.local/bin and the systemd user units from the Procfile.
 install: release
 	mkdir -p $(HOME)/.local/bin
-	install -m 0755 .build/release/hearth .build/release/hearth-bus .build/release/hearth-store $(HOME)/.local/bin/
+	install -m 0755 .build/release/hearth .build/release/hearth-bus .build/release/hearth-store \
+		.build/release/hearth-notifier $(HOME)/.local/bin/
 	deploy/systemd-units
 
 clean:

@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bus", targets: ["hearth-bus"]),
         .executable(name: "hearth-store", targets: ["hearth-store"]),
+        .executable(name: "hearth-notifier", targets: ["hearth-notifier"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
     dependencies: [
@@ -118,6 +119,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Store/hearth-store",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NotifierService",
+            dependencies: [
+                "HearthBus",
+                "HearthNotify",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Notifier/NotifierService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-notifier",
+            dependencies: [
+                "NotifierService",
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Notifier/hearth-notifier",
             swiftSettings: swiftSettings
         ),
         .target(

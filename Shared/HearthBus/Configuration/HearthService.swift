@@ -5,6 +5,7 @@
 public enum HearthService: String, Sendable, CaseIterable, Codable {
     case bus
     case store
+    case notifier
 
     /// The configuration key of the service's command endpoint, such as `bus.cmd`.
     public var commandKey: String { "\(rawValue).cmd" }

@@ -1,0 +1,50 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// The notifier with real processes: bus, store and notifier on a private D-Bus session with the
+/// test kit's notification server.
+@Suite("End to end: notifier", .serialized)
+struct NotifierTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    @Test("a suggestion pops up with Accept and Decline; Accept puts it on the card and closes the popup")
+    func suggestionAccepted() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
+        let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+
+        let suggested = try await ChildProcess.run(
+            "hearth", ["event", "suggest", "aug", "--year", "2026", "--title", "Beach day", "--day", "14"],
+            environment: stack.environment)
+        #expect(suggested.status == 0, "\(suggested.stderr)")
+
+        let line = try #require(await server.output.waitForLine(containing: "\"call\": \"Notify\""))
+        let call = try JSONValue.parse(line)
+        #expect(call["summary"] == "This device suggested 'Beach day' on the 14th for August")
+        #expect(call["actions"] == ["accept", "Accept", "decline", "Decline"])
+        #expect(call["category"] == "hearth.suggestion")
+        let id = try #require(call["id"]?.intValue)
+        let shown = try #require(await monitor.output.waitForLine(containing: "\"topic\":\"notify.shown\""))
+        #expect(try JSONValue.parse(shown)["event"]?["data"]?["latency_ms"]?.doubleValue != nil)
+
+        #expect(try await session.press(id: UInt32(id), action: "accept") == 0)
+        #expect(await monitor.output.waitForLine(containing: "\"topic\":\"notify.action\"") != nil)
+        #expect(await monitor.output.waitForLine(containing: "\"topic\":\"store.event_card.changed\"") != nil)
+        let card = try await ChildProcess.run(
+            "hearth", ["event", "show", "aug", "--year", "2026", "--json"], environment: stack.environment)
+        #expect(try JSONValue.parse(card.stdout)["title"] == "Beach day")
+        // The decided suggestion's popup is closed, not left stale.
+        #expect(await server.output.waitForLine(containing: "\"call\": \"CloseNotification\"") != nil)
+        #expect(server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.count == 1)
+
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}
