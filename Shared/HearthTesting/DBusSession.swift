@@ -5,7 +5,7 @@ import Foundation
 public final class DBusSession: Sendable {
     /// The bus address, for `DBUS_SESSION_BUS_ADDRESS`.
     public let address: String
-    /// The notification server's calls, one JSON object per line (when started).
+    /// The notification server's calls, one JSON object per line (when started with the session).
     public let server: ChildProcess?
     private let daemon: ChildProcess
 
@@ -16,16 +16,21 @@ public final class DBusSession: Sendable {
             throw StackError.notAnswering("dbus-daemon", daemon.errors.text)
         }
         address = line
-        if notificationServer {
-            let server = try await ChildProcess(
-                "\(repositoryRoot)/deploy/notification-test-server", environment: ["DBUS_SESSION_BUS_ADDRESS": line])
-            guard await server.output.waitForLine(containing: "\"ready\": true") != nil else {
-                throw StackError.notAnswering("notification-test-server", server.errors.text)
-            }
-            self.server = server
-        } else {
-            server = nil
+        server = notificationServer ? try await Self.startServer(address: line, repositoryRoot: repositoryRoot) : nil
+    }
+
+    /// Starts the test kit's notification server on this bus (for a server that arrives late).
+    public func startNotificationServer(repositoryRoot: String) async throws -> ChildProcess {
+        try await Self.startServer(address: address, repositoryRoot: repositoryRoot)
+    }
+
+    private static func startServer(address: String, repositoryRoot: String) async throws -> ChildProcess {
+        let server = try await ChildProcess(
+            "\(repositoryRoot)/deploy/notification-test-server", environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        guard await server.output.waitForLine(containing: "\"ready\": true") != nil else {
+            throw StackError.notAnswering("notification-test-server", server.errors.text)
         }
+        return server
     }
 
     /// The environment a process needs to use this bus.

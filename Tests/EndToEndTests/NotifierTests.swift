@@ -47,4 +47,42 @@ struct NotifierTests {
         #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test("with no notification server, notify.failed is published; when one arrives, only the latest state is shown")
+    func serverAway() async throws {
+        let session = try await DBusSession(notificationServer: false, repositoryRoot: SupervisorTests.root)
+        let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "notify.", "store."], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+
+        func suggest(_ title: String) async throws -> String {
+            let result = try await ChildProcess.run(
+                "hearth", ["event", "suggest", "aug", "--year", "2026", "--title", title, "--json"],
+                environment: stack.environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try #require(try JSONValue.parse(result.stdout)["suggestion"]?["id"]?.stringValue)
+        }
+        let stale = try await suggest("Beach day")
+        let failed = try #require(await monitor.output.waitForLine(containing: "\"topic\":\"notify.failed\""))
+        #expect(try JSONValue.parse(failed)["event"]?["data"]?["key"]?.stringValue == "suggestion.\(stale)")
+        _ = try await suggest("Camping")
+        let declined = try await ChildProcess.run(
+            "hearth", ["event", "decline", stale], environment: stack.environment)
+        #expect(declined.status == 0)
+        #expect(await monitor.output.waitForLine(containing: "\"status\":\"declined\"") != nil)
+
+        let server = try await session.startNotificationServer(repositoryRoot: SupervisorTests.root)
+        let line = try #require(
+            await server.output.waitForLine(timeout: .seconds(40)) { $0.contains("\"call\": \"Notify\"") })
+        #expect(try JSONValue.parse(line)["summary"] == "This device suggested 'Camping' for August")
+        #expect(
+            await monitor.output.waitForLine(timeout: .seconds(5)) { $0.contains("\"topic\":\"notify.shown\"") } != nil)
+        #expect(server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.count == 1)
+
+        server.signal(SIGTERM)
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

@@ -19,6 +19,16 @@ public final class NotifierService: Service {
     private let commands: CommandServer
     private let logger: Logger
     private let buttons = Mutex<[String: [String: Button]]>([:])
+    /// The latest notification per key that no server has taken yet: only the latest state is
+    /// shown when a server comes back, never a flood of stale ones.
+    private let undelivered = Mutex<[String: Undelivered]>([:])
+    private let retries: AsyncStream<Void>
+    private let retryKick: AsyncStream<Void>.Continuation
+
+    private struct Undelivered: Sendable {
+        let notification: DesktopNotification
+        let envelope: Envelope
+    }
 
     public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
         self.configuration = configuration
@@ -31,6 +41,7 @@ public final class NotifierService: Service {
             context: context, endpoint: configuration.busPublishEndpoint, source: "notifier", device: device,
             maximumMessageBytes: configuration.maximumMessageBytes)
         notifications = DesktopNotifications(appName: "hearth")
+        (retries, retryKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.notifier), service: "notifier",
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
@@ -42,6 +53,7 @@ public final class NotifierService: Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await cancelWhenGracefulShutdown { await self.showEvents() } }
             group.addTask { await cancelWhenGracefulShutdown { await self.handlePresses() } }
+            group.addTask { await cancelWhenGracefulShutdown { await self.retryUndelivered() } }
             group.addTask { try? await self.commands.run() }
         }
         notifications.close()
@@ -59,23 +71,65 @@ public final class NotifierService: Service {
                 continue
             case .close(let key):
                 buttons.withLock { _ = $0.removeValue(forKey: key) }
+                undelivered.withLock { _ = $0.removeValue(forKey: key) }
                 try? await notifications.close(key: key)
             case .show(let key, let notification, let keyButtons):
                 buttons.withLock { $0[key] = keyButtons }
-                do {
-                    let id = try await notifications.show(notification, key: key)
-                    let latency = Date().timeIntervalSince(envelope.timestamp) * 1_000
-                    publish(
-                        "notify.shown",
-                        [
-                            "key": .string(key), "id": .int(Int64(id)), "event": .string(envelope.id),
-                            "summary": .string(notification.summary),
-                            "latency_ms": .double((latency * 1_000).rounded() / 1_000),
-                        ])
-                } catch {
+                let item = Undelivered(notification: notification, envelope: envelope)
+                let firstFailure = undelivered.withLock { $0[key] == nil }
+                undelivered.withLock { $0[key] = item }
+                if let error = await deliver(key, item) {
                     logger.warning("hearth-notifier: \(error)")
-                    publish("notify.failed", ["key": .string(key), "reason": .string("\(error)")])
+                    if firstFailure { publish("notify.failed", ["key": .string(key), "reason": .string("\(error)")]) }
+                    retryKick.yield()
                 }
+            }
+        }
+    }
+
+    /// Shows one notification; on success it is no longer undelivered (unless a newer state for
+    /// its key arrived meanwhile) and `notify.shown` reports the latency from the event.
+    /// - Returns: the error when no server took it.
+    private func deliver(_ key: String, _ item: Undelivered) async -> (any Error)? {
+        do {
+            let id = try await notifications.show(item.notification, key: key)
+            undelivered.withLock { pending in
+                if pending[key]?.envelope.id == item.envelope.id { pending.removeValue(forKey: key) }
+            }
+            let latency = Date().timeIntervalSince(item.envelope.timestamp) * 1_000
+            publish(
+                "notify.shown",
+                [
+                    "key": .string(key), "id": .int(Int64(id)), "event": .string(item.envelope.id),
+                    "summary": .string(item.notification.summary),
+                    "latency_ms": .double((latency * 1_000).rounded() / 1_000),
+                ])
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Retries undelivered notifications with exponential backoff (0.5 s up to 30 s), latest state
+    /// per key, oldest event first; sleeps until a delivery fails.
+    private func retryUndelivered() async {
+        for await _ in retries {
+            var delay = Duration.milliseconds(500)
+            while !Task.isCancelled {
+                let pending = undelivered.withLock { $0 }.sorted {
+                    $0.value.envelope.timestamp < $1.value.envelope.timestamp
+                }
+                if pending.isEmpty { break }
+                // A backoff timer, not synchronisation: nothing signals a server's return.
+                try? await Task.sleep(for: delay)
+                var failed = false
+                for (key, item) in pending where undelivered.withLock({ $0[key]?.envelope.id == item.envelope.id }) {
+                    if await deliver(key, item) != nil {
+                        failed = true
+                        break
+                    }
+                }
+                delay = failed ? min(delay * 2, .seconds(30)) : .milliseconds(500)
             }
         }
     }
