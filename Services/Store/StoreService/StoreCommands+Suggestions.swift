@@ -86,8 +86,8 @@ extension StoreCommands {
     private func record(
         _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
     ) throws {
-        let operation = try database.makeOperation(entity, values: values, in: db)
-        guard let seq = try StoreDatabase.apply(operation, in: db) else { return }
+        let (operation, log) = try database.makeOperation(entity, values: values, in: db)
+        guard let seq = try StoreDatabase.apply(operation, in: db, log: log) else { return }
         let data: JSONValue = [
             "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "op": .string(operation.id.description),
             "suggestion": try Self.suggestion(entity.id, in: db) ?? .null, "operation": operation.json,

@@ -200,8 +200,8 @@ struct StoreCommands: Sendable {
     func commit(
         _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
     ) throws -> JSONValue {
-        let operation = try database.makeOperation(entity, values: values, in: db)
-        guard let seq = try StoreDatabase.apply(operation, in: db) else {
+        let (operation, log) = try database.makeOperation(entity, values: values, in: db)
+        guard let seq = try StoreDatabase.apply(operation, in: db, log: log) else {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
         }
         let card = try Self.card(entity, in: db) ?? .null

@@ -43,9 +43,11 @@ final class StoreDatabase: Sendable {
     // MARK: - Applying operations
 
     /// Applies `operation` inside the caller's transaction.
+    /// - Parameter log: the entity's log as already folded by the caller (`makeOperation`), so it
+    ///   is not loaded and folded again; loaded here when `nil`.
     /// - Returns: the change's sequence number, or `nil` if the operation was already applied.
     /// - Throws: `OperationLogError` for a malformed or forged operation; nothing is written then.
-    static func apply(_ operation: Operation, in db: Database) throws -> Int64? {
+    static func apply(_ operation: Operation, in db: Database, log: OperationLog? = nil) throws -> Int64? {
         try operation.validate()
         if let existing = try OperationRecord.fetchOne(db, key: operation.id.description) {
             guard try existing.operation == operation else {
@@ -53,8 +55,10 @@ final class StoreDatabase: Sendable {
             }
             return nil
         }
+        var folded = try log ?? Self.log(of: operation.entity, in: db)
+        try folded.apply(operation)
         try OperationRecord(operation).insert(db)
-        try materialize(operation.entity, in: db)
+        try materialize(operation.entity, from: folded, in: db)
         try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
             .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
         return db.lastInsertedRowID
@@ -71,8 +75,10 @@ final class StoreDatabase: Sendable {
     }
 
     /// A new local operation setting `values` on `entity`: the next counter of this device and a
-    /// hybrid time after every operation held.
-    func makeOperation(_ entity: EntityRef, values: [String: FieldValue], in db: Database) throws -> Operation {
+    /// hybrid time after every operation held. Also returns the entity's folded log, for `apply`.
+    func makeOperation(
+        _ entity: EntityRef, values: [String: FieldValue], in db: Database
+    ) throws -> (operation: Operation, log: OperationLog) {
         let counter =
             try Int64.fetchOne(
                 try db.cachedStatement(sql: "SELECT MAX(counter) FROM operation WHERE device = ?"),
@@ -83,27 +89,22 @@ final class StoreDatabase: Sendable {
             last: last.map { HybridTime(wall: $0["wall"], logical: UInt32($0["logical"] as Int64)) }
                 ?? HybridTime(wall: 0))
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-        return try Self.log(of: entity, in: db).makeOperation(
+        let log = try Self.log(of: entity, in: db)
+        let operation = log.makeOperation(
             device: localDevice, counter: UInt64(counter + 1), time: clock.tick(now: now), entity: entity,
             values: values)
+        return (operation, log)
     }
 
-    /// Rewrites the materialised row of `entity` from its operations.
-    static func materialize(_ entity: EntityRef, in db: Database) throws {
-        if entity.kind == YearPlanner.suggestionKind { return try materializeSuggestion(entity, in: db) }
+    /// Rewrites the materialised row of `entity` from its folded log.
+    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        if entity.kind == YearPlanner.suggestionKind { return try materializeSuggestion(entity, from: log, in: db) }
         guard entity.kind == YearPlanner.entityKind, let (year, month) = YearPlanner.yearAndMonth(of: entity) else {
             return
         }
-        let log = try log(of: entity, in: db)
-        let fields = log.entity(entity)
+        let fields = FieldReader(log.entity(entity))
         let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
         guard let first = operations.first, let last = operations.last else { return }
-        func text(_ name: String) -> String? {
-            if case .text(let value) = fields[name]?.value { return value }
-            return nil
-        }
-        var day: Int64?
-        if case .int(let value) = fields["day"]?.value { day = value }
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO event_card
@@ -112,32 +113,26 @@ final class StoreDatabase: Sendable {
                 """
         ).execute(
             arguments: [
-                year, month, text("title"), text("location"), day,
-                text("colour") ?? YearPlanner.defaultColours[month - 1],
+                year, month, fields.text("title"), fields.text("location"), fields.int("day"),
+                fields.text("colour") ?? YearPlanner.defaultColours[month - 1],
                 Timestamp.format(Date(milliseconds: first.time.wall)),
                 Timestamp.format(Date(milliseconds: last.time.wall)), last.author,
-                fields.values.contains { $0.isConflict },
+                fields.states.values.contains { $0.isConflict },
             ])
     }
 }
 
 extension StoreDatabase {
-    /// Rewrites the materialised row of a suggestion from its operations.
-    static func materializeSuggestion(_ entity: EntityRef, in db: Database) throws {
-        let log = try log(of: entity, in: db)
-        let fields = log.entity(entity)
+    /// Rewrites the materialised row of a suggestion from its folded log.
+    static func materializeSuggestion(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        let fields = FieldReader(log.entity(entity))
         let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
-        guard let first = operations.first, case .int(let year)? = fields["year"]?.value,
-            case .int(let month)? = fields["month"]?.value
-        else { return }
-        func text(_ name: String) -> String? {
-            if case .text(let value) = fields[name]?.value { return value }
-            return nil
+        guard let first = operations.first, let year = fields.int("year"), let month = fields.int("month") else {
+            return
         }
-        var day: Int64?
-        if case .int(let value) = fields["day"]?.value { day = value }
-        let status = text("status") ?? "open"
-        let decision = status == "open" ? nil : fields["status"].flatMap { state in log.operations[state.winner] }
+        let status = fields.text("status") ?? "open"
+        let decision =
+            status == "open" ? nil : fields.states["status"].flatMap { state in log.operations[state.winner] }
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO suggestion
@@ -145,10 +140,28 @@ extension StoreDatabase {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            entity.id, year, month, text("title"), text("location"), day, status, first.author,
+            entity.id, year, month, fields.text("title"), fields.text("location"), fields.int("day"), status,
+            first.author,
             Timestamp.format(Date(milliseconds: first.time.wall)), decision?.author,
             decision.map { Timestamp.format(Date(milliseconds: $0.time.wall)) },
         ])
+    }
+}
+
+/// Reads a folded entity's current values by field name, for the materialised tables.
+struct FieldReader {
+    let states: [String: OperationLog.FieldState]
+
+    init(_ states: [String: OperationLog.FieldState]) { self.states = states }
+
+    func text(_ name: String) -> String? {
+        if case .text(let value) = states[name]?.value { return value }
+        return nil
+    }
+
+    func int(_ name: String) -> Int64? {
+        if case .int(let value) = states[name]?.value { return value }
+        return nil
     }
 }
 
