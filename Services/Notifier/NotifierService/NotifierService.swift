@@ -76,8 +76,8 @@ public final class NotifierService: Service {
             case .show(let key, let notification, let keyButtons):
                 buttons.withLock { $0[key] = keyButtons }
                 let item = Undelivered(notification: notification, envelope: envelope)
-                let firstFailure = undelivered.withLock { $0[key] == nil }
-                undelivered.withLock { $0[key] = item }
+                // Newly undelivered (nothing older pending for this key): a failure is worth reporting.
+                let firstFailure = undelivered.withLock { $0.updateValue(item, forKey: key) == nil }
                 if let error = await deliver(key, item) {
                     logger.warning("hearth-notifier: \(error)")
                     if firstFailure { publish("notify.failed", ["key": .string(key), "reason": .string("\(error)")]) }

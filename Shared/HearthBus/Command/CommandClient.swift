@@ -17,7 +17,8 @@ public final class CommandClient: Sendable {
     private let context: ZMQContext
     private let logger: Logger
     private let maximumMessageBytes: Int
-    private let connection = Mutex<Connection?>(nil)
+    /// The DEALER socket in use; replaced after a timeout.
+    private let connection = Mutex<SocketThread?>(nil)
     private let pending = PendingReplies()
     private let isClosed = Atomic<Bool>(false)
 
@@ -59,12 +60,6 @@ public final class CommandClient: Sendable {
         }
     }
 
-    /// One DEALER socket and its thread; replaced after a timeout.
-    private final class Connection: Sendable {
-        let socket: SocketThread
-        init(socket: SocketThread) { self.socket = socket }
-    }
-
     /// Creates a client; the socket connects on first use.
     public init(
         context: ZMQContext,
@@ -104,7 +99,7 @@ public final class CommandClient: Sendable {
         let frames: [Frame] = [[], request.jsonBytes]
         for attempt in 1...attempts {
             guard !isClosed.load(ordering: .relaxed) else { throw CommandClientError.closed }
-            let connection: Connection
+            let connection: SocketThread
             do {
                 connection = try currentConnection()
             } catch {
@@ -126,12 +121,12 @@ public final class CommandClient: Sendable {
             defer { connection = nil }
             return connection
         }
-        if let current { await current.socket.close() }
+        if let current { await current.close() }
     }
 
     // MARK: - Attempts
 
-    private func currentConnection() throws -> Connection {
+    private func currentConnection() throws -> SocketThread {
         try connection.withLock { connection in
             if let connection { return connection }
             let pending = self.pending
@@ -157,23 +152,22 @@ public final class CommandClient: Sendable {
                     try socket.connect(endpoint)
                 }
             )
-            let fresh = Connection(socket: socket)
-            connection = fresh
-            return fresh
+            connection = socket
+            return socket
         }
     }
 
-    private func discard(_ stale: Connection) async {
+    private func discard(_ stale: SocketThread) async {
         let removed = connection.withLock { connection -> Bool in
             guard connection === stale else { return false }
             connection = nil
             return true
         }
-        if removed { await stale.socket.close() }
+        if removed { await stale.close() }
     }
 
     /// Sends one attempt and waits up to `timeout` for the reply with the same id.
-    private func exchange(_ frames: [Frame], id: String, over connection: Connection) async -> CommandReply? {
+    private func exchange(_ frames: [Frame], id: String, over connection: SocketThread) async -> CommandReply? {
         let deadline = ContinuousClock.now + timeout
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<CommandReply?, Never>) in
@@ -181,7 +175,7 @@ public final class CommandClient: Sendable {
                     return continuation.resume(returning: nil)
                 }
                 do {
-                    try connection.socket.send(frames)
+                    try connection.send(frames)
                 } catch {
                     pending.resume(id, with: nil)
                 }

@@ -18,26 +18,22 @@ public struct EnvelopeCodec: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(160)
         out.append(contentsOf: #"{"v":1,"id":"#.utf8)
-        EnvelopeCodec.appendString(envelope.id, to: &out)
+        JSONWriter.appendString(envelope.id, to: &out)
         out.append(contentsOf: #","src":"#.utf8)
-        EnvelopeCodec.appendString(envelope.source, to: &out)
+        JSONWriter.appendString(envelope.source, to: &out)
         out.append(contentsOf: #","dev":"#.utf8)
-        EnvelopeCodec.appendString(envelope.device, to: &out)
+        JSONWriter.appendString(envelope.device, to: &out)
         out.append(contentsOf: #","seq":"#.utf8)
         out.append(contentsOf: String(envelope.seq).utf8)
         out.append(contentsOf: #","ts":""#.utf8)
         Timestamp.append(envelope.timestamp, to: &out)
         out.append(contentsOf: #"","type":"#.utf8)
-        EnvelopeCodec.appendString(envelope.type, to: &out)
+        JSONWriter.appendString(envelope.type, to: &out)
         out.append(contentsOf: #","data":"#.utf8)
         JSONWriter.write(envelope.data, to: &out)
         out.append(UInt8(ascii: "}"))
         guard out.count <= maximumBytes else { throw .oversized(bytes: out.count, limit: maximumBytes) }
         return out
-    }
-
-    static func appendString(_ value: String, to out: inout [UInt8]) {
-        JSONWriter.appendString(value, to: &out)
     }
 
     // MARK: - Decoding
