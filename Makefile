@@ -13,11 +13,12 @@ test: test-deps
 	$(SWIFT) build
 	$(SWIFT) test
 
-## Run the benchmarks (release build) and print their JSON report.
-bench: deps
+## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages).
+bench: deps test-deps
 	$(SWIFT) build -c release
 	.build/release/hearth-bench bus --json
 	.build/release/hearth-bench store --json
+	.build/release/hearth-bench notify --json
 
 deps:
 	deploy/bootstrap run

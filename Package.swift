@@ -169,6 +169,8 @@ let package = Package(
             dependencies: [
                 "CZeroMQ",
                 "HearthBus",
+                "HearthNotify",
+                "HearthTesting",
                 "BusService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -218,13 +220,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NotifierServiceTests",
+            dependencies: ["NotifierService", "HearthBus", "HearthNotify"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HearthCLITests",
             dependencies: ["HearthCLI", "HearthBus", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearthBus", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HearthBus", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ],

@@ -83,9 +83,22 @@ public final class DesktopNotifications: Sendable {
         loop = handle
     }
 
-    /// Stops the GLib loop.
+    /// Stops the GLib loop. The notification objects are released on the GLib thread first,
+    /// while libnotify is still initialised (released later, from another thread, GLib warns
+    /// about signal handlers already gone).
     public func close() {
-        g_main_loop_quit(loop.loop)
+        let job = Unmanaged.passRetained(
+            LoopJob { [self] in
+                shown.withLock { $0.removeAll() }
+                g_main_loop_quit(loop.loop)
+            })
+        g_main_context_invoke(
+            loop.context,
+            { data in
+                Unmanaged<LoopJob>.fromOpaque(data!).takeRetainedValue().run()
+                return 0  // G_SOURCE_REMOVE
+            },
+            job.toOpaque())
         continuation.finish()
     }
 

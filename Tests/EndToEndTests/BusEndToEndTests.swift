@@ -52,13 +52,13 @@ struct BusEndToEndTests {
 
     @Test("hearth status reports every service up, then the bus down once it is stopped")
     func statusUpThenDown() async throws {
-        let stack = try await TestStack(HearthService.allCases, context: context)
+        let stack = try await TestStack(HearthService.launched, context: context)
         let up = try await ChildProcess.run("hearth", ["status", "--json"], environment: stack.environment)
         #expect(up.status == 0, "\(up.stdout) \(up.stderr)")
         let report = try JSONValue.parse(up.stdout)
         #expect(report["all_up"] == true)
         let services = report["services"]?.arrayValue ?? []
-        #expect(Set(services.compactMap { $0["name"]?.stringValue }) == Set(HearthService.allCases.map(\.rawValue)))
+        #expect(Set(services.compactMap { $0["name"]?.stringValue }) == Set(HearthService.launched.map(\.rawValue)))
         #expect(services.allSatisfy { $0["rtt_ms"]?.doubleValue != nil })
 
         stack.process.signal(SIGTERM)
@@ -127,7 +127,7 @@ struct BusEndToEndTests {
     @Test("SIGTERM: every process exits 0 within 1 s, even under traffic")
     func sigterm() async throws {
         let stack = try await TestStack(
-            HearthService.allCases, environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
+            HearthService.launched, environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
         let ledger = stack.home.file("ledger.txt")
         let fixture = try await ChildProcess(
             "hearth-fixture", ["--endpoint", "ipc://\(stack.home.path)/run/fixture.sock", "--ledger", ledger],

@@ -50,7 +50,9 @@ struct NotificationTests {
 /// What a person sees: the stack under Xvfb with dunst, a real popup on a real X screen.
 @Suite("End to end: a popup on screen", .serialized)
 struct ScreenshotTests {
-    @Test("under Xvfb with dunst, a suggestion is displayed (dunstctl says so) and a screenshot is saved")
+    @Test(
+        "under Xvfb with dunst, a suggestion is displayed (dunstctl count and history say so) and a screenshot is saved"
+    )
     func screenshot() async throws {
         let home = try TemporaryHome()
         let png = home.file("notification.png")
@@ -59,6 +61,9 @@ struct ScreenshotTests {
             environment: ["HEARTH_BIN_DIR": ChildProcess.binaryDirectory], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("dunst shows 1 notification(s)"))
+        #expect(
+            result.stdout.contains(
+                "dunst history: This device suggested 'Beach day' at Brighton on the 14th for August"))
         let data = try #require(FileManager.default.contents(atPath: png))
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(data.count > 2_000)

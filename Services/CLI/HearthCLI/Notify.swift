@@ -5,7 +5,7 @@ import HearthNotify
 /// `hearth notify`: desktop notifications.
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Desktop notifications.", subcommands: [Test.self])
+        abstract: "Desktop notifications.", subcommands: [Test.self, Settings.self])
 
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -48,6 +48,90 @@ struct Notify: AsyncParsableCommand {
             } else {
                 Output.line("pressed \(pressed.action)")
             }
+        }
+    }
+
+    struct Settings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or change which notifications pop up, and quiet hours.",
+            discussion: """
+                Categories: turns, reminders, snoozes, sync, suggestions. Quiet hours are local \
+                times such as 22:00-07:00; during them only critical notices show, and only with \
+                --critical-breaks-quiet-hours true. Changes are written to the [notify] table of \
+                hearth.toml and a running notifier takes them at once.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Option(name: .customLong("on"), help: "Turn a category on (repeatable).")
+        var on: [String] = []
+        @Option(name: .customLong("off"), help: "Turn a category off (repeatable).")
+        var off: [String] = []
+        @Option(help: "Quiet hours as HH:MM-HH:MM, or \"off\".") var quietHours: String?
+        @Option(help: "Whether \"Your turn\" may pop up during quiet hours: true or false.")
+        var criticalBreaksQuietHours: Bool?
+
+        func run() async throws {
+            let configuration = try options.loadConfiguration()
+            var settings = configuration.notify
+            let changing = !on.isEmpty || !off.isEmpty || quietHours != nil || criticalBreaksQuietHours != nil
+            func category(_ name: String, _ option: String) throws -> NotifySettings.Category {
+                guard let category = NotifySettings.Category(rawValue: name) else {
+                    let names = NotifySettings.Category.allCases.map(\.rawValue).joined(separator: ", ")
+                    Output.error("hearth notify settings: \(option) \(name): must be one of \(names)")
+                    throw ExitCode(2)
+                }
+                return category
+            }
+            for name in on { settings.enabled.insert(try category(name, "--on")) }
+            for name in off { settings.enabled.remove(try category(name, "--off")) }
+            if let quietHours {
+                do {
+                    settings.quietHours = quietHours == "off" ? nil : try QuietHours(parsing: quietHours)
+                } catch {
+                    Output.error("hearth notify settings: --quiet-hours \(quietHours): \(error.rule)")
+                    throw ExitCode(2)
+                }
+            }
+            if let criticalBreaksQuietHours { settings.criticalBreaksQuietHours = criticalBreaksQuietHours }
+
+            var applied: Bool?
+            if changing {
+                do {
+                    try settings.write(toConfigFile: configuration.configFile)
+                } catch {
+                    Output.error("hearth notify settings: \(error)")
+                    throw ExitCode(1)
+                }
+                applied = await reloadNotifier(configuration)
+            }
+            if options.json {
+                var report = settings.json.objectValue ?? [:]
+                if let applied { report["notifier_reloaded"] = .bool(applied) }
+                Output.json(.object(report))
+                return
+            }
+            for category in NotifySettings.Category.allCases {
+                Output.line("\(category.rawValue): \(settings.enabled.contains(category) ? "on" : "off")")
+            }
+            Output.line("quiet hours: \(settings.quietHours?.description ?? "off")")
+            Output.line("critical breaks quiet hours: \(settings.criticalBreaksQuietHours ? "yes" : "no")")
+            if applied == false {
+                Output.line(
+                    "(saved to \(configuration.configFile); hearth-notifier is not running and reads it when it starts)"
+                )
+            }
+        }
+
+        /// Asks a running notifier to take the new settings; false if none answers.
+        private func reloadNotifier(_ configuration: HearthConfiguration) async -> Bool {
+            guard let context = try? ZMQContext() else { return false }
+            let client = CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.notifier), timeout: .milliseconds(500),
+                attempts: 1)
+            let reloaded = (try? await client.request("settings.reload")) != nil
+            await client.close()
+            await context.terminate()
+            return reloaded
         }
     }
 }

@@ -22,7 +22,7 @@ struct Status: AsyncParsableCommand {
         let context = try ZMQContext()
         let timeout = options.timeoutDuration
         let reports = await withTaskGroup(of: Report.self) { group in
-            for service in HearthService.allCases {
+            for service in HearthService.launched {
                 let endpoint = configuration.commandEndpoint(service)
                 group.addTask {
                     let client = CommandClient(context: context, endpoint: endpoint, timeout: timeout, attempts: 1)

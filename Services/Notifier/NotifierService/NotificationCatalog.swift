@@ -1,54 +1,260 @@
+import Foundation
 import HearthBus
 import HearthNotify
 
-/// What the notifier does with one bus event: show (or replace) a popup under a key, close one,
-/// or nothing. Keyed by event type, so later services only need to publish.
+/// One popup to show (or replace) under a key.
+struct Popup: Equatable, Sendable {
+    let key: String
+    let category: NotifySettings.Category
+    let notification: DesktopNotification
+    /// What each action key does when pressed.
+    let buttons: [String: Button]
+}
+
+/// What the notifier does with one bus event.
 enum NotificationPlan: Equatable {
-    case show(key: String, notification: DesktopNotification, buttons: [String: Button])
-    case close(key: String)
+    case show(Popup)
+    /// Close these keys' popups: what they showed has changed or is over.
+    case close([String])
     case ignore
 }
 
-/// What pressing a button does: a command to the service that owns the thing shown.
+/// What pressing a button does: a command to the service that owns the thing shown, with the
+/// original event's ids.
 struct Button: Equatable, Sendable {
     let service: HearthService
     let command: String
     let arguments: [String: JSONValue]
 }
 
-/// The table from event types to notifications.
-enum NotificationCatalog {
-    static func plan(topic: String, envelope: Envelope) -> NotificationPlan {
+/// The table from event types to notifications. Services only publish; this is the one place
+/// that decides what a person sees. The events and the data each must carry:
+///
+/// | type | data | shows |
+/// |---|---|---|
+/// | `turn.your-turn` | `code`, `seq`, `turn`, `player {id, name, device}` | "Your turn, NAME" (critical, **Done**) on the player's device, "NAME is playing" (low) elsewhere; one popup per game |
+/// | `turn.changed` | `session {code, seq, state, players […]}`, `change {kind, player}` | joined / left (low), "You are the leader now"; `ended` closes the game's popups |
+/// | `reminder.due` | `reminder {id, title, due, detail?, reschedule?}` | title and time, **Done**, **Snooze**, **Reschedule** when offered |
+/// | `reminder.snoozed` | `reminder {id, title}`, `until` | "Snoozed until 18:30", replacing the reminder |
+/// | `reminder.done`, `reminder.rescheduled`, `reminder.cancelled` | `reminder {id}` | closes the reminder |
+/// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts) |
+/// | `sync.failed` | `peer {device, name}`, `reason` | "Sync with Mum failed" (normal) |
+/// | `store.changed` on `store.suggestion.changed` | `suggestion {…}` | "Mum suggested 'Beach day' for August", **Accept**, **Decline**; closed once decided |
+///
+/// Turn events are ordered by the session's `seq`: one older than the newest seen for its game is
+/// stale and ignored, so a late or repeated update never brings back a finished turn.
+struct NotificationCatalog {
+    /// This device's id: "Your turn" goes to the players sitting at it.
+    let device: String
+    /// The time zone clock times are shown in.
+    var timeZone: TimeZone = .current
+    private var newestTurn: [String: Int64] = [:]
+
+    init(device: String, timeZone: TimeZone = .current) {
+        self.device = device
+        self.timeZone = timeZone
+    }
+
+    mutating func plan(topic: String, envelope: Envelope) -> NotificationPlan {
+        let data = envelope.data
         switch envelope.type {
+        case "turn.your-turn":
+            guard let code = data["code"]?.stringValue, accept(code: code, seq: data["seq"]?.intValue) else {
+                return .ignore
+            }
+            return yourTurn(code: code, data)
+        case "turn.changed":
+            let session = data["session"] ?? .null
+            guard let code = session["code"]?.stringValue, accept(code: code, seq: session["seq"]?.intValue) else {
+                return .ignore
+            }
+            return turnChanged(code: code, session: session, change: data["change"] ?? .null)
+        case "reminder.due":
+            return reminderDue(data["reminder"] ?? .null)
+        case "reminder.snoozed":
+            return snoozed(data["reminder"] ?? .null, until: data["until"]?.stringValue)
+        case "reminder.done", "reminder.rescheduled", "reminder.cancelled":
+            guard let id = data["reminder"]?["id"]?.stringValue else { return .ignore }
+            return .close(["reminder.\(id)"])
+        case "sync.completed", "sync.failed":
+            return sync(envelope.type, data)
         case "store.changed" where topic == "store.suggestion.changed":
-            return suggestion(envelope.data["suggestion"] ?? .null)
+            return suggestion(data["suggestion"] ?? .null)
         default:
             return .ignore
         }
     }
 
+    /// Whether a turn event is at least as new as the newest seen for its game.
+    private mutating func accept(code: String, seq: Int64?) -> Bool {
+        guard let seq else { return false }
+        if let newest = newestTurn[code], seq < newest { return false }
+        newestTurn[code] = seq
+        return true
+    }
+
+    // MARK: - Turns
+
+    /// "Your turn, NAME" with Done to the player's device; a quiet "NAME is playing" elsewhere.
+    /// Both under the game's key, so a game never piles up popups.
+    private func yourTurn(code: String, _ data: JSONValue) -> NotificationPlan {
+        let player = data["player"] ?? .null
+        guard let name = player["name"]?.stringValue, let id = player["id"]?.stringValue,
+            let seq = data["seq"]?.intValue
+        else { return .ignore }
+        let body = "Game \(code)" + (data["turn"]?.intValue.map { " · turn \($0)" } ?? "")
+        guard player["device"]?.stringValue == device else {
+            return .show(
+                Popup(
+                    key: "turn.\(code)", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "\(name) is playing", body: body, icon: "applications-games", urgency: .low,
+                        category: "hearth.turn", timeout: 5_000),
+                    buttons: [:]))
+        }
+        return .show(
+            Popup(
+                key: "turn.\(code)", category: .turns,
+                notification: DesktopNotification(
+                    summary: "Your turn, \(name)", body: body, icon: "applications-games", urgency: .critical,
+                    category: "hearth.turn", timeout: 0, actions: [(key: "done", label: "Done")]),
+                buttons: [
+                    "done": Button(
+                        service: .turn, command: "turn.done",
+                        arguments: ["code": .string(code), "player": .string(id), "seq": .int(seq)])
+                ]))
+    }
+
+    private func turnChanged(code: String, session: JSONValue, change: JSONValue) -> NotificationPlan {
+        let player = change["player"] ?? .null
+        let name = player["name"]?.stringValue ?? "A player"
+        let players = session["players"]?.arrayValue?.count ?? 0
+        func notice(_ key: String, _ summary: String, urgency: DesktopNotification.Urgency = .low) -> NotificationPlan {
+            .show(
+                Popup(
+                    key: key, category: .turns,
+                    notification: DesktopNotification(
+                        summary: summary, body: "Game \(code) · \(players) player\(players == 1 ? "" : "s")",
+                        icon: "applications-games", urgency: urgency, category: "hearth.turn", timeout: 5_000),
+                    buttons: [:]))
+        }
+        switch change["kind"]?.stringValue {
+        case "joined" where player["device"]?.stringValue != device:
+            return notice("turn.\(code).roster", "\(name) joined the game")
+        case "left" where player["device"]?.stringValue != device:
+            return notice("turn.\(code).roster", "\(name) left the game")
+        case "leader" where player["device"]?.stringValue == device:
+            return notice("turn.\(code).leader", "You are the leader now", urgency: .normal)
+        case "leader":
+            return notice("turn.\(code).leader", "\(name) leads the game now")
+        case "ended":
+            return .close(["turn.\(code)", "turn.\(code).roster", "turn.\(code).leader"])
+        default:
+            return .ignore
+        }
+    }
+
+    // MARK: - Reminders and snoozes
+
+    /// The title and time, with Done, Snooze and (when the event offers it) Reschedule.
+    private func reminderDue(_ reminder: JSONValue) -> NotificationPlan {
+        guard let id = reminder["id"]?.stringValue, let title = reminder["title"]?.stringValue else { return .ignore }
+        var body: [String] = []
+        if let due = reminder["due"]?.stringValue.flatMap(Timestamp.parse) { body.append("Due \(clock(due))") }
+        if let detail = reminder["detail"]?.stringValue { body.append(detail) }
+        var actions = [(key: "done", label: "Done"), (key: "snooze", label: "Snooze")]
+        var buttons = [
+            "done": Button(service: .scheduler, command: "reminder.done", arguments: ["id": .string(id)]),
+            "snooze": Button(service: .scheduler, command: "reminder.snooze", arguments: ["id": .string(id)]),
+        ]
+        if let reschedule = reminder["reschedule"], reschedule != .null {
+            actions.append((key: "reschedule", label: "Reschedule"))
+            buttons["reschedule"] = Button(
+                service: .scheduler, command: "reminder.reschedule", arguments: ["id": .string(id), "to": reschedule])
+        }
+        return .show(
+            Popup(
+                key: "reminder.\(id)", category: .reminders,
+                notification: DesktopNotification(
+                    summary: title, body: body.joined(separator: " · "), icon: "appointment-soon", urgency: .normal,
+                    category: "hearth.reminder", timeout: 0, actions: actions),
+                buttons: buttons))
+    }
+
+    /// A brief "Snoozed until 18:30" in place of the reminder.
+    private func snoozed(_ reminder: JSONValue, until: String?) -> NotificationPlan {
+        guard let id = reminder["id"]?.stringValue, let until = until.flatMap(Timestamp.parse) else { return .ignore }
+        return .show(
+            Popup(
+                key: "reminder.\(id)", category: .snoozes,
+                notification: DesktopNotification(
+                    summary: "Snoozed until \(clock(until))", body: reminder["title"]?.stringValue ?? "",
+                    icon: "appointment-soon", urgency: .low, category: "hearth.snooze", timeout: 3_000),
+                buttons: [:]))
+    }
+
+    private func clock(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return (parts.hour! < 10 ? "0" : "") + "\(parts.hour!):" + (parts.minute! < 10 ? "0" : "") + "\(parts.minute!)"
+    }
+
+    // MARK: - Sync
+
+    /// A brief, quiet "Synced with Mum — 3 received, 1 sent"; normal urgency for conflicts or a failure.
+    private func sync(_ type: String, _ data: JSONValue) -> NotificationPlan {
+        let peer = data["peer"] ?? .null
+        guard let peerDevice = peer["device"]?.stringValue else { return .ignore }
+        let name = peer["name"]?.stringValue ?? "a device"
+        let notification: DesktopNotification
+        if type == "sync.failed" {
+            notification = DesktopNotification(
+                summary: "Sync with \(name) failed", body: data["reason"]?.stringValue ?? "",
+                icon: "dialog-warning", urgency: .normal, category: "hearth.sync", timeout: 10_000)
+        } else {
+            let received = data["received"]?.intValue ?? 0
+            let sent = data["sent"]?.intValue ?? 0
+            let conflicts = data["conflicts"]?.intValue ?? 0
+            let summary = "Synced with \(name) — \(received) received, \(sent) sent"
+            notification =
+                conflicts > 0
+                ? DesktopNotification(
+                    summary: summary,
+                    body: "\(conflicts) conflict\(conflicts == 1 ? "" : "s") to look at: hearth conflicts",
+                    icon: "dialog-warning", urgency: .normal, category: "hearth.sync", timeout: 10_000)
+                : DesktopNotification(
+                    summary: summary, icon: "emblem-synchronizing", urgency: .low, category: "hearth.sync",
+                    timeout: 3_000)
+        }
+        return .show(Popup(key: "sync.\(peerDevice)", category: .sync, notification: notification, buttons: [:]))
+    }
+
+    // MARK: - Suggestions
+
     /// "Mum suggested 'Beach day' for August", with Accept and Decline; closed once decided.
-    static func suggestion(_ suggestion: JSONValue) -> NotificationPlan {
+    private func suggestion(_ suggestion: JSONValue) -> NotificationPlan {
         guard let id = suggestion["id"]?.stringValue else { return .ignore }
         let key = "suggestion.\(id)"
-        guard suggestion["status"] == "open" else { return .close(key: key) }
+        guard suggestion["status"] == "open" else { return .close([key]) }
         let who = suggestion["suggested_by_name"]?.stringValue ?? "Someone"
         let month = suggestion["month_name"]?.stringValue ?? "a month"
         var what: [String] = []
         if let title = suggestion["title"]?.stringValue { what.append("'\(title)'") }
         if let location = suggestion["location"]?.stringValue { what.append("at \(location)") }
-        if let day = suggestion["day"]?.intValue { what.append("on the \(day)\(ordinalSuffix(day))") }
+        if let day = suggestion["day"]?.intValue { what.append("on the \(day)\(Self.ordinalSuffix(day))") }
         let notification = DesktopNotification(
             summary: "\(who) suggested \(what.isEmpty ? "a change" : what.joined(separator: " ")) for \(month)",
             body: "Year planner, \(month) \(suggestion["year"]?.intValue ?? 0)",
             icon: "x-office-calendar", urgency: .normal, category: "hearth.suggestion", timeout: 0,
             actions: [(key: "accept", label: "Accept"), (key: "decline", label: "Decline")])
         return .show(
-            key: key, notification: notification,
-            buttons: [
-                "accept": Button(service: .store, command: "event.accept", arguments: ["id": .string(id)]),
-                "decline": Button(service: .store, command: "event.decline", arguments: ["id": .string(id)]),
-            ])
+            Popup(
+                key: key, category: .suggestions, notification: notification,
+                buttons: [
+                    "accept": Button(service: .store, command: "event.accept", arguments: ["id": .string(id)]),
+                    "decline": Button(service: .store, command: "event.decline", arguments: ["id": .string(id)]),
+                ]))
     }
 
     static func ordinalSuffix(_ day: Int64) -> String {

@@ -9,7 +9,14 @@ import Synchronization
 /// presses into commands to the services that own what was shown.
 ///
 /// Publishes `notify.shown` (with the latency from the event's `ts`), `notify.action` for each
-/// press, and `notify.failed` when no notification server answers.
+/// press, `notify.failed` when no notification server answers, and `notify.suppressed` when the
+/// settings keep a popup back: its category is off, or it is quiet hours. During quiet hours a
+/// popup that stays until acted on (a reminder, a suggestion, "Your turn") is held and shown when
+/// they end, latest state per key; a brief notice is dropped. A critical one breaks through only
+/// if the person allowed it.
+///
+/// Commands on `notifier.cmd`: `ping`, `settings` (what is in force), `settings.reload` (re-read
+/// the `[notify]` table of `hearth.toml`, as `hearth notify settings` asks after writing it).
 public final class NotifierService: Service {
     private let configuration: HearthConfiguration
     private let context: ZMQContext
@@ -24,6 +31,12 @@ public final class NotifierService: Service {
     private let undelivered = Mutex<[String: Undelivered]>([:])
     private let retries: AsyncStream<Void>
     private let retryKick: AsyncStream<Void>.Continuation
+    /// Popups kept back by quiet hours, latest per key, shown when the quiet hours end.
+    private let held = Mutex<[String: Undelivered]>([:])
+    private let holds: AsyncStream<Void>
+    private let holdKick: AsyncStream<Void>.Continuation
+    private let settings: LiveSettings
+    private let device: String
 
     private struct Undelivered: Sendable {
         let notification: DesktopNotification
@@ -42,10 +55,26 @@ public final class NotifierService: Service {
             maximumMessageBytes: configuration.maximumMessageBytes)
         notifications = DesktopNotifications(appName: "hearth")
         (retries, retryKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (holds, holdKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (self.holds, self.holdKick) = (holds, holdKick)
+        self.device = device
+        let settings = LiveSettings(configuration.notify, configFile: configuration.configFile)
+        self.settings = settings
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.notifier), service: "notifier",
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
-            handler: { request in throw CommandError.unknownCommand(request.command, service: "notifier") })
+            handler: { request in
+                switch request.command {
+                case "settings":
+                    return settings.current.json
+                case "settings.reload":
+                    let reloaded = try settings.reload()
+                    holdKick.yield()  // quiet hours may have ended or moved
+                    return reloaded.json
+                default:
+                    throw CommandError.unknownCommand(request.command, service: "notifier")
+                }
+            })
     }
 
     public func run() async throws {
@@ -54,6 +83,16 @@ public final class NotifierService: Service {
             group.addTask { await cancelWhenGracefulShutdown { await self.showEvents() } }
             group.addTask { await cancelWhenGracefulShutdown { await self.handlePresses() } }
             group.addTask { await cancelWhenGracefulShutdown { await self.retryUndelivered() } }
+            group.addTask { await cancelWhenGracefulShutdown { await self.releaseHeld() } }
+            // Answer commands (and so `ping`) only once the subscription is live end to end: a
+            // stack that answers is one whose events reach the screen.
+            let bus = CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500))
+            if await !subscriber.waitUntilSubscribed(bus: bus, timeout: .seconds(5)) {
+                logger.warning(
+                    "hearth-notifier: no probe back from hearth-bus within 5 s; events may be missed until it runs")
+            }
+            await bus.close()
             group.addTask { try? await self.commands.run() }
         }
         notifications.close()
@@ -64,26 +103,88 @@ public final class NotifierService: Service {
     // MARK: - Events in, notifications out
 
     private func showEvents() async {
+        var catalog = NotificationCatalog(device: device)
         for await message in subscriber {
             guard case .event(let topic, let envelope) = message else { continue }
-            switch NotificationCatalog.plan(topic: topic, envelope: envelope) {
+            switch catalog.plan(topic: topic, envelope: envelope) {
             case .ignore:
                 continue
-            case .close(let key):
-                buttons.withLock { _ = $0.removeValue(forKey: key) }
-                undelivered.withLock { _ = $0.removeValue(forKey: key) }
-                try? await notifications.close(key: key)
-            case .show(let key, let notification, let keyButtons):
-                buttons.withLock { $0[key] = keyButtons }
-                let item = Undelivered(notification: notification, envelope: envelope)
-                // Newly undelivered (nothing older pending for this key): a failure is worth reporting.
-                let firstFailure = undelivered.withLock { $0.updateValue(item, forKey: key) == nil }
-                if let error = await deliver(key, item) {
-                    logger.warning("hearth-notifier: \(error)")
-                    if firstFailure { publish("notify.failed", ["key": .string(key), "reason": .string("\(error)")]) }
-                    retryKick.yield()
+            case .close(let keys):
+                for key in keys { await close(key) }
+            case .show(let popup):
+                let key = popup.key
+                let item = Undelivered(notification: popup.notification, envelope: envelope)
+                switch settings.current.gate(popup.category, popup.notification, at: Date()) {
+                case .show:
+                    held.withLock { _ = $0.removeValue(forKey: key) }
+                    buttons.withLock { $0[key] = popup.buttons }
+                    await present(key, item)
+                case .hold(let reason, let until):
+                    // The older state under this key is stale: off the screen until the newer one shows.
+                    await close(key)
+                    buttons.withLock { $0[key] = popup.buttons }
+                    held.withLock { $0[key] = item }
+                    publish(
+                        "notify.suppressed",
+                        [
+                            "key": .string(key), "category": .string(popup.category.rawValue),
+                            "reason": .string(reason),
+                            "held_until": .string(Timestamp.format(until)),
+                        ])
+                    holdKick.yield()
+                case .drop(let reason):
+                    await close(key)
+                    publish(
+                        "notify.suppressed",
+                        ["key": .string(key), "category": .string(popup.category.rawValue), "reason": .string(reason)])
                 }
             }
+        }
+    }
+
+    /// Closes the popup under `key` and forgets anything pending for it.
+    private func close(_ key: String) async {
+        buttons.withLock { _ = $0.removeValue(forKey: key) }
+        undelivered.withLock { _ = $0.removeValue(forKey: key) }
+        held.withLock { _ = $0.removeValue(forKey: key) }
+        try? await notifications.close(key: key)
+    }
+
+    /// Shows a popup now; if no server takes it, it is kept (latest per key) for the retry loop.
+    private func present(_ key: String, _ item: Undelivered) async {
+        // Newly undelivered (nothing older pending for this key): a failure is worth reporting.
+        let firstFailure = undelivered.withLock { $0.updateValue(item, forKey: key) == nil }
+        if let error = await deliver(key, item) {
+            logger.warning("hearth-notifier: \(error)")
+            if firstFailure { publish("notify.failed", ["key": .string(key), "reason": .string("\(error)")]) }
+            retryKick.yield()
+        }
+    }
+
+    /// Shows the held popups once quiet hours are over (or were changed), oldest event first.
+    /// Woken by a kick (something held, settings reloaded) or by its own timer at the end of
+    /// quiet hours; a new kick replaces the timer.
+    private func releaseHeld() async {
+        await withDiscardingTaskGroup { timers in
+            for await _ in holds {
+                timers.cancelAll()
+                let now = Date()
+                if let quiet = settings.current.quietHours, quiet.contains(now) {
+                    guard !held.withLock({ $0.isEmpty }) else { continue }
+                    // At the end of quiet hours, or within a minute to follow a changed clock.
+                    let wait = max(min(quiet.end(after: now).timeIntervalSince(now), 60), 0.05)
+                    timers.addTask { [holdKick] in
+                        if (try? await Task.sleep(for: .seconds(wait))) != nil { holdKick.yield() }
+                    }
+                    continue
+                }
+                let release = held.withLock { pending in
+                    defer { pending.removeAll() }
+                    return pending.sorted { $0.value.envelope.timestamp < $1.value.envelope.timestamp }
+                }
+                for (key, item) in release { await present(key, item) }
+            }
+            timers.cancelAll()
         }
     }
 
@@ -164,5 +265,55 @@ public final class NotifierService: Service {
         } catch {
             logger.warning("hearth-notifier: cannot publish \(topic): \(error)")
         }
+    }
+}
+
+/// The notification settings in force, shared with the command handler (which reloads them).
+final class LiveSettings: Sendable {
+    private let value: Mutex<NotifySettings>
+    private let configFile: String
+
+    init(_ settings: NotifySettings, configFile: String) {
+        value = Mutex(settings)
+        self.configFile = configFile
+    }
+
+    var current: NotifySettings { value.withLock { $0 } }
+
+    /// Re-reads the `[notify]` table; on an error the settings in force stay.
+    func reload() throws -> NotifySettings {
+        let settings: NotifySettings
+        do {
+            settings = try NotifySettings.load(configFile: configFile)
+        } catch {
+            throw CommandError.invalidArgument("hearth.toml", error.description)
+        }
+        value.withLock { $0 = settings }
+        return settings
+    }
+}
+
+/// What the settings let happen to a popup.
+enum Gate: Equatable {
+    case show
+    /// Kept back until `until` (the end of quiet hours), then shown if still current.
+    case hold(reason: String, until: Date)
+    case drop(reason: String)
+}
+
+extension NotifySettings {
+    /// Decides whether a popup of `category` shows at `date`.
+    func gate(
+        _ category: Category, _ notification: DesktopNotification, at date: Date, calendar: Calendar = .current
+    ) -> Gate {
+        guard enabled.contains(category) else { return .drop(reason: "\(category.rawValue) notifications are off") }
+        guard let quiet = quietHours, quiet.contains(date, calendar: calendar) else { return .show }
+        if notification.urgency == .critical && criticalBreaksQuietHours { return .show }
+        if notification.timeout == 0 {
+            return .hold(
+                reason: "quiet hours \(quiet), held until \(quiet.endText)",
+                until: quiet.end(after: date, calendar: calendar))
+        }
+        return .drop(reason: "quiet hours \(quiet)")
     }
 }

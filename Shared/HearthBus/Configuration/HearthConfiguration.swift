@@ -24,6 +24,8 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let maximumMessageBytes: Int
     /// How often `hearth-bus` publishes `health.bus`.
     public let heartbeatMilliseconds: Int
+    /// What the notifier shows: the `[notify]` table.
+    public let notify: NotifySettings
 
     /// The endpoint publishers connect to (the bus's XSUB side).
     public var busPublishEndpoint: String { endpoints["bus.pub"]! }
@@ -90,7 +92,8 @@ public struct HearthConfiguration: Sendable, Equatable {
             configFile: configFile,
             endpoints: endpoints,
             maximumMessageBytes: maximumMessageBytes,
-            heartbeatMilliseconds: heartbeat
+            heartbeatMilliseconds: heartbeat,
+            notify: file.notify
         )
     }
 
@@ -180,6 +183,7 @@ struct FileSettings {
     var endpoints: [String: String] = [:]
     var maximumMessageBytes: Int?
     var heartbeatMilliseconds: Int?
+    var notify = NotifySettings()
 
     static func read(_ path: String) throws(ConfigurationError) -> FileSettings {
         let origin = "hearth.toml"
@@ -203,6 +207,10 @@ struct FileSettings {
         for section in table.keys {
             guard let values = table[section]?.table else {
                 throw ConfigurationError(origin: origin, key: section, rule: "must be a table such as [\(section)]")
+            }
+            if section == "notify" {
+                settings.notify = try NotifySettings.read(values)
+                continue
             }
             for key in values.keys {
                 let fullKey = "\(section).\(key)"

@@ -1,0 +1,181 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Logging
+import Synchronization
+import Testing
+
+/// The notifier's table for the events later services publish (turns, reminders, sync), with
+/// real processes on a private D-Bus session: events come from a real publisher on the stack's
+/// bus, presses go to a real command server standing in for the owning service.
+@Suite("End to end: notifier events and settings", .serialized)
+struct NotifierEventTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// Publishes events onto a stack's bus as `source` would.
+    struct Injector {
+        let publisher: Publisher
+
+        init(_ stack: TestStack, context: ZMQContext, source: String) async throws {
+            publisher = try Publisher(
+                context: context, endpoint: stack.configuration.busPublishEndpoint, source: source,
+                device: "device-other")
+            #expect(await publisher.waitUntilConnected(timeout: .seconds(5)))
+        }
+
+        func yourTurn(_ name: String, device: String, seq: Int64) throws {
+            _ = try publisher.publish(
+                topic: "turn.J7X-3.your-turn", type: "turn.your-turn",
+                data: [
+                    "code": "J7X-3", "seq": .int(seq), "turn": .int(seq),
+                    "player": ["id": .string("id-\(name)"), "name": .string(name), "device": .string(device)],
+                ])
+        }
+    }
+
+    /// The `Notify` calls the test server recorded so far, parsed.
+    static func notifies(_ server: ChildProcess) throws -> [JSONValue] {
+        try server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.map { try JSONValue.parse($0) }
+    }
+
+    @Test(
+        "Your turn: critical with Done; the game's popup is replaced, not piled up; Done sends turn.done exactly once; stale turns are ignored"
+    )
+    func turns() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
+        let here = try DeviceIdentity.load(home: stack.home.path)
+        let received = Mutex<[CommandRequest]>([])
+        let turnService = try CommandServer(
+            context: context, endpoint: stack.configuration.commandEndpoint(.turn), service: "turn",
+            logger: Logger(label: "test.turn"),
+            handler: { request in
+                received.withLock { $0.append(request) }
+                return ["ok": true]
+            })
+        let serving = Task { try await turnService.run() }
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "notify."], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        let inject = try await Injector(stack, context: context, source: "turn")
+
+        try inject.yourTurn("Ann", device: here, seq: 1)
+        let first = try JSONValue.parse(
+            try #require(await server.output.waitForLine(containing: "\"summary\": \"Your turn, Ann\"")))
+        #expect(first["urgency"] == 2)
+        #expect(first["expire_timeout"] == 0)
+        #expect(first["body"] == "Game J7X-3 · turn 1")
+        #expect(first["actions"] == ["done", "Done"])
+        #expect(first["category"] == "hearth.turn")
+        let id = try #require(first["id"]?.intValue)
+
+        try inject.yourTurn("Bob", device: "device-other", seq: 2)
+        let bob = try JSONValue.parse(
+            try #require(await server.output.waitForLine(containing: "\"summary\": \"Bob is playing\"")))
+        #expect(bob["replaces_id"]?.intValue == id)
+        #expect(bob["id"]?.intValue == id)
+        #expect(bob["urgency"] == 0)
+        #expect(bob["actions"] == [])
+        try inject.yourTurn("Ann", device: here, seq: 3)
+        #expect(await server.output.waitForLine { $0.contains("Your turn, Ann") && $0.contains("turn 3") } != nil)
+        #expect(try Self.notifies(server).map { $0["id"]?.intValue } == [id, id, id])
+
+        #expect(try await session.press(id: UInt32(id), action: "done") == 0)
+        let action = try #require(await monitor.output.waitForLine(containing: "\"topic\":\"notify.action\""))
+        #expect(try JSONValue.parse(action)["event"]?["data"]?["command"] == "turn.done")
+        // A stale update (seq 2 again, say a late duplicate) shows nothing; seq 4 shows. Once seq 4
+        // is on screen, the press has long been handled.
+        try inject.yourTurn("Bob", device: "device-other", seq: 2)
+        try inject.yourTurn("Cy", device: "device-other", seq: 4)
+        #expect(await server.output.waitForLine(containing: "\"summary\": \"Cy is playing\"") != nil)
+        let summaries = try Self.notifies(server).map { $0["summary"]?.stringValue ?? "" }
+        #expect(summaries == ["Your turn, Ann", "Bob is playing", "Your turn, Ann", "Cy is playing"])
+        let commands = received.withLock { $0 }
+        #expect(commands.map(\.command) == ["turn.done"])
+        #expect(commands.first?.arguments == ["code": "J7X-3", "player": "id-Ann", "seq": 3])
+
+        serving.cancel()
+        await inject.publisher.close()
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+
+    @Test(
+        "quiet hours hold a reminder, drop a brief sync notice, let 'Your turn' through once allowed, and release the reminder when they end"
+    )
+    func quietHours() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let home = try TemporaryHome()
+        // Quiet from an hour ago to two hours ahead, in UTC (the notifier runs with TZ=UTC).
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        func clock(_ date: Date) -> String {
+            let parts = utc.dateComponents([.hour, .minute], from: date)
+            return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        }
+        let quiet = "\(clock(Date() - 3_600))-\(clock(Date() + 7_200))"
+        try "[notify]\nquiet_hours = \"\(quiet)\"\n".write(
+            toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let stack = try await TestStack(
+            [.bus, .notifier], home: home, environment: session.environment.merging(["TZ": "UTC"]) { $1 },
+            context: context)
+        let here = try DeviceIdentity.load(home: stack.home.path)
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "notify."], environment: stack.environment)
+        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        let inject = try await Injector(stack, context: context, source: "scheduler")
+
+        func suppressed(_ key: String) async throws -> JSONValue {
+            let line = try #require(
+                await monitor.output.waitForLine {
+                    $0.contains("notify.suppressed") && $0.contains("\"key\":\"\(key)\"")
+                })
+            return try #require(try JSONValue.parse(line)["event"]?["data"])
+        }
+        _ = try inject.publisher.publish(
+            topic: "reminder.due", type: "reminder.due",
+            data: ["reminder": ["id": "r1", "title": "Feed the cat", "due": .string(Timestamp.format(Date()))]])
+        let held = try await suppressed("reminder.r1")
+        #expect(held["reason"]?.stringValue == "quiet hours \(quiet), held until \(quiet.suffix(5))")
+        #expect(held["held_until"] != nil)
+        // Critical, but the person has not allowed it to break through: held too.
+        try inject.yourTurn("Ann", device: here, seq: 1)
+        #expect(try await suppressed("turn.J7X-3")["category"] == "turns")
+
+        let allowed = try await ChildProcess.run(
+            "hearth", ["notify", "settings", "--critical-breaks-quiet-hours", "true", "--json"],
+            environment: stack.environment)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try JSONValue.parse(allowed.stdout)["notifier_reloaded"] == true)
+        try inject.yourTurn("Ann", device: here, seq: 2)
+        let turn = try JSONValue.parse(
+            try #require(await server.output.waitForLine(containing: "\"summary\": \"Your turn, Ann\"")))
+        #expect(turn["urgency"] == 2)
+        #expect(turn["body"] == "Game J7X-3 · turn 2")
+        _ = try inject.publisher.publish(
+            topic: "sync.completed", type: "sync.completed",
+            data: ["peer": ["device": "d-mum", "name": "Mum"], "received": 3, "sent": 1, "conflicts": 0])
+        #expect(try await suppressed("sync.d-mum")["reason"]?.stringValue == "quiet hours \(quiet)")
+        #expect(try Self.notifies(server).map { $0["summary"]?.stringValue ?? "" } == ["Your turn, Ann"])
+
+        // Quiet hours end (turned off here): the held reminder shows; the dropped notice does not.
+        let off = try await ChildProcess.run(
+            "hearth", ["notify", "settings", "--quiet-hours", "off"], environment: stack.environment)
+        #expect(off.status == 0, "\(off.stderr)")
+        let reminder = try JSONValue.parse(
+            try #require(await server.output.waitForLine(containing: "\"summary\": \"Feed the cat\"")))
+        #expect(reminder["actions"] == ["done", "Done", "snooze", "Snooze"])
+        #expect(
+            try Self.notifies(server).map { $0["summary"]?.stringValue ?? "" } == ["Your turn, Ann", "Feed the cat"])
+
+        await inject.publisher.close()
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import HearthBus
+import HearthNotify
+import Testing
+
+@testable import NotifierService
+
+/// The table from events to popups, and the settings gate, as pure logic.
+@Suite("Notification catalog")
+struct NotificationCatalogTests {
+    static let here = "device-here"
+    var catalog = NotificationCatalog(device: here, timeZone: TimeZone(identifier: "UTC")!)
+
+    static func event(_ type: String, _ data: JSONValue) -> Envelope {
+        Envelope(source: "test", device: "device-test", seq: 1, type: type, data: data)
+    }
+
+    static func yourTurn(_ name: String, device: String, seq: Int64, code: String = "J7X-3") -> Envelope {
+        event(
+            "turn.your-turn",
+            [
+                "code": .string(code), "seq": .int(seq), "turn": .int(seq),
+                "player": ["id": .string("id-\(name)"), "name": .string(name), "device": .string(device)],
+            ])
+    }
+
+    static func popup(_ plan: NotificationPlan) throws -> Popup {
+        guard case .show(let popup) = plan else {
+            Issue.record("expected a popup, got \(plan)")
+            throw CancellationError()
+        }
+        return popup
+    }
+
+    @Test("your turn: critical, stays, Done sends turn.done with the game, player and seq")
+    mutating func yourTurnHere() throws {
+        let popup = try Self.popup(
+            catalog.plan(topic: "turn.J7X-3.your-turn", envelope: Self.yourTurn("Ann", device: Self.here, seq: 7)))
+        #expect(popup.key == "turn.J7X-3")
+        #expect(popup.category == .turns)
+        #expect(popup.notification.summary == "Your turn, Ann")
+        #expect(popup.notification.body == "Game J7X-3 · turn 7")
+        #expect(popup.notification.urgency == .critical)
+        #expect(popup.notification.timeout == 0)
+        #expect(popup.notification.actions.map(\.label) == ["Done"])
+        #expect(
+            popup.buttons["done"]
+                == Button(
+                    service: .turn, command: "turn.done", arguments: ["code": "J7X-3", "player": "id-Ann", "seq": 7]))
+    }
+
+    @Test("someone else's turn: a quiet 'NAME is playing' under the same key, no buttons")
+    mutating func yourTurnElsewhere() throws {
+        let popup = try Self.popup(
+            catalog.plan(topic: "turn.J7X-3.your-turn", envelope: Self.yourTurn("Bob", device: "other", seq: 8)))
+        #expect(popup.key == "turn.J7X-3")
+        #expect(popup.notification.summary == "Bob is playing")
+        #expect(popup.notification.urgency == .low)
+        #expect(popup.buttons.isEmpty)
+    }
+
+    @Test("a turn event older than the newest seen for its game is ignored; another game is not affected")
+    mutating func staleTurn() throws {
+        _ = try Self.popup(catalog.plan(topic: "t", envelope: Self.yourTurn("Ann", device: Self.here, seq: 9)))
+        #expect(catalog.plan(topic: "t", envelope: Self.yourTurn("Bob", device: "other", seq: 8)) == .ignore)
+        _ = try Self.popup(catalog.plan(topic: "t", envelope: Self.yourTurn("Bob", device: "other", seq: 9)))
+        _ = try Self.popup(
+            catalog.plan(topic: "t", envelope: Self.yourTurn("Cy", device: "other", seq: 1, code: "K4M-7")))
+        let noSeq = Self.event("turn.your-turn", ["code": "J7X-3", "player": ["id": "x", "name": "X", "device": "d"]])
+        #expect(catalog.plan(topic: "t", envelope: noSeq) == .ignore)
+    }
+
+    @Test("joined, left, leader and ended")
+    mutating func turnChanges() throws {
+        func changed(_ kind: String, _ name: String, device: String, seq: Int64) -> Envelope {
+            Self.event(
+                "turn.changed",
+                [
+                    "session": ["code": "J7X-3", "seq": .int(seq), "players": [["name": "Ann"], ["name": "Bob"]]],
+                    "change": ["kind": .string(kind), "player": ["name": .string(name), "device": .string(device)]],
+                ])
+        }
+        let joined = try Self.popup(
+            catalog.plan(topic: "t", envelope: changed("joined", "Bob", device: "other", seq: 1)))
+        #expect(joined.notification.summary == "Bob joined the game")
+        #expect(joined.notification.body == "Game J7X-3 · 2 players")
+        #expect(joined.notification.urgency == .low)
+        // A player's own join is not news to their device.
+        #expect(catalog.plan(topic: "t", envelope: changed("joined", "Ann", device: Self.here, seq: 2)) == .ignore)
+        let left = try Self.popup(catalog.plan(topic: "t", envelope: changed("left", "Bob", device: "other", seq: 3)))
+        #expect(left.notification.summary == "Bob left the game")
+        let leader = try Self.popup(
+            catalog.plan(topic: "t", envelope: changed("leader", "Ann", device: Self.here, seq: 4)))
+        #expect(leader.notification.summary == "You are the leader now")
+        #expect(leader.notification.urgency == .normal)
+        #expect(
+            catalog.plan(topic: "t", envelope: changed("ended", "Ann", device: Self.here, seq: 5))
+                == .close(["turn.J7X-3", "turn.J7X-3.roster", "turn.J7X-3.leader"]))
+    }
+
+    @Test("a reminder shows title and local time with Done and Snooze, Reschedule only when offered")
+    mutating func reminder() throws {
+        let plain = try Self.popup(
+            catalog.plan(
+                topic: "reminder.due",
+                envelope: Self.event(
+                    "reminder.due",
+                    ["reminder": ["id": "r1", "title": "Feed the cat", "due": "2026-11-22T18:00:00.000Z"]])))
+        #expect(plain.key == "reminder.r1")
+        #expect(plain.category == .reminders)
+        #expect(plain.notification.summary == "Feed the cat")
+        #expect(plain.notification.body == "Due 18:00")
+        #expect(plain.notification.actions.map(\.label) == ["Done", "Snooze"])
+        #expect(
+            plain.buttons["snooze"] == Button(service: .scheduler, command: "reminder.snooze", arguments: ["id": "r1"]))
+
+        let offered = try Self.popup(
+            catalog.plan(
+                topic: "reminder.due",
+                envelope: Self.event(
+                    "reminder.due",
+                    [
+                        "reminder": [
+                            "id": "r2", "title": "Maths", "due": "2026-11-23T08:50:00.000Z", "detail": "Room 12",
+                            "reschedule": "2026-11-24T08:50:00.000Z",
+                        ]
+                    ])))
+        #expect(offered.notification.body == "Due 08:50 · Room 12")
+        #expect(offered.notification.actions.map(\.label) == ["Done", "Snooze", "Reschedule"])
+        #expect(offered.buttons["reschedule"]?.arguments["to"] == "2026-11-24T08:50:00.000Z")
+        #expect(
+            catalog.plan(topic: "reminder.done", envelope: Self.event("reminder.done", ["reminder": ["id": "r2"]]))
+                == .close(["reminder.r2"]))
+    }
+
+    @Test("a snooze replaces its reminder with a brief 'Snoozed until 18:30'")
+    mutating func snooze() throws {
+        let popup = try Self.popup(
+            catalog.plan(
+                topic: "reminder.snoozed",
+                envelope: Self.event(
+                    "reminder.snoozed",
+                    ["reminder": ["id": "r1", "title": "Feed the cat"], "until": "2026-11-22T18:30:00.000Z"])))
+        #expect(popup.key == "reminder.r1")
+        #expect(popup.category == .snoozes)
+        #expect(popup.notification.summary == "Snoozed until 18:30")
+        #expect(popup.notification.urgency == .low)
+        #expect(popup.notification.timeout > 0)
+    }
+
+    @Test("sync: quiet when clean, normal with conflicts or on failure")
+    mutating func sync() throws {
+        let peer: JSONValue = ["device": "d-mum", "name": "Mum"]
+        let clean = try Self.popup(
+            catalog.plan(
+                topic: "sync.completed",
+                envelope: Self.event("sync.completed", ["peer": peer, "received": 3, "sent": 1, "conflicts": 0])))
+        #expect(clean.notification.summary == "Synced with Mum — 3 received, 1 sent")
+        #expect(clean.notification.urgency == .low)
+        #expect(clean.key == "sync.d-mum")
+        let conflicted = try Self.popup(
+            catalog.plan(
+                topic: "sync.completed",
+                envelope: Self.event("sync.completed", ["peer": peer, "received": 2, "sent": 0, "conflicts": 1])))
+        #expect(conflicted.notification.urgency == .normal)
+        #expect(conflicted.notification.body == "1 conflict to look at: hearth conflicts")
+        let failed = try Self.popup(
+            catalog.plan(
+                topic: "sync.failed", envelope: Self.event("sync.failed", ["peer": peer, "reason": "wrong key"])))
+        #expect(failed.notification.summary == "Sync with Mum failed")
+        #expect(failed.notification.body == "wrong key")
+        #expect(failed.notification.urgency == .normal)
+    }
+
+    @Test("events it does not know, or missing what they need, show nothing")
+    mutating func ignored() {
+        #expect(catalog.plan(topic: "health.bus", envelope: Self.event("health.bus", [:])) == .ignore)
+        #expect(
+            catalog.plan(topic: "reminder.due", envelope: Self.event("reminder.due", ["reminder": ["id": "x"]]))
+                == .ignore)
+        #expect(catalog.plan(topic: "sync.completed", envelope: Self.event("sync.completed", [:])) == .ignore)
+    }
+}
+
+@Suite("Notification settings")
+struct NotifySettingsTests {
+    static var utc: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }
+
+    static func at(_ text: String) -> Date { Timestamp.parse(text)! }
+
+    @Test("quiet hours parse strictly and wrap past midnight")
+    func quietHours() throws {
+        let night = try QuietHours(parsing: "22:00-07:00")
+        #expect(night.description == "22:00-07:00")
+        #expect(night.contains(Self.at("2026-11-22T23:30:00.000Z"), calendar: Self.utc))
+        #expect(night.contains(Self.at("2026-11-22T06:59:00.000Z"), calendar: Self.utc))
+        #expect(!night.contains(Self.at("2026-11-22T07:00:00.000Z"), calendar: Self.utc))
+        #expect(!night.contains(Self.at("2026-11-22T12:00:00.000Z"), calendar: Self.utc))
+        #expect(
+            night.end(after: Self.at("2026-11-22T23:30:00.000Z"), calendar: Self.utc)
+                == Self.at("2026-11-23T07:00:00.000Z"))
+        let lunch = try QuietHours(parsing: "12:30-13:15")
+        #expect(lunch.contains(Self.at("2026-11-22T12:30:00.000Z"), calendar: Self.utc))
+        #expect(!lunch.contains(Self.at("2026-11-22T13:15:00.000Z"), calendar: Self.utc))
+        for bad in ["", "22:00", "22-07", "24:00-07:00", "22:60-07:00", "7:5-8:00", "08:00-08:00", "22:00-07:00-09:00"]
+        {
+            #expect(throws: QuietHours.ParseError.self, "\(bad)") { try QuietHours(parsing: bad) }
+        }
+    }
+
+    @Test(
+        "the gate: a category off drops; quiet hours hold what stays, drop what is brief, and let critical through only if allowed"
+    )
+    func gate() throws {
+        let reminder = DesktopNotification(summary: "Feed the cat", urgency: .normal, timeout: 0)
+        let yourTurn = DesktopNotification(summary: "Your turn, Ann", urgency: .critical, timeout: 0)
+        let synced = DesktopNotification(summary: "Synced", urgency: .low, timeout: 3_000)
+        let night = Self.at("2026-11-22T23:30:00.000Z")
+        let day = Self.at("2026-11-22T12:00:00.000Z")
+        var settings = NotifySettings()
+        #expect(settings.gate(.reminders, reminder, at: night, calendar: Self.utc) == .show)
+        settings.quietHours = try QuietHours(parsing: "22:00-07:00")
+        #expect(settings.gate(.reminders, reminder, at: day, calendar: Self.utc) == .show)
+        #expect(
+            settings.gate(.reminders, reminder, at: night, calendar: Self.utc)
+                == .hold(
+                    reason: "quiet hours 22:00-07:00, held until 07:00", until: Self.at("2026-11-23T07:00:00.000Z")))
+        #expect(settings.gate(.sync, synced, at: night, calendar: Self.utc) == .drop(reason: "quiet hours 22:00-07:00"))
+        #expect(settings.gate(.turns, yourTurn, at: night, calendar: Self.utc) != .show)
+        settings.criticalBreaksQuietHours = true
+        #expect(settings.gate(.turns, yourTurn, at: night, calendar: Self.utc) == .show)
+        settings.enabled.remove(.turns)
+        #expect(
+            settings.gate(.turns, yourTurn, at: day, calendar: Self.utc) == .drop(reason: "turns notifications are off")
+        )
+    }
+
+    @Test("settings round-trip through hearth.toml, keeping other tables; bad values name the key")
+    func file() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-notify-\(UUIDText.make())"
+        ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/hearth.toml"
+        try "[bus]\nheartbeat_ms = 500\n".write(toFile: path, atomically: true, encoding: .utf8)
+        var settings = NotifySettings()
+        settings.enabled.remove(.sync)
+        settings.quietHours = try QuietHours(parsing: "21:30-06:45")
+        settings.criticalBreaksQuietHours = true
+        try settings.write(toConfigFile: path)
+        #expect(try NotifySettings.load(configFile: path) == settings)
+        let configuration = try HearthConfiguration.load(home: directory, environment: [:])
+        #expect(configuration.heartbeatMilliseconds == 500)
+        #expect(configuration.notify == settings)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        for (text, key, rule) in [
+            ("[notify]\nquiet_hours = \"late\"\n", "notify.quiet_hours", "24-hour"),
+            ("[notify]\nturns = \"yes\"\n", "notify.turns", "true or false"),
+            ("[notify]\nloud = true\n", "notify.loud", "is not a Hearth setting"),
+        ] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let error = #expect(throws: ConfigurationError.self) { try NotifySettings.load(configFile: path) }
+            #expect(error?.key == key)
+            #expect(error?.rule.contains(rule) == true, "\(error?.rule ?? "")")
+        }
+    }
+}
