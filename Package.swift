@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "hearth-bus", targets: ["hearth-bus"]),
         .executable(name: "hearth-store", targets: ["hearth-store"]),
         .executable(name: "hearth-notifier", targets: ["hearth-notifier"]),
+        .executable(name: "hearth-turn", targets: ["hearth-turn"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
     dependencies: [
@@ -119,6 +120,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Store/hearth-store",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TurnService",
+            dependencies: [
+                "HearthBus",
+                "HearthCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Turn/TurnService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-turn",
+            dependencies: [
+                "TurnService",
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Turn/hearth-turn",
             swiftSettings: swiftSettings
         ),
         .target(

@@ -220,3 +220,15 @@ struct TurnSessionTests {
         #expect(SessionCode.normalized("J7X-33") == nil)
     }
 }
+
+extension TurnSessionTests {
+    @Test("a player left alone keeps playing: Done comes back to them")
+    func alone() throws {
+        var session = try Self.session(["Bob"], started: true)
+        _ = try session.leave("id-Bob")
+        #expect(session.players.count == 1)
+        _ = try session.done(by: "id-Ann", seq: session.seq)
+        #expect(session.currentPlayer?.name == "Ann")
+        #expect(session.turn == 2)
+    }
+}

@@ -9,7 +9,7 @@ public struct Hearth: AsyncParsableCommand {
         abstract: "Local-first household coordination: watch and drive the services of a Hearth stack.",
         subcommands: [
             Status.self, Event.self, History.self, Conflicts.self, Device.self, Ops.self, Backup.self, Restore.self,
-            Changes.self, Notify.self, Monitor.self, Publish.self, Config.self,
+            Changes.self, Turn.self, Notify.self, Monitor.self, Publish.self, Config.self,
         ]
     )
 

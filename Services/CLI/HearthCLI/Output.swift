@@ -15,3 +15,10 @@ enum Output {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }
+
+extension Output {
+    /// Writes `text` as is (no newline added), for screen redraws.
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

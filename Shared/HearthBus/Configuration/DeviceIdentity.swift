@@ -33,3 +33,31 @@ public enum DeviceIdentity {
         return id.isEmpty ? nil : id
     }
 }
+
+extension DeviceIdentity {
+    /// This device's CURVE key pair for encrypted links between devices, created on first use and
+    /// kept in `$HEARTH_HOME/curve-secret-key` (mode 0600; the public key is derived from it).
+    /// - Throws: `ConfigurationError` when the file cannot be read or written or holds no valid key.
+    public static func keyPair(home: String) throws(ConfigurationError) -> CurveKeyPair {
+        let path = (home as NSString).appendingPathComponent("curve-secret-key")
+        if read(path) == nil {
+            let temporary = path + ".\(getpid()).tmp"
+            guard let fresh = try? CurveKeyPair.generate(),
+                FileManager.default.createFile(
+                    atPath: temporary, contents: Data((fresh.secretKey + "\n").utf8),
+                    attributes: [.posixPermissions: 0o600])
+            else {
+                throw ConfigurationError(origin: "file system", key: path, rule: "cannot write a new CURVE key")
+            }
+            _ = link(temporary, path)  // the first process to get there wins, as for the device id
+            unlink(temporary)
+        }
+        guard let secret = read(path), secret.utf8.count == 40,
+            let publicKey = try? CurveKeyPair.publicKey(forSecretKey: secret)
+        else {
+            throw ConfigurationError(
+                origin: "file system", key: path, rule: "is not a Z85 CURVE secret key (40 characters)")
+        }
+        return CurveKeyPair(publicKey: publicKey, secretKey: secret)
+    }
+}

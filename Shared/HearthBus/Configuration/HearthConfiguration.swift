@@ -26,6 +26,8 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let heartbeatMilliseconds: Int
     /// What the notifier shows: the `[notify]` table.
     public let notify: NotifySettings
+    /// How `hearth-turn` reaches other devices: the `[turn]` table and `HEARTH_TURN_*`.
+    public let turn: TurnSettings
 
     /// The endpoint publishers connect to (the bus's XSUB side).
     public var busPublishEndpoint: String { endpoints["bus.pub"]! }
@@ -93,7 +95,8 @@ public struct HearthConfiguration: Sendable, Equatable {
             endpoints: endpoints,
             maximumMessageBytes: maximumMessageBytes,
             heartbeatMilliseconds: heartbeat,
-            notify: file.notify
+            notify: file.notify,
+            turn: try file.turn.overridden(by: environment)
         )
     }
 
@@ -184,6 +187,7 @@ struct FileSettings {
     var maximumMessageBytes: Int?
     var heartbeatMilliseconds: Int?
     var notify = NotifySettings()
+    var turn = TurnSettings()
 
     static func read(_ path: String) throws(ConfigurationError) -> FileSettings {
         let origin = "hearth.toml"
@@ -212,6 +216,9 @@ struct FileSettings {
                 settings.notify = try NotifySettings.read(values)
                 continue
             }
+            if section == "turn" {
+                settings.turn = try TurnSettings.read(values)
+            }
             for key in values.keys {
                 let fullKey = "\(section).\(key)"
                 let value = values[key]!
@@ -224,6 +231,8 @@ struct FileSettings {
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
                 case (_, "cmd") where serviceNames.contains(section):
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
+                case ("turn", _):
+                    continue  // read above
                 default:
                     throw ConfigurationError(origin: origin, key: fullKey, rule: "is not a Hearth setting")
                 }

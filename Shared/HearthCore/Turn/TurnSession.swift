@@ -43,6 +43,11 @@ public struct TurnSession: Sendable, Equatable {
         public let kind: Kind
         /// The player it is about (who joined, left, finished a turn, became leader…).
         public let player: Player?
+
+        public init(kind: Kind, player: Player?) {
+            self.kind = kind
+            self.player = player
+        }
     }
 
     public let id: String
@@ -266,7 +271,7 @@ public struct TurnSession: Sendable, Equatable {
 
     /// Moves `current` to the player after `playerID` in order (cycling).
     private mutating func passTurn(after playerID: String) {
-        guard let index = players.firstIndex(where: { $0.id == playerID }), players.count > 1 else {
+        guard let index = players.firstIndex(where: { $0.id == playerID }) else {
             current = nil
             return
         }

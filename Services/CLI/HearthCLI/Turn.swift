@@ -1,0 +1,253 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+import Synchronization
+import UnixSignals
+
+/// `hearth turn`: board-game turns across the players' devices.
+struct Turn: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Board-game turns: whose turn it is, on every player's device.",
+        subcommands: [
+            Create.self, Sessions.self, Join.self, Start.self, Done.self, Order.self, Leave.self, Status.self,
+            End.self, Watch.self,
+        ])
+
+    /// Prints a session: code, state, players in order with the current one marked.
+    static func describe(_ session: JSONValue) -> String {
+        let code = session["code"]?.stringValue ?? "?"
+        let state = session["state"]?.stringValue ?? "?"
+        let current = session["current"]?.stringValue
+        let leader = session["leader"]?.stringValue
+        var lines = ["\(code)  \(state)  seq \(session["seq"]?.intValue ?? 0)  turn \(session["turn"]?.intValue ?? 0)"]
+        for player in session["players"]?.arrayValue ?? [] {
+            let id = player["id"]?.stringValue
+            let marks = [
+                id == current ? "▶" : " ", id == leader ? "(leader)" : "",
+                player["present"] == false ? "(away)" : "",
+            ]
+            lines.append("  \(marks[0]) \(player["name"]?.stringValue ?? "?") \(marks[1]) \(marks[2])")
+        }
+        return lines.joined(separator: "\n").replacingOccurrences(of: "  \n", with: "\n")
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a session with you as its leader.")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Your name in the game.") var name: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .turn, "create", ["name": .string(name)])
+            if options.json { return Output.json(reply) }
+            let code = reply["session"]?["code"]?.stringValue ?? "?"
+            Output.line("session \(code) created; others join with: hearth turn join \(code) --name NAME")
+        }
+    }
+
+    struct Sessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Open sessions this device can see.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .turn, "sessions")
+            if options.json { return Output.json(reply) }
+            let sessions = reply["sessions"]?.arrayValue ?? []
+            if sessions.isEmpty { Output.line("no sessions in reach") }
+            for session in sessions {
+                Output.line(
+                    "\(session["code"]?.stringValue ?? "?")  led by \(session["leader"]?.stringValue ?? "?")  "
+                        + "\(session["players"]?.intValue ?? 0) players  \(session["state"]?.stringValue ?? "")"
+                        + (session["joined"] == true ? "  (joined)" : ""))
+            }
+        }
+    }
+
+    struct Join: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Join a session by its code.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code, such as J7X-3.") var code: String
+        @Option(help: "Your name in the game.") var name: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .turn, "join", ["code": .string(code), "name": .string(name)])
+            if options.json { return Output.json(reply) }
+            Output.line("joined as \(name)\n" + Turn.describe(reply["session"] ?? .null))
+        }
+    }
+
+    /// start, end, status: a code and nothing else.
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start play (the leader).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+
+        func run() async throws { try await Turn.simple(options, "start", code) }
+    }
+
+    struct End: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "End the session (the leader); nothing of it is kept.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+
+        func run() async throws { try await Turn.simple(options, "end", code) }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The session's players, order and whose turn it is.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+
+        func run() async throws { try await Turn.simple(options, "status", code) }
+    }
+
+    static func simple(
+        _ options: GlobalOptions, _ command: String, _ code: String, _ extra: [String: JSONValue] = [:]
+    )
+        async throws
+    {
+        let reply = try await ServiceCall.run(options, .turn, command, extra.merging(["code": .string(code)]) { $1 })
+        if options.json { return Output.json(reply) }
+        Output.line(Turn.describe(reply))
+    }
+
+    struct Done: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "End your turn; the next player is notified.",
+            discussion: "Without --player: the player at this device whose turn it is.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Option(help: "The player (name), when several sit at this device.") var player: String?
+
+        func run() async throws {
+            try await Turn.simple(options, "done", code, player.map { ["player": .string($0)] } ?? [:])
+        }
+    }
+
+    struct Leave: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Leave the session; on your turn, it passes on.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Option(help: "The player (name), when several sit at this device.") var player: String?
+
+        func run() async throws {
+            try await Turn.simple(options, "leave", code, player.map { ["player": .string($0)] } ?? [:])
+        }
+    }
+
+    struct Order: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the turn order (the leader): every player's name.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Argument(help: "Every player, in the new order.") var players: [String]
+
+        func run() async throws {
+            try await Turn.simple(options, "order", code, ["players": .array(players.map { .string($0) })])
+        }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A live full-screen view: YOUR TURN, or who is playing (Ctrl-C to stop).",
+            discussion: "With --json, one line per state instead of a screen.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+
+        func run() async throws {
+            let configuration = try options.loadConfiguration()
+            let device = try DeviceIdentity.load(home: configuration.home)
+            let context = try ZMQContext()
+            let subscriber = try Subscriber(
+                context: context, endpoint: configuration.busSubscribeEndpoint,
+                maximumMessageBytes: configuration.maximumMessageBytes)
+            let bus = CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(250),
+                attempts: 1)
+            _ = await subscriber.waitUntilSubscribed(bus: bus, timeout: options.timeoutDuration)
+            await bus.close()
+            // Snapshot first (subscribed already, so nothing falls between), then updates; an
+            // update older than what is shown is ignored.
+            let snapshot = try await ServiceCall.run(options, .turn, "status", ["code": .string(code)])
+            let code = snapshot["code"]?.stringValue ?? code
+            let screen = WatchScreen(device: device, json: options.json)
+            screen.show(snapshot)
+            let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await message in subscriber {
+                        guard case .event(let topic, let envelope) = message, topic == "turn.\(code).changed",
+                            let session = envelope.data["session"]
+                        else { continue }
+                        screen.show(session)
+                        if session["state"] == "ended" { return }
+                    }
+                }
+                group.addTask { for await _ in signals { break } }
+                await group.next()
+                group.cancelAll()
+                await subscriber.close()
+            }
+            screen.finish()
+            await context.terminate()
+        }
+    }
+}
+
+/// The watch view: redraws the terminal with a large line a player can read across a table.
+final class WatchScreen: Sendable {
+    private let device: String
+    private let json: Bool
+    private let shown = Atomic<Int64>(0)
+
+    init(device: String, json: Bool) {
+        self.device = device
+        self.json = json
+        if !json { Output.write("\u{1B}[?25l") }  // hide the cursor
+    }
+
+    func show(_ session: JSONValue) {
+        let seq = session["seq"]?.intValue ?? 0
+        guard seq > shown.load(ordering: .relaxed) else { return }
+        shown.store(seq, ordering: .relaxed)
+        let players = session["players"]?.arrayValue ?? []
+        let current = players.first { $0["id"] == session["current"] }
+        let mine = current?["device"]?.stringValue == device
+        let headline: String
+        switch session["state"]?.stringValue {
+        case "open": headline = "Waiting to start"
+        case "ended": headline = "Game over"
+        default:
+            headline =
+                mine
+                ? "YOUR TURN, \(current?["name"]?.stringValue ?? "")"
+                : "\(current?["name"]?.stringValue ?? "Nobody") is playing"
+        }
+        if json {
+            Output.json(["seq": .int(seq), "headline": .string(headline), "session": session])
+            return
+        }
+        var lines = [
+            "\u{1B}[2J\u{1B}[H", "", "  \u{1B}[1m" + (mine ? "\u{1B}[7m" : "") + Self.large(headline) + "\u{1B}[0m", "",
+        ]
+        lines.append("  Game \(session["code"]?.stringValue ?? "")  ·  turn \(session["turn"]?.intValue ?? 0)")
+        lines.append("")
+        for player in players {
+            let marker = player["id"] == session["current"] ? "▶" : " "
+            let away = player["present"] == false ? "  (away)" : ""
+            let lead = player["id"] == session["leader"] ? "  (leader)" : ""
+            lines.append("   \(marker) \(player["name"]?.stringValue ?? "")\(lead)\(away)")
+        }
+        Output.write(lines.joined(separator: "\n") + "\n")
+    }
+
+    func finish() {
+        if !json { Output.write("\u{1B}[?25h\n") }
+    }
+
+    /// Spaced-out capitals: readable from across a table in any terminal font.
+    static func large(_ text: String) -> String {
+        text.uppercased().map(String.init).joined(separator: " ")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HearthBus
+import HearthCore
+import Logging
+import ServiceLifecycle
+
+/// `hearth-turn`: live board-game turn sessions across the players' devices, in memory only.
+///
+/// Commands on `turn.cmd` (`create`, `sessions`, `join`, `start`, `done`, `order`, `leave`,
+/// `status`, `end`); events `turn.<code>.changed` and `turn.<code>.your-turn` on this device's
+/// bus; a CURVE-encrypted peer socket (`[turn] peer`) other devices link to; and a UDP beacon
+/// announcing this device and the sessions it leads.
+public final class TurnService: Service {
+    private let configuration: HearthConfiguration
+    private let commands: CommandServer
+    private let peerSocket: SocketThread
+    private let publisher: Publisher
+    private let beacon: Beacon
+    private let engine: TurnEngine
+    private let newLinks: AsyncStream<PeerLink>
+    private let logger: Logger
+
+    /// The endpoint other devices reach this device's peer socket at (the bound port).
+    public let peerEndpoint: String
+
+    /// Binds the peer socket and the beacon port and connects to the bus; serving starts in `run()`.
+    /// - Throws: when an endpoint or port cannot be bound.
+    public init(
+        configuration: HearthConfiguration, context: ZMQContext, device: String, keyPair: CurveKeyPair, logger: Logger
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        var bound = configuration.turn.peerEndpoint
+        peerSocket = try SocketThread(context: context, kind: .router, name: "turn peer ROUTER") { socket in
+            try socket.makeCurveServer(secretKey: keyPair.secretKey)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setMaximumMessageSize(256 * 1024)
+            try socket.bind(configuration.turn.peerEndpoint)
+            bound = socket.lastEndpoint
+        }
+        guard let port = bound.split(separator: ":").last.flatMap({ Int($0) }) else {
+            throw ConfigurationError(
+                origin: "hearth.toml", key: "turn.peer", rule: "bound to \(bound), which has no port")
+        }
+        peerEndpoint = bound
+        publisher = try Publisher(
+            context: context, endpoint: configuration.busPublishEndpoint, source: "turn", device: device,
+            maximumMessageBytes: configuration.maximumMessageBytes)
+        beacon = try Beacon(
+            port: configuration.turn.beaconPort, broadcastAddress: configuration.turn.beaconAddress,
+            staticPeers: configuration.turn.staticPeers)
+        let (links, linkSink) = AsyncStream.makeStream(of: PeerLink.self)
+        newLinks = links
+        let engine = TurnEngine(
+            device: device, keyPair: keyPair, peerPort: port, publisher: publisher, peerSocket: peerSocket,
+            beacon: beacon, context: context, logger: logger, linkSink: linkSink)
+        self.engine = engine
+        commands = try CommandServer(
+            context: context, endpoint: configuration.commandEndpoint(.turn), service: "turn",
+            maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
+            pingInfo: { [bound] in ["peer": .string(bound), "device": .string(device)] },
+            handler: { request in try await engine.command(request) })
+    }
+
+    public func run() async throws {
+        logger.info("hearth-turn up; peers connect to \(peerEndpoint)")
+        _ = await publisher.waitUntilConnected(timeout: .seconds(5))
+        await engine.announce()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    for await message in self.peerSocket.incoming { await self.engine.fromMember(message) }
+                }
+            }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    for await sighting in self.beacon.sightings { await self.engine.sighted(sighting) }
+                }
+            }
+            group.addTask {
+                // Heartbeats are a clock: a periodic timer, not synchronisation.
+                await cancelWhenGracefulShutdown {
+                    var count = 0
+                    while !Task.isCancelled {
+                        await self.engine.tick(second: count % 4 == 0)
+                        count += 1
+                        try? await Task.sleep(for: .milliseconds(250))
+                    }
+                }
+            }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    await withDiscardingTaskGroup { links in
+                        for await link in self.newLinks {
+                            links.addTask {
+                                for await message in link.socket.incoming {
+                                    await self.engine.fromLeader(link.device, message)
+                                }
+                                await link.socket.close()
+                            }
+                        }
+                    }
+                }
+            }
+            group.addTask { try? await self.commands.run() }
+        }
+        await engine.closeLinks()
+        beacon.stop()
+        await peerSocket.close()
+        await publisher.close()
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// Board-game turns across independent stacks on one machine: each player's device is a whole
+/// Hearth stack (its own `HEARTH_HOME`, bus, turn service and notifier on its own D-Bus session
+/// with the test notification server), linked over loopback tcp with CURVE, found by beacon.
+@Suite("End to end: turns across devices", .serialized)
+struct TurnTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// One player's device.
+    final class Device: Sendable {
+        let name: String
+        let session: DBusSession
+        let server: ChildProcess
+        let stack: TestStack
+        let id: String
+
+        init(_ name: String, turnEnvironment: [String: String], context: ZMQContext) async throws {
+            self.name = name
+            session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+            server = try #require(session.server)
+            stack = try await TestStack(
+                [.bus, .turn, .notifier], environment: session.environment.merging(turnEnvironment) { $1 },
+                context: context)
+            id = try DeviceIdentity.load(home: stack.home.path)
+        }
+
+        /// Runs `hearth ARGS` against this device.
+        func hearth(_ arguments: [String]) async throws -> (status: Int32?, stdout: String, stderr: String) {
+            let result = try await ChildProcess.run("hearth", arguments + ["--json"], environment: stack.environment)
+            return (result.status, result.stdout, result.stderr)
+        }
+
+        /// The "Your turn" popups this device's server was asked to show, as (turn number, summary).
+        var yourTurns: [(turn: Int, summary: String)] {
+            server.output.lines.compactMap { line in
+                guard line.contains("\"call\": \"Notify\""), let call = try? JSONValue.parse(line),
+                    let summary = call["summary"]?.stringValue, summary.hasPrefix("Your turn"),
+                    let body = call["body"]?.stringValue,
+                    let turn = body.split(separator: " ").last.flatMap({ Int($0) })
+                else { return nil }
+                return (turn, summary)
+            }
+        }
+
+        /// Waits for the "Your turn" popup of turn `turn` and presses its Done button.
+        func pressDone(turn: Int, timeout: Duration = .seconds(10)) async throws {
+            let line = try #require(
+                await server.output.waitForLine(timeout: timeout) {
+                    $0.contains("\"summary\": \"Your turn, \(self.name)\"") && $0.contains("turn \(turn)\"")
+                },
+                "\(name) never saw turn \(turn): \(server.output.text.suffix(1_500)) \(stack.processes.map { "\($0.key): \($0.value.errors.text.suffix(800))" })"
+            )
+            let id = try #require(try JSONValue.parse(line)["id"]?.intValue)
+            #expect(try await session.press(id: UInt32(id), action: "done") == 0)
+        }
+
+        func stop() async { _ = await stack.stop() }
+    }
+
+    /// Loopback discovery and links for one test: a beacon port of its own, so tests never hear
+    /// each other's games.
+    static func turnEnvironment(port: Int, peers: [Int] = [], broadcast: Bool = true) -> [String: String] {
+        var environment = [
+            "HEARTH_TURN_BEACON_PORT": "\(port)", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
+            "HEARTH_TURN_BEACON_ADDRESS": broadcast ? "127.255.255.255" : "127.0.0.1",
+        ]
+        if !peers.isEmpty { environment["HEARTH_TURN_PEERS"] = peers.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
+        return environment
+    }
+
+    static func freshPort() -> Int { Int.random(in: 20_000...60_000) }
+
+    /// Polls `condition` (a command answer, not an event: beacons are not on the bus) every
+    /// 100 ms for up to `timeout`.
+    static func eventually(
+        timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// Ann creates a game on `leader`; every other device joins it once its beacon is heard.
+    static func game(_ leader: Device, _ joiners: [Device]) async throws -> String {
+        let created = try await leader.hearth(["turn", "create", "--name", leader.name])
+        #expect(created.status == 0, "\(created.stderr)")
+        let code = try #require(try JSONValue.parse(created.stdout)["session"]?["code"]?.stringValue)
+        for device in joiners {
+            #expect(
+                try await eventually {
+                    try await device.hearth(["turn", "sessions"]).stdout.contains("\"code\":\"\(code)\"")
+                }, "\(device.name) never saw \(code)")
+            let joined = try await device.hearth(["turn", "join", code, "--name", device.name])
+            #expect(joined.status == 0, "\(joined.stderr)")
+        }
+        return code
+    }
+
+    @Test("a leader and two joiners play 100 turns: each turn is exactly one 'Your turn' on the right device, in order")
+    func hundredTurns() async throws {
+        let environment = Self.turnEnvironment(port: Self.freshPort())
+        let ann = try await Device("Ann", turnEnvironment: environment, context: context)
+        let bob = try await Device("Bob", turnEnvironment: environment, context: context)
+        let cy = try await Device("Cy", turnEnvironment: environment, context: context)
+        let code = try await Self.game(ann, [bob, cy])
+        let started = try await ann.hearth(["turn", "start", code])
+        #expect(started.status == 0, "\(started.stderr)")
+
+        let order = [ann, bob, cy]
+        for turn in 1...100 {
+            try await order[(turn - 1) % 3].pressDone(turn: turn)
+        }
+        _ = try #require(
+            await bob.server.output.waitForLine { $0.contains("Your turn, Bob") && $0.contains("turn 101\"") })
+        for (index, device) in order.enumerated() {
+            let expected = Array(stride(from: index + 1, through: 101, by: 3))
+            #expect(device.yourTurns.map(\.turn) == expected, "\(device.name)")
+            #expect(device.yourTurns.allSatisfy { $0.summary == "Your turn, \(device.name)" })
+        }
+        let status = try JSONValue.parse(try await cy.hearth(["turn", "status", code]).stdout)
+        #expect(status["turn"] == 101)
+        #expect(status["current_name"] == "Bob")
+        for device in order { await device.stop() }
+    }
+
+    @Test(
+        "a joiner's turn service killed mid-game resyncs by itself; the leader's stack killed: the next player's device leads and play goes on"
+    )
+    func failures() async throws {
+        let environment = Self.turnEnvironment(port: Self.freshPort())
+        let ann = try await Device("Ann", turnEnvironment: environment, context: context)
+        let bob = try await Device("Bob", turnEnvironment: environment, context: context)
+        let cy = try await Device("Cy", turnEnvironment: environment, context: context)
+        let code = try await Self.game(ann, [bob, cy])
+        #expect(try await ann.hearth(["turn", "start", code]).status == 0)
+        try await ann.pressDone(turn: 1)
+        try await bob.pressDone(turn: 2)
+
+        // Cy's turn (3): Bob's turn service dies, and misses turns 3 and 4 and the start of his own (5).
+        #expect(await cy.server.output.waitForLine { $0.contains("Your turn, Cy") && $0.contains("turn 3\"") } != nil)
+        bob.stack.processes[.turn]!.signal(SIGKILL)
+        #expect(await bob.stack.processes[.turn]!.waitForExit(timeout: .seconds(5)) != nil)
+        try await cy.pressDone(turn: 3)
+        try await ann.pressDone(turn: 4)
+        #expect(await ann.server.output.waitForLine { $0.contains("Bob is playing") && $0.contains("turn 5\"") } != nil)
+        let restarted = try await TestStack.start(.turn, environment: bob.stack.environment)
+        // It finds the game in Ann's beacon, resyncs, and shows Bob his turn exactly once.
+        try await bob.pressDone(turn: 5, timeout: .seconds(15))
+        try await cy.pressDone(turn: 6)
+
+        // Ann's turn (7), seen on every device: her whole stack dies. After 15 s Bob's device
+        // leads; Ann is out, so the turn passes to Bob (8).
+        for device in [bob, cy] {
+            #expect(
+                await device.server.output.waitForLine { $0.contains("Ann is playing") && $0.contains("turn 7\"") }
+                    != nil)
+        }
+        for process in ann.stack.processes.values { process.signal(SIGKILL) }
+        try await bob.pressDone(turn: 8, timeout: .seconds(25))
+        try await cy.pressDone(turn: 9)
+        try await bob.pressDone(turn: 10)
+        _ = try #require(
+            await cy.server.output.waitForLine { $0.contains("Your turn, Cy") && $0.contains("turn 11\"") })
+
+        #expect(bob.yourTurns.map(\.turn) == [2, 5, 8, 10])
+        #expect(cy.yourTurns.map(\.turn) == [3, 6, 9, 11])
+        let status = try JSONValue.parse(try await cy.hearth(["turn", "status", code]).stdout)
+        #expect(status["leader_name"] == "Bob")
+        #expect(status["players"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Bob", "Cy"])
+
+        restarted.signal(SIGTERM)
+        _ = await restarted.waitForExit(timeout: .seconds(3))
+        await bob.stop()
+        await cy.stop()
+    }
+
+    @Test(
+        "a wrong code, malformed joins, a wrong key and a flood of joins are refused; the game goes on (static peer, no broadcast)"
+    )
+    func badJoins() async throws {
+        let annPort = Self.freshPort()
+        let bobPort = annPort + 1
+        // No broadcast between them: Ann's beacon goes straight to Bob's port, Bob answers.
+        let ann = try await Device(
+            "Ann", turnEnvironment: Self.turnEnvironment(port: annPort, peers: [bobPort], broadcast: false),
+            context: context)
+        let bob = try await Device(
+            "Bob", turnEnvironment: Self.turnEnvironment(port: bobPort, broadcast: false), context: context)
+        let code = try await Self.game(ann, [bob])
+        #expect(try await ann.hearth(["turn", "start", code]).status == 0)
+        try await ann.pressDone(turn: 1)
+
+        let wrong = try await bob.hearth(["turn", "join", code == "ZZZ-9" ? "ZZZ-8" : "ZZZ-9", "--name", "Mallory"])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("code: no session"))
+        let badName = try await bob.hearth(["turn", "join", code, "--name", "  "])
+        #expect(badName.status == 2)
+        #expect(badName.stderr.contains("name"))
+
+        // A rogue device straight at Ann's peer socket: garbage, malformed and wrong-code joins, and a flood.
+        let annInfo = try await CommandClient(
+            context: context, endpoint: ann.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2)
+        ).request("ping")
+        let endpoint = try #require(annInfo["peer"]?.stringValue)
+        let secret = try String(contentsOfFile: ann.stack.home.file("curve-secret-key"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let annKey = try CurveKeyPair.publicKey(forSecretKey: secret)
+        let rogueKeys = try CurveKeyPair.generate()
+        let rogue = try SocketThread(context: context, kind: .dealer, name: "rogue") { socket in
+            try socket.makeCurveClient(keyPair: rogueKeys, serverKey: annKey)
+            try socket.setLinger(milliseconds: 0)
+            try socket.connect(endpoint)
+        }
+        var requests: [JSONValue] = [
+            ["t": "req", "id": "m1", "cmd": "join", "device": "rogue", "code": .string(code)],  // no name
+            ["t": "req", "id": "m2", "cmd": "join", "device": "rogue", "code": "nonsense", "args": ["name": "M"]],
+            ["t": "bogus", "device": "rogue"],
+            ["t": "req", "id": "m3", "cmd": "done", "device": "rogue", "code": .string(code), "args": ["player": "x"]],
+        ]
+        for index in 0..<200 {
+            requests.append([
+                "t": "req", "id": .string("f\(index)"), "cmd": "join", "device": "rogue",
+                "code": index % 2 == 0 ? "ZZZ-9" : .string(code), "args": ["name": "Ann"],
+            ])
+        }
+        try rogue.send([Array("not json".utf8)])
+        for request in requests { try rogue.send([request.jsonBytes]) }
+        let expected = requests.count + 1
+        let replies =
+            await withTimeout(.seconds(10)) { () async -> [JSONValue]? in
+                var replies: [JSONValue] = []
+                for await frames in rogue.incoming {
+                    replies.append((try? JSONValue.parse(frames[0])) ?? .null)
+                    if replies.count == expected { break }
+                }
+                return replies
+            } ?? []
+        #expect(replies.count == requests.count + 1)
+        #expect(replies.allSatisfy { $0["ok"] == false }, "\(replies.filter { $0["ok"] != false })")
+        #expect(replies.contains { $0["error"]?.stringValue?.contains("not JSON") == true })
+        #expect(replies.contains { $0["error"]?.stringValue?.contains("too many join requests") == true })
+        #expect(replies.contains { $0["error"]?.stringValue?.contains("name") == true })
+        await rogue.close()
+
+        // A peer with the wrong server key never completes the handshake: no answer at all.
+        let impostorKey = try CurveKeyPair.generate().publicKey
+        let impostor = try SocketThread(context: context, kind: .dealer, name: "impostor") { socket in
+            try socket.makeCurveClient(keyPair: rogueKeys, serverKey: impostorKey)
+            try socket.setLinger(milliseconds: 0)
+            try socket.connect(endpoint)
+        }
+        try impostor.send([(requests[0]).jsonBytes])
+        let answered = await withTimeout(.seconds(1)) { () async -> Bool? in
+            for await _ in impostor.incoming { return true }
+            return nil
+        }
+        #expect(answered == nil)
+        await impostor.close()
+
+        // The game is as it was, and goes on.
+        let status = try JSONValue.parse(try await ann.hearth(["turn", "status", code]).stdout)
+        #expect(status["players"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Ann", "Bob"])
+        try await bob.pressDone(turn: 2)
+        try await ann.pressDone(turn: 3)
+        _ = try #require(
+            await bob.server.output.waitForLine { $0.contains("Your turn, Bob") && $0.contains("turn 4\"") })
+        #expect(bob.yourTurns.map(\.turn) == [2, 4])
+
+        // The leader ends the game: nothing of it is left on either device.
+        #expect(try await ann.hearth(["turn", "end", code]).status == 0)
+        #expect(
+            try await Self.eventually {
+                try await bob.hearth(["turn", "status", code]).status == 2
+            })
+        let left = try await ann.hearth(["turn", "sessions"]).stdout
+        #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "{\"sessions\":[]}")
+        await ann.stop()
+        await bob.stop()
+    }
+}
