@@ -19,6 +19,7 @@ bench: deps test-deps
 	.build/release/hearth-bench bus --json
 	.build/release/hearth-bench store --json
 	.build/release/hearth-bench notify --json
+	.build/release/hearth-bench turn --json
 
 deps:
 	deploy/bootstrap run

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+import HearthTesting
+
+/// `hearth-bench turn`: `done` sent on one device → "Your turn" `Notify` on the next player's
+/// device, with two whole stacks (bus, turn, notifier, each on its own D-Bus session with the
+/// test notification server) linked over loopback tcp with CURVE.
+struct TurnBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "turn",
+        abstract: "Latency from a player's Done to the next player's 'Your turn' popup, across two stacks.",
+        discussion: """
+            Ann leads on one stack, Bob joins from the other; they alternate. Each turn sends \
+            `done` to the current player's turn service (alternately the leader's, which applies it, \
+            and the joiner's, which forwards it to the leader over CURVE) and waits for the next \
+            player's notification server to record "Your turn". Latency is the server's receipt \
+            time minus the time just before sending. Targets: p50 ≤ 1 ms, p99 ≤ 5 ms, every turn delivered.
+            """)
+
+    @Option(help: "Turns measured.") var turns = 1_000
+    @Option(help: "Turns played first and not measured.") var warmup = 50
+    @Option(help: "The repository (for deploy/notification-test-server); found from the executable by default.")
+    var repository: String?
+    @Flag(help: "Print only the JSON report.") var json = false
+
+    struct Player {
+        let name: String
+        let session: DBusSession
+        let server: ChildProcess
+        let stack: TestStack
+        let commands: CommandClient
+    }
+
+    func run() async throws {
+        let root = try repository ?? NotifyBenchmark.findRepository()
+        let context = try ZMQContext()
+        let environment = [
+            "HEARTH_TURN_BEACON_PORT": "\(Int.random(in: 20_000...60_000))", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
+            "HEARTH_TURN_BEACON_ADDRESS": "127.255.255.255", "HEARTH_LOG_LEVEL": "warning",
+        ]
+        var players: [Player] = []
+        for name in ["Ann", "Bob"] {
+            let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
+            guard let server = session.server else { throw ValidationError("the notification test server did not start") }
+            let stack = try await TestStack(
+                [.bus, .turn, .notifier], environment: session.environment.merging(environment) { $1 }, context: context)
+            let commands = CommandClient(
+                context: context, endpoint: stack.configuration.commandEndpoint(.turn), timeout: .seconds(5))
+            players.append(Player(name: name, session: session, server: server, stack: stack, commands: commands))
+        }
+        let created = try await players[0].commands.request("create", args: ["name": "Ann"])
+        guard let code = created["session"]?["code"]?.stringValue else { throw ValidationError("no session created") }
+        // Bob's device hears Ann's beacon within a second or two.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let sessions = try await players[1].commands.request("sessions")
+            if sessions["sessions"]?.arrayValue?.contains(where: { $0["code"]?.stringValue == code }) == true { break }
+            guard ContinuousClock.now < deadline else { throw ValidationError("Bob's device never heard Ann's beacon") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        _ = try await players[1].commands.request("join", args: ["code": .string(code), "name": "Bob"])
+        _ = try await players[0].commands.request("start", args: ["code": .string(code)])
+
+        log("\(warmup) warm-up turns, then \(turns) measured, \(code) between two stacks…")
+        var latencies: [Double] = []
+        var sendPaths: [String: [Double]] = ["leader": [], "joiner": []]
+        for turn in 1...(warmup + turns) {
+            let current = players[(turn - 1) % 2]
+            let next = players[turn % 2]
+            let marker = "\"summary\": \"Your turn, \(next.name)\""
+            let body = "turn \(turn + 1)\""
+            let sent = Date().timeIntervalSince1970
+            _ = try await current.commands.request("done", args: ["code": .string(code)])
+            guard
+                let line = await next.server.output.waitForLine(
+                    timeout: .seconds(2), where: { $0.contains(marker) && $0.contains(body) }),
+                let received = try JSONValue.parse(line)["t"]?.doubleValue
+            else { continue }
+            if turn > warmup {
+                let latency = (received - sent) * 1_000
+                latencies.append(latency)
+                sendPaths[turn % 2 == 1 ? "leader" : "joiner"]!.append(latency)
+            }
+        }
+        for player in players {
+            await player.commands.close()
+            _ = await player.stack.stop()
+        }
+        await context.terminate()
+
+        let all = Percentiles(latencies.map { $0 * 1_000 })  // Percentiles works in µs
+        let leader = Percentiles(sendPaths["leader"]!.map { $0 * 1_000 })
+        let joiner = Percentiles(sendPaths["joiner"]!.map { $0 * 1_000 })
+        log(
+            String(
+                format: "p50 %.3f ms, p99 %.3f ms, delivered %d/%d (done at the leader: p50 %.3f ms; at the joiner: p50 %.3f ms)",
+                all.p50 / 1_000, all.p99 / 1_000, latencies.count, turns, leader.p50 / 1_000, joiner.p50 / 1_000))
+        let report: JSONValue = [
+            "p50_ms": .double(round3(all.p50 / 1_000)), "p99_ms": .double(round3(all.p99 / 1_000)),
+            "delivered": .double(round3(Double(latencies.count) / Double(turns))), "turns": .int(Int64(turns)),
+            "done_at_leader": ["p50_ms": .double(round3(leader.p50 / 1_000)), "p99_ms": .double(round3(leader.p99 / 1_000))],
+            "done_at_joiner": ["p50_ms": .double(round3(joiner.p50 / 1_000)), "p99_ms": .double(round3(joiner.p99 / 1_000))],
+            "targets": ["p50_ms": 1, "p99_ms": 5, "delivered": 1],
+        ]
+        print(report.jsonText)
+    }
+
+    private func log(_ text: String) {
+        if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+    }
+}
