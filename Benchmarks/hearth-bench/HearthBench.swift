@@ -8,6 +8,8 @@ struct HearthBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-bench",
         abstract: "Benchmarks of Hearth against raw libzmq, in one run on this machine.",
-        subcommands: [BusBenchmark.self, StoreBenchmark.self, NotifyBenchmark.self, TurnBenchmark.self, CodecBenchmark.self]
+        subcommands: [
+            BusBenchmark.self, StoreBenchmark.self, NotifyBenchmark.self, TurnBenchmark.self, CodecBenchmark.self,
+        ]
     )
 }

@@ -95,9 +95,12 @@ struct NotifyBenchmark: AsyncParsableCommand {
         var latencies: [Double] = []
         for index in 1...(warmup + events) {
             let summary = "\"summary\": \"\(prefix)\(index)\""
+            let mark = server.output.count
             let sent = Date().timeIntervalSince1970
             try await send(index)
-            guard let line = await server.output.waitForLine(timeout: .seconds(2), where: { $0.contains(summary) }),
+            guard
+                let line = await server.output.waitForLine(
+                    timeout: .seconds(2), from: mark, where: { $0.contains(summary) }),
                 let received = try JSONValue.parse(line)["t"]?.doubleValue
             else { continue }
             if index > warmup { latencies.append((received - sent) * 1_000) }

@@ -42,9 +42,12 @@ struct TurnBenchmark: AsyncParsableCommand {
         var players: [Player] = []
         for name in ["Ann", "Bob"] {
             let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
-            guard let server = session.server else { throw ValidationError("the notification test server did not start") }
+            guard let server = session.server else {
+                throw ValidationError("the notification test server did not start")
+            }
             let stack = try await TestStack(
-                [.bus, .turn, .notifier], environment: session.environment.merging(environment) { $1 }, context: context)
+                [.bus, .turn, .notifier], environment: session.environment.merging(environment) { $1 }, context: context
+            )
             let commands = CommandClient(
                 context: context, endpoint: stack.configuration.commandEndpoint(.turn), timeout: .seconds(5))
             players.append(Player(name: name, session: session, server: server, stack: stack, commands: commands))
@@ -70,11 +73,12 @@ struct TurnBenchmark: AsyncParsableCommand {
             let next = players[turn % 2]
             let marker = "\"summary\": \"Your turn, \(next.name)\""
             let body = "turn \(turn + 1)\""
+            let mark = next.server.output.count
             let sent = Date().timeIntervalSince1970
             _ = try await current.commands.request("done", args: ["code": .string(code)])
             guard
                 let line = await next.server.output.waitForLine(
-                    timeout: .seconds(2), where: { $0.contains(marker) && $0.contains(body) }),
+                    timeout: .seconds(2), from: mark, where: { $0.contains(marker) && $0.contains(body) }),
                 let received = try JSONValue.parse(line)["t"]?.doubleValue
             else { continue }
             if turn > warmup {
@@ -94,13 +98,18 @@ struct TurnBenchmark: AsyncParsableCommand {
         let joiner = Percentiles(sendPaths["joiner"]!.map { $0 * 1_000 })
         log(
             String(
-                format: "p50 %.3f ms, p99 %.3f ms, delivered %d/%d (done at the leader: p50 %.3f ms; at the joiner: p50 %.3f ms)",
+                format:
+                    "p50 %.3f ms, p99 %.3f ms, delivered %d/%d (done at the leader: p50 %.3f ms; at the joiner: p50 %.3f ms)",
                 all.p50 / 1_000, all.p99 / 1_000, latencies.count, turns, leader.p50 / 1_000, joiner.p50 / 1_000))
         let report: JSONValue = [
             "p50_ms": .double(round3(all.p50 / 1_000)), "p99_ms": .double(round3(all.p99 / 1_000)),
             "delivered": .double(round3(Double(latencies.count) / Double(turns))), "turns": .int(Int64(turns)),
-            "done_at_leader": ["p50_ms": .double(round3(leader.p50 / 1_000)), "p99_ms": .double(round3(leader.p99 / 1_000))],
-            "done_at_joiner": ["p50_ms": .double(round3(joiner.p50 / 1_000)), "p99_ms": .double(round3(joiner.p99 / 1_000))],
+            "done_at_leader": [
+                "p50_ms": .double(round3(leader.p50 / 1_000)), "p99_ms": .double(round3(leader.p99 / 1_000)),
+            ],
+            "done_at_joiner": [
+                "p50_ms": .double(round3(joiner.p50 / 1_000)), "p99_ms": .double(round3(joiner.p99 / 1_000)),
+            ],
             "targets": ["p50_ms": 1, "p99_ms": 5, "delivered": 1],
         ]
         print(report.jsonText)

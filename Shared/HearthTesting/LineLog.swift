@@ -40,6 +40,9 @@ public final class LineLog: Sendable {
     /// Every complete line so far.
     public var lines: [String] { state.withLock { $0.lines } }
 
+    /// How many complete lines so far (a starting point for `waitForLine(from:)`).
+    public var count: Int { state.withLock { $0.lines.count } }
+
     /// Everything so far as one string.
     public var text: String { lines.joined(separator: "\n") }
 
@@ -66,21 +69,26 @@ public final class LineLog: Sendable {
 
     /// The first line (already printed or yet to come) that satisfies `predicate`, or `nil`
     /// after `timeout`.
+    /// - Parameter start: lines before this index are not looked at (a long log need not be
+    ///   rescanned for each wait).
     public func waitForLine(
         timeout: Duration = .seconds(10),
+        from start: Int = 0,
         where predicate: @escaping @Sendable (String) -> Bool
     ) async -> String? {
-        let ticket: Int? = state.withLock { state in
-            if state.lines.contains(where: predicate) { return nil }
+        let (found, ticket): (String?, Int) = state.withLock { state in
+            if let line = state.lines[min(start, state.lines.count)...].first(where: predicate) { return (line, 0) }
             state.nextWaiter += 1
-            return state.nextWaiter
+            return (nil, state.nextWaiter)
         }
-        guard let ticket else { return lines.first(where: predicate) }
+        if let found { return found }
         return await withTimeout(timeout) {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
                     let early: String?? = self.state.withLock { state in
-                        if let line = state.lines.first(where: predicate) { return .some(line) }
+                        if let line = state.lines[min(start, state.lines.count)...].first(where: predicate) {
+                            return .some(line)
+                        }
                         if Task.isCancelled { return .some(nil) }
                         state.waiters[ticket] = Waiter(predicate: predicate, continuation: continuation)
                         return .none

@@ -151,6 +151,12 @@ struct TurnTests {
         #expect(await bob.stack.processes[.turn]!.waitForExit(timeout: .seconds(5)) != nil)
         try await cy.pressDone(turn: 3)
         try await ann.pressDone(turn: 4)
+        // Silent for 5 s: the leader shows Bob away.
+        #expect(
+            try await Self.eventually {
+                let status = try JSONValue.parse(try await ann.hearth(["turn", "status", code]).stdout)
+                return status["players"]?.arrayValue?.first { $0["name"] == "Bob" }?["present"] == false
+            })
         #expect(await ann.server.output.waitForLine { $0.contains("Bob is playing") && $0.contains("turn 5\"") } != nil)
         let restarted = try await TestStack.start(.turn, environment: bob.stack.environment)
         // It finds the game in Ann's beacon, resyncs, and shows Bob his turn exactly once.
@@ -274,6 +280,16 @@ struct TurnTests {
         _ = try #require(
             await bob.server.output.waitForLine { $0.contains("Your turn, Bob") && $0.contains("turn 4\"") })
         #expect(bob.yourTurns.map(\.turn) == [2, 4])
+        // Bob's glanceable view: a snapshot first, then every newer state.
+        let watch = try await ChildProcess(
+            "hearth", ["turn", "watch", code, "--json"], environment: bob.stack.environment)
+        let snapshot = try JSONValue.parse(try #require(await watch.output.waitForLine(containing: "headline")))
+        #expect(snapshot["headline"] == "YOUR TURN, Bob")
+        try await bob.pressDone(turn: 4)
+        let next = try JSONValue.parse(try #require(await watch.output.waitForLine(containing: "Ann is playing")))
+        #expect(try #require(next["seq"]?.intValue) > snapshot["seq"]?.intValue ?? .max)
+        watch.signal(SIGTERM)
+        #expect(await watch.waitForExit(timeout: .seconds(3)) == 0)
 
         // The leader ends the game: nothing of it is left on either device.
         #expect(try await ann.hearth(["turn", "end", code]).status == 0)

@@ -267,12 +267,13 @@ actor TurnEngine {
     /// (the old ones too, so a leaving device hears it is out), and work out this device's role.
     private func settle(_ code: String, previous: TurnSession, changes: [TurnSession.Change]) {
         guard let session = sessions[code]?.session else { return }
-        for (index, change) in changes.enumerated() {
-            publishChanged(session, change, previous: index == changes.count - 1 ? previous : session)
-        }
+        // Other devices first: theirs is the longer way to a popup.
         let message: JSONValue = ["t": "state", "session": session.json, "change": changes.last?.json ?? .null]
         for member in Set(previous.devices + session.devices) where member != device {
             sendToMember(member, message)
+        }
+        for (index, change) in changes.enumerated() {
+            publishChanged(session, change, previous: index == changes.count - 1 ? previous : session)
         }
         reconcile(code)
         announce()
