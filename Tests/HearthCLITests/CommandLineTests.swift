@@ -63,3 +63,42 @@ struct CommandLineTests {
         #expect(json["event"]?["seq"] == 42)
     }
 }
+
+@Suite("Command line: turns and notification settings")
+struct TurnCommandLineTests {
+    @Test("every turn subcommand parses with --json; names and codes are required where they must be")
+    func turnParses() throws {
+        #expect(try (Hearth.parseAsRoot(["turn", "create", "--name", "Ann", "--json"]) as? Turn.Create)?.name == "Ann")
+        #expect(try (Hearth.parseAsRoot(["turn", "sessions", "--json"]) as? Turn.Sessions)?.options.json == true)
+        let join = try #require(try Hearth.parseAsRoot(["turn", "join", "J7X-3", "--name", "Bob"]) as? Turn.Join)
+        #expect(join.code == "J7X-3")
+        #expect(join.name == "Bob")
+        #expect(try (Hearth.parseAsRoot(["turn", "done", "J7X-3", "--player", "Cy"]) as? Turn.Done)?.player == "Cy")
+        #expect(
+            try (Hearth.parseAsRoot(["turn", "order", "J7X-3", "Bob", "Ann"]) as? Turn.Order)?.players == [
+                "Bob", "Ann",
+            ])
+        for command in ["start", "status", "end", "watch", "leave"] {
+            #expect(try Hearth.parseAsRoot(["turn", command, "J7X-3", "--json"]) is any AsyncParsableCommand)
+            #expect(throws: (any Error).self, "\(command) without a code") {
+                try Hearth.parseAsRoot(["turn", command])
+            }
+        }
+        #expect(throws: (any Error).self) { try Hearth.parseAsRoot(["turn", "create"]) }
+        #expect(throws: (any Error).self) { try Hearth.parseAsRoot(["turn", "join", "J7X-3"]) }
+    }
+
+    @Test("notify settings takes repeated --on/--off, quiet hours and the break-through switch")
+    func notifySettingsParses() throws {
+        let settings = try #require(
+            try Hearth.parseAsRoot([
+                "notify", "settings", "--off", "sync", "--off", "snoozes", "--on", "turns", "--quiet-hours",
+                "22:00-07:00",
+                "--critical-breaks-quiet-hours", "true",
+            ]) as? Notify.Settings)
+        #expect(settings.off == ["sync", "snoozes"])
+        #expect(settings.on == ["turns"])
+        #expect(settings.quietHours == "22:00-07:00")
+        #expect(settings.criticalBreaksQuietHours == true)
+    }
+}

@@ -143,7 +143,8 @@ actor TurnEngine {
 
     private func sessionList() -> JSONValue {
         var list: [String: JSONValue] = [:]
-        for (device, peer) in peers {
+        // Only devices heard lately: a beacon stops when its device goes.
+        for (device, peer) in peers where clock.now - peer.lastSeen < Self.awayAfter {
             for entry in peer.sessions {
                 guard let code = entry["code"]?.stringValue else { continue }
                 list[code] = [
@@ -355,7 +356,7 @@ actor TurnEngine {
                 reply(earlier.reply)  // a retried request runs once
                 return
             }
-            let result = memberRequest(sender, message)
+            let result = memberRequest(sender, connection: route, message)
             var response: JSONValue
             switch result {
             case .success(let (session, change)):
@@ -371,17 +372,24 @@ actor TurnEngine {
         }
     }
 
-    private func memberRequest(_ sender: String, _ message: JSONValue) -> Result<(TurnSession, JSONValue), CommandError>
-    {
+    private func memberRequest(
+        _ sender: String, connection: Frame, _ message: JSONValue
+    ) -> Result<(TurnSession, JSONValue), CommandError> {
         let arguments = message["args"]?.objectValue ?? [:]
         if message["cmd"] == "join" {
             // Every join attempt counts, right code or wrong: guessing codes is what a flood does.
+            // Counted per connection (a claimed device id costs nothing to change) and in all.
             let now = clock.now
-            var window = joinWindow[sender] ?? (now, 0)
+            let key = connection.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            var window = joinWindow[key] ?? (now, 0)
             if now - window.start > .seconds(1) { window = (now, 0) }
             window.count += 1
-            joinWindow[sender] = window
-            guard window.count <= Self.joinsPerSecond else {
+            joinWindow[key] = window
+            var all = joinWindow[""] ?? (now, 0)
+            if now - all.start > .seconds(1) { all = (now, 0) }
+            all.count += 1
+            joinWindow[""] = all
+            guard window.count <= Self.joinsPerSecond, all.count <= Self.joinsPerSecond * 4 else {
                 return .failure(
                     CommandError(
                         code: "refused", message: "join: too many join requests from this device; wait a second"))
@@ -519,6 +527,7 @@ actor TurnEngine {
                     code: "unreachable", message: "code: the leader's device did not answer within 3 s"))
         }
         guard second else { return }
+        forgetStrangers(now: now)
         beacon.send()
         var following: [String: [String: JSONValue]] = [:]
         for (code, held) in sessions where held.leaderDevice != device {
@@ -538,6 +547,22 @@ actor TurnEngine {
                     settle(code, previous: previous, changes: [change])
                 }
             }
+        }
+    }
+
+    /// Bounds what a noisy LAN can make this device remember: devices that are in no session
+    /// here are forgotten a while after they were last heard.
+    private func forgetStrangers(now: ContinuousClock.Instant) {
+        let known = Set(sessions.values.flatMap(\.session.devices))
+        for (other, heard) in memberHeard where !known.contains(other) && now - heard > Self.takeOverAfter {
+            memberHeard.removeValue(forKey: other)
+            routes.removeValue(forKey: other)
+            answered.removeValue(forKey: other)
+        }
+        joinWindow = joinWindow.filter { now - $0.value.start < .seconds(2) }
+        for (other, peer) in peers where !known.contains(other) && now - peer.lastSeen > .seconds(30) {
+            peers.removeValue(forKey: other)
+            links.removeValue(forKey: other)?.socket.stopReceiving()
         }
     }
 
