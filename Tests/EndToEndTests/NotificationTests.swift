@@ -68,4 +68,18 @@ struct ScreenshotTests {
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(data.count > 2_000)
     }
+
+    @Test("under Xvfb with dunst, a started game shows 'Your turn, Ann' on screen and in dunst's history")
+    func turnScreenshot() async throws {
+        let home = try TemporaryHome()
+        let png = home.file("turn.png")
+        let result = try await ChildProcess.run(
+            "\(SupervisorTests.root)/deploy/screenshot-notification", [png, "turn"],
+            environment: ["HEARTH_BIN_DIR": ChildProcess.binaryDirectory], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("dunst shows 1 notification(s)"))
+        #expect(result.stdout.contains("dunst history: Your turn, Ann"))
+        let data = try #require(FileManager.default.contents(atPath: png))
+        #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
 }
