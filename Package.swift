@@ -223,6 +223,7 @@ let package = Package(
             name: "HearthBusTests",
             dependencies: [
                 "HearthBus", "HearthTesting", "CZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -255,6 +255,30 @@ struct TurnTests {
         #expect(replies.contains { $0["error"]?.stringValue?.contains("not JSON") == true })
         #expect(replies.contains { $0["error"]?.stringValue?.contains("too many join requests") == true })
         #expect(replies.contains { $0["error"]?.stringValue?.contains("name") == true })
+
+        // The rogue claims to be Bob's device: to pass his turn, and to take his state pushes.
+        let before = try JSONValue.parse(try await ann.hearth(["turn", "status", code]).stdout)
+        let bobPlayer = try #require(
+            before["players"]?.arrayValue?.first { $0["name"] == "Bob" }?["id"]?.stringValue)
+        let impersonations: [JSONValue] = [
+            [
+                "t": "req", "id": "i1", "cmd": "done", "device": .string(bob.id), "code": .string(code),
+                "args": ["player": .string(bobPlayer), "seq": before["seq"] ?? 0],
+            ],
+            ["t": "hb", "device": .string(bob.id), "seqs": [code: 0]],
+        ]
+        for message in impersonations { try rogue.send([message.jsonBytes]) }
+        let refusals =
+            await withTimeout(.seconds(5)) { () async -> [JSONValue]? in
+                var replies: [JSONValue] = []
+                for await frames in rogue.incoming {
+                    replies.append((try? JSONValue.parse(frames[0])) ?? .null)
+                    if replies.count == 2 { break }
+                }
+                return replies
+            } ?? []
+        #expect(refusals.count == 2)
+        #expect(refusals.allSatisfy { $0["error"]?.stringValue?.contains("known here by another key") == true })
         await rogue.close()
 
         // A peer with the wrong server key never completes the handshake: no answer at all.

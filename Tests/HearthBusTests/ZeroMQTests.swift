@@ -1,6 +1,7 @@
 import CZeroMQ
 import HearthBus
 import HearthTesting
+import Logging
 import Testing
 
 @Suite("libzmq wrapper")
@@ -56,6 +57,52 @@ struct ZeroMQTests {
         await impostor.close()
         await good.close()
         await router.close()
+        await context.terminate()
+    }
+
+    @Test("a ZAP handler names each CURVE client by its key, and a refused key never gets through")
+    func curveAuthenticator() async throws {
+        let context = try ZMQContext()
+        let server = try CurveKeyPair.generate()
+        let allowed = try CurveKeyPair.generate()
+        let refused = try CurveKeyPair.generate()
+        let authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "test.zap")) { key, _ in
+            key != refused.publicKey
+        }
+        let handler = Task { await authenticator.run() }
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/zap.sock"
+        let router = try SocketThread(context: context, kind: .router, name: "curve server", receiveUserID: true) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.makeCurveServer(secretKey: server.secretKey)
+            try $0.bind(endpoint)
+        }
+        func client(_ keys: CurveKeyPair) throws -> SocketThread {
+            try SocketThread(context: context, kind: .dealer, name: "curve client") { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.makeCurveClient(keyPair: keys, serverKey: server.publicKey)
+                try socket.connect(endpoint)
+            }
+        }
+        let outsider = try client(refused)
+        try outsider.send([Array("from the refused key".utf8)])
+        let member = try client(allowed)
+        try member.send([Array("hello".utf8)])
+        var received = router.incoming.makeAsyncIterator()
+        let first = try #require(await received.next())
+        #expect(first.count == 3)
+        #expect(first.first == Array(allowed.publicKey.utf8))
+        #expect(first.last == Array("hello".utf8))
+        // A second message from the same connection carries the same key; the refused one never arrives.
+        try member.send([Array("again".utf8)])
+        let second = try #require(await received.next())
+        #expect(second.first == Array(allowed.publicKey.utf8))
+        #expect(second.last == Array("again".utf8))
+        await outsider.close()
+        await member.close()
+        await router.close()
+        await authenticator.close()
+        await handler.value
         await context.terminate()
     }
 

@@ -61,6 +61,8 @@ actor TurnEngine {
     private var memberHeard: [String: ContinuousClock.Instant] = [:]
     private var joinWindow: [String: (start: ContinuousClock.Instant, count: Int)] = [:]
     private var answered: [String: [(id: String, reply: JSONValue)]] = [:]
+    /// Each member device's CURVE public key, bound when it joined (or first heard after a take-over).
+    private var deviceKeys: [String: String] = [:]
 
     // Following: one link per leading device, when it was last heard, requests awaiting replies.
     private var links: [String: PeerLink] = [:]
@@ -308,14 +310,15 @@ actor TurnEngine {
 
     // MARK: - Leading: messages from member devices
 
-    /// One message on the peer socket: `[routing id, JSON]`.
+    /// One message on the peer socket: `[sender's CURVE key, routing id, JSON]`.
     func fromMember(_ frames: [Frame]) {
-        guard frames.count == 2 else { return }
-        let route = frames[0]
+        guard frames.count == 3 else { return }
+        let key = String(decoding: frames[0], as: UTF8.self)
+        let route = frames[1]
         let reply = { (message: JSONValue) in try? self.peerSocket.send([route, message.jsonBytes]) }
         let message: JSONValue
         do {
-            message = try JSONValue.parse(frames[1])
+            message = try JSONValue.parse(frames[2])
         } catch {
             reply(["t": "rep", "id": .null, "ok": false, "error": .string("message: not JSON (\(error))")])
             return
@@ -323,6 +326,20 @@ actor TurnEngine {
         guard let sender = message["device"]?.stringValue, !sender.isEmpty, sender != device else {
             reply(["t": "rep", "id": message["id"] ?? .null, "ok": false, "error": "device: required, a device id"])
             return
+        }
+        // A device is its key: the first key heard for a device in a session here stays bound to
+        // it, so nobody else can pass its turns or take its state pushes by claiming its id.
+        if let bound = deviceKeys[sender], bound != key {
+            reply([
+                "t": "rep", "id": message["id"] ?? .null, "ok": false,
+                "error": .string("device: \(sender) is known here by another key"),
+            ])
+            return
+        }
+        if deviceKeys[sender] == nil, !key.isEmpty,
+            sessions.values.contains(where: { $0.leaderDevice == device && $0.session.devices.contains(sender) })
+        {
+            deviceKeys[sender] = key
         }
         routes[sender] = route
         memberHeard[sender] = clock.now
@@ -356,7 +373,7 @@ actor TurnEngine {
                 reply(earlier.reply)  // a retried request runs once
                 return
             }
-            let result = memberRequest(sender, connection: route, message)
+            let result = memberRequest(sender, connection: route, key: key, message)
             var response: JSONValue
             switch result {
             case .success(let (session, change)):
@@ -373,7 +390,7 @@ actor TurnEngine {
     }
 
     private func memberRequest(
-        _ sender: String, connection: Frame, _ message: JSONValue
+        _ sender: String, connection: Frame, key connectionKey: String, _ message: JSONValue
     ) -> Result<(TurnSession, JSONValue), CommandError> {
         let arguments = message["args"]?.objectValue ?? [:]
         if message["cmd"] == "join" {
@@ -407,6 +424,7 @@ actor TurnEngine {
                 guard let name = arguments["name"]?.stringValue else { throw TurnError.invalidName("", "is required") }
                 let player = TurnSession.Player(id: UUIDText.make(), name: name, device: sender)
                 try apply(code) { session throws(TurnError) in [try session.join(player)] }
+                if deviceKeys[sender] == nil { deviceKeys[sender] = connectionKey }
             case "done", "leave":
                 guard let playerID = arguments["player"]?.stringValue, let player = held.session.player(playerID) else {
                     throw TurnError.unknownPlayer(arguments["player"]?.stringValue ?? "")
@@ -558,6 +576,7 @@ actor TurnEngine {
             memberHeard.removeValue(forKey: other)
             routes.removeValue(forKey: other)
             answered.removeValue(forKey: other)
+            deviceKeys.removeValue(forKey: other)
         }
         joinWindow = joinWindow.filter { now - $0.value.start < .seconds(2) }
         for (other, peer) in peers where !known.contains(other) && now - peer.lastSeen > .seconds(30) {

@@ -14,6 +14,7 @@ public final class TurnService: Service {
     private let configuration: HearthConfiguration
     private let commands: CommandServer
     private let peerSocket: SocketThread
+    private let authenticator: CurveAuthenticator
     private let publisher: Publisher
     private let beacon: Beacon
     private let engine: TurnEngine
@@ -31,7 +32,11 @@ public final class TurnService: Service {
         self.configuration = configuration
         self.logger = logger
         var bound = configuration.turn.peerEndpoint
-        peerSocket = try SocketThread(context: context, kind: .router, name: "turn peer ROUTER") { socket in
+        // Every device may connect (the session code is the join secret), but each is known by its key.
+        authenticator = try CurveAuthenticator(context: context, logger: logger)
+        peerSocket = try SocketThread(
+            context: context, kind: .router, name: "turn peer ROUTER", receiveUserID: true
+        ) { socket in
             try socket.makeCurveServer(secretKey: keyPair.secretKey)
             try socket.setLinger(milliseconds: 0)
             try socket.setMaximumMessageSize(256 * 1024)
@@ -102,11 +107,13 @@ public final class TurnService: Service {
                     }
                 }
             }
+            group.addTask { await cancelWhenGracefulShutdown { await self.authenticator.run() } }
             group.addTask { try? await self.commands.run() }
         }
         await engine.closeLinks()
         beacon.stop()
         await peerSocket.close()
+        await authenticator.close()
         await publisher.close()
     }
 }

@@ -45,6 +45,8 @@ public final class SocketThread: Sendable {
     /// - Parameters:
     ///   - receiveBuffer: how many received messages may wait for the consumer.
     ///   - intercept: optional first look at each received message (see `Interceptor`).
+    ///   - receiveUserID: deliver each message with its connection's ZAP user id as an extra
+    ///     first frame (see `ZMQSocket.receive(dontWait:userID:)`).
     /// - Throws: whatever libzmq or `setUp` throws; nothing is left open then.
     public init(
         context: ZMQContext,
@@ -54,6 +56,7 @@ public final class SocketThread: Sendable {
         logger: Logger = Logger(label: "hearth.socket"),
         intercept: Interceptor? = nil,
         tick: Tick? = nil,
+        receiveUserID: Bool = false,
         setUp: (ZMQSocket) throws -> Void
     ) throws {
         let socket = try ZMQSocket(context: context, kind: kind)
@@ -66,7 +69,8 @@ public final class SocketThread: Sendable {
         incoming = Messages(batches: stream, backlog: Backlog())
         let handoff = SocketHandoff(socket: socket)
         let thread = Thread { [self] in
-            self.runLoop(socket: handoff.take(), intercept: intercept, tick: tick, logger: logger)
+            self.runLoop(
+                socket: handoff.take(), intercept: intercept, tick: tick, userID: receiveUserID, logger: logger)
         }
         thread.name = name
         thread.start()
@@ -126,7 +130,7 @@ public final class SocketThread: Sendable {
         if case .terminated = continuation.yield(kept) { incoming.backlog.add(-kept.count) }
     }
 
-    private func runLoop(socket: ZMQSocket, intercept: Interceptor?, tick: Tick?, logger: Logger) {
+    private func runLoop(socket: ZMQSocket, intercept: Interceptor?, tick: Tick?, userID: Bool, logger: Logger) {
         var poller = ZMQPoller()
         let socketIndex = poller.add(socket)
         let wakeIndex = poller.add(fileDescriptor: wake.fileDescriptor)
@@ -165,7 +169,7 @@ public final class SocketThread: Sendable {
                 // Bounded so a flood of input cannot starve sending or shutdown.
                 var batch: [[Frame]] = []
                 for _ in 0..<1024 {
-                    guard let message = try socket.receive(dontWait: true) else { break }
+                    guard let message = try socket.receive(dontWait: true, userID: userID) else { break }
                     if let intercept, intercept(message) { continue }
                     batch.append(message)
                 }

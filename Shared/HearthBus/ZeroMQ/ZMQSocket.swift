@@ -151,8 +151,12 @@ public final class ZMQSocket {
     }
 
     /// Receives one whole multipart message, or `nil` when `dontWait` is set and none is waiting.
-    public func receive(dontWait: Bool = false) throws -> [Frame]? {
+    /// - Parameter userID: put the connection's ZAP user id (`User-Id` metadata: for a CURVE
+    ///   peer vouched for by a `CurveAuthenticator`, its public key) in front as an extra first
+    ///   frame, empty when there is none.
+    public func receive(dontWait: Bool = false, userID: Bool = false) throws -> [Frame]? {
         var frames: [Frame] = []
+        var user: Frame?
         var message = zmq_msg_t()
         zmq_msg_init(&message)
         defer { zmq_msg_close(&message) }
@@ -163,6 +167,10 @@ public final class ZMQSocket {
                 if error.wouldBlock && frames.isEmpty { return nil }
                 throw error
             }
+            // A ROUTER's routing-id frame is made locally and carries no metadata; the peer's frames do.
+            if userID && user == nil, let property = zmq_msg_gets(&message, "User-Id") {
+                user = Array(String(cString: property).utf8)
+            }
             let size = zmq_msg_size(&message)
             if size == 0 {
                 frames.append([])
@@ -171,7 +179,7 @@ public final class ZMQSocket {
                 frames.append(Array(UnsafeBufferPointer(start: base, count: size)))
             }
         } while zmq_msg_more(&message) != 0
-        return frames
+        return userID ? [user ?? []] + frames : frames
     }
 
     /// Starts socket-event monitoring onto an `inproc://` PAIR endpoint (zmq_socket_monitor(3)).
