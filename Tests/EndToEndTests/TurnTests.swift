@@ -315,14 +315,24 @@ struct TurnTests {
         watch.signal(SIGTERM)
         #expect(await watch.waitForExit(timeout: .seconds(3)) == 0)
 
-        // The leader ends the game: nothing of it is left on either device.
-        #expect(try await ann.hearth(["turn", "end", code]).status == 0)
+        // Ann, the leader, leaves on her turn: Bob's device leads, Bob plays on; he ends the game,
+        // and nothing of it is left on either device.
+        let left = try await ann.hearth(["turn", "leave", code])
+        #expect(left.status == 0, "\(left.stderr)")
         #expect(
             try await Self.eventually {
-                try await bob.hearth(["turn", "status", code]).status == 2
+                let status = try JSONValue.parse(try await bob.hearth(["turn", "status", code]).stdout)
+                return status["leader_name"] == "Bob" && status["leader_device"]?.stringValue == bob.id
             })
-        let left = try await ann.hearth(["turn", "sessions"]).stdout
-        #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "{\"sessions\":[]}")
+        #expect(try await ann.hearth(["turn", "status", code]).status == 2)
+        let ended = try await bob.hearth(["turn", "end", code])
+        #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(try await bob.hearth(["turn", "status", code]).status == 2)
+        #expect(
+            try await Self.eventually {
+                try await ann.hearth(["turn", "sessions"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "{\"sessions\":[]}"
+            })
         await ann.stop()
         await bob.stop()
     }

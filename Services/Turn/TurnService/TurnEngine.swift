@@ -172,7 +172,7 @@ actor TurnEngine {
         if let held = sessions[code], held.leaderDevice == device {
             let player = TurnSession.Player(id: UUIDText.make(), name: name, device: device)
             try apply(code) { session throws(TurnError) in [try session.join(player)] }
-            return ["session": sessions[code]!.session.json, "player": player.json]
+            return ["session": sessions[code]?.session.json ?? held.session.json, "player": player.json]
         }
         guard
             let (leaderDevice, _) = peers.first(where: {
@@ -361,8 +361,8 @@ actor TurnEngine {
                     // A copy that saw more than this (new) leader did: continue above it.
                     sessions[code]?.session.raiseSeq(to: theirs + 1)
                 }
-                if theirs != sessions[code]!.session.seq {
-                    reply(["t": "state", "session": sessions[code]!.session.json, "change": .null])
+                if let current = sessions[code]?.session, theirs != current.seq {
+                    reply(["t": "state", "session": current.json, "change": .null])
                     answeredHeartbeat = true
                 }
             }
@@ -452,12 +452,16 @@ actor TurnEngine {
     }
 
     private func markPresent(_ member: String) {
-        for code in sessions.keys where sessions[code]!.leaderDevice == device {
-            let previous = sessions[code]!.session
-            if let change = sessions[code]!.session.setPresence(device: member, present: true) {
-                settle(code, previous: previous, changes: [change])
-            }
-        }
+        for code in sessions.keys { setPresence(code, member, present: true) }
+    }
+
+    /// Marks `member`'s players present or away in a session this device leads, if that changes anything.
+    private func setPresence(_ code: String, _ member: String, present: Bool) {
+        guard var held = sessions[code], held.leaderDevice == device else { return }
+        let previous = held.session
+        guard let change = held.session.setPresence(device: member, present: present) else { return }
+        sessions[code] = held
+        settle(code, previous: previous, changes: [change])
     }
 
     // MARK: - Following: requests to and messages from the leader's device
@@ -557,13 +561,10 @@ actor TurnEngine {
             let silent = now - (leaderHeard[leaderDevice] ?? now)
             if silent > Self.takeOverAfter { takeOver(from: leaderDevice) }
         }
-        for code in sessions.keys where sessions[code]?.leaderDevice == device {
-            for member in sessions[code]!.session.devices where member != device {
-                guard now - (memberHeard[member] ?? now) > Self.awayAfter else { continue }
-                let previous = sessions[code]!.session
-                if let change = sessions[code]!.session.setPresence(device: member, present: false) {
-                    settle(code, previous: previous, changes: [change])
-                }
+        for code in sessions.keys {
+            guard let held = sessions[code], held.leaderDevice == device else { continue }
+            for member in held.session.devices where member != device {
+                if now - (memberHeard[member] ?? now) > Self.awayAfter { setPresence(code, member, present: false) }
             }
         }
     }
@@ -591,16 +592,16 @@ actor TurnEngine {
         logger.notice("hearth-turn: \(gone) silent for 15 s; the next player's device takes over")
         leaderHeard.removeValue(forKey: gone)
         links.removeValue(forKey: gone)?.socket.stopReceiving()
-        for code in sessions.keys where sessions[code]?.leaderDevice == gone {
-            let previous = sessions[code]!.session
-            let changes = sessions[code]!.session.remove(device: gone)
-            if sessions[code]!.leaderDevice == device {
+        for code in sessions.keys {
+            guard var held = sessions[code], held.leaderDevice == gone else { continue }
+            let previous = held.session
+            let changes = held.session.remove(device: gone)
+            sessions[code] = held
+            if held.leaderDevice == device {
                 settle(code, previous: previous, changes: changes)
             } else {
                 for (index, change) in changes.enumerated() {
-                    publishChanged(
-                        sessions[code]!.session, change,
-                        previous: index == changes.count - 1 ? previous : sessions[code]!.session)
+                    publishChanged(held.session, change, previous: index == changes.count - 1 ? previous : held.session)
                 }
                 reconcile(code)
             }
