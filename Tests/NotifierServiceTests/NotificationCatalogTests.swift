@@ -247,18 +247,31 @@ struct NotifySettingsTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/hearth.toml"
-        try "[bus]\nheartbeat_ms = 500\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "# our family's settings\n[bus]\nheartbeat_ms = 500  # fast, for the wall display\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         var settings = NotifySettings()
         settings.enabled.remove(.sync)
         settings.quietHours = try QuietHours(parsing: "21:30-06:45")
         settings.criticalBreaksQuietHours = true
         try settings.write(toConfigFile: path)
         #expect(try NotifySettings.load(configFile: path) == settings)
+        // Written again: still one [notify] table, and the person's comments are where they were.
+        settings.quietHours = nil
+        try settings.write(toConfigFile: path)
+        #expect(try NotifySettings.load(configFile: path) == settings)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("# our family's settings\n[bus]\nheartbeat_ms = 500  # fast, for the wall display\n"))
+        #expect(text.components(separatedBy: "[notify]").count == 2)
         let configuration = try HearthConfiguration.load(home: directory, environment: [:])
         #expect(configuration.heartbeatMilliseconds == 500)
         #expect(configuration.notify == settings)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+
+        // Settings kept as dotted keys cannot be edited in place: refused, file untouched.
+        try "notify.turns = false\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try NotifySettings().write(toConfigFile: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "notify.turns = false\n")
 
         for (text, key, rule) in [
             ("[notify]\nquiet_hours = \"late\"\n", "notify.quiet_hours", "24-hour"),

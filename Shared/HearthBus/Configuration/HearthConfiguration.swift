@@ -182,7 +182,7 @@ public struct HearthConfiguration: Sendable, Equatable {
 }
 
 /// The values `hearth.toml` may set, read strictly: an unknown table or key is an error.
-struct FileSettings {
+struct FileSettings: Equatable {
     var endpoints: [String: String] = [:]
     var maximumMessageBytes: Int?
     var heartbeatMilliseconds: Int?
@@ -190,15 +190,20 @@ struct FileSettings {
     var turn = TurnSettings()
 
     static func read(_ path: String) throws(ConfigurationError) -> FileSettings {
-        let origin = "hearth.toml"
         guard FileManager.default.fileExists(atPath: path) else { return FileSettings() }
         let text: String
-        let table: TOMLTable
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigurationError(origin: origin, key: path, rule: "cannot read: \(error)")
+            throw ConfigurationError(origin: "hearth.toml", key: path, rule: "cannot read: \(error)")
         }
+        return try parse(text)
+    }
+
+    /// Reads the text of a `hearth.toml`.
+    static func parse(_ text: String) throws(ConfigurationError) -> FileSettings {
+        let origin = "hearth.toml"
+        let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {

@@ -64,32 +64,37 @@ public struct NotifySettings: Sendable, Equatable {
         return settings
     }
 
-    /// The `[notify]` table that reads back as these settings.
-    public var table: TOMLTable {
-        let table = TOMLTable()
-        for category in Category.allCases { table[category.rawValue] = enabled.contains(category) }
-        table["quiet_hours"] = quietHours?.description ?? ""
-        table["critical_breaks_quiet_hours"] = criticalBreaksQuietHours
-        return table
+    /// The `[notify]` table as `hearth.toml` text.
+    var tomlText: String {
+        var lines = ["[notify]"]
+        for category in Category.allCases { lines.append("\(category.rawValue) = \(enabled.contains(category))") }
+        lines.append("quiet_hours = \"\(quietHours?.description ?? "")\"")
+        lines.append("critical_breaks_quiet_hours = \(criticalBreaksQuietHours)")
+        return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Replaces the `[notify]` table of the `hearth.toml` at `path` (created if missing), keeping
-    /// every other table, and writes it atomically with mode 0600.
-    /// - Throws: `ConfigurationError` if the file is not valid or cannot be written.
+    /// Replaces the `[notify]` table of the `hearth.toml` at `path` (created if missing) and
+    /// writes it atomically with mode 0600. Every other line, comments included, stays as it was.
+    /// - Throws: `ConfigurationError` if the file is not valid, keeps notification settings in a
+    ///   form this cannot replace (such as dotted `notify.x` keys), or cannot be written.
     public func write(toConfigFile path: String) throws(ConfigurationError) {
-        let table: TOMLTable
+        var original = ""
         if FileManager.default.fileExists(atPath: path) {
-            _ = try FileSettings.read(path)  // refuse to rewrite a file that does not read back
             do {
-                table = try TOMLTable(string: String(contentsOfFile: path, encoding: .utf8))
+                original = try String(contentsOfFile: path, encoding: .utf8)
             } catch {
-                throw ConfigurationError(origin: "hearth.toml", key: "file", rule: "\(error)")
+                throw ConfigurationError(origin: "hearth.toml", key: path, rule: "cannot read: \(error)")
             }
-        } else {
-            table = TOMLTable()
         }
-        table["notify"] = self.table
-        let text = table.convert(to: .toml) + "\n"
+        let before = try FileSettings.parse(original)  // refuse to rewrite a file that does not read back
+        let text = Self.replacingNotifyTable(in: original, with: tomlText)
+        var expected = before
+        expected.notify = self
+        guard (try? FileSettings.parse(text)) == expected else {
+            throw ConfigurationError(
+                origin: "hearth.toml", key: "notify",
+                rule: "is written in a form this cannot edit; keep it as one [notify] table")
+        }
         let temporary = path + ".tmp-\(getpid())"
         guard
             FileManager.default.createFile(
@@ -100,6 +105,31 @@ public struct NotifySettings: Sendable, Equatable {
             throw ConfigurationError(
                 origin: "file system", key: path, rule: "cannot be written: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// `text` with its `[notify]` table (header to the next table header) replaced by `table`,
+    /// or `table` appended when there is none.
+    static func replacingNotifyTable(in text: String, with table: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        func isHeader(_ line: String) -> Bool { line.trimmingCharacters(in: .whitespaces).hasPrefix("[") }
+        guard let start = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("[notify]") })
+        else {
+            let separator = lines.isEmpty ? "" : "\n"
+            return lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n") + separator + table
+        }
+        var end = start + 1
+        while end < lines.count && !isHeader(lines[end]) { end += 1 }
+        // Keep blank lines and comments just before the next table with that table.
+        while end - 1 > start
+            && (lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty
+                || lines[end - 1].trimmingCharacters(in: .whitespaces).hasPrefix("#"))
+        {
+            end -= 1
+        }
+        let replacement = table.split(separator: "\n").map(String.init)
+        lines.replaceSubrange(start..<end, with: replacement)
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Reads just the `[notify]` table of a `hearth.toml` (defaults if the file does not exist).
