@@ -673,14 +673,12 @@ actor TurnEngine {
 
     // MARK: - Events on this device's bus
 
-    /// Publishes `turn.<code>.changed`, and `turn.<code>.your-turn` when the turn moved.
+    /// Publishes `turn.<code>.your-turn` when the turn moved, then `turn.<code>.changed`. Both
+    /// carry the same `seq`; the one a person is waiting for goes first.
     private func publishChanged(_ session: TurnSession, _ change: TurnSession.Change?, previous: TurnSession?) {
-        publish(
-            "turn.\(session.code).changed", "turn.changed",
-            ["session": session.json, "change": change?.json ?? .null])
-        guard session.state == .playing, let current = session.currentPlayer else { return }
-        if previous == nil || previous?.current != session.current || previous?.turn != session.turn
-            || previous?.state != .playing
+        if session.state == .playing, let current = session.currentPlayer,
+            previous == nil || previous?.current != session.current || previous?.turn != session.turn
+                || previous?.state != .playing
         {
             publish(
                 "turn.\(session.code).your-turn", "turn.your-turn",
@@ -689,6 +687,9 @@ actor TurnEngine {
                     "player": current.json,
                 ])
         }
+        publish(
+            "turn.\(session.code).changed", "turn.changed",
+            ["session": session.json, "change": change?.json ?? .null])
     }
 
     private func publish(_ topic: String, _ type: String, _ data: JSONValue) {
