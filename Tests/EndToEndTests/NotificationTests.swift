@@ -83,3 +83,40 @@ struct ScreenshotTests {
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
 }
+
+/// `make run`'s demo against a real stack: planner cards, a suggestion popup, and a game whose
+/// turns keep popping up.
+@Suite("End to end: the demo", .serialized)
+struct DemoTests {
+    @Test("deploy/demo fills cards, pops up a suggestion, and plays turns that pop up in order")
+    func demo() async throws {
+        let context = try ZMQContext()
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let turnEnvironment = [
+            "HEARTH_TURN_BEACON_PORT": "\(Int.random(in: 20_000...60_000))", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
+            "HEARTH_TURN_BEACON_ADDRESS": "127.255.255.255",
+        ]
+        let stack = try await TestStack(
+            [.bus, .store, .turn, .notifier], environment: session.environment.merging(turnEnvironment) { $1 },
+            context: context)
+        let demo = try await ChildProcess.run(
+            "\(SupervisorTests.root)/deploy/demo", ["4"],
+            environment: stack.environment.merging([
+                "HEARTH_BIN_DIR": ChildProcess.binaryDirectory, "HEARTH_DEMO_INTERVAL": "0.2",
+            ]) { $1 }, timeout: .seconds(60))
+        #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
+        #expect(demo.stdout.contains("saved: Aug  14  Beach day @ Brighton"))
+        _ = try #require(await server.output.waitForLine { $0.contains("Your turn, Ann") && $0.contains("turn 5\"") })
+        let summaries = server.output.lines.compactMap { line -> String? in
+            guard line.contains("\"call\": \"Notify\"") else { return nil }
+            return (try? JSONValue.parse(line))?["summary"]?.stringValue
+        }
+        #expect(
+            summaries.filter { $0.hasPrefix("Your turn") } == [
+                "Your turn, Ann", "Your turn, Bob", "Your turn, Ann", "Your turn, Bob", "Your turn, Ann",
+            ])
+        #expect(summaries.contains("This device suggested 'Camping' at Lake District on the 20th for July"))
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}
