@@ -102,3 +102,16 @@ struct TurnCommandLineTests {
         #expect(settings.criticalBreaksQuietHours == true)
     }
 }
+
+@Suite("Block letters")
+struct BlockLettersTests {
+    @Test("text becomes five rows of block capitals; too wide or unknown characters fall back")
+    func render() throws {
+        let rows = try #require(BlockLetters.render("Zoë", width: 80))
+        #expect(rows.count == 5)
+        #expect(rows.allSatisfy { $0.count == 18 })  // three glyphs of five cells and a space each
+        #expect(rows[0].hasPrefix("█████"))
+        #expect(BlockLetters.render("Your turn", width: 40) == nil)
+        #expect(BlockLetters.render("😀", width: 80) == nil)
+    }
+}

@@ -228,9 +228,23 @@ final class WatchScreen: Sendable {
             Output.json(["seq": .int(seq), "headline": .string(headline), "session": session])
             return
         }
-        var lines = [
-            "\u{1B}[2J\u{1B}[H", "", "  \u{1B}[1m" + (mine ? "\u{1B}[7m" : "") + Self.large(headline) + "\u{1B}[0m", "",
-        ]
+        // The big line: block capitals when the terminal is wide enough ("YOUR TURN" / the name),
+        // with the rest of the sentence in bold underneath; plain bold otherwise.
+        let name = current?["name"]?.stringValue ?? ""
+        let (big, small): (String, String) =
+            switch session["state"]?.stringValue {
+            case "playing": mine ? ("Your turn", name) : (name, "is playing")
+            default: (headline, "")
+            }
+        let style = "\u{1B}[1m" + (mine ? "\u{1B}[32m" : "")
+        var lines = ["\u{1B}[2J\u{1B}[H", ""]
+        if let rows = BlockLetters.render(big, width: BlockLetters.terminalWidth - 4) {
+            lines += rows.map { "  " + style + $0 + "\u{1B}[0m" }
+            if !small.isEmpty { lines += ["", "  " + style + small + "\u{1B}[0m"] }
+        } else {
+            lines.append("  " + style + headline + "\u{1B}[0m")
+        }
+        lines.append("")
         lines.append("  Game \(session["code"]?.stringValue ?? "")  ·  turn \(session["turn"]?.intValue ?? 0)")
         lines.append("")
         for player in players {
@@ -246,8 +260,4 @@ final class WatchScreen: Sendable {
         if !json { Output.write("\u{1B}[?25h\n") }
     }
 
-    /// Spaced-out capitals: readable from across a table in any terminal font.
-    static func large(_ text: String) -> String {
-        text.uppercased().map(String.init).joined(separator: " ")
-    }
 }
