@@ -132,6 +132,33 @@ struct TurnTests {
         for device in order { await device.stop() }
     }
 
+    @Test("a notifier that starts mid-game asks for the turns in play and shows whose turn it is; its Done works")
+    func notifierJoinsLate() async throws {
+        let environment = Self.turnEnvironment(port: Self.freshPort())
+        let ann = try await Device("Ann", turnEnvironment: environment, context: context)
+        let created = try await ann.hearth(["turn", "create", "--name", "Ann"])
+        let code = try #require(try JSONValue.parse(created.stdout)["session"]?["code"]?.stringValue)
+        #expect(try await ann.hearth(["turn", "join", code, "--name", "Bob"]).status == 0)  // Bob at the same device
+        #expect(try await ann.hearth(["turn", "start", code]).status == 0)
+        _ = try #require(await ann.server.output.waitForLine(containing: "Your turn, Ann"))
+
+        let notifier = ann.stack.processes[.notifier]!
+        notifier.signal(SIGKILL)
+        #expect(await notifier.waitForExit(timeout: .seconds(5)) != nil)
+        let mark = ann.server.output.count
+        let restarted = try await TestStack.start(.notifier, environment: ann.stack.environment)
+        // No new event: the restarted notifier finds the game by asking hearth-turn.
+        let line = try #require(await ann.server.output.waitForLine(from: mark) { $0.contains("Your turn, Ann") })
+        #expect(ann.yourTurns.map(\.summary) == ["Your turn, Ann", "Your turn, Ann"])
+        let id = try #require(try JSONValue.parse(line)["id"]?.intValue)
+        #expect(try await ann.session.press(id: UInt32(id), action: "done") == 0)
+        _ = try #require(await ann.server.output.waitForLine { $0.contains("Your turn, Bob") })
+
+        restarted.signal(SIGTERM)
+        #expect(await restarted.waitForExit(timeout: .seconds(3)) == 0)
+        await ann.stop()
+    }
+
     @Test(
         "a joiner's turn service killed mid-game resyncs by itself; the leader's stack killed: the next player's device leads and play goes on"
     )

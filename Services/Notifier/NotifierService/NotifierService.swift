@@ -79,20 +79,21 @@ public final class NotifierService: Service {
 
     public func run() async throws {
         logger.info("hearth-notifier up")
+        // Show and answer commands (and so `ping`) only once the subscription is live end to
+        // end: a stack that answers is one whose events reach the screen. The probe is seen on
+        // the socket's thread, so nothing needs to read events yet.
+        let bus = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500))
+        if await !subscriber.waitUntilSubscribed(bus: bus, timeout: .seconds(5)) {
+            logger.warning(
+                "hearth-notifier: no probe back from hearth-bus within 5 s; events may be missed until it runs")
+        }
+        await bus.close()
         await withDiscardingTaskGroup { group in
             group.addTask { await cancelWhenGracefulShutdown { await self.showEvents() } }
             group.addTask { await cancelWhenGracefulShutdown { await self.handlePresses() } }
             group.addTask { await cancelWhenGracefulShutdown { await self.retryUndelivered() } }
             group.addTask { await cancelWhenGracefulShutdown { await self.releaseHeld() } }
-            // Answer commands (and so `ping`) only once the subscription is live end to end: a
-            // stack that answers is one whose events reach the screen.
-            let bus = CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500))
-            if await !subscriber.waitUntilSubscribed(bus: bus, timeout: .seconds(5)) {
-                logger.warning(
-                    "hearth-notifier: no probe back from hearth-bus within 5 s; events may be missed until it runs")
-            }
-            await bus.close()
             group.addTask { try? await self.commands.run() }
         }
         notifications.close()
@@ -104,40 +105,75 @@ public final class NotifierService: Service {
 
     private func showEvents() async {
         var catalog = NotificationCatalog(device: device)
+        // Joining late: the turns in play right now first (the subscription is already live, so
+        // nothing falls between; an event older than the snapshot is ignored by its seq).
+        for envelope in await turnsInPlay() {
+            await follow(catalog.plan(topic: "turn.snapshot", envelope: envelope), envelope)
+        }
         for await message in subscriber {
             guard case .event(let topic, let envelope) = message else { continue }
-            switch catalog.plan(topic: topic, envelope: envelope) {
-            case .ignore:
-                continue
-            case .close(let keys):
-                for key in keys { await close(key) }
-            case .show(let popup):
-                let key = popup.key
-                let item = Undelivered(notification: popup.notification, envelope: envelope)
-                switch settings.current.gate(popup.category, popup.notification, at: Date()) {
-                case .show:
-                    held.withLock { _ = $0.removeValue(forKey: key) }
-                    buttons.withLock { $0[key] = popup.buttons }
-                    await present(key, item)
-                case .hold(let reason, let until):
-                    // The older state under this key is stale: off the screen until the newer one shows.
-                    await close(key)
-                    buttons.withLock { $0[key] = popup.buttons }
-                    held.withLock { $0[key] = item }
-                    publish(
-                        "notify.suppressed",
-                        [
-                            "key": .string(key), "category": .string(popup.category.rawValue),
-                            "reason": .string(reason),
-                            "held_until": .string(Timestamp.format(until)),
-                        ])
-                    holdKick.yield()
-                case .drop(let reason):
-                    await close(key)
-                    publish(
-                        "notify.suppressed",
-                        ["key": .string(key), "category": .string(popup.category.rawValue), "reason": .string(reason)])
-                }
+            await follow(catalog.plan(topic: topic, envelope: envelope), envelope)
+        }
+    }
+
+    /// Whose turn it is in every game this device plays, as `turn.your-turn` events, asked of
+    /// `hearth-turn` (none if it is not running).
+    private func turnsInPlay() async -> [Envelope] {
+        let turns = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.turn), timeout: .milliseconds(500), attempts: 1)
+        var events: [Envelope] = []
+        let list = try? await turns.request("sessions")
+        for entry in list?["sessions"]?.arrayValue ?? [] where entry["joined"] == true && entry["state"] == "playing" {
+            guard let code = entry["code"]?.stringValue,
+                let session = try? await turns.request("status", args: ["code": .string(code)]),
+                let current = session["current"]?.stringValue,
+                let player = session["players"]?.arrayValue?.first(where: { $0["id"]?.stringValue == current })
+            else { continue }
+            events.append(
+                Envelope(
+                    source: "turn", device: device, seq: 0, type: "turn.your-turn",
+                    data: [
+                        "code": .string(code), "seq": session["seq"] ?? 0, "turn": session["turn"] ?? 0,
+                        "player": player,
+                    ]))
+        }
+        await turns.close()
+        return events
+    }
+
+    /// Carries out one plan from the catalog.
+    private func follow(_ plan: NotificationPlan, _ envelope: Envelope) async {
+        switch plan {
+        case .ignore:
+            return
+        case .close(let keys):
+            for key in keys { await close(key) }
+        case .show(let popup):
+            let key = popup.key
+            let item = Undelivered(notification: popup.notification, envelope: envelope)
+            switch settings.current.gate(popup.category, popup.notification, at: Date()) {
+            case .show:
+                held.withLock { _ = $0.removeValue(forKey: key) }
+                buttons.withLock { $0[key] = popup.buttons }
+                await present(key, item)
+            case .hold(let reason, let until):
+                // The older state under this key is stale: off the screen until the newer one shows.
+                await close(key)
+                buttons.withLock { $0[key] = popup.buttons }
+                held.withLock { $0[key] = item }
+                publish(
+                    "notify.suppressed",
+                    [
+                        "key": .string(key), "category": .string(popup.category.rawValue),
+                        "reason": .string(reason),
+                        "held_until": .string(Timestamp.format(until)),
+                    ])
+                holdKick.yield()
+            case .drop(let reason):
+                await close(key)
+                publish(
+                    "notify.suppressed",
+                    ["key": .string(key), "category": .string(popup.category.rawValue), "reason": .string(reason)])
             }
         }
     }
