@@ -273,26 +273,34 @@ public final class NotifierService: Service {
 
     // MARK: - Buttons in, commands out
 
+    /// Each press is sent on its own, so a service that is slow to answer never holds up a
+    /// press meant for another.
     private func handlePresses() async {
-        for await press in notifications.actions {
-            guard let button = buttons.withLock({ $0[press.key]?[press.action] }) else { continue }
-            publish(
-                "notify.action",
-                [
-                    "key": .string(press.key), "action": .string(press.action),
-                    "service": .string(button.service.rawValue),
-                    "command": .string(button.command),
-                ])
-            let client = CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(button.service), timeout: .seconds(2))
-            do {
-                _ = try await client.request(button.command, args: button.arguments)
-            } catch {
-                logger.warning("hearth-notifier: \(button.command) failed: \(error)")
-                publish("notify.failed", ["key": .string(press.key), "reason": .string("\(button.command): \(error)")])
+        await withDiscardingTaskGroup { group in
+            for await press in notifications.actions {
+                guard let button = buttons.withLock({ $0[press.key]?[press.action] }) else { continue }
+                publish(
+                    "notify.action",
+                    [
+                        "key": .string(press.key), "action": .string(press.action),
+                        "service": .string(button.service.rawValue),
+                        "command": .string(button.command),
+                    ])
+                group.addTask { await self.send(button, for: press) }
             }
-            await client.close()
         }
+    }
+
+    private func send(_ button: Button, for press: NotificationAction) async {
+        let client = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(button.service), timeout: .seconds(2))
+        do {
+            _ = try await client.request(button.command, args: button.arguments)
+        } catch {
+            logger.warning("hearth-notifier: \(button.command) failed: \(error)")
+            publish("notify.failed", ["key": .string(press.key), "reason": .string("\(button.command): \(error)")])
+        }
+        await client.close()
     }
 
     private func publish(_ topic: String, _ data: JSONValue) {
