@@ -42,8 +42,8 @@ format:
 ## Install the executables in ~/.local/bin and the systemd user units from the Procfile.
 install: release
 	mkdir -p $(HOME)/.local/bin
-	install -m 0755 .build/release/hearth .build/release/hearth-bus .build/release/hearth-store \
-		.build/release/hearth-notifier $(HOME)/.local/bin/
+	install -m 0755 .build/release/hearth $$(sed -n 's|^[a-z]*: *\.build/release/\([^ ]*\).*|.build/release/\1|p' Procfile) \
+		$(HOME)/.local/bin/
 	deploy/systemd-units
 
 clean:
