@@ -132,6 +132,28 @@ struct TurnTests {
         for device in order { await device.stop() }
     }
 
+    @Test(
+        "with its beacon port taken by another program, hearth-turn still runs games at its device and says discovery is off"
+    )
+    func beaconPortTaken() async throws {
+        let port = Self.freshPort()
+        let holder = try await ChildProcess(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import socket, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                    + "s.bind(('0.0.0.0', \(port)))\nprint('bound', flush=True)\ntime.sleep(60)",
+            ])
+        _ = try #require(await holder.output.waitForLine(containing: "bound"))
+        let ann = try await Device("Ann", turnEnvironment: Self.turnEnvironment(port: port), context: context)
+        #expect(await ann.stack.processes[.turn]!.errors.waitForLine(containing: "discovery is off") != nil)
+        let created = try await ann.hearth(["turn", "create", "--name", "Ann"])
+        #expect(created.status == 0, "\(created.stderr)")
+        holder.signal(SIGTERM)
+        _ = await holder.waitForExit(timeout: .seconds(3))
+        await ann.stop()
+    }
+
     @Test("a notifier that starts mid-game asks for the turns in play and shows whose turn it is; its Done works")
     func notifierJoinsLate() async throws {
         let environment = Self.turnEnvironment(port: Self.freshPort())

@@ -31,7 +31,8 @@ actor TurnEngine {
     private let peerPort: Int
     private let publisher: Publisher
     private let peerSocket: SocketThread
-    private let beacon: Beacon
+    /// Discovery; `nil` when its UDP port could not be bound (links still work once known).
+    private let beacon: Beacon?
     private let context: ZMQContext
     private let logger: Logger
     private let linkSink: AsyncStream<PeerLink>.Continuation
@@ -73,7 +74,7 @@ actor TurnEngine {
 
     init(
         device: String, keyPair: CurveKeyPair, peerPort: Int, publisher: Publisher, peerSocket: SocketThread,
-        beacon: Beacon, context: ZMQContext, logger: Logger, linkSink: AsyncStream<PeerLink>.Continuation
+        beacon: Beacon?, context: ZMQContext, logger: Logger, linkSink: AsyncStream<PeerLink>.Continuation
     ) {
         self.device = device
         self.keyPair = keyPair
@@ -550,7 +551,7 @@ actor TurnEngine {
         }
         guard second else { return }
         forgetStrangers(now: now)
-        beacon.send()
+        beacon?.send()
         var following: [String: [String: JSONValue]] = [:]
         for (code, held) in sessions where held.leaderDevice != device {
             following[held.leaderDevice, default: [:]][code] = .int(held.session.seq)
@@ -616,7 +617,7 @@ actor TurnEngine {
         guard let other = payload["device"]?.stringValue, other != device, let key = payload["key"]?.stringValue,
             key.utf8.count == 40, let port = payload["port"]?.intValue, (1...65_535).contains(port)
         else { return }
-        if payload["direct"] == true { beacon.reply(to: sighting.host, port: sighting.port) }
+        if payload["direct"] == true { beacon?.reply(to: sighting.host, port: sighting.port) }
         let sessionsThere = payload["sessions"]?.arrayValue ?? []
         let known = peers[other]
         peers[other] = Peer(
@@ -648,7 +649,7 @@ actor TurnEngine {
                 "devices": .array(held.session.devices.map { .string($0) }),
             ]
         }
-        beacon.announce([
+        beacon?.announce([
             "hearth": 1, "device": .string(device), "key": .string(keyPair.publicKey), "port": .int(Int64(peerPort)),
             "sessions": .array(led),
         ])

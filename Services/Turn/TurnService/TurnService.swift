@@ -16,7 +16,7 @@ public final class TurnService: Service {
     private let peerSocket: SocketThread
     private let authenticator: CurveAuthenticator
     private let publisher: Publisher
-    private let beacon: Beacon
+    private let beacon: Beacon?
     private let engine: TurnEngine
     private let newLinks: AsyncStream<PeerLink>
     private let logger: Logger
@@ -51,9 +51,17 @@ public final class TurnService: Service {
         publisher = try Publisher(
             context: context, endpoint: configuration.busPublishEndpoint, source: "turn", device: device,
             maximumMessageBytes: configuration.maximumMessageBytes)
-        beacon = try Beacon(
-            port: configuration.turn.beaconPort, broadcastAddress: configuration.turn.beaconAddress,
-            staticPeers: configuration.turn.staticPeers)
+        do {
+            beacon = try Beacon(
+                port: configuration.turn.beaconPort, broadcastAddress: configuration.turn.beaconAddress,
+                staticPeers: configuration.turn.staticPeers)
+        } catch {
+            // Games at this device still work; other devices just cannot find them.
+            logger.error(
+                "hearth-turn: discovery is off, the beacon cannot start: \(error) (set [turn] beacon_port to a free port)"
+            )
+            beacon = nil
+        }
         let (links, linkSink) = AsyncStream.makeStream(of: PeerLink.self)
         newLinks = links
         let engine = TurnEngine(
@@ -79,7 +87,8 @@ public final class TurnService: Service {
             }
             group.addTask {
                 await cancelWhenGracefulShutdown {
-                    for await sighting in self.beacon.sightings { await self.engine.sighted(sighting) }
+                    guard let beacon = self.beacon else { return }
+                    for await sighting in beacon.sightings { await self.engine.sighted(sighting) }
                 }
             }
             group.addTask {
@@ -111,7 +120,7 @@ public final class TurnService: Service {
             group.addTask { try? await self.commands.run() }
         }
         await engine.closeLinks()
-        beacon.stop()
+        beacon?.stop()
         await peerSocket.close()
         await authenticator.close()
         await publisher.close()
