@@ -132,6 +132,35 @@ struct TurnTests {
         for device in order { await device.stop() }
     }
 
+    /// A rogue with a key of its own sends `hb` to `leader`'s peer socket claiming `victim`'s
+    /// device id; returns the answer.
+    static func impersonate(
+        _ victim: Device, at leader: Device, code: String, context: ZMQContext
+    ) async throws
+        -> JSONValue
+    {
+        let info = try await CommandClient(
+            context: context, endpoint: leader.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2)
+        ).request("ping")
+        let endpoint = try #require(info["peer"]?.stringValue)
+        let secret = try String(contentsOfFile: leader.stack.home.file("curve-secret-key"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let leaderKey = try CurveKeyPair.publicKey(forSecretKey: secret)
+        let keys = try CurveKeyPair.generate()
+        let rogue = try SocketThread(context: context, kind: .dealer, name: "rogue") { socket in
+            try socket.makeCurveClient(keyPair: keys, serverKey: leaderKey)
+            try socket.setLinger(milliseconds: 0)
+            try socket.connect(endpoint)
+        }
+        try rogue.send([(["t": "hb", "device": .string(victim.id), "seqs": [code: 0]] as JSONValue).jsonBytes])
+        let answer = await withTimeout(.seconds(5)) { () async -> JSONValue? in
+            for await frames in rogue.incoming { return try? JSONValue.parse(frames[0]) }
+            return nil
+        }
+        await rogue.close()
+        return try #require(answer, "no answer to the rogue")
+    }
+
     @Test(
         "with its beacon port taken by another program, hearth-turn still runs games at its device and says discovery is off"
     )
@@ -219,8 +248,18 @@ struct TurnTests {
                 await device.server.output.waitForLine { $0.contains("Ann is playing") && $0.contains("turn 7\"") }
                     != nil)
         }
+        // Cy's turn service is frozen through the take-over, so Bob's device has not heard from it
+        // when a rogue claims Cy's device id: the key Cy joined with came over in Ann's state.
+        cy.stack.processes[.turn]!.signal(SIGSTOP)
         for process in ann.stack.processes.values { process.signal(SIGKILL) }
-        try await bob.pressDone(turn: 8, timeout: .seconds(25))
+        _ = try #require(
+            await bob.server.output.waitForLine(timeout: .seconds(25)) {
+                $0.contains("Your turn, Bob") && $0.contains("turn 8\"")
+            })
+        let refusal = try await Self.impersonate(cy, at: bob, code: code, context: context)
+        #expect(refusal["error"]?.stringValue?.contains("known here by another key") == true, "\(refusal)")
+        cy.stack.processes[.turn]!.signal(SIGCONT)
+        try await bob.pressDone(turn: 8)
         try await cy.pressDone(turn: 9)
         try await bob.pressDone(turn: 10)
         _ = try #require(

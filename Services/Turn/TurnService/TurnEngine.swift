@@ -64,6 +64,8 @@ actor TurnEngine {
     private var answered: [String: [(id: String, reply: JSONValue)]] = [:]
     /// Each member device's CURVE public key, bound when it joined (or first heard after a take-over).
     private var deviceKeys: [String: String] = [:]
+    /// Following: each session's device keys as its leader last sent them.
+    private var sessionKeys: [String: [String: String]] = [:]
 
     // Following: one link per leading device, when it was last heard, requests awaiting replies.
     private var links: [String: PeerLink] = [:]
@@ -272,7 +274,7 @@ actor TurnEngine {
     private func settle(_ code: String, previous: TurnSession, changes: [TurnSession.Change]) {
         guard let session = sessions[code]?.session else { return }
         // Other devices first: theirs is the longer way to a popup.
-        let message: JSONValue = ["t": "state", "session": session.json, "change": changes.last?.json ?? .null]
+        let message = stateMessage(session, change: changes.last?.json ?? .null)
         for member in Set(previous.devices + session.devices) where member != device {
             sendToMember(member, message)
         }
@@ -291,6 +293,7 @@ actor TurnEngine {
         if session.state == .ended || !session.players.contains(where: { $0.device == device }) {
             if held.leaderDevice != device || session.state == .ended {
                 sessions.removeValue(forKey: code)
+                sessionKeys.removeValue(forKey: code)
                 return
             }
         }
@@ -301,7 +304,21 @@ actor TurnEngine {
             for member in session.devices where member != device && memberHeard[member] == nil {
                 memberHeard[member] = clock.now
             }
+            // Leading now (a take-over, a hand-off): the members' keys come from the old leader's
+            // state, so a device is bound to its real key before it is next heard from.
+            for (member, key) in sessionKeys[code] ?? [:] where member != device && deviceKeys[member] == nil {
+                deviceKeys[member] = key
+            }
         }
+    }
+
+    /// A session's state for the other devices, with each device's key as this leader knows it.
+    private func stateMessage(_ session: TurnSession, change: JSONValue) -> JSONValue {
+        var keys: [String: JSONValue] = [:]
+        for member in session.devices {
+            if let key = member == device ? keyPair.publicKey : deviceKeys[member] { keys[member] = .string(key) }
+        }
+        return ["t": "state", "session": session.json, "change": change, "keys": .object(keys)]
     }
 
     private func sendToMember(_ member: String, _ message: JSONValue) {
@@ -363,7 +380,7 @@ actor TurnEngine {
                     sessions[code]?.session.raiseSeq(to: theirs + 1)
                 }
                 if let current = sessions[code]?.session, theirs != current.seq {
-                    reply(["t": "state", "session": current.json, "change": .null])
+                    reply(stateMessage(current, change: .null))
                     answeredHeartbeat = true
                 }
             }
@@ -510,6 +527,9 @@ actor TurnEngine {
                 logger.warning("hearth-turn: a malformed state from \(leaderDevice) ignored")
                 return
             }
+            if let keys = message["keys"]?.objectValue, session.seq > sessions[session.code]?.session.seq ?? 0 {
+                sessionKeys[session.code] = keys.compactMapValues(\.stringValue)
+            }
             receive(session, change: message["change"] ?? .null, from: leaderDevice)
         case "gone":
             guard let code = message["code"]?.stringValue, let held = sessions[code], held.leaderDevice == leaderDevice
@@ -518,6 +538,7 @@ actor TurnEngine {
             }
             // The leader no longer has this device in the session (it ended, or we left meanwhile).
             sessions.removeValue(forKey: code)
+            sessionKeys.removeValue(forKey: code)
             publish(
                 "turn.\(code).changed", "turn.changed",
                 ["session": held.session.json, "change": ["kind": "ended", "player": .null]])
