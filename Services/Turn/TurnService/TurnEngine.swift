@@ -527,6 +527,16 @@ actor TurnEngine {
                 logger.warning("hearth-turn: a malformed state from \(leaderDevice) ignored")
                 return
             }
+            // Only the device leading a session speaks for it: the one this device follows for it
+            // (which may be handing it on), or, for a session not held yet, its leader.
+            let held = sessions[session.code]
+            guard held?.leaderDevice == leaderDevice || session.leaderPlayer?.device == leaderDevice,
+                held != nil || session.players.contains(where: { $0.device == device })
+            else {
+                logger.warning(
+                    "hearth-turn: a state for \(session.code) from \(leaderDevice), which does not lead it, ignored")
+                return
+            }
             if let keys = message["keys"]?.objectValue, session.seq > sessions[session.code]?.session.seq ?? 0 {
                 sessionKeys[session.code] = keys.compactMapValues(\.stringValue)
             }
