@@ -102,7 +102,10 @@ struct Notify: AsyncParsableCommand {
                     Output.error("hearth notify settings: \(error)")
                     throw ExitCode(1)
                 }
-                applied = await reloadNotifier(configuration)
+                // A running notifier takes the new settings at once.
+                applied =
+                    await ServiceCall.ifRunning(
+                        configuration, .notifier, "settings.reload", timeout: .milliseconds(500)) != nil
             }
             if options.json {
                 var report = settings.json.objectValue ?? [:]
@@ -120,18 +123,6 @@ struct Notify: AsyncParsableCommand {
                     "(saved to \(configuration.configFile); hearth-notifier is not running and reads it when it starts)"
                 )
             }
-        }
-
-        /// Asks a running notifier to take the new settings; false if none answers.
-        private func reloadNotifier(_ configuration: HearthConfiguration) async -> Bool {
-            guard let context = try? ZMQContext() else { return false }
-            let client = CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(.notifier), timeout: .milliseconds(500),
-                attempts: 1)
-            let reloaded = (try? await client.request("settings.reload")) != nil
-            await client.close()
-            await context.terminate()
-            return reloaded
         }
     }
 }

@@ -92,13 +92,7 @@ struct Restore: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.loadConfiguration()
-        let context = try ZMQContext()
-        let client = CommandClient(
-            context: context, endpoint: configuration.commandEndpoint(.store), timeout: .milliseconds(300), attempts: 1)
-        let running = (try? await client.request("ping")) != nil
-        await client.close()
-        await context.terminate()
-        guard !running else {
+        guard await ServiceCall.ifRunning(configuration, .store, "ping", timeout: .milliseconds(300)) == nil else {
             Output.error("hearth restore: hearth-store is running; stop it first (it holds the database open)")
             throw ExitCode(1)
         }

@@ -39,4 +39,22 @@ enum ServiceCall {
             throw ExitCode(1)
         }
     }
+
+    /// One attempt at `command` on `service` if it is running: its result, or `nil` when nothing
+    /// answered within `timeout` (or it refused). For asking whether a service runs, or telling
+    /// one that may not.
+    static func ifRunning(
+        _ configuration: HearthConfiguration,
+        _ service: HearthService,
+        _ command: String,
+        timeout: Duration
+    ) async -> JSONValue? {
+        guard let context = try? ZMQContext() else { return nil }
+        let client = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(service), timeout: timeout, attempts: 1)
+        let result = try? await client.request(command)
+        await client.close()
+        await context.terminate()
+        return result
+    }
 }
