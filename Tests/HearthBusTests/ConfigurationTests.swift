@@ -91,4 +91,17 @@ struct ConfigurationTests {
         let mode = try FileManager.default.attributesOfItem(atPath: home.file("device-id"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    @Test("the CURVE key pair is created once, kept with mode 0600, and a bad key file is refused")
+    func deviceKeyPair() throws {
+        let home = try TemporaryHome()
+        let first = try DeviceIdentity.keyPair(home: home.path)
+        #expect(try DeviceIdentity.keyPair(home: home.path) == first)
+        #expect(try CurveKeyPair.publicKey(forSecretKey: first.secretKey) == first.publicKey)
+        let path = home.file("curve-secret-key")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        try "not a key\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigurationError.self) { try DeviceIdentity.keyPair(home: home.path) }
+        #expect(error?.key == path)
+    }
 }

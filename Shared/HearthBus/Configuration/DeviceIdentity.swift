@@ -1,63 +1,56 @@
 import Foundation
 
-/// This stack's device id: a UUID created on first use and kept in `$HEARTH_HOME/device-id`.
+/// This stack's identity: a device id (a UUID in `$HEARTH_HOME/device-id`) and a CURVE key pair
+/// (`$HEARTH_HOME/curve-secret-key`), each created on first use with mode 0600.
 public enum DeviceIdentity {
-    /// Reads the device id, creating it (mode 0600) when absent.
-    ///
-    /// Two processes starting at once agree: the id is written to a private temporary file and
-    /// hard-linked into place, which fails if another process got there first; then the file
-    /// is read back.
+    /// Reads the device id, creating it when absent.
     /// - Throws: `ConfigurationError` when the file cannot be read or written.
     public static func load(home: String) throws(ConfigurationError) -> String {
         let path = (home as NSString).appendingPathComponent("device-id")
-        if let existing = read(path) { return existing }
-        let temporary = path + ".\(getpid()).tmp"
-        let id = UUID().uuidString.lowercased()
-        guard
-            FileManager.default.createFile(
-                atPath: temporary, contents: Data((id + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else {
-            throw ConfigurationError(origin: "file system", key: temporary, rule: "cannot write the device id")
-        }
-        _ = link(temporary, path)
-        unlink(temporary)
-        guard let stored = read(path) else {
+        guard let id = try readOrCreate(path, what: "device id", make: { UUID().uuidString.lowercased() }) else {
             throw ConfigurationError(origin: "file system", key: path, rule: "is not a readable device id")
         }
-        return stored
+        return id
     }
 
-    private static func read(_ path: String) -> String? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return id.isEmpty ? nil : id
-    }
-}
-
-extension DeviceIdentity {
-    /// This device's CURVE key pair for encrypted links between devices, created on first use and
-    /// kept in `$HEARTH_HOME/curve-secret-key` (mode 0600; the public key is derived from it).
+    /// This device's CURVE key pair for encrypted links between devices (the public key is
+    /// derived from the stored secret key).
     /// - Throws: `ConfigurationError` when the file cannot be read or written or holds no valid key.
     public static func keyPair(home: String) throws(ConfigurationError) -> CurveKeyPair {
         let path = (home as NSString).appendingPathComponent("curve-secret-key")
-        if read(path) == nil {
-            let temporary = path + ".\(getpid()).tmp"
-            guard let fresh = try? CurveKeyPair.generate(),
-                FileManager.default.createFile(
-                    atPath: temporary, contents: Data((fresh.secretKey + "\n").utf8),
-                    attributes: [.posixPermissions: 0o600])
-            else {
-                throw ConfigurationError(origin: "file system", key: path, rule: "cannot write a new CURVE key")
-            }
-            _ = link(temporary, path)  // the first process to get there wins, as for the device id
-            unlink(temporary)
-        }
-        guard let secret = read(path), secret.utf8.count == 40,
-            let publicKey = try? CurveKeyPair.publicKey(forSecretKey: secret)
+        guard let secret = try readOrCreate(path, what: "CURVE key", make: { try? CurveKeyPair.generate().secretKey }),
+            secret.utf8.count == 40, let publicKey = try? CurveKeyPair.publicKey(forSecretKey: secret)
         else {
             throw ConfigurationError(
                 origin: "file system", key: path, rule: "is not a Z85 CURVE secret key (40 characters)")
         }
         return CurveKeyPair(publicKey: publicKey, secretKey: secret)
+    }
+
+    /// The one-line value in `path`, written first (mode 0600) from `make` when absent.
+    ///
+    /// Two processes starting at once agree: the value is written to a private temporary file and
+    /// hard-linked into place, which fails if another process got there first; then the file is
+    /// read back.
+    private static func readOrCreate(
+        _ path: String, what: String, make: () -> String?
+    ) throws(ConfigurationError) -> String? {
+        if let existing = read(path) { return existing }
+        let temporary = path + ".\(getpid()).tmp"
+        guard let value = make(),
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        else {
+            throw ConfigurationError(origin: "file system", key: temporary, rule: "cannot write the \(what)")
+        }
+        _ = link(temporary, path)
+        unlink(temporary)
+        return read(path)
+    }
+
+    private static func read(_ path: String) -> String? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : value
     }
 }
