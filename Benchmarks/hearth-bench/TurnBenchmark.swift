@@ -35,10 +35,9 @@ struct TurnBenchmark: AsyncParsableCommand {
     func run() async throws {
         let root = try repository ?? NotifyBenchmark.findRepository()
         let context = try ZMQContext()
-        let environment = [
-            "HEARTH_TURN_BEACON_PORT": "\(Int.random(in: 20_000...60_000))", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
-            "HEARTH_TURN_BEACON_ADDRESS": "127.255.255.255", "HEARTH_LOG_LEVEL": "warning",
-        ]
+        let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort()).merging([
+            "HEARTH_LOG_LEVEL": "warning"
+        ]) { $1 }
         var players: [Player] = []
         for name in ["Ann", "Bob"] {
             let session = try await DBusSession(notificationServer: true, repositoryRoot: root)

@@ -93,10 +93,7 @@ struct DemoTests {
         let context = try ZMQContext()
         let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
         let server = try #require(session.server)
-        let turnEnvironment = [
-            "HEARTH_TURN_BEACON_PORT": "\(Int.random(in: 20_000...60_000))", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
-            "HEARTH_TURN_BEACON_ADDRESS": "127.255.255.255",
-        ]
+        let turnEnvironment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
         let stack = try await TestStack(
             [.bus, .store, .turn, .notifier], environment: session.environment.merging(turnEnvironment) { $1 },
             context: context)

@@ -63,19 +63,6 @@ struct TurnTests {
         func stop() async { _ = await stack.stop() }
     }
 
-    /// Loopback discovery and links for one test: a beacon port of its own, so tests never hear
-    /// each other's games.
-    static func turnEnvironment(port: Int, peers: [Int] = [], broadcast: Bool = true) -> [String: String] {
-        var environment = [
-            "HEARTH_TURN_BEACON_PORT": "\(port)", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
-            "HEARTH_TURN_BEACON_ADDRESS": broadcast ? "127.255.255.255" : "127.0.0.1",
-        ]
-        if !peers.isEmpty { environment["HEARTH_TURN_PEERS"] = peers.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
-        return environment
-    }
-
-    static func freshPort() -> Int { Int.random(in: 20_000...60_000) }
-
     /// Polls `condition` (a command answer, not an event: beacons are not on the bus) every
     /// 100 ms for up to `timeout`.
     static func eventually(
@@ -107,7 +94,7 @@ struct TurnTests {
 
     @Test("a leader and two joiners play 100 turns: each turn is exactly one 'Your turn' on the right device, in order")
     func hundredTurns() async throws {
-        let environment = Self.turnEnvironment(port: Self.freshPort())
+        let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
         let ann = try await Device("Ann", turnEnvironment: environment, context: context)
         let bob = try await Device("Bob", turnEnvironment: environment, context: context)
         let cy = try await Device("Cy", turnEnvironment: environment, context: context)
@@ -132,31 +119,41 @@ struct TurnTests {
         for device in order { await device.stop() }
     }
 
-    /// A rogue with a key of its own sends `hb` to `leader`'s peer socket claiming `victim`'s
-    /// device id; returns the answer.
-    static func impersonate(
-        _ victim: Device, at leader: Device, code: String, context: ZMQContext
-    ) async throws
-        -> JSONValue
-    {
-        let info = try await CommandClient(
-            context: context, endpoint: leader.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2)
-        ).request("ping")
-        let endpoint = try #require(info["peer"]?.stringValue)
-        let secret = try String(contentsOfFile: leader.stack.home.file("curve-secret-key"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let leaderKey = try CurveKeyPair.publicKey(forSecretKey: secret)
+    /// A connection to `leader`'s peer socket from a device that is not in the game: a key pair
+    /// of its own, trusting `serverKey` (the leader's real public key unless given).
+    static func rogue(at leader: Device, serverKey: String? = nil, context: ZMQContext) async throws -> SocketThread {
+        let turns = CommandClient(
+            context: context, endpoint: leader.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2))
+        let endpoint = try #require(try await turns.request("ping")["peer"]?.stringValue)
+        await turns.close()
+        let trusted = try serverKey ?? DeviceIdentity.keyPair(home: leader.stack.home.path).publicKey
         let keys = try CurveKeyPair.generate()
-        let rogue = try SocketThread(context: context, kind: .dealer, name: "rogue") { socket in
-            try socket.makeCurveClient(keyPair: keys, serverKey: leaderKey)
+        return try SocketThread(context: context, kind: .dealer, name: "rogue") { socket in
+            try socket.makeCurveClient(keyPair: keys, serverKey: trusted)
             try socket.setLinger(milliseconds: 0)
             try socket.connect(endpoint)
         }
+    }
+
+    /// The next `count` answers on `socket`, or fewer if `timeout` passes first.
+    static func answers(on socket: SocketThread, count: Int, timeout: Duration = .seconds(5)) async -> [JSONValue] {
+        await withTimeout(timeout) { () async -> [JSONValue]? in
+            var answers: [JSONValue] = []
+            for await frames in socket.incoming {
+                answers.append((try? JSONValue.parse(frames[0])) ?? .null)
+                if answers.count == count { break }
+            }
+            return answers
+        } ?? []
+    }
+
+    /// A rogue sends `hb` to `leader`'s peer socket claiming `victim`'s device id; returns the answer.
+    static func impersonate(
+        _ victim: Device, at leader: Device, code: String, context: ZMQContext
+    ) async throws -> JSONValue {
+        let rogue = try await rogue(at: leader, context: context)
         try rogue.send([(["t": "hb", "device": .string(victim.id), "seqs": [code: 0]] as JSONValue).jsonBytes])
-        let answer = await withTimeout(.seconds(5)) { () async -> JSONValue? in
-            for await frames in rogue.incoming { return try? JSONValue.parse(frames[0]) }
-            return nil
-        }
+        let answer = await answers(on: rogue, count: 1).first
         await rogue.close()
         return try #require(answer, "no answer to the rogue")
     }
@@ -165,7 +162,7 @@ struct TurnTests {
         "with its beacon port taken by another program, hearth-turn still runs games at its device and says discovery is off"
     )
     func beaconPortTaken() async throws {
-        let port = Self.freshPort()
+        let port = LoopbackTurns.randomPort()
         let holder = try await ChildProcess(
             "/usr/bin/python3",
             [
@@ -174,7 +171,7 @@ struct TurnTests {
                     + "s.bind(('0.0.0.0', \(port)))\nprint('bound', flush=True)\ntime.sleep(60)",
             ])
         _ = try #require(await holder.output.waitForLine(containing: "bound"))
-        let ann = try await Device("Ann", turnEnvironment: Self.turnEnvironment(port: port), context: context)
+        let ann = try await Device("Ann", turnEnvironment: LoopbackTurns.environment(port: port), context: context)
         #expect(await ann.stack.processes[.turn]!.errors.waitForLine(containing: "discovery is off") != nil)
         let created = try await ann.hearth(["turn", "create", "--name", "Ann"])
         #expect(created.status == 0, "\(created.stderr)")
@@ -185,7 +182,7 @@ struct TurnTests {
 
     @Test("a notifier that starts mid-game asks for the turns in play and shows whose turn it is; its Done works")
     func notifierJoinsLate() async throws {
-        let environment = Self.turnEnvironment(port: Self.freshPort())
+        let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
         let ann = try await Device("Ann", turnEnvironment: environment, context: context)
         let created = try await ann.hearth(["turn", "create", "--name", "Ann"])
         let code = try #require(try JSONValue.parse(created.stdout)["session"]?["code"]?.stringValue)
@@ -214,7 +211,7 @@ struct TurnTests {
         "a joiner's turn service killed mid-game resyncs by itself; the leader's stack killed: the next player's device leads and play goes on"
     )
     func failures() async throws {
-        let environment = Self.turnEnvironment(port: Self.freshPort())
+        let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
         let ann = try await Device("Ann", turnEnvironment: environment, context: context)
         let bob = try await Device("Bob", turnEnvironment: environment, context: context)
         let cy = try await Device("Cy", turnEnvironment: environment, context: context)
@@ -225,16 +222,21 @@ struct TurnTests {
 
         // Cy's turn (3): Bob's turn service dies, and misses turns 3 and 4 and the start of his own (5).
         #expect(await cy.server.output.waitForLine { $0.contains("Your turn, Cy") && $0.contains("turn 3\"") } != nil)
+        let annEvents = try await ChildProcess(
+            "hearth", ["monitor", "--json", "turn."], environment: ann.stack.environment)
+        #expect(await annEvents.errors.waitForLine(containing: "watching") != nil)
         bob.stack.processes[.turn]!.signal(SIGKILL)
         #expect(await bob.stack.processes[.turn]!.waitForExit(timeout: .seconds(5)) != nil)
         try await cy.pressDone(turn: 3)
         try await ann.pressDone(turn: 4)
         // Silent for 5 s: the leader shows Bob away.
         #expect(
-            try await Self.eventually {
-                let status = try JSONValue.parse(try await ann.hearth(["turn", "status", code]).stdout)
-                return status["players"]?.arrayValue?.first { $0["name"] == "Bob" }?["present"] == false
-            })
+            await annEvents.output.waitForLine { $0.contains("\"kind\":\"away\"") && $0.contains("\"name\":\"Bob\"") }
+                != nil)
+        let away = try JSONValue.parse(try await ann.hearth(["turn", "status", code]).stdout)
+        #expect(away["players"]?.arrayValue?.first { $0["name"] == "Bob" }?["present"] == false)
+        annEvents.signal(SIGTERM)
+        _ = await annEvents.waitForExit(timeout: .seconds(3))
         #expect(await ann.server.output.waitForLine { $0.contains("Bob is playing") && $0.contains("turn 5\"") } != nil)
         let restarted = try await TestStack.start(.turn, environment: bob.stack.environment)
         // It finds the game in Ann's beacon, resyncs, and shows Bob his turn exactly once.
@@ -281,14 +283,14 @@ struct TurnTests {
         "a wrong code, malformed joins, a wrong key and a flood of joins are refused; the game goes on (static peer, no broadcast)"
     )
     func badJoins() async throws {
-        let annPort = Self.freshPort()
+        let annPort = LoopbackTurns.randomPort()
         let bobPort = annPort + 1
         // No broadcast between them: Ann's beacon goes straight to Bob's port, Bob answers.
         let ann = try await Device(
-            "Ann", turnEnvironment: Self.turnEnvironment(port: annPort, peers: [bobPort], broadcast: false),
+            "Ann", turnEnvironment: LoopbackTurns.environment(port: annPort, peers: [bobPort], broadcast: false),
             context: context)
         let bob = try await Device(
-            "Bob", turnEnvironment: Self.turnEnvironment(port: bobPort, broadcast: false), context: context)
+            "Bob", turnEnvironment: LoopbackTurns.environment(port: bobPort, broadcast: false), context: context)
         let code = try await Self.game(ann, [bob])
         #expect(try await ann.hearth(["turn", "start", code]).status == 0)
         try await ann.pressDone(turn: 1)
@@ -301,19 +303,7 @@ struct TurnTests {
         #expect(badName.stderr.contains("name"))
 
         // A rogue device straight at Ann's peer socket: garbage, malformed and wrong-code joins, and a flood.
-        let annInfo = try await CommandClient(
-            context: context, endpoint: ann.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2)
-        ).request("ping")
-        let endpoint = try #require(annInfo["peer"]?.stringValue)
-        let secret = try String(contentsOfFile: ann.stack.home.file("curve-secret-key"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let annKey = try CurveKeyPair.publicKey(forSecretKey: secret)
-        let rogueKeys = try CurveKeyPair.generate()
-        let rogue = try SocketThread(context: context, kind: .dealer, name: "rogue") { socket in
-            try socket.makeCurveClient(keyPair: rogueKeys, serverKey: annKey)
-            try socket.setLinger(milliseconds: 0)
-            try socket.connect(endpoint)
-        }
+        let rogue = try await Self.rogue(at: ann, context: context)
         var requests: [JSONValue] = [
             ["t": "req", "id": "m1", "cmd": "join", "device": "rogue", "code": .string(code)],  // no name
             ["t": "req", "id": "m2", "cmd": "join", "device": "rogue", "code": "nonsense", "args": ["name": "M"]],
@@ -328,16 +318,7 @@ struct TurnTests {
         }
         try rogue.send([Array("not json".utf8)])
         for request in requests { try rogue.send([request.jsonBytes]) }
-        let expected = requests.count + 1
-        let replies =
-            await withTimeout(.seconds(10)) { () async -> [JSONValue]? in
-                var replies: [JSONValue] = []
-                for await frames in rogue.incoming {
-                    replies.append((try? JSONValue.parse(frames[0])) ?? .null)
-                    if replies.count == expected { break }
-                }
-                return replies
-            } ?? []
+        let replies = await Self.answers(on: rogue, count: requests.count + 1, timeout: .seconds(10))
         #expect(replies.count == requests.count + 1)
         #expect(replies.allSatisfy { $0["ok"] == false }, "\(replies.filter { $0["ok"] != false })")
         #expect(replies.contains { $0["error"]?.stringValue?.contains("not JSON") == true })
@@ -356,32 +337,15 @@ struct TurnTests {
             ["t": "hb", "device": .string(bob.id), "seqs": [code: 0]],
         ]
         for message in impersonations { try rogue.send([message.jsonBytes]) }
-        let refusals =
-            await withTimeout(.seconds(5)) { () async -> [JSONValue]? in
-                var replies: [JSONValue] = []
-                for await frames in rogue.incoming {
-                    replies.append((try? JSONValue.parse(frames[0])) ?? .null)
-                    if replies.count == 2 { break }
-                }
-                return replies
-            } ?? []
+        let refusals = await Self.answers(on: rogue, count: 2)
         #expect(refusals.count == 2)
         #expect(refusals.allSatisfy { $0["error"]?.stringValue?.contains("known here by another key") == true })
         await rogue.close()
 
         // A peer with the wrong server key never completes the handshake: no answer at all.
-        let impostorKey = try CurveKeyPair.generate().publicKey
-        let impostor = try SocketThread(context: context, kind: .dealer, name: "impostor") { socket in
-            try socket.makeCurveClient(keyPair: rogueKeys, serverKey: impostorKey)
-            try socket.setLinger(milliseconds: 0)
-            try socket.connect(endpoint)
-        }
+        let impostor = try await Self.rogue(at: ann, serverKey: try CurveKeyPair.generate().publicKey, context: context)
         try impostor.send([(requests[0]).jsonBytes])
-        let answered = await withTimeout(.seconds(1)) { () async -> Bool? in
-            for await _ in impostor.incoming { return true }
-            return nil
-        }
-        #expect(answered == nil)
+        #expect(await Self.answers(on: impostor, count: 1, timeout: .seconds(1)).isEmpty)
         await impostor.close()
 
         // The game is as it was, and goes on.
@@ -407,11 +371,10 @@ struct TurnTests {
         // and nothing of it is left on either device.
         let left = try await ann.hearth(["turn", "leave", code])
         #expect(left.status == 0, "\(left.stderr)")
-        #expect(
-            try await Self.eventually {
-                let status = try JSONValue.parse(try await bob.hearth(["turn", "status", code]).stdout)
-                return status["leader_name"] == "Bob" && status["leader_device"]?.stringValue == bob.id
-            })
+        #expect(await bob.server.output.waitForLine(containing: "You are the leader now") != nil)
+        let handedOn = try JSONValue.parse(try await bob.hearth(["turn", "status", code]).stdout)
+        #expect(handedOn["leader_name"] == "Bob")
+        #expect(handedOn["leader_device"]?.stringValue == bob.id)
         #expect(try await ann.hearth(["turn", "status", code]).status == 2)
         let ended = try await bob.hearth(["turn", "end", code])
         #expect(ended.status == 0, "\(ended.stderr)")
