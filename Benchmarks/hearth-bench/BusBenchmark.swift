@@ -238,7 +238,7 @@ func median(_ values: [Double]) -> Double {
         ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
-/// p50 and p99 of a set of samples in microseconds.
+/// p50, p99 and mean of a set of samples, in the samples' unit.
 struct Percentiles {
     let p50: Double
     let p99: Double

@@ -80,11 +80,13 @@ struct NotifyBenchmark: AsyncParsableCommand {
         print(report.jsonText)
     }
 
+    /// Latencies in milliseconds, and the fraction of notifications that arrived.
     struct Latencies {
-        let p50: Double
-        let p99: Double
+        let percentiles: Percentiles
         let max: Double
         let delivered: Double
+        var p50: Double { percentiles.p50 }
+        var p99: Double { percentiles.p99 }
     }
 
     /// Sends `warmup + events` notifications one at a time, each waiting (up to 2 s) for the
@@ -105,12 +107,8 @@ struct NotifyBenchmark: AsyncParsableCommand {
             else { continue }
             if index > warmup { latencies.append((received - sent) * 1_000) }
         }
-        let sorted = latencies.sorted()
-        func at(_ fraction: Double) -> Double {
-            sorted.isEmpty ? .infinity : sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-        }
         return Latencies(
-            p50: at(0.5), p99: at(0.99), max: sorted.last ?? .infinity,
+            percentiles: Percentiles(latencies), max: latencies.max() ?? 0,
             delivered: Double(latencies.count) / Double(events))
     }
 

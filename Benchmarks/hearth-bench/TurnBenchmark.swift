@@ -92,22 +92,22 @@ struct TurnBenchmark: AsyncParsableCommand {
         }
         await context.terminate()
 
-        let all = Percentiles(latencies.map { $0 * 1_000 })  // Percentiles works in µs
-        let leader = Percentiles(sendPaths["leader"]!.map { $0 * 1_000 })
-        let joiner = Percentiles(sendPaths["joiner"]!.map { $0 * 1_000 })
+        let all = Percentiles(latencies)
+        let leader = Percentiles(sendPaths["leader"]!)
+        let joiner = Percentiles(sendPaths["joiner"]!)
         log(
             String(
                 format:
                     "p50 %.3f ms, p99 %.3f ms, delivered %d/%d (done at the leader: p50 %.3f ms; at the joiner: p50 %.3f ms)",
-                all.p50 / 1_000, all.p99 / 1_000, latencies.count, turns, leader.p50 / 1_000, joiner.p50 / 1_000))
+                all.p50, all.p99, latencies.count, turns, leader.p50, joiner.p50))
         let report: JSONValue = [
-            "p50_ms": .double(round3(all.p50 / 1_000)), "p99_ms": .double(round3(all.p99 / 1_000)),
+            "p50_ms": .double(round3(all.p50)), "p99_ms": .double(round3(all.p99)),
             "delivered": .double(round3(Double(latencies.count) / Double(turns))), "turns": .int(Int64(turns)),
             "done_at_leader": [
-                "p50_ms": .double(round3(leader.p50 / 1_000)), "p99_ms": .double(round3(leader.p99 / 1_000)),
+                "p50_ms": .double(round3(leader.p50)), "p99_ms": .double(round3(leader.p99)),
             ],
             "done_at_joiner": [
-                "p50_ms": .double(round3(joiner.p50 / 1_000)), "p99_ms": .double(round3(joiner.p99 / 1_000)),
+                "p50_ms": .double(round3(joiner.p50)), "p99_ms": .double(round3(joiner.p99)),
             ],
             "targets": ["p50_ms": 1, "p99_ms": 5, "delivered": 1],
         ]
