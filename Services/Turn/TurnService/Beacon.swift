@@ -81,8 +81,9 @@ final class Beacon: Sendable {
 
     /// Sends the announcement to one address (the answer to a static peer's beacon).
     func reply(to host: String, port: UInt16) {
-        guard let address = IPv4.parse(host) else { return }
-        send(announcement.withLock { $0.broadcast }, to: address, port: port)
+        let bytes = announcement.withLock { $0.broadcast }
+        guard let address = IPv4.parse(host), !bytes.isEmpty else { return }
+        send(bytes, to: address, port: port)
     }
 
     private func send(_ bytes: [UInt8], to host: UInt32, port: UInt16) {

@@ -22,6 +22,7 @@ actor TurnEngine {
     static let heartbeat = Duration.seconds(1)
     static let awayAfter = Duration.seconds(5)
     static let takeOverAfter = Duration.seconds(15)
+    /// How long a request to a leader's device waits (checked on each tick, so up to a second more).
     static let requestTimeout = Duration.seconds(3)
     /// Join requests one device may make per second; the rest are refused.
     static let joinsPerSecond = 5
@@ -60,7 +61,10 @@ actor TurnEngine {
     // Leading: where each member device is reached, when it was last heard, its recent requests.
     private var routes: [String: Frame] = [:]
     private var memberHeard: [String: ContinuousClock.Instant] = [:]
-    private var joinWindow: [String: (start: ContinuousClock.Instant, count: Int)] = [:]
+    private typealias JoinWindow = (start: ContinuousClock.Instant, count: Int)
+    /// Join attempts in the current second, per connection (routing id) and in all.
+    private var joinWindows: [Frame: JoinWindow] = [:]
+    private var allJoins: JoinWindow = (ContinuousClock.now, 0)
     private var answered: [String: [(id: String, reply: JSONValue)]] = [:]
     /// Each member device's CURVE public key, bound when it joined (or first heard after a take-over).
     private var deviceKeys: [String: String] = [:]
@@ -142,7 +146,6 @@ actor TurnEngine {
         let session = try TurnSession(id: UUIDText.make(), code: code, leader: leader)
         sessions[code] = Held(session: session)
         publishChanged(session, TurnSession.Change(kind: .created, player: leader), previous: nil)
-        announce()
         return ["session": session.json, "player": leader.json]
     }
 
@@ -282,7 +285,6 @@ actor TurnEngine {
             publishChanged(session, change, previous: index == changes.count - 1 ? previous : session)
         }
         reconcile(code)
-        announce()
     }
 
     /// Decides this device's part in a session from its state: lead it, follow its leader's
@@ -415,16 +417,9 @@ actor TurnEngine {
             // Every join attempt counts, right code or wrong: guessing codes is what a flood does.
             // Counted per connection (a claimed device id costs nothing to change) and in all.
             let now = clock.now
-            let key = connection.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            var window = joinWindow[key] ?? (now, 0)
-            if now - window.start > .seconds(1) { window = (now, 0) }
-            window.count += 1
-            joinWindow[key] = window
-            var all = joinWindow[""] ?? (now, 0)
-            if now - all.start > .seconds(1) { all = (now, 0) }
-            all.count += 1
-            joinWindow[""] = all
-            guard window.count <= Self.joinsPerSecond, all.count <= Self.joinsPerSecond * 4 else {
+            let fromConnection = Self.count(&joinWindows[connection, default: (now, 0)], at: now)
+            let fromAll = Self.count(&allJoins, at: now)
+            guard fromConnection <= Self.joinsPerSecond, fromAll <= Self.joinsPerSecond * 4 else {
                 return .failure(
                     CommandError(
                         code: "refused", message: "join: too many join requests from this device; wait a second"))
@@ -467,6 +462,13 @@ actor TurnEngine {
         }
         let session = sessions[code]?.session ?? held.session
         return .success((session, .null))
+    }
+
+    /// Counts one attempt in a one-second window; returns the attempts in it so far.
+    private static func count(_ window: inout JoinWindow, at now: ContinuousClock.Instant) -> Int {
+        if now - window.start > .seconds(1) { window = (now, 0) }
+        window.count += 1
+        return window.count
     }
 
     private func markPresent(_ member: String) {
@@ -570,9 +572,9 @@ actor TurnEngine {
 
     // MARK: - Time: heartbeats, presence, take-over
 
-    /// Called four times a second: expires requests; once a second sends heartbeats and the
-    /// beacon, marks silent members away, and takes over from a vanished leader.
-    func tick(second: Bool) {
+    /// Called once a second: expires requests, sends the beacon and heartbeats, marks silent
+    /// members away, and takes over from a vanished leader.
+    func tick() {
         let now = clock.now
         for (id, waiting) in pending where waiting.deadline < now {
             pending.removeValue(forKey: id)
@@ -580,9 +582,8 @@ actor TurnEngine {
                 throwing: CommandError(
                     code: "unreachable", message: "code: the leader's device did not answer within 3 s"))
         }
-        guard second else { return }
         forgetStrangers(now: now)
-        beacon?.send()
+        announce()
         var following: [String: [String: JSONValue]] = [:]
         for (code, held) in sessions where held.leaderDevice != device {
             following[held.leaderDevice, default: [:]][code] = .int(held.session.seq)
@@ -611,7 +612,7 @@ actor TurnEngine {
             answered.removeValue(forKey: other)
             deviceKeys.removeValue(forKey: other)
         }
-        joinWindow = joinWindow.filter { now - $0.value.start < .seconds(2) }
+        joinWindows = joinWindows.filter { now - $0.value.start < .seconds(2) }
         for (other, peer) in peers where !known.contains(other) && now - peer.lastSeen > .seconds(30) {
             peers.removeValue(forKey: other)
             links.removeValue(forKey: other)?.socket.stopReceiving()
@@ -668,8 +669,8 @@ actor TurnEngine {
         }
     }
 
-    /// Announces this device and the sessions it leads.
-    func announce() {
+    /// Sends this device's beacon: itself and the sessions it leads, as they are now.
+    private func announce() {
         let led = sessions.values.filter { $0.leaderDevice == device && $0.session.state != .ended }.map {
             held -> JSONValue in
             [
@@ -684,6 +685,7 @@ actor TurnEngine {
             "hearth": 1, "device": .string(device), "key": .string(keyPair.publicKey), "port": .int(Int64(peerPort)),
             "sessions": .array(led),
         ])
+        beacon?.send()
     }
 
     /// The link to `other`'s peer socket, opened on first use from its beacon.

@@ -78,7 +78,6 @@ public final class TurnService: Service {
     public func run() async throws {
         logger.info("hearth-turn up; peers connect to \(peerEndpoint)")
         _ = await publisher.waitUntilConnected(timeout: .seconds(5))
-        await engine.announce()
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await cancelWhenGracefulShutdown {
@@ -94,11 +93,9 @@ public final class TurnService: Service {
             group.addTask {
                 // Heartbeats are a clock: a periodic timer, not synchronisation.
                 await cancelWhenGracefulShutdown {
-                    var count = 0
                     while !Task.isCancelled {
-                        await self.engine.tick(second: count % 4 == 0)
-                        count += 1
-                        try? await Task.sleep(for: .milliseconds(250))
+                        await self.engine.tick()
+                        try? await Task.sleep(for: TurnEngine.heartbeat)
                     }
                 }
             }
