@@ -88,6 +88,18 @@ struct TurnCommandLineTests {
         #expect(throws: (any Error).self) { try Hearth.parseAsRoot(["turn", "join", "J7X-3"]) }
     }
 
+    @Test("a session prints its code, state, seq and turn, then the players in order with the marks")
+    func describeSession() {
+        let session: JSONValue = [
+            "code": "J7X-3", "state": "playing", "seq": 7, "turn": 3, "current": "b", "leader": "a",
+            "players": [
+                ["id": "a", "name": "Ann", "present": true], ["id": "b", "name": "Bob", "present": false],
+            ],
+        ]
+        #expect(
+            Turn.describe(session) == "J7X-3  playing  seq 7  turn 3\n    Ann  (leader)\n  ▶ Bob  (away)")
+    }
+
     @Test("notify settings takes repeated --on/--off, quiet hours and the break-through switch")
     func notifySettingsParses() throws {
         let settings = try #require(

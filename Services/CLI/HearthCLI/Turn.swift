@@ -17,18 +17,18 @@ struct Turn: AsyncParsableCommand {
     static func describe(_ session: JSONValue) -> String {
         let code = session["code"]?.stringValue ?? "?"
         let state = session["state"]?.stringValue ?? "?"
-        let current = session["current"]?.stringValue
-        let leader = session["leader"]?.stringValue
-        var lines = ["\(code)  \(state)  seq \(session["seq"]?.intValue ?? 0)  turn \(session["turn"]?.intValue ?? 0)"]
-        for player in session["players"]?.arrayValue ?? [] {
-            let id = player["id"]?.stringValue
-            let marks = [
-                id == current ? "▶" : " ", id == leader ? "(leader)" : "",
-                player["present"] == false ? "(away)" : "",
-            ]
-            lines.append("  \(marks[0]) \(player["name"]?.stringValue ?? "?") \(marks[1]) \(marks[2])")
+        let header = "\(code)  \(state)  seq \(session["seq"]?.intValue ?? 0)  turn \(session["turn"]?.intValue ?? 0)"
+        return ([header] + playerLines(session)).joined(separator: "\n")
+    }
+
+    /// One line per player in turn order: ▶ for the current one, then (leader) and (away) marks.
+    static func playerLines(_ session: JSONValue) -> [String] {
+        (session["players"]?.arrayValue ?? []).map { player in
+            let marker = player["id"] == session["current"] ? "▶" : " "
+            let lead = player["id"] == session["leader"] ? "  (leader)" : ""
+            let away = player["present"] == false ? "  (away)" : ""
+            return "  \(marker) \(player["name"]?.stringValue ?? "?")\(lead)\(away)"
         }
-        return lines.joined(separator: "\n").replacingOccurrences(of: "  \n", with: "\n")
     }
 
     struct Create: AsyncParsableCommand {
@@ -247,12 +247,7 @@ final class WatchScreen: Sendable {
         lines.append("")
         lines.append("  Game \(session["code"]?.stringValue ?? "")  ·  turn \(session["turn"]?.intValue ?? 0)")
         lines.append("")
-        for player in players {
-            let marker = player["id"] == session["current"] ? "▶" : " "
-            let away = player["present"] == false ? "  (away)" : ""
-            let lead = player["id"] == session["leader"] ? "  (leader)" : ""
-            lines.append("   \(marker) \(player["name"]?.stringValue ?? "")\(lead)\(away)")
-        }
+        lines += Turn.playerLines(session).map { " " + $0 }
         Output.write(lines.joined(separator: "\n") + "\n")
     }
 
