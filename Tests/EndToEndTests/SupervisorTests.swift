@@ -27,6 +27,16 @@ struct SupervisorTests {
         return pid
     }
 
+    @Test("the Procfile runs exactly the services `hearth status` pings (HearthService.launched)")
+    func procfileMatchesLaunched() throws {
+        let procfile = try String(contentsOfFile: "\(Self.root)/Procfile", encoding: .utf8)
+        let names = procfile.split(separator: "\n").compactMap { line -> String? in
+            guard !line.hasPrefix("#"), let colon = line.firstIndex(of: ":") else { return nil }
+            return String(line[..<colon])
+        }
+        #expect(names.sorted() == HearthService.launched.map(\.rawValue).sorted())
+    }
+
     @Test("supervisord starts every Procfile process and restarts a killed one within about a second")
     func restartsKilledProcess() async throws {
         let supervisord = try #require(Self.supervisord(), "supervisord is missing: `make test` installs it")
