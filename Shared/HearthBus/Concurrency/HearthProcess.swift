@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The `main` of every Hearth service process: logging from the environment, the configuration,
+/// the device id, one ZeroMQ context, and the service run in a group that stops on SIGTERM or
+/// SIGINT (see `ServiceGroupConfiguration.hearth`).
+public enum HearthProcess {
+    /// What a service is built from.
+    public struct Setup: Sendable {
+        public let configuration: HearthConfiguration
+        public let context: ZMQContext
+        public let device: String
+        public let logger: Logger
+    }
+
+    /// Builds the service with `make` and runs it until it stops; if it cannot start or fails,
+    /// logs why and exits with status 1. (`make` is `@Sendable` so that a closure written in a
+    /// `main.swift` is not taken to belong to the main actor: it runs on the cooperative pool.)
+    /// - Parameter name: the service's name, as in `hearth-<name>` and the logger label `hearth.<name>`.
+    public static func run(_ name: String, make: @Sendable (Setup) throws -> any Service) async {
+        HearthLogging.bootstrap()
+        let logger = Logger(label: "hearth.\(name)")
+        do {
+            let configuration = try HearthConfiguration.load()
+            let setup = Setup(
+                configuration: configuration, context: try ZMQContext(),
+                device: try DeviceIdentity.load(home: configuration.home), logger: logger)
+            let service = try make(setup)
+            try await ServiceGroup(configuration: .hearth(services: [service], logger: logger)).run()
+            await setup.context.terminate()
+        } catch {
+            logger.critical("hearth-\(name) cannot run: \(error)")
+            exit(1)
+        }
+    }
+}
