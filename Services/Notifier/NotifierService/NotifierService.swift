@@ -28,17 +28,18 @@ public final class NotifierService: Service {
     private let buttons = Mutex<[String: [String: Button]]>([:])
     /// The latest notification per key that no server has taken yet: only the latest state is
     /// shown when a server comes back, never a flood of stale ones.
-    private let undelivered = Mutex<[String: Undelivered]>([:])
+    private let undelivered = Mutex<[String: Pending]>([:])
     private let retries: AsyncStream<Void>
     private let retryKick: AsyncStream<Void>.Continuation
     /// Popups kept back by quiet hours, latest per key, shown when the quiet hours end.
-    private let held = Mutex<[String: Undelivered]>([:])
+    private let held = Mutex<[String: Pending]>([:])
     private let holds: AsyncStream<Void>
     private let holdKick: AsyncStream<Void>.Continuation
     private let settings: LiveSettings
     private let device: String
 
-    private struct Undelivered: Sendable {
+    /// A popup not shown yet (no server took it, or quiet hours hold it) and the event it is from.
+    private struct Pending: Sendable {
         let notification: DesktopNotification
         let envelope: Envelope
     }
@@ -150,7 +151,7 @@ public final class NotifierService: Service {
             for key in keys { await close(key) }
         case .show(let popup):
             let key = popup.key
-            let item = Undelivered(notification: popup.notification, envelope: envelope)
+            let item = Pending(notification: popup.notification, envelope: envelope)
             switch settings.current.gate(popup.category, popup.notification, at: Date()) {
             case .show:
                 held.withLock { _ = $0.removeValue(forKey: key) }
@@ -187,7 +188,7 @@ public final class NotifierService: Service {
     }
 
     /// Shows a popup now; if no server takes it, it is kept (latest per key) for the retry loop.
-    private func present(_ key: String, _ item: Undelivered) async {
+    private func present(_ key: String, _ item: Pending) async {
         // Newly undelivered (nothing older pending for this key): a failure is worth reporting.
         let firstFailure = undelivered.withLock { $0.updateValue(item, forKey: key) == nil }
         if let error = await deliver(key, item) {
@@ -227,7 +228,7 @@ public final class NotifierService: Service {
     /// Shows one notification; on success it is no longer undelivered (unless a newer state for
     /// its key arrived meanwhile) and `notify.shown` reports the latency from the event.
     /// - Returns: the error when no server took it.
-    private func deliver(_ key: String, _ item: Undelivered) async -> (any Error)? {
+    private func deliver(_ key: String, _ item: Pending) async -> (any Error)? {
         do {
             let id = try await notifications.show(item.notification, key: key)
             undelivered.withLock { pending in

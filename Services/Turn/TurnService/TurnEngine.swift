@@ -49,7 +49,6 @@ actor TurnEngine {
     /// What a device announced in its beacon.
     struct Peer {
         var host: String
-        var beaconPort: UInt16
         var peerPort: Int
         var key: String
         var sessions: [JSONValue]
@@ -653,7 +652,7 @@ actor TurnEngine {
         let sessionsThere = payload["sessions"]?.arrayValue ?? []
         let known = peers[other]
         peers[other] = Peer(
-            host: sighting.host, beaconPort: sighting.port, peerPort: Int(port), key: key, sessions: sessionsThere,
+            host: sighting.host, peerPort: Int(port), key: key, sessions: sessionsThere,
             lastSeen: clock.now)
         if let known, known.endpoint != peers[other]!.endpoint || known.key != key {
             links.removeValue(forKey: other)?.socket.stopReceiving()  // it moved or restarted: reconnect
