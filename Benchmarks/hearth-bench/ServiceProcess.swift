@@ -40,7 +40,7 @@ final class TemporaryBenchHome {
 
     init() throws {
         var template = Array("/tmp/hearth-bench-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw ZMQError(code: errno, operation: "mkdtemp") }
+        guard let created = mkdtemp(&template) else { throw SystemCallError.last("mkdtemp") }
         path = String(cString: created)
     }
 

@@ -10,7 +10,7 @@ public final class TemporaryHome: Sendable {
     public init() throws {
         var template = Array("/tmp/hearth-test-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else {
-            throw ZMQError(code: errno, operation: "mkdtemp")
+            throw SystemCallError.last("mkdtemp")
         }
         path = String(cString: created)
     }

@@ -277,7 +277,7 @@ enum RawSocket {
 
     private static func exchange(_ path: String) throws -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ZMQError(code: errno, operation: "socket") }
+        guard fd >= 0 else { throw SystemCallError.last("socket") }
         defer { close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -289,7 +289,7 @@ enum RawSocket {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard connected == 0 else { throw ZMQError(code: errno, operation: "connect \(path)") }
+        guard connected == 0 else { throw SystemCallError.last("connect \(path)") }
         var greeting: [UInt8] = [0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3, 0]
         greeting += Array("NULL".utf8) + [UInt8](repeating: 0, count: 16) + [0] + [UInt8](repeating: 0, count: 31)
         let bogusCommand: [UInt8] = [0x04, 6, 5] + Array("BOGUS".utf8)

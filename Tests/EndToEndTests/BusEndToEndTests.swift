@@ -168,7 +168,7 @@ enum FreePorts {
                     bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
                 }
             }
-            guard bound else { throw ZMQError(code: errno, operation: "bind 127.0.0.1:0") }
+            guard bound else { throw SystemCallError.last("bind 127.0.0.1:0") }
             ports.append(Int(UInt16(bigEndian: address.sin_port)))
         }
         return ports

@@ -189,10 +189,6 @@ private struct Sockets {
             try monitor.setLinger(milliseconds: 0)
             try monitor.connect(monitorEndpoint)
             monitors.append(monitor)
-            if endpoint.hasPrefix("ipc://") {
-                // A socket file left by a killed bus would otherwise make the bind fail.
-                unlink(String(endpoint.dropFirst("ipc://".count)))
-            }
             try socket.bind(endpoint)
         }
         self.monitors = monitors

@@ -24,7 +24,8 @@ public final class BusService: Service {
     private let seq = SequenceNumber()
 
     /// Binds the bus's three endpoints and starts forwarding.
-    /// - Throws: `ZMQError` when an endpoint cannot be bound (for example, a bus already runs).
+    /// - Throws: `ZMQError` when an endpoint cannot be bound (for example, a tcp port in use). A second
+    ///   bus on one home is stopped earlier, by `HearthProcess`'s `ServiceLock`.
     public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
         self.device = device
         self.heartbeat = .milliseconds(configuration.heartbeatMilliseconds)

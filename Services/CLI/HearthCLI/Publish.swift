@@ -82,10 +82,10 @@ enum CLISequence {
     static func next(runDirectory: String) throws -> UInt64 {
         let path = (runDirectory as NSString).appendingPathComponent("cli.seq")
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ZMQError(code: errno, operation: "open \(path)") }
+        guard fd >= 0 else { throw SystemCallError.last("open \(path)") }
         defer { close(fd) }
         // flock serialises concurrent publishers; it is held only for this read-modify-write.
-        guard flock(fd, LOCK_EX) == 0 else { throw ZMQError(code: errno, operation: "flock \(path)") }
+        guard flock(fd, LOCK_EX) == 0 else { throw SystemCallError.last("flock \(path)") }
         defer { flock(fd, LOCK_UN) }
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(fd, &buffer, buffer.count, 0)
@@ -94,7 +94,7 @@ enum CLISequence {
         let next = current + 1
         let bytes = Array("\(next)\n".utf8)
         guard ftruncate(fd, 0) == 0, pwrite(fd, bytes, bytes.count, 0) == bytes.count else {
-            throw ZMQError(code: errno, operation: "write \(path)")
+            throw SystemCallError.last("write \(path)")
         }
         return next
     }

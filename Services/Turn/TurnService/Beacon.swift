@@ -30,11 +30,11 @@ final class Beacon: Sendable {
     private let staticPeers: [(address: UInt32, port: UInt16)]
 
     /// Opens and binds the UDP socket.
-    /// - Throws: `ZMQError`-style errors naming the failing call (the port may be taken without
+    /// - Throws: `SystemCallError` naming the failing call (the port may be taken without
     ///   `SO_REUSEADDR`, or broadcast refused).
     init(port: Int, broadcastAddress: String, staticPeers: [String]) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ZMQError(code: errno, operation: "socket(UDP)") }
+        guard descriptor >= 0 else { throw SystemCallError.last("socket(UDP)") }
         var on: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_BROADCAST, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -52,7 +52,7 @@ final class Beacon: Sendable {
         guard bound == 0 else {
             let code = errno
             close(descriptor)
-            throw ZMQError(code: code, operation: "bind(UDP port \(port))")
+            throw SystemCallError(code: code, operation: "bind(UDP port \(port))")
         }
         broadcast = IPv4.parse(broadcastAddress).map { ($0, UInt16(port)) }
         self.staticPeers = staticPeers.compactMap(IPv4.parseHostPort)

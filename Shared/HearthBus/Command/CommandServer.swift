@@ -63,10 +63,6 @@ public final class CommandServer: Service {
                 // Frames a little over the limit are still read so the sender gets a clear error;
                 // anything far larger makes libzmq drop that peer's connection.
                 try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
-                if endpoint.hasPrefix("ipc://") {
-                    // A socket file left by a killed process would otherwise block the bind.
-                    unlink(String(endpoint.dropFirst("ipc://".count)))
-                }
                 try socket.bind(endpoint)
                 bound = socket.lastEndpoint
             }

@@ -11,10 +11,10 @@ public final class WakeSignal: Sendable {
     /// The descriptor to poll for input.
     public let fileDescriptor: Int32
 
-    /// - Throws: `ZMQError` carrying `errno` when the kernel refuses an eventfd.
+    /// - Throws: `SystemCallError` when the kernel refuses an eventfd.
     public init() throws {
         let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard fd >= 0 else { throw ZMQError(code: errno, operation: "eventfd") }
+        guard fd >= 0 else { throw SystemCallError.last("eventfd") }
         fileDescriptor = fd
     }
 

@@ -3,8 +3,9 @@ import Logging
 import ServiceLifecycle
 
 /// The `main` of every Hearth service process: logging from the environment, the configuration,
-/// the device id, one ZeroMQ context, and the service run in a group that stops on SIGTERM or
-/// SIGINT (see `ServiceGroupConfiguration.hearth`).
+/// the service's single-instance lock (`ServiceLock`, taken before anything binds), the device
+/// id, one ZeroMQ context, and the service run in a group that stops on SIGTERM or SIGINT (see
+/// `ServiceGroupConfiguration.hearth`).
 public enum HearthProcess {
     /// What a service is built from.
     public struct Setup: Sendable {
@@ -23,12 +24,14 @@ public enum HearthProcess {
         let logger = Logger(label: "hearth.\(name)")
         do {
             let configuration = try HearthConfiguration.load()
+            let lock = try ServiceLock(service: name, configuration: configuration)
             let setup = Setup(
                 configuration: configuration, context: try ZMQContext(),
                 device: try DeviceIdentity.load(home: configuration.home), logger: logger)
             let service = try make(setup)
             try await ServiceGroup(configuration: .hearth(services: [service], logger: logger)).run()
             await setup.context.terminate()
+            withExtendedLifetime(lock) {}
         } catch {
             logger.critical("hearth-\(name) cannot run: \(error)")
             exit(1)
