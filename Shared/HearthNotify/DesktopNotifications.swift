@@ -47,6 +47,9 @@ public struct NotificationAction: Sendable, Equatable {
 /// Why a notification could not be shown.
 public struct NotificationError: Error, Sendable, CustomStringConvertible {
     public let message: String
+
+    public init(message: String) { self.message = message }
+
     public var description: String { message }
 }
 
@@ -87,18 +90,10 @@ public final class DesktopNotifications: Sendable {
     /// while libnotify is still initialised (released later, from another thread, GLib warns
     /// about signal handlers already gone).
     public func close() {
-        let job = Unmanaged.passRetained(
-            LoopJob { [self] in
-                shown.withLock { $0.removeAll() }
-                g_main_loop_quit(loop.loop)
-            })
-        g_main_context_invoke(
-            loop.context,
-            { data in
-                Unmanaged<LoopJob>.fromOpaque(data!).takeRetainedValue().run()
-                return 0  // G_SOURCE_REMOVE
-            },
-            job.toOpaque())
+        onLoop { [self] in
+            shown.withLock { $0.removeAll() }
+            g_main_loop_quit(loop.loop)
+        }
         continuation.finish()
     }
 
@@ -106,69 +101,91 @@ public final class DesktopNotifications: Sendable {
     /// - Returns: the id the notification server assigned.
     /// - Throws: `NotificationError` when no notification server answers.
     public func show(_ notification: DesktopNotification, key: String) async throws -> UInt32 {
-        try await onLoop { [self] in
-            let existing = shown.withLock { $0[key] }
-            let handle: NotificationHandle
-            if let existing {
-                notify_notification_update(existing.pointer, notification.summary, notification.body, notification.icon)
-                notify_notification_clear_actions(existing.pointer)
-                handle = existing
-            } else {
-                guard let pointer = notify_notification_new(notification.summary, notification.body, notification.icon)
-                else { throw NotificationError(message: "libnotify could not create a notification") }
-                handle = NotificationHandle(pointer)
-                shown.withLock { $0[key] = handle }
-            }
-            notify_notification_set_urgency(
-                handle.pointer, NotifyUrgency(rawValue: UInt32(notification.urgency.rawValue)))
-            notify_notification_set_timeout(handle.pointer, notification.timeout)
-            if let category = notification.category { notify_notification_set_category(handle.pointer, category) }
-            for action in notification.actions {
-                let context = Unmanaged.passRetained(ActionContext(key: key, action: action.key, sink: continuation))
-                notify_notification_add_action(
-                    handle.pointer, action.key, action.label,
-                    { _, _, data in
-                        let context = Unmanaged<ActionContext>.fromOpaque(data!).takeUnretainedValue()
-                        context.sink.yield(NotificationAction(key: context.key, action: context.action))
-                    },
-                    context.toOpaque(),
-                    { data in Unmanaged<ActionContext>.fromOpaque(data!).release() })
-            }
-            var error: UnsafeMutablePointer<GError>?
-            guard notify_notification_show(handle.pointer, &error) != 0 else {
-                let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-                if let error { g_error_free(error) }
-                throw NotificationError(message: "no notification server answered: \(message)")
-            }
-            return UInt32(hearth_notification_id(handle.pointer))
+        try await withCheckedThrowingContinuation { continuation in
+            show(notification, key: key) { continuation.resume(with: $0) }
         }
     }
 
     /// Closes the notification shown under `key`, if any.
-    public func close(key: String) async throws {
-        try await onLoop { [self] in
-            guard let handle = shown.withLock({ $0.removeValue(forKey: key) }) else { return }
-            var error: UnsafeMutablePointer<GError>?
-            _ = notify_notification_close(handle.pointer, &error)
-            if let error { g_error_free(error) }
+    public func close(key: String) async {
+        await withCheckedContinuation { continuation in close(key: key) { continuation.resume() } }
+    }
+
+    /// Queues `notification` under `key` and returns at once. Shows and closes run on the GLib
+    /// thread in the order they were queued, so a caller that queues from one actor gets its
+    /// popups in exactly the order it decided them.
+    /// - Parameter completion: runs on the GLib thread with the server's id, or the error when no
+    ///   notification server answered.
+    public func show(
+        _ notification: DesktopNotification, key: String,
+        completion: @escaping @Sendable (Result<UInt32, NotificationError>) -> Void
+    ) {
+        onLoop { [self] in completion(Result { () throws(NotificationError) in try present(notification, key: key) }) }
+    }
+
+    /// Queues closing the notification shown under `key`, if any (in order with `show`).
+    public func close(key: String, completion: (@Sendable () -> Void)? = nil) {
+        onLoop { [self] in
+            if let handle = shown.withLock({ $0.removeValue(forKey: key) }) {
+                var error: UnsafeMutablePointer<GError>?
+                _ = notify_notification_close(handle.pointer, &error)
+                if let error { g_error_free(error) }
+            }
+            completion?()
         }
     }
 
-    // MARK: - Running work on the GLib thread
+    // MARK: - On the GLib thread
 
-    /// Runs `work` on the GLib thread and returns its result.
-    private func onLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Unmanaged.passRetained(LoopJob { continuation.resume(with: Result { try work() }) })
-            g_main_context_invoke(
-                loop.context,
-                { data in
-                    let job = Unmanaged<LoopJob>.fromOpaque(data!).takeRetainedValue()
-                    job.run()
-                    return 0  // G_SOURCE_REMOVE
-                },
-                job.toOpaque())
+    private func present(_ notification: DesktopNotification, key: String) throws(NotificationError) -> UInt32 {
+        let existing = shown.withLock { $0[key] }
+        let handle: NotificationHandle
+        if let existing {
+            notify_notification_update(existing.pointer, notification.summary, notification.body, notification.icon)
+            notify_notification_clear_actions(existing.pointer)
+            handle = existing
+        } else {
+            guard let pointer = notify_notification_new(notification.summary, notification.body, notification.icon)
+            else { throw NotificationError(message: "libnotify could not create a notification") }
+            handle = NotificationHandle(pointer)
+            shown.withLock { $0[key] = handle }
         }
+        notify_notification_set_urgency(handle.pointer, NotifyUrgency(rawValue: UInt32(notification.urgency.rawValue)))
+        notify_notification_set_timeout(handle.pointer, notification.timeout)
+        if let category = notification.category { notify_notification_set_category(handle.pointer, category) }
+        for action in notification.actions {
+            let context = Unmanaged.passRetained(ActionContext(key: key, action: action.key, sink: continuation))
+            notify_notification_add_action(
+                handle.pointer, action.key, action.label,
+                { _, _, data in
+                    let context = Unmanaged<ActionContext>.fromOpaque(data!).takeUnretainedValue()
+                    context.sink.yield(NotificationAction(key: context.key, action: context.action))
+                },
+                context.toOpaque(),
+                { data in Unmanaged<ActionContext>.fromOpaque(data!).release() })
+        }
+        var error: UnsafeMutablePointer<GError>?
+        guard notify_notification_show(handle.pointer, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            if let error { g_error_free(error) }
+            throw NotificationError(message: "no notification server answered: \(message)")
+        }
+        return UInt32(hearth_notification_id(handle.pointer))
+    }
+
+    /// Queues `work` on the GLib thread. From any other thread, `g_main_context_invoke` attaches
+    /// an idle source of default priority, and GLib dispatches equal-priority sources in the
+    /// order they were attached: jobs run in the order queued.
+    private func onLoop(_ work: @escaping @Sendable () -> Void) {
+        let job = Unmanaged.passRetained(LoopJob(work))
+        g_main_context_invoke(
+            loop.context,
+            { data in
+                let job = Unmanaged<LoopJob>.fromOpaque(data!).takeRetainedValue()
+                job.run()
+                return 0  // G_SOURCE_REMOVE
+            },
+            job.toOpaque())
     }
 }
 

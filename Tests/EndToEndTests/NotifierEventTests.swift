@@ -179,4 +179,72 @@ struct NotifierEventTests {
         #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test(
+        "after a gap in the turn service's events, the notifier asks it what is current: the missed 'Your turn' shows and an ended game's popup closes"
+    )
+    func gapRecovery() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
+        let here = try DeviceIdentity.load(home: stack.home.path)
+        // The turn service's answers: no game at first; after the gap, J7X-3 is being played
+        // with Ann at this device to play, and K2M-4 is over.
+        let playing = Mutex(false)
+        let askedAtStart = AsyncSignal()
+        let asked = Mutex<[String]>([])
+        let turnService = try CommandServer(
+            context: context, endpoint: stack.configuration.commandEndpoint(.turn), service: "turn",
+            logger: Logger(label: "test.turn"),
+            handler: { request in
+                asked.withLock { $0.append(request.command) }
+                guard playing.withLock({ $0 }) else {
+                    askedAtStart.fire()
+                    return ["sessions": []]
+                }
+                let ann: JSONValue = ["id": "id-Ann", "name": "Ann", "device": .string(here), "present": true]
+                if request.command == "status" {
+                    return [
+                        "code": "J7X-3", "seq": 9, "turn": 4, "state": "playing", "current": "id-Ann",
+                        "players": [ann],
+                    ]
+                }
+                return ["sessions": [["code": "J7X-3", "joined": true, "state": "playing"]]]
+            })
+        let serving = Task { try await turnService.run() }
+        let inject = try await Injector(stack, context: context, source: "turn")
+        // The notifier asks at start (a turn service that answers nothing yet).
+        #expect(await askedAtStart.wait(timeout: .seconds(10)))
+
+        _ = try inject.publisher.publish(
+            topic: "turn.K2M-4.your-turn", type: "turn.your-turn",
+            data: [
+                "code": "K2M-4", "seq": 3, "turn": 1,
+                "player": ["id": "id-Ann", "name": "Ann", "device": .string(here)],
+            ],
+            seq: 1)
+        let ended = try JSONValue.parse(
+            try #require(await server.output.waitForLine(containing: "Game K2M-4")))
+        let endedID = try #require(ended["id"]?.intValue)
+        playing.withLock { $0 = true }
+        // seq 2 never arrives: the next event is a gap.
+        _ = try inject.publisher.publish(
+            topic: "turn.K2M-4.changed", type: "turn.changed",
+            data: ["session": ["code": "K2M-4", "seq": 4, "players": []], "change": ["kind": "started"]], seq: 3)
+
+        let missed = try JSONValue.parse(
+            try #require(await server.output.waitForLine(containing: "Game J7X-3")))
+        #expect(missed["summary"] == "Your turn, Ann")
+        #expect(missed["body"] == "Game J7X-3 · turn 4")
+        #expect(missed["actions"] == ["done", "Done"])
+        #expect(
+            await server.output.waitForLine {
+                $0.contains("\"call\": \"CloseNotification\"") && $0.contains("\"id\": \(endedID)")
+            } != nil)
+        #expect(asked.withLock { $0 }.suffix(2) == ["sessions", "status"])
+
+        serving.cancel()
+        await inject.publisher.close()
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

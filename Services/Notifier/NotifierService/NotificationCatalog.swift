@@ -44,6 +44,14 @@ struct Button: Equatable, Sendable {
 /// Turn events are ordered by the session's `seq`: one older than the newest seen for its game is
 /// stale and ignored, so a late or repeated update never brings back a finished turn.
 struct NotificationCatalog {
+    /// The publishers (`src`) whose events this table shows, with every topic prefix each one
+    /// publishes under: the notifier subscribes to exactly these, and all of a source's topics,
+    /// so a gap in its `seq` means events were really missed.
+    static let sources: [String: [String]] = [
+        "turn": ["turn."], "store": ["store."], "scheduler": ["reminder.", "plan.", "class."],
+        "sync": ["sync.", "device."],
+    ]
+
     /// This device's id: "Your turn" goes to the players sitting at it.
     let device: String
     /// The time zone clock times are shown in.

@@ -3,7 +3,6 @@ import HearthBus
 import HearthNotify
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// `hearth-notifier`: turns notify-worthy bus events into desktop notifications, and button
 /// presses into commands to the services that own what was shown.
@@ -13,7 +12,12 @@ import Synchronization
 /// settings keep a popup back: its category is off, or it is quiet hours. During quiet hours a
 /// popup that stays until acted on (a reminder, a suggestion, "Your turn") is held and shown when
 /// they end, latest state per key; a brief notice is dropped. A critical one breaks through only
-/// if the person allowed it.
+/// if the person allowed it. Its state lives in one actor, `PopupBoard`.
+///
+/// It subscribes only to the topics of the services whose events the catalog shows
+/// (`NotificationCatalog.sources`). When it starts, and whenever it missed events from one of
+/// them (a gap in that source's `seq`), it asks the owning service what is current and brings
+/// the screen in line (`OwnerSnapshot`).
 ///
 /// Commands on `notifier.cmd`: `ping`, `settings` (what is in force), `settings.reload` (re-read
 /// the `[notify]` table of `hearth.toml`, as `hearth notify settings` asks after writing it).
@@ -23,55 +27,55 @@ public final class NotifierService: Service {
     private let subscriber: Subscriber
     private let publisher: Publisher
     private let notifications: DesktopNotifications
+    private let board: PopupBoard
     private let commands: CommandServer
     private let logger: Logger
-    private let buttons = Mutex<[String: [String: Button]]>([:])
-    /// The latest notification per key that no server has taken yet: only the latest state is
-    /// shown when a server comes back, never a flood of stale ones.
-    private let undelivered = Mutex<[String: Pending]>([:])
-    private let retries: AsyncStream<Void>
-    private let retryKick: AsyncStream<Void>.Continuation
-    /// Popups kept back by quiet hours, latest per key, shown when the quiet hours end.
-    private let held = Mutex<[String: Pending]>([:])
-    private let holds: AsyncStream<Void>
-    private let holdKick: AsyncStream<Void>.Continuation
-    private let settings: LiveSettings
     private let device: String
-
-    /// A popup not shown yet (no server took it, or quiet hours hold it) and the event it is from.
-    private struct Pending: Sendable {
-        let notification: DesktopNotification
-        let envelope: Envelope
-    }
 
     public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
         self.configuration = configuration
         self.context = context
         self.logger = logger
+        self.device = device
         subscriber = try Subscriber(
             context: context, endpoint: configuration.busSubscribeEndpoint,
+            prefixes: NotificationCatalog.sources.flatMap(\.value),
             maximumMessageBytes: configuration.maximumMessageBytes)
-        publisher = try Publisher(
+        let publisher = try Publisher(
             context: context, endpoint: configuration.busPublishEndpoint, source: "notifier", device: device,
             maximumMessageBytes: configuration.maximumMessageBytes)
-        notifications = DesktopNotifications(appName: "hearth")
-        (retries, retryKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let (holds, holdKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        (self.holds, self.holdKick) = (holds, holdKick)
-        self.device = device
-        let settings = LiveSettings(configuration.notify, configFile: configuration.configFile)
-        self.settings = settings
+        self.publisher = publisher
+        let notifications = DesktopNotifications(appName: "hearth")
+        self.notifications = notifications
+        let board = PopupBoard(
+            catalog: NotificationCatalog(device: device), settings: configuration.notify, sink: notifications,
+            report: { type, data in
+                if type == "notify.failed" { logger.warning("hearth-notifier: \(data["reason"]?.stringValue ?? "")") }
+                do {
+                    try publisher.publish(topic: type, type: type, data: data)
+                } catch {
+                    logger.warning("hearth-notifier: cannot publish \(type): \(error)")
+                }
+            })
+        self.board = board
+        let configFile = configuration.configFile
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.notifier), service: "notifier",
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
             handler: { request in
                 switch request.command {
                 case "settings":
-                    return settings.current.json
+                    return await board.settings.json
                 case "settings.reload":
-                    let reloaded = try settings.reload()
-                    holdKick.yield()  // quiet hours may have ended or moved
-                    return reloaded.json
+                    let settings: NotifySettings
+                    do {
+                        settings = try NotifySettings.load(configFile: configFile)
+                    } catch {
+                        // The settings in force stay.
+                        throw CommandError.invalidArgument("hearth.toml", "\(error)")
+                    }
+                    await board.apply(settings)
+                    return settings.json
                 default:
                     throw CommandError.unknownCommand(request.command, service: "notifier")
                 }
@@ -102,172 +106,69 @@ public final class NotifierService: Service {
         await publisher.close()
     }
 
-    // MARK: - Events in, notifications out
+    // MARK: - Events in
 
     private func showEvents() async {
-        var catalog = NotificationCatalog(device: device)
-        // Joining late: the turns in play right now first (the subscription is already live, so
-        // nothing falls between; an event older than the snapshot is ignored by its seq).
-        for envelope in await turnsInPlay() {
-            await follow(catalog.plan(topic: "turn.snapshot", envelope: envelope), envelope)
-        }
+        // Joining late: the games in play first. The subscription is already live, so nothing
+        // falls between; an event older than the snapshot is ignored by its seq.
+        await catchUp(with: "turn")
         for await message in subscriber {
-            guard case .event(let topic, let envelope) = message else { continue }
-            await follow(catalog.plan(topic: topic, envelope: envelope), envelope)
-        }
-    }
-
-    /// Whose turn it is in every game this device plays, as `turn.your-turn` events, asked of
-    /// `hearth-turn` (none if it is not running).
-    private func turnsInPlay() async -> [Envelope] {
-        let turns = CommandClient(
-            context: context, endpoint: configuration.commandEndpoint(.turn), timeout: .milliseconds(500), attempts: 1)
-        var events: [Envelope] = []
-        let list = try? await turns.request("sessions")
-        for entry in list?["sessions"]?.arrayValue ?? [] where entry["joined"] == true && entry["state"] == "playing" {
-            guard let code = entry["code"]?.stringValue,
-                let session = try? await turns.request("status", args: ["code": .string(code)]),
-                let current = session["current"]?.stringValue,
-                let player = session["players"]?.arrayValue?.first(where: { $0["id"]?.stringValue == current })
-            else { continue }
-            events.append(
-                Envelope(
-                    source: "turn", device: device, seq: 0, type: "turn.your-turn",
-                    data: [
-                        "code": .string(code), "seq": session["seq"] ?? 0, "turn": session["turn"] ?? 0,
-                        "player": player,
-                    ]))
-        }
-        await turns.close()
-        return events
-    }
-
-    /// Carries out one plan from the catalog.
-    private func follow(_ plan: NotificationPlan, _ envelope: Envelope) async {
-        switch plan {
-        case .ignore:
-            return
-        case .close(let keys):
-            for key in keys { await close(key) }
-        case .show(let popup):
-            let key = popup.key
-            let item = Pending(notification: popup.notification, envelope: envelope)
-            switch settings.current.gate(popup.category, popup.notification, at: Date()) {
-            case .show:
-                held.withLock { _ = $0.removeValue(forKey: key) }
-                buttons.withLock { $0[key] = popup.buttons }
-                await present(key, item)
-            case .hold(let reason, let until):
-                // The older state under this key is stale: off the screen until the newer one shows.
-                await close(key)
-                buttons.withLock { $0[key] = popup.buttons }
-                held.withLock { $0[key] = item }
-                publish(
-                    "notify.suppressed",
-                    [
-                        "key": .string(key), "category": .string(popup.category.rawValue),
-                        "reason": .string(reason),
-                        "held_until": .string(Timestamp.format(until)),
-                    ])
-                holdKick.yield()
-            case .drop(let reason):
-                await close(key)
-                publish(
-                    "notify.suppressed",
-                    ["key": .string(key), "category": .string(popup.category.rawValue), "reason": .string(reason)])
+            switch message {
+            case .event(let topic, let envelope):
+                await board.take(topic: topic, envelope: envelope)
+            case .gap(let gap):
+                logger.notice("hearth-notifier: \(gap); asking \(gap.source) what is current")
+                await catchUp(with: gap.source)
+            case .rejected(let topic, let error):
+                logger.warning("hearth-notifier: an event on '\(topic)' dropped: \(error)")
             }
         }
     }
 
-    /// Closes the popup under `key` and forgets anything pending for it.
-    private func close(_ key: String) async {
-        buttons.withLock { _ = $0.removeValue(forKey: key) }
-        undelivered.withLock { _ = $0.removeValue(forKey: key) }
-        held.withLock { _ = $0.removeValue(forKey: key) }
-        try? await notifications.close(key: key)
-    }
-
-    /// Shows a popup now; if no server takes it, it is kept (latest per key) for the retry loop.
-    private func present(_ key: String, _ item: Pending) async {
-        // Newly undelivered (nothing older pending for this key): a failure is worth reporting.
-        let firstFailure = undelivered.withLock { $0.updateValue(item, forKey: key) == nil }
-        if let error = await deliver(key, item) {
-            logger.warning("hearth-notifier: \(error)")
-            if firstFailure { publish("notify.failed", ["key": .string(key), "reason": .string("\(error)")]) }
-            retryKick.yield()
+    /// Asks the service that publishes as `source` what is current and reconciles the screen
+    /// with it; nothing changes when it does not answer (an unreachable owner closes nothing).
+    private func catchUp(with source: String) async {
+        let service: HearthService
+        let ask: @Sendable (CommandClient, String) async -> OwnerSnapshot?
+        switch source {
+        case "turn": (service, ask) = (.turn, OwnerSnapshot.turns)
+        case "store": (service, ask) = (.store, OwnerSnapshot.suggestions)
+        default: return  // nothing it shows is kept there (yet): reminders follow with the scheduler
         }
+        let client = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(service), timeout: .milliseconds(500),
+            attempts: 1)
+        if let snapshot = await ask(client, device) { await board.reconcile(snapshot) }
+        await client.close()
     }
 
-    /// Shows the held popups once quiet hours are over (or were changed), oldest event first.
-    /// Woken by a kick (something held, settings reloaded) or by its own timer at the end of
-    /// quiet hours; a new kick replaces the timer.
+    /// Shows the held popups once quiet hours are over (or were changed). Woken when something
+    /// is held or the settings change, or by its own timer at the end of quiet hours; a new
+    /// wake-up replaces the timer.
     private func releaseHeld() async {
         await withDiscardingTaskGroup { timers in
-            for await _ in holds {
+            for await _ in board.holds {
                 timers.cancelAll()
-                let now = Date()
-                if let quiet = settings.current.quietHours, quiet.contains(now) {
-                    guard !held.withLock({ $0.isEmpty }) else { continue }
-                    // At the end of quiet hours, or within a minute to follow a changed clock.
-                    let wait = max(min(quiet.end(after: now).timeIntervalSince(now), 60), 0.05)
-                    timers.addTask { [holdKick] in
-                        if (try? await Task.sleep(for: .seconds(wait))) != nil { holdKick.yield() }
-                    }
-                    continue
+                guard let wait = await board.releaseHeld() else { continue }
+                timers.addTask { [board] in
+                    // A timer to the end of quiet hours, not synchronisation.
+                    if (try? await Task.sleep(for: wait)) != nil { board.wakeRelease() }
                 }
-                let release = held.withLock { pending in
-                    defer { pending.removeAll() }
-                    return pending.sorted { $0.value.envelope.timestamp < $1.value.envelope.timestamp }
-                }
-                for (key, item) in release { await present(key, item) }
             }
             timers.cancelAll()
         }
     }
 
-    /// Shows one notification; on success it is no longer undelivered (unless a newer state for
-    /// its key arrived meanwhile) and `notify.shown` reports the latency from the event.
-    /// - Returns: the error when no server took it.
-    private func deliver(_ key: String, _ item: Pending) async -> (any Error)? {
-        do {
-            let id = try await notifications.show(item.notification, key: key)
-            undelivered.withLock { pending in
-                if pending[key]?.envelope.id == item.envelope.id { pending.removeValue(forKey: key) }
-            }
-            let latency = Date().timeIntervalSince(item.envelope.timestamp) * 1_000
-            publish(
-                "notify.shown",
-                [
-                    "key": .string(key), "id": .int(Int64(id)), "event": .string(item.envelope.id),
-                    "summary": .string(item.notification.summary),
-                    "latency_ms": .double((latency * 1_000).rounded() / 1_000),
-                ])
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    /// Retries undelivered notifications with exponential backoff (0.5 s up to 30 s), latest state
-    /// per key, oldest event first; sleeps until a delivery fails.
+    /// Retries undelivered notifications with exponential backoff (0.5 s up to 30 s), latest
+    /// state per key, oldest event first; sleeps until a delivery fails.
     private func retryUndelivered() async {
-        for await _ in retries {
+        for await _ in board.retries {
             var delay = Duration.milliseconds(500)
             while !Task.isCancelled {
-                let pending = undelivered.withLock { $0 }.sorted {
-                    $0.value.envelope.timestamp < $1.value.envelope.timestamp
-                }
-                if pending.isEmpty { break }
                 // A backoff timer, not synchronisation: nothing signals a server's return.
                 try? await Task.sleep(for: delay)
-                var failed = false
-                for (key, item) in pending where undelivered.withLock({ $0[key]?.envelope.id == item.envelope.id }) {
-                    if await deliver(key, item) != nil {
-                        failed = true
-                        break
-                    }
-                }
-                delay = failed ? min(delay * 2, .seconds(30)) : .milliseconds(500)
+                guard await board.redeliver() else { break }
+                delay = min(delay * 2, .seconds(30))
             }
         }
     }
@@ -279,13 +180,12 @@ public final class NotifierService: Service {
     private func handlePresses() async {
         await withDiscardingTaskGroup { group in
             for await press in notifications.actions {
-                guard let button = buttons.withLock({ $0[press.key]?[press.action] }) else { continue }
+                guard let button = await board.button(for: press) else { continue }
                 publish(
                     "notify.action",
                     [
                         "key": .string(press.key), "action": .string(press.action),
-                        "service": .string(button.service.rawValue),
-                        "command": .string(button.command),
+                        "service": .string(button.service.rawValue), "command": .string(button.command),
                     ])
                 group.addTask { await self.send(button, for: press) }
             }

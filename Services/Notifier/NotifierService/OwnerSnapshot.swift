@@ -1,0 +1,63 @@
+import HearthBus
+
+/// What a service that owns popups says is current, asked for when the notifier starts and
+/// after it missed events from that service (a gap): the popups under `keyPrefix` that are not
+/// live any more are closed, and `events` bring what is live back on screen.
+struct OwnerSnapshot: Sendable {
+    /// The popup keys this owner speaks for, such as `turn.` or `suggestion.`.
+    let keyPrefix: String
+    /// Whether a key under the prefix is still current.
+    let isLive: @Sendable (String) -> Bool
+    /// Events, as the owner would publish them, that show what is current.
+    let events: [(topic: String, envelope: Envelope)]
+
+    /// The games this device plays in, from `hearth-turn`: whose turn it is in each game being
+    /// played; popups of games that ended are over. `nil` when it does not answer.
+    static func turns(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
+        guard let list = try? await client.request("sessions") else { return nil }
+        var live: Set<String> = []
+        var events: [(topic: String, envelope: Envelope)] = []
+        for entry in list["sessions"]?.arrayValue ?? [] where entry["joined"] == true {
+            guard let code = entry["code"]?.stringValue else { continue }
+            live.insert(code)
+            guard entry["state"] == "playing",
+                let session = try? await client.request("status", args: ["code": .string(code)]),
+                let current = session["current"]?.stringValue,
+                let player = session["players"]?.arrayValue?.first(where: { $0["id"]?.stringValue == current })
+            else { continue }
+            let data: JSONValue = [
+                "code": .string(code), "seq": session["seq"] ?? 0, "turn": session["turn"] ?? 0, "player": player,
+            ]
+            events.append(
+                (
+                    "turn.\(code).your-turn",
+                    Envelope(source: "turn", device: device, seq: 0, type: "turn.your-turn", data: data)
+                ))
+        }
+        return OwnerSnapshot(
+            keyPrefix: "turn.",
+            isLive: { [live] key in
+                let parts = key.split(separator: ".")
+                return parts.count >= 2 && live.contains(String(parts[1]))
+            },
+            events: events)
+    }
+
+    /// The year planner's open suggestions, from `hearth-store`; decided ones are over. `nil`
+    /// when it does not answer.
+    static func suggestions(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
+        guard let reply = try? await client.request("event.suggestions", args: ["status": "open"]) else { return nil }
+        let open = reply["suggestions"]?.arrayValue ?? []
+        let live = Set(open.compactMap { $0["id"]?.stringValue.map { "suggestion.\($0)" } })
+        return OwnerSnapshot(
+            keyPrefix: "suggestion.", isLive: { [live] in live.contains($0) },
+            events: open.map { suggestion in
+                (
+                    "store.suggestion.changed",
+                    Envelope(
+                        source: "store", device: device, seq: 0, type: "store.changed",
+                        data: ["suggestion": suggestion])
+                )
+            })
+    }
+}
