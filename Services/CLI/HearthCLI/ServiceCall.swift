@@ -25,19 +25,25 @@ enum ServiceCall {
         await client.close()
         await context.terminate()
         switch result {
-        case .success(let data):
-            return data
-        case .failure(.refused(let error)):
-            if options.json {
-                Output.json(["ok": false, "error": ["code": .string(error.code), "message": .string(error.message)]])
-            }
-            Output.error("hearth: \(error.message)")
-            throw ExitCode(2)
-        case .failure(let error):
-            Output.error(
-                "hearth: \(service.rawValue) is not answering: \(error) (is hearth-\(service.rawValue) running?)")
-            throw ExitCode(1)
+        case .success(let data): return data
+        case .failure(let error): throw failure(error, service, options)
         }
+    }
+
+    /// Says why a command to `service` failed, the way every subcommand does: a refusal prints
+    /// the service's message (exit 2, bad input); an unreachable service exit 1.
+    static func failure(_ error: any Error, _ service: HearthService, _ options: GlobalOptions) -> ExitCode {
+        if case .refused(let refusal) = error as? CommandClientError {
+            if options.json {
+                Output.json([
+                    "ok": false, "error": ["code": .string(refusal.code), "message": .string(refusal.message)],
+                ])
+            }
+            Output.error("hearth: \(refusal.message)")
+            return ExitCode(2)
+        }
+        Output.error("hearth: \(service.rawValue) is not answering: \(error) (is hearth-\(service.rawValue) running?)")
+        return ExitCode(1)
     }
 
     /// One attempt at `command` on `service` if it is running: its result, or `nil` when nothing

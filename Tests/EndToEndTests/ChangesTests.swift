@@ -1,0 +1,56 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// `hearth changes`: the store's change feed as pages, and followed live (`ChangeFollower`).
+@Suite("End to end: the change feed on the command line", .serialized, .timeLimit(.minutes(1)))
+struct ChangesTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    func hearth(_ stack: TestStack, _ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run("hearth", arguments, environment: stack.environment)
+        #expect(result.status == 0, "hearth \(arguments.joined(separator: " ")): \(result.stderr)")
+        return result.stdout
+    }
+
+    func setTitle(_ stack: TestStack, _ month: String, _ title: String) async throws {
+        _ = try await hearth(stack, ["event", "set", month, "--year", "2026", "--title", title])
+    }
+
+    @Test("a page that stops short says how many more there are and the command for the next page")
+    func pagesSayWhatIsLeft() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        for (month, title) in [("jan", "Skating"), ("feb", "Pancakes"), ("mar", "Kites")] {
+            try await setTitle(stack, month, title)
+        }
+        let page = try await hearth(stack, ["changes", "--since", "0", "--limit", "2"])
+        let lines = page.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.last == "… 1 more: hearth changes --since 2 (or --follow)")
+        let rest = try await hearth(stack, ["changes", "--since", "2"])
+        #expect(rest.contains("title=\"Kites\"") && rest.hasSuffix("last seq 3"))
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+
+    @Test("--follow prints every change after --since, then each new one as it commits, until Ctrl-C")
+    func follows() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        for (month, title) in [("jan", "Skating"), ("feb", "Pancakes"), ("mar", "Kites")] {
+            try await setTitle(stack, month, title)
+        }
+        let follower = try await ChildProcess(
+            "hearth", ["changes", "--follow", "--since", "1", "--json"], environment: stack.environment)
+        let third = try #require(await follower.output.waitForLine(containing: "Kites"))
+        #expect(try JSONValue.parse(third)["seq"] == 3)
+        try await setTitle(stack, "apr", "Egg hunt")
+        let live = try #require(await follower.output.waitForLine(containing: "Egg hunt"))
+        #expect(try JSONValue.parse(live)["seq"] == 4)
+        #expect(follower.output.lines.map { try? JSONValue.parse($0)["seq"] } == [2, 3, 4])
+        follower.signal(SIGINT)
+        #expect(await follower.waitForExit(timeout: .seconds(5)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}
