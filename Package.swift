@@ -216,7 +216,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthCoreTests",
-            dependencies: ["HearthCore"],
+            dependencies: ["HearthCore", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

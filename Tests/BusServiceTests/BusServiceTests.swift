@@ -60,14 +60,22 @@ func connectedPublisher(_ running: RunningBus, context: ZMQContext, source: Stri
 }
 
 /// The next event whose topic starts with `prefix`, skipping heartbeats and other traffic.
-func nextEvent(_ iterator: inout Subscriber.Iterator, prefix: String) async -> (String, Envelope)? {
+/// The next event whose topic starts with `prefix`, or `nil` if none comes within `timeout`
+/// (a watchdog closes the subscriber, which ends the iteration).
+func nextEvent(
+    _ iterator: inout Subscriber.Iterator, of subscriber: Subscriber, prefix: String, timeout: Duration = .seconds(10)
+) async -> (String, Envelope)? {
+    let watchdog = Task {
+        if (try? await Task.sleep(for: timeout)) != nil { await subscriber.close() }
+    }
+    defer { watchdog.cancel() }
     while let message = await iterator.next() {
         if case .event(let topic, let envelope) = message, topic.hasPrefix(prefix) { return (topic, envelope) }
     }
     return nil
 }
 
-@Suite("hearth-bus", .serialized)
+@Suite("hearth-bus", .serialized, .timeLimit(.minutes(2)))
 struct BusServiceTests {
     let context: ZMQContext
 
@@ -84,7 +92,7 @@ struct BusServiceTests {
             }
             var iterator = subscriber.makeAsyncIterator()
             for index in 1...3 {
-                let (topic, envelope) = try #require(await nextEvent(&iterator, prefix: "turn."))
+                let (topic, envelope) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "turn."))
                 #expect(topic == "turn.J7X-3.changed")
                 #expect(envelope.seq == UInt64(index))
                 #expect(envelope.source == "test")
@@ -102,8 +110,8 @@ struct BusServiceTests {
         try await withBus(context: context, environment: ["HEARTH_BUS_HEARTBEAT_MS": "100"]) { running in
             let subscriber = try await liveSubscriber(running, context: context)
             var iterator = subscriber.makeAsyncIterator()
-            let (_, first) = try #require(await nextEvent(&iterator, prefix: "health.bus"))
-            let (_, second) = try #require(await nextEvent(&iterator, prefix: "health.bus"))
+            let (_, first) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "health.bus"))
+            let (_, second) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "health.bus"))
             #expect(first.source == "bus")
             #expect(first.type == "health.bus")
             #expect(second.seq == first.seq + 1)
@@ -121,7 +129,7 @@ struct BusServiceTests {
             let publisher = try await connectedPublisher(running, context: context, source: "flood")
             var iterator = subscriber.makeAsyncIterator()
             try publisher.publish(topic: "flood.start", type: "flood", data: nil)
-            let (_, start) = try #require(await nextEvent(&iterator, prefix: "flood."))
+            let (_, start) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "flood."))
             #expect(start.seq == 1)
 
             let flood: UInt64 = 20_000
@@ -196,7 +204,7 @@ struct BusServiceTests {
             for message in bad { try rogue.send(message) }
             try rogue.send(oversized)
             try rogue.send(valid)
-            let (topic, _) = try #require(await nextEvent(&iterator, prefix: "ok."))
+            let (topic, _) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "ok."))
             #expect(topic == "ok.event")
             let after = try await running.commands.request("stats")
             #expect(after["malformed"]!.intValue! - before["malformed"]!.intValue! == Int64(bad.count))
@@ -239,7 +247,7 @@ struct BusServiceTests {
             // And still: a valid event (the source's next seq) flows and the command endpoint answers.
             let next = Envelope(source: "rogue", device: "d", seq: 2, type: "ok", data: "still flowing")
             try rogue.send([Array("ok.event".utf8), try EnvelopeCodec().encode(next)])
-            #expect(await nextEvent(&iterator, prefix: "ok.") != nil)
+            #expect(await nextEvent(&iterator, of: subscriber, prefix: "ok.") != nil)
             #expect(try await running.commands.request("ping")["service"] == "bus")
             await rogue.close()
             await rogueSubscriber.close()

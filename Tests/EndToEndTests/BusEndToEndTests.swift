@@ -4,7 +4,7 @@ import HearthTesting
 import Testing
 
 /// Real `hearth-bus` and `hearth` processes on a temporary HEARTH_HOME.
-@Suite("End to end: bus and command line", .serialized)
+@Suite("End to end: bus and command line", .serialized, .timeLimit(.minutes(2)))
 struct BusEndToEndTests {
     let context: ZMQContext
 
@@ -37,7 +37,7 @@ struct BusEndToEndTests {
     func monitorPrefixes() async throws {
         let stack = try await TestStack(context: context)
         let monitor = try await ChildProcess("hearth", ["monitor", "turn."], environment: stack.environment)
-        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
         for (topic, data) in [("store.event.changed", #"{"a":1}"#), ("turn.ABC-2.changed", #"{"player":"Ben"}"#)] {
             let result = try await ChildProcess.run("hearth", ["publish", topic, data], environment: stack.environment)
             #expect(result.status == 0)
@@ -117,7 +117,7 @@ struct BusEndToEndTests {
         let result = try await ChildProcess.run(
             "hearth", ["publish", "tcp.works", "true"], environment: stack.environment)
         #expect(result.status == 0)
-        #expect(await monitor.output.waitForLine(containing: "tcp.works") != nil)
+        try #require(await monitor.output.waitForLine(containing: "tcp.works") != nil)
         monitor.signal(SIGTERM)
         stack.process.signal(SIGTERM)
         #expect(await monitor.waitForExit(timeout: .seconds(1)) == 0)
@@ -132,19 +132,25 @@ struct BusEndToEndTests {
         let fixture = try await ChildProcess(
             "hearth-fixture", ["--endpoint", "ipc://\(stack.home.path)/run/fixture.sock", "--ledger", ledger],
             environment: stack.environment)
-        #expect(await fixture.output.waitForLine(containing: "ready") != nil)
+        try #require(await fixture.output.waitForLine(containing: "ready") != nil)
         let monitor = try await ChildProcess("hearth", ["monitor"], environment: stack.environment)
-        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
-        #expect(await monitor.output.waitForLine(containing: "health.bus") != nil)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
+        try #require(await monitor.output.waitForLine(containing: "health.bus") != nil)
 
         let everyone = [monitor, fixture] + Array(stack.processes.values)
+        // Every exit is timed from the one moment all were signalled, each awaited at once.
+        let clock = ContinuousClock()
+        let signalled = clock.now
         for process in everyone { process.signal(SIGTERM) }
-        for process in everyone {
-            let clock = ContinuousClock()
-            let started = clock.now
-            let status = await process.waitForExit(timeout: .seconds(1))
-            #expect(status == 0, "\(process.name) exited \(String(describing: status)): \(process.errors.text)")
-            #expect(clock.now - started < .seconds(1))
+        await withTaskGroup(of: Void.self) { group in
+            for process in everyone {
+                group.addTask {
+                    let status = await process.waitForExit(timeout: .seconds(2))
+                    let took = clock.now - signalled
+                    #expect(status == 0, "\(process.name) exited \(String(describing: status)): \(process.errors.text)")
+                    #expect(took < .seconds(1), "\(process.name) took \(took) to exit after SIGTERM")
+                }
+            }
         }
     }
 }

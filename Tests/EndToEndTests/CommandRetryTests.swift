@@ -5,7 +5,7 @@ import Testing
 
 /// A request in flight when its server dies is retried by the client (same id, fresh socket)
 /// and, with the server restarted, runs exactly once.
-@Suite("End to end: command retried across a server restart", .serialized)
+@Suite("End to end: command retried across a server restart", .serialized, .timeLimit(.minutes(2)))
 struct CommandRetryTests {
     let context: ZMQContext
 
@@ -22,14 +22,14 @@ struct CommandRetryTests {
         let ledger = home.file("ledger.txt")
         let arguments = ["--endpoint", endpoint, "--ledger", ledger]
         let first = try await ChildProcess("hearth-fixture", arguments + [holdOption, "5000"])
-        #expect(await first.output.waitForLine(containing: "ready") != nil)
+        try #require(await first.output.waitForLine(containing: "ready") != nil)
 
         let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(300), attempts: 30)
         let id = UUIDText.make()
         async let reply = client.request("ledger.append", args: ["value": "pay the milkman"], id: id)
 
         // Kill the server at the chosen moment of the request, then start it again.
-        #expect(await first.output.waitForLine(containing: "\(stage) \(id)") != nil)
+        try #require(await first.output.waitForLine(containing: "\(stage) \(id)") != nil)
         first.signal(SIGKILL)
         #expect(await first.waitForExit(timeout: .seconds(2)) == -SIGKILL)
         let second = try await ChildProcess("hearth-fixture", arguments)
@@ -37,7 +37,7 @@ struct CommandRetryTests {
         let answer = try await reply
         #expect(answer["already"] == (stage == "applied" ? true : false))
         #expect(ledgerLines(ledger, id: id) == 1)
-        #expect(await second.output.waitForLine(containing: "received \(id)") != nil)
+        try #require(await second.output.waitForLine(containing: "received \(id)") != nil)
         second.signal(SIGTERM)
         #expect(await second.waitForExit(timeout: .seconds(1)) == 0)
         await client.close()

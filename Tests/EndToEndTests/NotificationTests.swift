@@ -5,7 +5,7 @@ import Testing
 
 /// Real desktop notifications through libnotify, on a private D-Bus session with the test kit's
 /// notification server.
-@Suite("End to end: desktop notifications", .serialized)
+@Suite("End to end: desktop notifications", .serialized, .timeLimit(.minutes(2)))
 struct NotificationTests {
     @Test("hearth notify test raises a Notify call with its buttons, and a pressed button comes back")
     func notifyAndPress() async throws {
@@ -26,7 +26,7 @@ struct NotificationTests {
         #expect(call["actions"] == ["done", "Done", "snooze", "Snooze"])
         #expect(call["expire_timeout"] == 0)
         let id = try #require(call["id"]?.intValue)
-        #expect(await cli.output.waitForLine(containing: "shown notification \(id)") != nil)
+        try #require(await cli.output.waitForLine(containing: "shown notification \(id)") != nil)
 
         #expect(try await session.press(id: UInt32(id), action: "snooze") == 0)
         #expect(await cli.output.waitForLine(containing: "pressed snooze") != nil, "\(cli.errors.text)")
@@ -48,7 +48,7 @@ struct NotificationTests {
 }
 
 /// What a person sees: the stack under Xvfb with dunst, a real popup on a real X screen.
-@Suite("End to end: a popup on screen", .serialized)
+@Suite("End to end: a popup on screen", .serialized, .timeLimit(.minutes(2)))
 struct ScreenshotTests {
     @Test(
         "under Xvfb with dunst, a suggestion is displayed (dunstctl count and history say so) and a screenshot is saved"
@@ -86,7 +86,7 @@ struct ScreenshotTests {
 
 /// `make run`'s demo against a real stack: planner cards, a suggestion popup, and a game whose
 /// turns keep popping up.
-@Suite("End to end: the demo", .serialized)
+@Suite("End to end: the demo", .serialized, .timeLimit(.minutes(2)))
 struct DemoTests {
     @Test("deploy/demo fills cards, pops up a suggestion, and plays turns that pop up in order")
     func demo() async throws {

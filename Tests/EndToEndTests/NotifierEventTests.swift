@@ -8,7 +8,7 @@ import Testing
 /// The notifier's table for the events later services publish (turns, reminders, sync), with
 /// real processes on a private D-Bus session: events come from a real publisher on the stack's
 /// bus, presses go to a real command server standing in for the owning service.
-@Suite("End to end: notifier events and settings", .serialized)
+@Suite("End to end: notifier events and settings", .serialized, .timeLimit(.minutes(2)))
 struct NotifierEventTests {
     let context: ZMQContext
 
@@ -59,7 +59,7 @@ struct NotifierEventTests {
         let serving = Task { try await turnService.run() }
         let monitor = try await ChildProcess(
             "hearth", ["monitor", "--json", "notify."], environment: stack.environment)
-        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
         let inject = try await Injector(stack, context: context, source: "turn")
 
         try inject.yourTurn("Ann", device: here, seq: 1)
@@ -80,7 +80,7 @@ struct NotifierEventTests {
         #expect(bob["urgency"] == 0)
         #expect(bob["actions"] == [])
         try inject.yourTurn("Ann", device: here, seq: 3)
-        #expect(await server.output.waitForLine { $0.contains("Your turn, Ann") && $0.contains("turn 3") } != nil)
+        try #require(await server.output.waitForLine { $0.contains("Your turn, Ann") && $0.contains("turn 3") } != nil)
         #expect(try Self.notifies(server).map { $0["id"]?.intValue } == [id, id, id])
 
         #expect(try await session.press(id: UInt32(id), action: "done") == 0)
@@ -90,7 +90,7 @@ struct NotifierEventTests {
         // is on screen, the press has long been handled.
         try inject.yourTurn("Bob", device: "device-other", seq: 2)
         try inject.yourTurn("Cy", device: "device-other", seq: 4)
-        #expect(await server.output.waitForLine(containing: "\"summary\": \"Cy is playing\"") != nil)
+        try #require(await server.output.waitForLine(containing: "\"summary\": \"Cy is playing\"") != nil)
         let summaries = try Self.notifies(server).map { $0["summary"]?.stringValue ?? "" }
         #expect(summaries == ["Your turn, Ann", "Bob is playing", "Your turn, Ann", "Cy is playing"])
         // (A notifier starting up may first ask the turn service which games are in play.)
@@ -128,7 +128,7 @@ struct NotifierEventTests {
         let here = try DeviceIdentity.load(home: stack.home.path)
         let monitor = try await ChildProcess(
             "hearth", ["monitor", "--json", "notify."], environment: stack.environment)
-        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
         let inject = try await Injector(stack, context: context, source: "scheduler")
 
         func suppressed(_ key: String) async throws -> JSONValue {

@@ -5,7 +5,7 @@ import Testing
 
 /// The notifier with real processes: bus, store and notifier on a private D-Bus session with the
 /// test kit's notification server.
-@Suite("End to end: notifier", .serialized)
+@Suite("End to end: notifier", .serialized, .timeLimit(.minutes(2)))
 struct NotifierTests {
     let context: ZMQContext
 
@@ -17,7 +17,7 @@ struct NotifierTests {
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
         let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
-        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
 
         let suggested = try await ChildProcess.run(
             "hearth", ["event", "suggest", "aug", "--year", "2026", "--title", "Beach day", "--day", "14"],
@@ -34,13 +34,13 @@ struct NotifierTests {
         #expect(try JSONValue.parse(shown)["event"]?["data"]?["latency_ms"]?.doubleValue != nil)
 
         #expect(try await session.press(id: UInt32(id), action: "accept") == 0)
-        #expect(await monitor.output.waitForLine(containing: "\"topic\":\"notify.action\"") != nil)
-        #expect(await monitor.output.waitForLine(containing: "\"topic\":\"store.event_card.changed\"") != nil)
+        try #require(await monitor.output.waitForLine(containing: "\"topic\":\"notify.action\"") != nil)
+        try #require(await monitor.output.waitForLine(containing: "\"topic\":\"store.event_card.changed\"") != nil)
         let card = try await ChildProcess.run(
             "hearth", ["event", "show", "aug", "--year", "2026", "--json"], environment: stack.environment)
         #expect(try JSONValue.parse(card.stdout)["title"] == "Beach day")
         // The decided suggestion's popup is closed, not left stale.
-        #expect(await server.output.waitForLine(containing: "\"call\": \"CloseNotification\"") != nil)
+        try #require(await server.output.waitForLine(containing: "\"call\": \"CloseNotification\"") != nil)
         #expect(server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.count == 1)
 
         monitor.signal(SIGTERM)
@@ -54,7 +54,7 @@ struct NotifierTests {
         let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
         let monitor = try await ChildProcess(
             "hearth", ["monitor", "--json", "notify.", "store."], environment: stack.environment)
-        #expect(await monitor.errors.waitForLine(containing: "watching") != nil)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
 
         func suggest(_ title: String) async throws -> String {
             let result = try await ChildProcess.run(
@@ -70,7 +70,7 @@ struct NotifierTests {
         let declined = try await ChildProcess.run(
             "hearth", ["event", "decline", stale], environment: stack.environment)
         #expect(declined.status == 0)
-        #expect(await monitor.output.waitForLine(containing: "\"status\":\"declined\"") != nil)
+        try #require(await monitor.output.waitForLine(containing: "\"status\":\"declined\"") != nil)
 
         let server = try await session.startNotificationServer(repositoryRoot: SupervisorTests.root)
         let line = try #require(

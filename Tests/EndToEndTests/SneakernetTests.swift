@@ -4,7 +4,7 @@ import HearthTesting
 import Testing
 
 /// Two homes exchanging operations by file, and backup/restore, with real processes.
-@Suite("End to end: sneakernet sync and backup", .serialized)
+@Suite("End to end: sneakernet sync and backup", .serialized, .timeLimit(.minutes(2)))
 struct SneakernetTests {
     let context: ZMQContext
 

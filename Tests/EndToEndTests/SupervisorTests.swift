@@ -4,7 +4,7 @@ import HearthTesting
 import Testing
 
 /// The stack as `make run` launches it: supervisord configured from the Procfile.
-@Suite("End to end: supervised launch", .serialized)
+@Suite("End to end: supervised launch", .serialized, .timeLimit(.minutes(2)))
 struct SupervisorTests {
     let context: ZMQContext
 

@@ -6,7 +6,7 @@ import Testing
 /// Board-game turns across independent stacks on one machine: each player's device is a whole
 /// Hearth stack (its own `HEARTH_HOME`, bus, turn service and notifier on its own D-Bus session
 /// with the test notification server), linked over loopback tcp with CURVE, found by beacon.
-@Suite("End to end: turns across devices", .serialized)
+@Suite("End to end: turns across devices", .serialized, .timeLimit(.minutes(2)))
 struct TurnTests {
     let context: ZMQContext
 
@@ -172,7 +172,7 @@ struct TurnTests {
             ])
         _ = try #require(await holder.output.waitForLine(containing: "bound"))
         let ann = try await Device("Ann", turnEnvironment: LoopbackTurns.environment(port: port), context: context)
-        #expect(await ann.stack.processes[.turn]!.errors.waitForLine(containing: "discovery is off") != nil)
+        try #require(await ann.stack.processes[.turn]!.errors.waitForLine(containing: "discovery is off") != nil)
         let created = try await ann.hearth(["turn", "create", "--name", "Ann"])
         #expect(created.status == 0, "\(created.stderr)")
         holder.signal(SIGTERM)
@@ -192,7 +192,7 @@ struct TurnTests {
 
         let notifier = ann.stack.processes[.notifier]!
         notifier.signal(SIGKILL)
-        #expect(await notifier.waitForExit(timeout: .seconds(5)) != nil)
+        try #require(await notifier.waitForExit(timeout: .seconds(5)) != nil)
         let mark = ann.server.output.count
         let restarted = try await TestStack.start(.notifier, environment: ann.stack.environment)
         // No new event: the restarted notifier finds the game by asking hearth-turn.
@@ -221,12 +221,13 @@ struct TurnTests {
         try await bob.pressDone(turn: 2)
 
         // Cy's turn (3): Bob's turn service dies, and misses turns 3 and 4 and the start of his own (5).
-        #expect(await cy.server.output.waitForLine { $0.contains("Your turn, Cy") && $0.contains("turn 3\"") } != nil)
+        try #require(
+            await cy.server.output.waitForLine { $0.contains("Your turn, Cy") && $0.contains("turn 3\"") } != nil)
         let annEvents = try await ChildProcess(
             "hearth", ["monitor", "--json", "turn."], environment: ann.stack.environment)
-        #expect(await annEvents.errors.waitForLine(containing: "watching") != nil)
+        try #require(await annEvents.errors.waitForLine(containing: "watching") != nil)
         bob.stack.processes[.turn]!.signal(SIGKILL)
-        #expect(await bob.stack.processes[.turn]!.waitForExit(timeout: .seconds(5)) != nil)
+        try #require(await bob.stack.processes[.turn]!.waitForExit(timeout: .seconds(5)) != nil)
         try await cy.pressDone(turn: 3)
         try await ann.pressDone(turn: 4)
         // Silent for 5 s: the leader shows Bob away.
@@ -237,7 +238,8 @@ struct TurnTests {
         #expect(away["players"]?.arrayValue?.first { $0["name"] == "Bob" }?["present"] == false)
         annEvents.signal(SIGTERM)
         _ = await annEvents.waitForExit(timeout: .seconds(3))
-        #expect(await ann.server.output.waitForLine { $0.contains("Bob is playing") && $0.contains("turn 5\"") } != nil)
+        try #require(
+            await ann.server.output.waitForLine { $0.contains("Bob is playing") && $0.contains("turn 5\"") } != nil)
         let restarted = try await TestStack.start(.turn, environment: bob.stack.environment)
         // It finds the game in Ann's beacon, resyncs, and shows Bob his turn exactly once.
         try await bob.pressDone(turn: 5, timeout: .seconds(15))
@@ -371,7 +373,7 @@ struct TurnTests {
         // and nothing of it is left on either device.
         let left = try await ann.hearth(["turn", "leave", code])
         #expect(left.status == 0, "\(left.stderr)")
-        #expect(await bob.server.output.waitForLine(containing: "You are the leader now") != nil)
+        try #require(await bob.server.output.waitForLine(containing: "You are the leader now") != nil)
         let handedOn = try JSONValue.parse(try await bob.hearth(["turn", "status", code]).stdout)
         #expect(handedOn["leader_name"] == "Bob")
         #expect(handedOn["leader_device"]?.stringValue == bob.id)

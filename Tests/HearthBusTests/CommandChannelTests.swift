@@ -32,7 +32,7 @@ func withCommandServer(
     }
 }
 
-@Suite("Command channel")
+@Suite("Command channel", .timeLimit(.minutes(1)))
 struct CommandChannelTests {
     let context: ZMQContext
 

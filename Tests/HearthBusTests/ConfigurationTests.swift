@@ -3,7 +3,7 @@ import HearthBus
 import HearthTesting
 import Testing
 
-@Suite("Configuration")
+@Suite("Configuration", .timeLimit(.minutes(1)))
 struct ConfigurationTests {
     @Test("defaults are ipc sockets in a 0700 run directory under HEARTH_HOME")
     func defaults() throws {

@@ -2,7 +2,7 @@ import Foundation
 import HearthBus
 import Testing
 
-@Suite("Envelope codec")
+@Suite("Envelope codec", .timeLimit(.minutes(1)))
 struct EnvelopeCodecTests {
     let codec = EnvelopeCodec(maximumBytes: 4_096)
 

@@ -2,7 +2,7 @@ import Foundation
 import HearthBus
 import Testing
 
-@Suite("JSON parsing and writing")
+@Suite("JSON parsing and writing", .timeLimit(.minutes(1)))
 struct JSONParserTests {
     static let validCases: [(String, JSONValue)] = [
         ("null", .null), ("true", true), (" false ", false), ("0", 0), ("-12", -12),
@@ -72,7 +72,7 @@ struct JSONParserTests {
     }
 }
 
-@Suite("Timestamps and ids")
+@Suite("Timestamps and ids", .timeLimit(.minutes(1)))
 struct TimestampTests {
     @Test("timestamps format to the millisecond in UTC and parse back exactly")
     func roundTrip() {

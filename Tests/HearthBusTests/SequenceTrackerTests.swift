@@ -1,7 +1,7 @@
 import HearthBus
 import Testing
 
-@Suite("Sequence tracking")
+@Suite("Sequence tracking", .timeLimit(.minutes(1)))
 struct SequenceTrackerTests {
     @Test("in-order events, then a gap naming the missing range")
     func gap() {

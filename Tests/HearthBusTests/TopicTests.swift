@@ -1,7 +1,7 @@
 import HearthBus
 import Testing
 
-@Suite("Topic rules")
+@Suite("Topic rules", .timeLimit(.minutes(1)))
 struct TopicTests {
     @Test("valid topics pass", arguments: ["turn.J7X-3.changed", "health.bus", "a", "store.event_card.changed"])
     func valid(_ topic: String) throws {

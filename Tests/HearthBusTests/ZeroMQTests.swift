@@ -4,7 +4,7 @@ import HearthTesting
 import Logging
 import Testing
 
-@Suite("libzmq wrapper")
+@Suite("libzmq wrapper", .timeLimit(.minutes(1)))
 struct ZeroMQTests {
     @Test("libzmq errors carry zmq_strerror text")
     func errors() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import HearthCLI
 
-@Suite("hearth command line")
+@Suite("hearth command line", .timeLimit(.minutes(1)))
 struct CommandLineTests {
     @Test("monitor takes prefixes and the shared options")
     func monitorParses() throws {
@@ -64,7 +64,7 @@ struct CommandLineTests {
     }
 }
 
-@Suite("Command line: turns and notification settings")
+@Suite("Command line: turns and notification settings", .timeLimit(.minutes(1)))
 struct TurnCommandLineTests {
     @Test("every turn subcommand parses with --json; names and codes are required where they must be")
     func turnParses() throws {
@@ -115,7 +115,7 @@ struct TurnCommandLineTests {
     }
 }
 
-@Suite("Block letters")
+@Suite("Block letters", .timeLimit(.minutes(1)))
 struct BlockLettersTests {
     @Test("text becomes five rows of block capitals; too wide or unknown characters fall back")
     func render() throws {

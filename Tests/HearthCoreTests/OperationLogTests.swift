@@ -1,4 +1,5 @@
 import HearthCore
+import HearthTesting
 import Testing
 
 /// A simulated device: its own log, clock and counter.
@@ -31,7 +32,7 @@ struct Replica {
 let august = EntityRef(kind: "event_card", id: "2026-08")
 let july = EntityRef(kind: "event_card", id: "2026-07")
 
-@Suite("Operation log")
+@Suite("Operation log", .timeLimit(.minutes(1)))
 struct OperationLogTests {
     @Test("local edits chain: each write replaces the value its author saw")
     func localEdits() throws {
@@ -157,7 +158,7 @@ struct OperationLogTests {
     }
 }
 
-@Suite("Operation log convergence")
+@Suite("Operation log convergence", .timeLimit(.minutes(1)))
 struct ConvergenceTests {
     /// Three devices edit a few cards while apart, syncing only now and then; every order of
     /// applying the resulting operations must give the same state.
@@ -233,7 +234,7 @@ struct ConvergenceTests {
     }
 }
 
-@Suite("Hybrid logical clock")
+@Suite("Hybrid logical clock", .timeLimit(.minutes(1)))
 struct HybridClockTests {
     @Test("readings never go backwards, even when the wall clock does")
     func monotonic() {
@@ -261,18 +262,5 @@ struct HybridClockTests {
         let far = HybridTime(wall: 1_000 + HybridClock.maximumDrift + 1)
         #expect(throws: OperationLogError.self) { try clock.observe(far, now: 1_000) }
         #expect(clock.last == HybridTime(wall: 0))
-    }
-}
-
-/// A small deterministic generator so a failing seed can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import HearthCore
 
 /// The turn rules on their own: every transition and every refusal.
-@Suite("Turn session")
+@Suite("Turn session", .timeLimit(.minutes(1)))
 struct TurnSessionTests {
     static func player(_ name: String, device: String? = nil) -> TurnSession.Player {
         TurnSession.Player(id: "id-\(name)", name: name, device: device ?? "dev-\(name)")

@@ -1,7 +1,7 @@
 import HearthCore
 import Testing
 
-@Suite("Year planner rules")
+@Suite("Year planner rules", .timeLimit(.minutes(1)))
 struct YearPlannerTests {
     @Test(
         "months read from numbers, names and abbreviations",

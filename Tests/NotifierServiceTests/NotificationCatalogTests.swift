@@ -6,7 +6,7 @@ import Testing
 @testable import NotifierService
 
 /// The table from events to popups, and the settings gate, as pure logic.
-@Suite("Notification catalog")
+@Suite("Notification catalog", .timeLimit(.minutes(1)))
 struct NotificationCatalogTests {
     static let here = "device-here"
     var catalog = NotificationCatalog(device: here, timeZone: TimeZone(identifier: "UTC")!)
@@ -182,7 +182,7 @@ struct NotificationCatalogTests {
     }
 }
 
-@Suite("Notification settings")
+@Suite("Notification settings", .timeLimit(.minutes(1)))
 struct NotifySettingsTests {
     static var utc: Calendar {
         var calendar = Calendar(identifier: .gregorian)

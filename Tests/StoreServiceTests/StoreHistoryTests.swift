@@ -6,7 +6,7 @@ import Testing
 
 @testable import StoreService
 
-@Suite("hearth-store: history, conflicts, devices, import", .serialized)
+@Suite("hearth-store: history, conflicts, devices, import", .serialized, .timeLimit(.minutes(2)))
 struct StoreHistoryTests {
     let context: ZMQContext
 

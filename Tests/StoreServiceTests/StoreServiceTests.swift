@@ -43,7 +43,7 @@ func operationCount(_ running: RunningStore) async throws -> Int {
     }
 }
 
-@Suite("hearth-store: year planner and change feed", .serialized)
+@Suite("hearth-store: year planner and change feed", .serialized, .timeLimit(.minutes(2)))
 struct StoreServiceTests {
     let context: ZMQContext
 
