@@ -1,0 +1,74 @@
+import HearthBus
+import Testing
+
+/// `Codable` types to and from `JSONValue`, as every wire format is read and written.
+@Suite("JSONValue coding", .timeLimit(.minutes(1)))
+struct JSONValueCodingTests {
+    struct Player: Codable, Equatable {
+        var name: String
+        var present: Bool
+    }
+
+    struct Game: Codable, Equatable {
+        var code: String
+        var seq: Int64
+        var turn: UInt8
+        var ratio: Double
+        var current: String?
+        var players: [Player]
+        var grid: [[Int]]
+        var extra: JSONValue
+
+        enum CodingKeys: String, CodingKey {
+            case code, seq, turn, ratio, current, players, grid, extra
+        }
+    }
+
+    static let game = Game(
+        code: "J7X-3", seq: 42, turn: 7, ratio: 0.5, current: nil,
+        players: [Player(name: "Ann", present: true), Player(name: "Bob", present: false)], grid: [[1, 2], []],
+        extra: ["any": [1, "two", nil]])
+
+    @Test("a value round-trips, with an absent optional left out and a JSONValue field kept as it is")
+    func roundTrip() throws {
+        let encoded = try JSONValue(encoding: Self.game)
+        #expect(encoded["current"] == nil)
+        #expect(encoded["players"]?.arrayValue?.count == 2)
+        #expect(encoded["extra"] == ["any": [1, "two", nil]])
+        #expect(try encoded.decode(Game.self) == Self.game)
+        // And through text, as it crosses the wire.
+        #expect(try JSONValue.parse(encoded.jsonBytes).decode(Game.self) == Self.game)
+        #expect(try JSONValue.encoded(encoded.jsonBytes).decode(Game.self) == Self.game)
+    }
+
+    @Test("an integer out of its field's range, a wrong type, or a missing field names the path")
+    func refusals() throws {
+        var value = try JSONValue(encoding: Self.game)
+        guard case .object(var members) = value else { throw CancellationError() }
+        members["turn"] = 300
+        value = .object(members)
+        let range = try #require(throws: DecodingError.self) { try value.decode(Game.self) }
+        guard case .dataCorrupted(let context) = range else { throw range }
+        #expect(context.codingPath.map(\.stringValue) == ["turn"])
+        #expect(context.debugDescription == "300 is out of range (0…255)")
+
+        members["turn"] = 1
+        members["players"] = [["name": "Ann", "present": "yes"]]
+        let mismatch = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
+        guard case .typeMismatch(_, let where_) = mismatch else { throw mismatch }
+        #expect(where_.codingPath.map(\.stringValue) == ["players", "0", "present"])
+        #expect(where_.debugDescription == "expected a boolean, found a string")
+
+        members.removeValue(forKey: "code")
+        let missing = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
+        guard case .keyNotFound(let key, _) = missing else { throw missing }
+        #expect(key.stringValue == "code")
+    }
+
+    @Test("values JSON cannot carry faithfully are refused when encoding")
+    func unrepresentable() {
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: UInt64.max) }
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: Double.nan) }
+        #expect((try? JSONValue(encoding: Int64.min)) == .int(.min))
+    }
+}
