@@ -148,6 +148,7 @@ let package = Package(
             name: "NotifierService",
             dependencies: [
                 "HearthBus",
+                "HearthCore",
                 "HearthNotify",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -245,12 +246,20 @@ let package = Package(
         ),
         .testTarget(
             name: "NotifierServiceTests",
-            dependencies: ["NotifierService", "HearthBus", "HearthNotify"],
+            dependencies: ["NotifierService", "HearthBus", "HearthCore", "HearthNotify"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TurnServiceTests",
+            dependencies: [
+                "TurnService", "HearthBus", "HearthCore", "HearthTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HearthCLITests",
-            dependencies: ["HearthCLI", "HearthBus", "HearthTesting"],
+            dependencies: ["HearthCLI", "HearthBus", "HearthCore", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -41,7 +41,7 @@ struct NotifierEventTests {
     }
 
     @Test(
-        "Your turn: critical with Done; the game's popup is replaced, not piled up; Done sends turn.done exactly once; stale turns are ignored"
+        "Your turn: critical with Done; the game's popup is replaced, not piled up; Done sends done exactly once; stale turns are ignored"
     )
     func turns() async throws {
         let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
@@ -85,7 +85,7 @@ struct NotifierEventTests {
 
         #expect(try await session.press(id: UInt32(id), action: "done") == 0)
         let action = try #require(await monitor.output.waitForLine(containing: "\"topic\":\"notify.action\""))
-        #expect(try JSONValue.parse(action)["event"]?["data"]?["command"] == "turn.done")
+        #expect(try JSONValue.parse(action)["event"]?["data"]?["command"] == "done")
         // A stale update (seq 2 again, say a late duplicate) shows nothing; seq 4 shows. Once seq 4
         // is on screen, the press has long been handled.
         try inject.yourTurn("Bob", device: "device-other", seq: 2)
@@ -95,7 +95,7 @@ struct NotifierEventTests {
         #expect(summaries == ["Your turn, Ann", "Bob is playing", "Your turn, Ann", "Cy is playing"])
         // (A notifier starting up may first ask the turn service which games are in play.)
         let commands = received.withLock { $0 }.filter { $0.command != "sessions" }
-        #expect(commands.map(\.command) == ["turn.done"])
+        #expect(commands.map(\.command) == ["done"])
         #expect(commands.first?.arguments == ["code": "J7X-3", "player": "id-Ann", "seq": 3])
 
         serving.cancel()
@@ -205,11 +205,18 @@ struct NotifierEventTests {
                 let ann: JSONValue = ["id": "id-Ann", "name": "Ann", "device": .string(here), "present": true]
                 if request.command == "status" {
                     return [
-                        "code": "J7X-3", "seq": 9, "turn": 4, "state": "playing", "current": "id-Ann",
-                        "players": [ann],
+                        "id": "s1", "code": "J7X-3", "seq": 9, "turn": 4, "state": "playing", "leader": "id-Ann",
+                        "current": "id-Ann", "players": [ann],
                     ]
                 }
-                return ["sessions": [["code": "J7X-3", "joined": true, "state": "playing"]]]
+                return [
+                    "sessions": [
+                        [
+                            "code": "J7X-3", "joined": true, "state": "playing", "leader": "Ann", "players": 1,
+                            "device": .string(here),
+                        ]
+                    ]
+                ]
             })
         let serving = Task { try await turnService.run() }
         let inject = try await Injector(stack, context: context, source: "turn")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 import HearthTesting
 import Testing
 
@@ -90,12 +91,12 @@ struct TurnCommandLineTests {
 
     @Test("a session prints its code, state, seq and turn, then the players in order with the marks")
     func describeSession() {
-        let session: JSONValue = [
-            "code": "J7X-3", "state": "playing", "seq": 7, "turn": 3, "current": "b", "leader": "a",
-            "players": [
-                ["id": "a", "name": "Ann", "present": true], ["id": "b", "name": "Bob", "present": false],
+        let session = TurnSession(
+            id: "s", code: "J7X-3", seq: 7, state: .playing,
+            players: [
+                .init(id: "a", name: "Ann", device: "d1"), .init(id: "b", name: "Bob", device: "d2", present: false),
             ],
-        ]
+            current: "b", leader: "a", turn: 3, turnStartSeq: 7)
         #expect(
             Turn.describe(session) == "J7X-3  playing  seq 7  turn 3\n    Ann  (leader)\n  ▶ Bob  (away)")
     }

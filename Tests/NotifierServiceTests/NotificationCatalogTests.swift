@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthNotify
 import Testing
 
@@ -32,7 +33,7 @@ struct NotificationCatalogTests {
         return popup
     }
 
-    @Test("your turn: critical, stays, Done sends turn.done with the game, player and seq")
+    @Test("your turn: critical, stays, Done sends done (as the CLI does) with the game, player and seq")
     mutating func yourTurnHere() throws {
         let popup = try Self.popup(
             catalog.plan(topic: "turn.J7X-3.your-turn", envelope: Self.yourTurn("Ann", device: Self.here, seq: 7)))
@@ -46,7 +47,7 @@ struct NotificationCatalogTests {
         #expect(
             popup.buttons["done"]
                 == Button(
-                    service: .turn, command: "turn.done", arguments: ["code": "J7X-3", "player": "id-Ann", "seq": 7]))
+                    service: .turn, command: "done", arguments: ["code": "J7X-3", "player": "id-Ann", "seq": 7]))
     }
 
     @Test("someone else's turn: a quiet 'NAME is playing' under the same key, no buttons")
@@ -72,29 +73,35 @@ struct NotificationCatalogTests {
 
     @Test("joined, left, leader and ended")
     mutating func turnChanges() throws {
-        func changed(_ kind: String, _ name: String, device: String, seq: Int64) -> Envelope {
-            Self.event(
-                "turn.changed",
-                [
-                    "session": ["code": "J7X-3", "seq": .int(seq), "players": [["name": "Ann"], ["name": "Bob"]]],
-                    "change": ["kind": .string(kind), "player": ["name": .string(name), "device": .string(device)]],
-                ])
+        // As the turn service publishes it: the whole session and the change (`TurnChangedEvent`).
+        func changed(_ kind: String, _ name: String, device: String, seq: Int64) throws -> Envelope {
+            let players: [TurnSession.Player] = [
+                .init(id: "id-Ann", name: "Ann", device: Self.here), .init(id: "id-Bob", name: "Bob", device: "other"),
+            ]
+            let session = TurnSession(
+                id: "s", code: "J7X-3", seq: seq, state: .open, players: players, current: nil, leader: "id-Ann",
+                turn: 0, turnStartSeq: 0)
+            let player = TurnSession.Player(id: "id-\(name)", name: name, device: device)
+            let change = TurnSession.Change(kind: try #require(.init(rawValue: kind)), player: player)
+            return Self.event(
+                "turn.changed", try JSONValue(encoding: TurnChangedEvent(session: session, change: change)))
         }
         let joined = try Self.popup(
-            catalog.plan(topic: "t", envelope: changed("joined", "Bob", device: "other", seq: 1)))
+            catalog.plan(topic: "t", envelope: try changed("joined", "Bob", device: "other", seq: 1)))
         #expect(joined.notification.summary == "Bob joined the game")
         #expect(joined.notification.body == "Game J7X-3 · 2 players")
         #expect(joined.notification.urgency == .low)
         // A player's own join is not news to their device.
-        #expect(catalog.plan(topic: "t", envelope: changed("joined", "Ann", device: Self.here, seq: 2)) == .ignore)
-        let left = try Self.popup(catalog.plan(topic: "t", envelope: changed("left", "Bob", device: "other", seq: 3)))
+        #expect(catalog.plan(topic: "t", envelope: try changed("joined", "Ann", device: Self.here, seq: 2)) == .ignore)
+        let left = try Self.popup(
+            catalog.plan(topic: "t", envelope: try changed("left", "Bob", device: "other", seq: 3)))
         #expect(left.notification.summary == "Bob left the game")
         let leader = try Self.popup(
-            catalog.plan(topic: "t", envelope: changed("leader", "Ann", device: Self.here, seq: 4)))
+            catalog.plan(topic: "t", envelope: try changed("leader", "Ann", device: Self.here, seq: 4)))
         #expect(leader.notification.summary == "You are the leader now")
         #expect(leader.notification.urgency == .normal)
         #expect(
-            catalog.plan(topic: "t", envelope: changed("ended", "Ann", device: Self.here, seq: 5))
+            catalog.plan(topic: "t", envelope: try changed("ended", "Ann", device: Self.here, seq: 5))
                 == .close(["turn.J7X-3", "turn.J7X-3.roster", "turn.J7X-3.leader"]))
     }
 

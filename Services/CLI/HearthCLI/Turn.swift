@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 import Synchronization
 import UnixSignals
 
@@ -14,20 +15,27 @@ struct Turn: AsyncParsableCommand {
         ])
 
     /// Prints a session: code, state, players in order with the current one marked.
-    static func describe(_ session: JSONValue) -> String {
-        let code = session["code"]?.stringValue ?? "?"
-        let state = session["state"]?.stringValue ?? "?"
-        let header = "\(code)  \(state)  seq \(session["seq"]?.intValue ?? 0)  turn \(session["turn"]?.intValue ?? 0)"
+    static func describe(_ session: TurnSession) -> String {
+        let header = "\(session.code)  \(session.state.rawValue)  seq \(session.seq)  turn \(session.turn)"
         return ([header] + playerLines(session)).joined(separator: "\n")
     }
 
+    /// Prints a session a service replied with, or what the reply says when it is not one (an
+    /// ended game's short record).
+    static func describe(_ reply: JSONValue) -> String {
+        guard let session = try? reply.decode(TurnSession.self) else {
+            return "\(reply["code"]?.stringValue ?? "?")  \(reply["state"]?.stringValue ?? "?")"
+        }
+        return describe(session)
+    }
+
     /// One line per player in turn order: ▶ for the current one, then (leader) and (away) marks.
-    static func playerLines(_ session: JSONValue) -> [String] {
-        (session["players"]?.arrayValue ?? []).map { player in
-            let marker = player["id"] == session["current"] ? "▶" : " "
-            let lead = player["id"] == session["leader"] ? "  (leader)" : ""
-            let away = player["present"] == false ? "  (away)" : ""
-            return "  \(marker) \(player["name"]?.stringValue ?? "?")\(lead)\(away)"
+    static func playerLines(_ session: TurnSession) -> [String] {
+        session.players.map { player in
+            let marker = player.id == session.current ? "▶" : " "
+            let lead = player.id == session.leader ? "  (leader)" : ""
+            let away = player.present ? "" : "  (away)"
+            return "  \(marker) \(player.name)\(lead)\(away)"
         }
     }
 
@@ -51,13 +59,12 @@ struct Turn: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .turn, "sessions")
             if options.json { return Output.json(reply) }
-            let sessions = reply["sessions"]?.arrayValue ?? []
+            let sessions = try reply.decode(SessionListing.List.self).sessions
             if sessions.isEmpty { Output.line("no sessions in reach") }
             for session in sessions {
                 Output.line(
-                    "\(session["code"]?.stringValue ?? "?")  led by \(session["leader"]?.stringValue ?? "?")  "
-                        + "\(session["players"]?.intValue ?? 0) players  \(session["state"]?.stringValue ?? "")"
-                        + (session["joined"] == true ? "  (joined)" : ""))
+                    "\(session.code)  led by \(session.leader ?? "?")  \(session.players) players  "
+                        + (session.state?.rawValue ?? "") + (session.joined ? "  (joined)" : ""))
             }
         }
     }
@@ -170,7 +177,8 @@ struct Turn: AsyncParsableCommand {
             // Snapshot first (subscribed already, so nothing falls between), then updates; an
             // update older than what is shown is ignored.
             let snapshot = try await ServiceCall.run(options, .turn, "status", ["code": .string(code)])
-            let code = snapshot["code"]?.stringValue ?? code
+                .decode(TurnSession.self)
+            let code = snapshot.code
             let screen = WatchScreen(device: device, json: options.json)
             screen.show(snapshot)
             let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
@@ -178,10 +186,10 @@ struct Turn: AsyncParsableCommand {
                 group.addTask {
                     for await message in subscriber {
                         guard case .event(let topic, let envelope) = message, topic == "turn.\(code).changed",
-                            let session = envelope.data["session"]
+                            let session = try? envelope.data.decode(TurnChangedEvent.self).session
                         else { continue }
                         screen.show(session)
-                        if session["state"] == "ended" { return }
+                        if session.state == .ended { return }
                     }
                 }
                 group.addTask { for await _ in signals { break } }
@@ -207,33 +215,28 @@ final class WatchScreen: Sendable {
         if !json { Output.write("\u{1B}[?25l") }  // hide the cursor
     }
 
-    func show(_ session: JSONValue) {
-        let seq = session["seq"]?.intValue ?? 0
-        guard seq > shown.load(ordering: .relaxed) else { return }
-        shown.store(seq, ordering: .relaxed)
-        let players = session["players"]?.arrayValue ?? []
-        let current = players.first { $0["id"] == session["current"] }
-        let mine = current?["device"]?.stringValue == device
+    func show(_ session: TurnSession) {
+        guard session.seq > shown.load(ordering: .relaxed) else { return }
+        shown.store(session.seq, ordering: .relaxed)
+        let current = session.currentPlayer
+        let mine = current?.device == device
+        let name = current?.name ?? ""
         let headline: String
-        switch session["state"]?.stringValue {
-        case "open": headline = "Waiting to start"
-        case "ended": headline = "Game over"
-        default:
-            headline =
-                mine
-                ? "YOUR TURN, \(current?["name"]?.stringValue ?? "")"
-                : "\(current?["name"]?.stringValue ?? "Nobody") is playing"
+        switch session.state {
+        case .open: headline = "Waiting to start"
+        case .ended: headline = "Game over"
+        case .playing: headline = mine ? "YOUR TURN, \(name)" : "\(current?.name ?? "Nobody") is playing"
         }
         if json {
-            Output.json(["seq": .int(seq), "headline": .string(headline), "session": session])
+            let encoded = (try? JSONValue(encoding: session)) ?? .null
+            Output.json(["seq": .int(session.seq), "headline": .string(headline), "session": encoded])
             return
         }
         // The big line: block capitals when the terminal is wide enough ("YOUR TURN" / the name),
         // with the rest of the sentence in bold underneath; plain bold otherwise.
-        let name = current?["name"]?.stringValue ?? ""
         let (big, small): (String, String) =
-            switch session["state"]?.stringValue {
-            case "playing": mine ? ("Your turn", name) : (name, "is playing")
+            switch session.state {
+            case .playing: mine ? ("Your turn", name) : (name, "is playing")
             default: (headline, "")
             }
         let style = "\u{1B}[1m" + (mine ? "\u{1B}[32m" : "")
@@ -245,7 +248,7 @@ final class WatchScreen: Sendable {
             lines.append("  " + style + headline + "\u{1B}[0m")
         }
         lines.append("")
-        lines.append("  Game \(session["code"]?.stringValue ?? "")  ·  turn \(session["turn"]?.intValue ?? 0)")
+        lines.append("  Game \(session.code)  ·  turn \(session.turn)")
         lines.append("")
         lines += Turn.playerLines(session).map { " " + $0 }
         Output.write(lines.joined(separator: "\n") + "\n")

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthNotify
 
 /// One popup to show (or replace) under a key.
@@ -32,8 +33,8 @@ struct Button: Equatable, Sendable {
 ///
 /// | type | data | shows |
 /// |---|---|---|
-/// | `turn.your-turn` | `code`, `seq`, `turn`, `player {id, name, device}` | "Your turn, NAME" (critical, **Done**) on the player's device, "NAME is playing" (low) elsewhere; one popup per game |
-/// | `turn.changed` | `session {code, seq, state, players […]}`, `change {kind, player}` | joined / left (low), "You are the leader now"; `ended` closes the game's popups |
+/// | `turn.your-turn` | `YourTurnEvent`: `code`, `seq`, `turn`, `player {id, name, device}` | "Your turn, NAME" (critical, **Done**) on the player's device, "NAME is playing" (low) elsewhere; one popup per game |
+/// | `turn.changed` | `TurnChangedEvent`: `session` (a whole `TurnSession`), `change {kind, player}` | joined / left (low), "You are the leader now"; `ended` closes the game's popups |
 /// | `reminder.due` | `reminder {id, title, due, detail?, reschedule?}` | title and time, **Done**, **Snooze**, **Reschedule** when offered |
 /// | `reminder.snoozed` | `reminder {id, title}`, `until` | "Snoozed until 18:30", replacing the reminder |
 /// | `reminder.done`, `reminder.rescheduled`, `reminder.cancelled` | `reminder {id}` | closes the reminder |
@@ -67,16 +68,15 @@ struct NotificationCatalog {
         let data = envelope.data
         switch envelope.type {
         case "turn.your-turn":
-            guard let code = data["code"]?.stringValue, accept(code: code, seq: data["seq"]?.intValue) else {
+            guard let event = try? data.decode(YourTurnEvent.self), accept(code: event.code, seq: event.seq) else {
                 return .ignore
             }
-            return yourTurn(code: code, data)
+            return yourTurn(event)
         case "turn.changed":
-            let session = data["session"] ?? .null
-            guard let code = session["code"]?.stringValue, accept(code: code, seq: session["seq"]?.intValue) else {
-                return .ignore
-            }
-            return turnChanged(code: code, session: session, change: data["change"] ?? .null)
+            guard let event = try? data.decode(TurnChangedEvent.self),
+                accept(code: event.session.code, seq: event.session.seq)
+            else { return .ignore }
+            return turnChanged(event)
         case "reminder.due":
             return reminderDue(data["reminder"] ?? .null)
         case "reminder.snoozed":
@@ -94,8 +94,7 @@ struct NotificationCatalog {
     }
 
     /// Whether a turn event is at least as new as the newest seen for its game.
-    private mutating func accept(code: String, seq: Int64?) -> Bool {
-        guard let seq else { return false }
+    private mutating func accept(code: String, seq: Int64) -> Bool {
         if let newest = newestTurn[code], seq < newest { return false }
         newestTurn[code] = seq
         return true
@@ -105,18 +104,15 @@ struct NotificationCatalog {
 
     /// "Your turn, NAME" with Done to the player's device; a quiet "NAME is playing" elsewhere.
     /// Both under the game's key, so a game never piles up popups.
-    private func yourTurn(code: String, _ data: JSONValue) -> NotificationPlan {
-        let player = data["player"] ?? .null
-        guard let name = player["name"]?.stringValue, let id = player["id"]?.stringValue,
-            let seq = data["seq"]?.intValue
-        else { return .ignore }
-        let body = "Game \(code)" + (data["turn"]?.intValue.map { " · turn \($0)" } ?? "")
-        guard player["device"]?.stringValue == device else {
+    private func yourTurn(_ event: YourTurnEvent) -> NotificationPlan {
+        let (code, player) = (event.code, event.player)
+        let body = "Game \(code) · turn \(event.turn)"
+        guard player.device == device else {
             return .show(
                 Popup(
                     key: "turn.\(code)", category: .turns,
                     notification: DesktopNotification(
-                        summary: "\(name) is playing", body: body, icon: "applications-games", urgency: .low,
+                        summary: "\(player.name) is playing", body: body, icon: "applications-games", urgency: .low,
                         category: "hearth.turn", timeout: 5_000),
                     buttons: [:]))
         }
@@ -124,19 +120,21 @@ struct NotificationCatalog {
             Popup(
                 key: "turn.\(code)", category: .turns,
                 notification: DesktopNotification(
-                    summary: "Your turn, \(name)", body: body, icon: "applications-games", urgency: .critical,
+                    summary: "Your turn, \(player.name)", body: body, icon: "applications-games", urgency: .critical,
                     category: "hearth.turn", timeout: 0, actions: [(key: "done", label: "Done")]),
                 buttons: [
+                    // The same command the CLI's `hearth turn done` sends.
                     "done": Button(
-                        service: .turn, command: "turn.done",
-                        arguments: ["code": .string(code), "player": .string(id), "seq": .int(seq)])
+                        service: .turn, command: "done",
+                        arguments: ["code": .string(code), "player": .string(player.id), "seq": .int(event.seq)])
                 ]))
     }
 
-    private func turnChanged(code: String, session: JSONValue, change: JSONValue) -> NotificationPlan {
-        let player = change["player"] ?? .null
-        let name = player["name"]?.stringValue ?? "A player"
-        let players = session["players"]?.arrayValue?.count ?? 0
+    private func turnChanged(_ event: TurnChangedEvent) -> NotificationPlan {
+        let code = event.session.code
+        let player = event.change?.player
+        let name = player?.name ?? "A player"
+        let players = event.session.players.count
         func notice(_ key: String, _ summary: String, urgency: DesktopNotification.Urgency = .low) -> NotificationPlan {
             .show(
                 Popup(
@@ -146,16 +144,17 @@ struct NotificationCatalog {
                         icon: "applications-games", urgency: urgency, category: "hearth.turn", timeout: 5_000),
                     buttons: [:]))
         }
-        switch change["kind"]?.stringValue {
-        case "joined" where player["device"]?.stringValue != device:
+        let here = player?.device == device
+        switch event.change?.kind {
+        case .joined where !here:
             return notice("turn.\(code).roster", "\(name) joined the game")
-        case "left" where player["device"]?.stringValue != device:
+        case .left where !here:
             return notice("turn.\(code).roster", "\(name) left the game")
-        case "leader" where player["device"]?.stringValue == device:
+        case .leader where here:
             return notice("turn.\(code).leader", "You are the leader now", urgency: .normal)
-        case "leader":
+        case .leader:
             return notice("turn.\(code).leader", "\(name) leads the game now")
-        case "ended":
+        case .ended:
             return .close(["turn.\(code)", "turn.\(code).roster", "turn.\(code).leader"])
         default:
             return .ignore

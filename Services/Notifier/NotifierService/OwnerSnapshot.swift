@@ -1,4 +1,5 @@
 import HearthBus
+import HearthCore
 
 /// What a service that owns popups says is current, asked for when the notifier starts and
 /// after it missed events from that service (a gap): the popups under `keyPrefix` that are not
@@ -14,23 +15,19 @@ struct OwnerSnapshot: Sendable {
     /// The games this device plays in, from `hearth-turn`: whose turn it is in each game being
     /// played; popups of games that ended are over. `nil` when it does not answer.
     static func turns(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
-        guard let list = try? await client.request("sessions") else { return nil }
+        guard let list = try? await client.request("sessions").decode(SessionListing.List.self) else { return nil }
         var live: Set<String> = []
         var events: [(topic: String, envelope: Envelope)] = []
-        for entry in list["sessions"]?.arrayValue ?? [] where entry["joined"] == true {
-            guard let code = entry["code"]?.stringValue else { continue }
-            live.insert(code)
-            guard entry["state"] == "playing",
-                let session = try? await client.request("status", args: ["code": .string(code)]),
-                let current = session["current"]?.stringValue,
-                let player = session["players"]?.arrayValue?.first(where: { $0["id"]?.stringValue == current })
+        for entry in list.sessions where entry.joined {
+            live.insert(entry.code)
+            guard entry.state == .playing,
+                let session = try? await client.request("status", args: ["code": .string(entry.code)]).decode(
+                    TurnSession.self),
+                let yourTurn = YourTurnEvent(session), let data = try? JSONValue(encoding: yourTurn)
             else { continue }
-            let data: JSONValue = [
-                "code": .string(code), "seq": session["seq"] ?? 0, "turn": session["turn"] ?? 0, "player": player,
-            ]
             events.append(
                 (
-                    "turn.\(code).your-turn",
+                    "turn.\(entry.code).your-turn",
                     Envelope(source: "turn", device: device, seq: 0, type: "turn.your-turn", data: data)
                 ))
         }

@@ -17,7 +17,8 @@ public final class TurnService: Service {
     private let authenticator: CurveAuthenticator
     private let publisher: Publisher
     private let beacon: Beacon?
-    private let engine: TurnEngine
+    /// The protocol state (internal for tests, which drive its clock).
+    let engine: TurnEngine
     private let newLinks: AsyncStream<PeerLink>
     private let logger: Logger
 
@@ -25,9 +26,13 @@ public final class TurnService: Service {
     public let peerEndpoint: String
 
     /// Binds the peer socket and the beacon port and connects to the bus; serving starts in `run()`.
+    /// - Parameters:
+    ///   - timing: the protocol's intervals (tests shorten them).
+    ///   - now: the clock (tests may move it).
     /// - Throws: when an endpoint or port cannot be bound.
     public init(
-        configuration: HearthConfiguration, context: ZMQContext, device: String, keyPair: CurveKeyPair, logger: Logger
+        configuration: HearthConfiguration, context: ZMQContext, device: String, keyPair: CurveKeyPair, logger: Logger,
+        timing: TurnTiming = .standard, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws {
         self.configuration = configuration
         self.logger = logger
@@ -66,7 +71,7 @@ public final class TurnService: Service {
         newLinks = links
         let engine = TurnEngine(
             device: device, keyPair: keyPair, peerPort: port, publisher: publisher, peerSocket: peerSocket,
-            beacon: beacon, context: context, logger: logger, linkSink: linkSink)
+            beacon: beacon, context: context, logger: logger, linkSink: linkSink, timing: timing, now: now)
         self.engine = engine
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.turn), service: "turn",
@@ -95,7 +100,7 @@ public final class TurnService: Service {
                 await cancelWhenGracefulShutdown {
                     while !Task.isCancelled {
                         await self.engine.tick()
-                        try? await Task.sleep(for: TurnEngine.heartbeat)
+                        try? await Task.sleep(for: self.engine.timing.heartbeat)
                     }
                 }
             }

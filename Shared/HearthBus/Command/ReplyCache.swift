@@ -5,9 +5,9 @@ import Synchronization
 ///
 /// A duplicate that arrives while the first copy is still running waits for that run's reply.
 /// The cache is bounded: the oldest finished replies are forgotten first.
-final class ReplyCache: Sendable {
+public final class ReplyCache: Sendable {
     /// What to do with an arriving request.
-    enum Admission: Equatable {
+    public enum Admission: Equatable {
         /// Run it; nobody else is.
         case run
         /// Already answered: send this again.
@@ -24,12 +24,12 @@ final class ReplyCache: Sendable {
     private let capacity: Int
     private let state = Mutex(State())
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Registers a request from the peer with routing id `route`.
-    func admit(id: String, route: Frame) -> Admission {
+    public func admit(id: String, route: Frame) -> Admission {
         state.withLock { state in
             if let reply = state.finished[id] { return .answered(reply) }
             if state.running[id] != nil {
@@ -42,7 +42,7 @@ final class ReplyCache: Sendable {
     }
 
     /// Stores the reply for `id` and returns the routes of duplicates that joined while it ran.
-    func finish(id: String, reply: [UInt8]) -> [Frame] {
+    public func finish(id: String, reply: [UInt8]) -> [Frame] {
         state.withLock { state in
             let joined = state.running.removeValue(forKey: id) ?? []
             state.finished[id] = reply
@@ -53,5 +53,5 @@ final class ReplyCache: Sendable {
         }
     }
 
-    var count: Int { state.withLock { $0.finished.count } }
+    public var count: Int { state.withLock { $0.finished.count } }
 }

@@ -1,0 +1,32 @@
+import HearthBus
+import HearthCore
+
+/// What a device's turn service announces in its beacon: itself, where its peer socket listens,
+/// its public key, and the sessions it leads. Never household data.
+struct BeaconAnnouncement: Codable, Sendable, Equatable {
+    /// A session the device leads, as others see it before joining.
+    struct Session: Codable, Sendable, Equatable {
+        let code: String
+        /// The leader's name.
+        let leader: String?
+        let state: TurnSession.State
+        /// The players' names, in order.
+        let players: [String]
+        /// The devices the players sit at: a restarted device finds its games here.
+        let devices: [String]
+    }
+
+    /// Always 1: anything else on the port is not a Hearth beacon.
+    var hearth: Int = 1
+    let device: String
+    /// The device's CURVE public key (Z85, 40 characters).
+    let key: String
+    /// Its peer socket's TCP port.
+    let port: Int
+    let sessions: [Session]
+    /// Sent straight to a static peer, asking for its announcement back.
+    var direct: Bool?
+
+    /// Whether it can be used: a Hearth beacon with a well-formed key and port.
+    var isUsable: Bool { hearth == 1 && key.utf8.count == 40 && (1...65_535).contains(port) }
+}

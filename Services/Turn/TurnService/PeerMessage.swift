@@ -1,0 +1,146 @@
+import HearthBus
+import HearthCore
+
+/// One message between two devices' turn services: one JSON frame, its kind in `t`.
+///
+/// - member → leader: `hb {device, seqs {code: seq}}`, `req {id, cmd, device, code, args}`
+/// - leader → member: `rep {id, ok, session?, change?, error?}`, `state {session, change?, keys}`,
+///   `hb {}` (nothing to update), `gone {code}` (that device is no longer in the session)
+enum PeerMessage: Sendable, Equatable {
+    case heartbeat(Heartbeat)
+    case request(Request)
+    case reply(Reply)
+    case state(State)
+    case gone(code: String)
+
+    /// A member's heartbeat carries its device and the `seq` of each session it follows there;
+    /// a leader's answer carries neither.
+    struct Heartbeat: Codable, Sendable, Equatable {
+        var device: String?
+        var seqs: [String: Int64]?
+    }
+
+    /// A member asks the leader's device to join, pass the turn (`done`) or leave.
+    struct Request: Codable, Sendable, Equatable {
+        enum Command: String, Codable, Sendable {
+            case join, done, leave
+        }
+
+        struct Arguments: Codable, Sendable, Equatable {
+            /// join: the new player's name.
+            var name: String?
+            /// done, leave: the player's id.
+            var player: String?
+            /// done: the session `seq` the player saw.
+            var seq: Int64?
+        }
+
+        let id: String
+        let cmd: Command
+        let device: String
+        let code: String
+        var args: Arguments?
+    }
+
+    /// The leader's answer to one request.
+    struct Reply: Codable, Sendable, Equatable {
+        let id: String?
+        let ok: Bool
+        var session: TurnSession?
+        var change: TurnSession.Change?
+        var error: String?
+
+        static func refusal(_ id: String?, _ error: String) -> Reply {
+            Reply(id: id, ok: false, session: nil, change: nil, error: error)
+        }
+    }
+
+    /// A session as its leader holds it, with each device's CURVE key as the leader knows it (so
+    /// a device that takes over binds members to their real keys).
+    struct State: Codable, Sendable, Equatable {
+        let session: TurnSession
+        var change: TurnSession.Change?
+        var keys: [String: String]?
+    }
+
+    /// The device a member's message says it comes from.
+    var sender: String? {
+        switch self {
+        case .heartbeat(let heartbeat): heartbeat.device
+        case .request(let request): request.device
+        default: nil
+        }
+    }
+
+    /// The frame to send.
+    var bytes: [UInt8] {
+        // Cannot fail: every field is a string, a bool, an Int64 or made of them.
+        ((try? JSONValue(encoding: self)) ?? .null).jsonBytes
+    }
+
+    /// Reads one frame.
+    /// - Throws: `PeerMessageError` saying what is wrong, in words for the reply.
+    static func decode(_ frame: [UInt8]) throws(PeerMessageError) -> PeerMessage {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(frame)
+        } catch {
+            throw PeerMessageError(id: nil, reason: "message: not JSON (\(error))")
+        }
+        do {
+            return try value.decode(PeerMessage.self)
+        } catch let error as DecodingError {
+            throw PeerMessageError(id: value["id"]?.stringValue, reason: error.summary)
+        } catch {
+            throw PeerMessageError(id: value["id"]?.stringValue, reason: "\(error)")
+        }
+    }
+}
+
+/// A peer frame that is not a message this protocol knows, with the request id if it had one.
+struct PeerMessageError: Error, Sendable {
+    let id: String?
+    let reason: String
+}
+
+extension PeerMessage: Codable {
+    private enum Kind: String, Codable {
+        case hb, req, rep, state, gone
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case t, code
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(Kind.self, forKey: .t) {
+        case .hb: self = .heartbeat(try Heartbeat(from: decoder))
+        case .req: self = .request(try Request(from: decoder))
+        case .rep: self = .reply(try Reply(from: decoder))
+        case .state: self = .state(try State(from: decoder))
+        case .gone: self = .gone(code: try container.decode(String.self, forKey: .code))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .heartbeat(let heartbeat):
+            try container.encode(Kind.hb, forKey: .t)
+            try heartbeat.encode(to: encoder)
+        case .request(let request):
+            try container.encode(Kind.req, forKey: .t)
+            try request.encode(to: encoder)
+        case .reply(let reply):
+            try container.encode(Kind.rep, forKey: .t)
+            try reply.encode(to: encoder)
+        case .state(let state):
+            try container.encode(Kind.state, forKey: .t)
+            try state.encode(to: encoder)
+        case .gone(let code):
+            try container.encode(Kind.gone, forKey: .t)
+            try container.encode(code, forKey: .code)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import HearthBus
+import HearthCore
+
+/// Commands from this device (`turn.cmd`): the CLI and the notifier's buttons.
+extension TurnEngine {
+    /// Handles one command.
+    func command(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = request.arguments
+        do {
+            switch request.command {
+            case "create": return try create(name: try Self.text(arguments, "name"))
+            case "sessions": return try JSONValue(encoding: sessionList())
+            case "status": return try JSONValue(encoding: try held(code(arguments)).session)
+            case "join": return try await join(code: try code(arguments), name: try Self.text(arguments, "name"))
+            case "start", "order", "end":
+                return try leaderCommand(request.command, code: try code(arguments), arguments: arguments)
+            case "done", "leave":
+                return try await playerCommand(request.command, code: try code(arguments), arguments: arguments)
+            default:
+                throw CommandError.unknownCommand(request.command, service: "turn")
+            }
+        } catch let error as TurnError {
+            throw error.commandError
+        }
+    }
+
+    private func code(_ arguments: [String: JSONValue]) throws -> String {
+        let text = try Self.text(arguments, "code")
+        guard let code = SessionCode.normalized(text) else { throw TurnError.invalidCode(text) }
+        return code
+    }
+
+    static func text(_ arguments: [String: JSONValue], _ field: String) throws -> String {
+        guard let value = arguments[field] else { throw CommandError.invalidArgument(field, "is required") }
+        guard let text = value.stringValue else { throw CommandError.invalidArgument(field, "must be a string") }
+        return text
+    }
+
+    func held(_ code: String) throws(TurnError) -> Held {
+        guard let held = sessions[code] else { throw .noSuchSession(code) }
+        return held
+    }
+
+    /// Every code this device can see: its own sessions and those in beacons.
+    private var visibleCodes: Set<String> {
+        Set(sessions.keys).union(peers.values.flatMap { $0.announcement.sessions.map(\.code) })
+    }
+
+    /// A reply with the session and the player a command made.
+    private func reply(_ session: TurnSession, _ player: TurnSession.Player) throws -> JSONValue {
+        ["session": try JSONValue(encoding: session), "player": try JSONValue(encoding: player)]
+    }
+
+    private func create(name: String) throws -> JSONValue {
+        let code = SessionCode.make(avoiding: visibleCodes, using: &random)
+        let leader = TurnSession.Player(id: UUIDText.make(), name: name, device: device)
+        let session = try TurnSession(id: UUIDText.make(), code: code, leader: leader)
+        sessions[code] = Held(session: session)
+        publishChanged(session, TurnSession.Change(kind: .created, player: leader), previous: nil)
+        return try reply(session, leader)
+    }
+
+    private func sessionList() -> SessionListing.List {
+        var list: [String: SessionListing] = [:]
+        // Only devices heard lately: a beacon stops when its device goes.
+        for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter {
+            for entry in peer.announcement.sessions {
+                list[entry.code] = SessionListing(
+                    code: entry.code, leader: entry.leader, state: entry.state, players: entry.players.count,
+                    device: device, joined: false)
+            }
+        }
+        for (code, held) in sessions {
+            list[code] = SessionListing(
+                code: code, leader: held.session.leaderPlayer?.name, state: held.session.state,
+                players: held.session.players.count, device: held.leaderDevice, joined: true)
+        }
+        return SessionListing.List(sessions: list.keys.sorted().map { list[$0]! })
+    }
+
+    /// Joins `code` as `name` at this device: locally if this device leads it, else by asking
+    /// the device whose beacon lists it.
+    private func join(code: String, name: String) async throws -> JSONValue {
+        if let held = sessions[code], held.leaderDevice == device {
+            let player = TurnSession.Player(id: UUIDText.make(), name: name, device: device)
+            try apply(code) { session throws(TurnError) in [try session.join(player)] }
+            return try reply(sessions[code]?.session ?? held.session, player)
+        }
+        guard
+            let (leaderDevice, _) = peers.first(where: {
+                $0.value.announcement.sessions.contains { $0.code == code }
+            })
+        else { throw TurnError.noSuchSession(code) }
+        let answer = try await request(leaderDevice, .join, code: code, arguments: .init(name: name))
+        guard let session = answer.session, let player = session.player(named: name) else {
+            throw TurnError.malformed("the leader's reply lacks the new player")
+        }
+        receive(session, change: answer.change, from: leaderDevice)
+        return try reply(session, player)
+    }
+
+    /// start, order and end: only on the leader's device, by the leader.
+    private func leaderCommand(_ command: String, code: String, arguments: [String: JSONValue]) throws -> JSONValue {
+        let held = try held(code)
+        guard held.leaderDevice == device, let leader = held.session.leaderPlayer else {
+            throw CommandError(
+                code: "refused",
+                message:
+                    "player: only the leader's device can \(command) a game (the leader is \(held.session.leaderPlayer?.name ?? "unknown"))"
+            )
+        }
+        try apply(code) { session throws(TurnError) in
+            switch command {
+            case "start": return [try session.start(by: leader.id)]
+            case "end": return [try session.end(by: leader.id)]
+            default:
+                guard let names = arguments["players"]?.arrayValue?.compactMap(\.stringValue), !names.isEmpty else {
+                    throw .malformed("players: give the new order as a list of names")
+                }
+                return [try session.reorder(names, by: leader.id)]
+            }
+        }
+        return try sessionOrEnded(code)
+    }
+
+    /// The session after a command, or a short `ended` record once it is gone.
+    private func sessionOrEnded(_ code: String) throws -> JSONValue {
+        guard let session = sessions[code]?.session else { return ["code": .string(code), "state": "ended"] }
+        return try JSONValue(encoding: session)
+    }
+
+    /// done and leave, for a player at this device (named, or the only one / the current one).
+    private func playerCommand(
+        _ command: String, code: String, arguments: [String: JSONValue]
+    ) async throws -> JSONValue {
+        let held = try held(code)
+        let local = held.session.players.filter { $0.device == device }
+        let player: TurnSession.Player
+        if let named = arguments["player"]?.stringValue {
+            guard let found = held.session.player(named) ?? held.session.player(named: named) else {
+                throw TurnError.unknownPlayer(named)
+            }
+            player = found
+        } else if command == "done", let current = held.session.currentPlayer, current.device == device {
+            player = current
+        } else if local.count == 1 {
+            player = local[0]
+        } else {
+            throw CommandError.invalidArgument(
+                "player", "is required: more than one player, or none, sits at this device")
+        }
+        guard player.device == device else {
+            throw CommandError(
+                code: "refused",
+                message: "player: \(player.name) plays at another device; only that device can \(command) for them")
+        }
+        let seq = arguments["seq"]?.intValue
+        if held.leaderDevice == device {
+            try apply(code) { session throws(TurnError) in
+                command == "done" ? [try session.done(by: player.id, seq: seq)] : try session.leave(player.id)
+            }
+            return try sessionOrEnded(code)
+        }
+        let answer = try await request(
+            held.leaderDevice, command == "done" ? .done : .leave, code: code,
+            arguments: .init(player: player.id, seq: seq))
+        guard let session = answer.session else { throw TurnError.malformed("the leader's reply lacks the session") }
+        receive(session, change: answer.change, from: held.leaderDevice)
+        return try JSONValue(encoding: session)
+    }
+}

@@ -1,0 +1,56 @@
+import HearthBus
+import HearthCore
+
+/// Hearing other devices' beacons and announcing this one.
+extension TurnEngine {
+    /// A beacon heard.
+    func sighted(_ sighting: BeaconSighting) {
+        guard let announcement = try? sighting.payload.decode(BeaconAnnouncement.self), announcement.isUsable,
+            announcement.device != device
+        else { return }
+        let other = announcement.device
+        if announcement.direct == true { beacon?.reply(to: sighting.host, port: sighting.port) }
+        let known = peers[other]
+        let peer = Peer(host: sighting.host, announcement: announcement, lastSeen: now())
+        peers[other] = peer
+        if let known, known.endpoint != peer.endpoint || known.announcement.key != announcement.key {
+            links.removeValue(forKey: other)?.socket.stopReceiving()  // it moved or restarted: reconnect
+        }
+        // A session there that has a player at this device, which this device no longer holds
+        // (its turn service restarted): follow it again; the heartbeat brings the state.
+        for entry in announcement.sessions where sessions[entry.code] == nil && entry.devices.contains(device) {
+            guard let link = link(to: other) else { continue }
+            try? link.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: [entry.code: 0])).bytes])
+        }
+    }
+
+    /// Sends this device's beacon: itself and the sessions it leads, as they are now.
+    func announce() {
+        guard let beacon else { return }
+        let led = sessions.values.filter { $0.leaderDevice == device && $0.session.state != .ended }.map { held in
+            BeaconAnnouncement.Session(
+                code: held.session.code, leader: held.session.leaderPlayer?.name, state: held.session.state,
+                players: held.session.players.map(\.name), devices: held.session.devices)
+        }
+        let announcement = BeaconAnnouncement(device: device, key: keyPair.publicKey, port: peerPort, sessions: led)
+        guard let payload = try? JSONValue(encoding: announcement) else { return }
+        beacon.announce(payload)
+        beacon.send()
+    }
+
+    /// Bounds what a noisy LAN can make this device remember: devices that are in no session
+    /// here are forgotten a while after they were last heard.
+    func forgetStrangers(now: ContinuousClock.Instant) {
+        let known = Set(sessions.values.flatMap(\.session.devices))
+        for (other, heard) in memberHeard where !known.contains(other) && now - heard > timing.takeOverAfter {
+            memberHeard.removeValue(forKey: other)
+            routes.removeValue(forKey: other)
+            deviceKeys.removeValue(forKey: other)
+        }
+        joinWindows = joinWindows.filter { now - $0.value.start < .seconds(2) }
+        for (other, peer) in peers where !known.contains(other) && now - peer.lastSeen > timing.takeOverAfter * 2 {
+            peers.removeValue(forKey: other)
+            links.removeValue(forKey: other)?.socket.stopReceiving()
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import HearthBus
+import HearthCore
+
+/// Following a leader's device: requests to it, what it pushes back, heartbeats, and taking over
+/// when it is gone.
+extension TurnEngine {
+    /// Sends a request to the device leading `code` and waits (`timing.requestTimeout` at most)
+    /// for its reply.
+    /// - Throws: `CommandError` when the device is out of reach, silent or refuses.
+    func request(
+        _ leaderDevice: String, _ command: PeerMessage.Request.Command, code: String,
+        arguments: PeerMessage.Request.Arguments
+    ) async throws -> PeerMessage.Reply {
+        guard let link = link(to: leaderDevice) else {
+            throw CommandError(code: "unreachable", message: "code: the device leading \(code) is not in reach")
+        }
+        let id = UUIDText.make()
+        let message = PeerMessage.request(.init(id: id, cmd: command, device: device, code: code, args: arguments))
+        let reply: PeerMessage.Reply = try await withCheckedThrowingContinuation { continuation in
+            pending[id] = (continuation, now() + timing.requestTimeout)
+            do {
+                try link.socket.send([message.bytes])
+            } catch {
+                pending.removeValue(forKey: id)?.continuation.resume(throwing: error)
+            }
+        }
+        guard reply.ok else {
+            throw CommandError(code: "refused", message: reply.error ?? "refused by the leader's device")
+        }
+        return reply
+    }
+
+    /// Requests whose leader did not answer in time fail.
+    func expireRequests(now: ContinuousClock.Instant) {
+        for (id, waiting) in pending where waiting.deadline < now {
+            pending.removeValue(forKey: id)
+            waiting.continuation.resume(
+                throwing: CommandError(
+                    code: "unreachable",
+                    message: "code: the leader's device did not answer within \(timing.requestTimeout)"))
+        }
+    }
+
+    /// One message from a leader's device.
+    func fromLeader(_ leaderDevice: String, _ frames: [Frame]) {
+        let message: PeerMessage
+        do throws(PeerMessageError) {
+            guard frames.count == 1 else { throw PeerMessageError(id: nil, reason: "\(frames.count) frames") }
+            message = try PeerMessage.decode(frames[0])
+        } catch {
+            logger.warning("hearth-turn: a malformed message from \(leaderDevice) ignored: \(error.reason)")
+            // A reply we could not read still ends the wait for it.
+            if let id = error.id, let waiting = pending.removeValue(forKey: id) {
+                waiting.continuation.resume(throwing: TurnError.malformed("the leader's reply: \(error.reason)"))
+            }
+            return
+        }
+        leaderHeard[leaderDevice] = now()
+        switch message {
+        case .reply(let reply):
+            guard let id = reply.id, let waiting = pending.removeValue(forKey: id) else { return }
+            waiting.continuation.resume(returning: reply)
+        case .state(let state):
+            let session = state.session
+            // Only the device leading a session speaks for it: the one this device follows for it
+            // (which may be handing it on), or, for a session not held yet, its leader.
+            let held = sessions[session.code]
+            guard held?.leaderDevice == leaderDevice || session.leaderPlayer?.device == leaderDevice,
+                held != nil || session.players.contains(where: { $0.device == device })
+            else {
+                logger.warning(
+                    "hearth-turn: a state for \(session.code) from \(leaderDevice), which does not lead it, ignored")
+                return
+            }
+            if let keys = state.keys, session.seq > sessions[session.code]?.session.seq ?? 0 {
+                sessionKeys[session.code] = keys
+            }
+            receive(session, change: state.change, from: leaderDevice)
+        case .gone(let code):
+            guard let held = sessions[code], held.leaderDevice == leaderDevice else { return }
+            // The leader no longer has this device in the session (it ended, or we left meanwhile).
+            sessions.removeValue(forKey: code)
+            sessionKeys.removeValue(forKey: code)
+            publish(
+                "turn.\(code).changed", "turn.changed",
+                TurnChangedEvent(session: held.session, change: .init(kind: .ended, player: nil)))
+        case .heartbeat, .request:
+            break
+        }
+    }
+
+    /// Takes a state from a leader's device if it is newer than the copy held here.
+    func receive(_ session: TurnSession, change: TurnSession.Change?, from leaderDevice: String) {
+        let previous = sessions[session.code]?.session
+        if let previous, session.seq <= previous.seq { return }  // stale: never overwrite newer
+        sessions[session.code] = Held(session: session)
+        publishChanged(session, change, previous: previous)
+        reconcile(session.code)
+    }
+
+    /// Sends each leading device the `seq` of every session followed there, and takes over from
+    /// one that has been silent too long.
+    func heartbeatLeaders(now: ContinuousClock.Instant) {
+        var following: [String: [String: Int64]] = [:]
+        for (code, held) in sessions where held.leaderDevice != device {
+            following[held.leaderDevice, default: [:]][code] = held.session.seq
+        }
+        for (leaderDevice, seqs) in following {
+            try? link(to: leaderDevice)?.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: seqs)).bytes])
+            let silent = now - (leaderHeard[leaderDevice] ?? now)
+            if silent > timing.takeOverAfter { takeOver(from: leaderDevice) }
+        }
+    }
+
+    /// The leader's device has been silent too long: every session it led continues without
+    /// it, led by the next player's device (this one, or one the others will follow).
+    func takeOver(from gone: String) {
+        logger.notice("hearth-turn: \(gone) silent for \(timing.takeOverAfter); the next player's device takes over")
+        leaderHeard.removeValue(forKey: gone)
+        links.removeValue(forKey: gone)?.socket.stopReceiving()
+        for code in sessions.keys {
+            guard var held = sessions[code], held.leaderDevice == gone else { continue }
+            let previous = held.session
+            let changes = held.session.remove(device: gone)
+            sessions[code] = held
+            if held.leaderDevice == device {
+                settle(code, previous: previous, changes: changes)
+            } else {
+                publish(changes, in: held.session, previous: previous)
+                reconcile(code)
+            }
+        }
+    }
+
+    /// The link to `other`'s peer socket, opened on first use from its beacon.
+    func link(to other: String) -> PeerLink? {
+        if let existing = links[other] { return existing }
+        guard let peer = peers[other] else { return nil }
+        do {
+            let link = try PeerLink(
+                context: context, device: other, endpoint: peer.endpoint, serverKey: peer.announcement.key,
+                keyPair: keyPair)
+            links[other] = link
+            leaderHeard[other] = now()
+            linkSink.yield(link)
+            return link
+        } catch {
+            logger.warning("hearth-turn: cannot link to \(other) at \(peer.endpoint): \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import HearthBus
+import HearthCore
+
+/// Leading sessions: what member devices send this device, and what it pushes to them.
+extension TurnEngine {
+    /// A session's state for the other devices, with each device's key as this leader knows it.
+    func stateMessage(_ session: TurnSession, change: TurnSession.Change?) -> PeerMessage {
+        var keys: [String: String] = [:]
+        for member in session.devices {
+            if let key = member == device ? keyPair.publicKey : deviceKeys[member] { keys[member] = key }
+        }
+        return .state(.init(session: session, change: change, keys: keys))
+    }
+
+    func sendToMember(_ member: String, _ message: PeerMessage) {
+        guard let route = routes[member] else { return }  // it will resync on its next heartbeat
+        try? peerSocket.send([route, message.bytes])
+    }
+
+    /// One message on the peer socket: `[sender's CURVE key, routing id, JSON]`. Every request
+    /// gets exactly one reply; a refusal names the field at fault.
+    func fromMember(_ frames: [Frame]) {
+        guard frames.count == 3 else { return }
+        let key = String(decoding: frames[0], as: UTF8.self)
+        let route = frames[1]
+        let answer = { (message: PeerMessage) in try? self.peerSocket.send([route, message.bytes]) }
+        let message: PeerMessage
+        do {
+            message = try PeerMessage.decode(frames[2])
+        } catch {
+            answer(.reply(.refusal(error.id, error.reason)))
+            return
+        }
+        let id: String? = if case .request(let request) = message { request.id } else { nil }
+        guard let sender = message.sender, !sender.isEmpty, sender != device else {
+            answer(.reply(.refusal(id, "device: required, a device id (and t must be hb or req)")))
+            return
+        }
+        // A device is its key: the first key heard for a device in a session here stays bound to
+        // it, so nobody else can pass its turns or take its state pushes by claiming its id.
+        if let bound = deviceKeys[sender], bound != key {
+            answer(.reply(.refusal(id, "device: \(sender) is known here by another key")))
+            return
+        }
+        if deviceKeys[sender] == nil, !key.isEmpty,
+            sessions.values.contains(where: { $0.leaderDevice == device && $0.session.devices.contains(sender) })
+        {
+            deviceKeys[sender] = key
+        }
+        routes[sender] = route
+        memberHeard[sender] = now()
+        switch message {
+        case .heartbeat(let heartbeat):
+            for reply in heartbeatReplies(from: sender, seqs: heartbeat.seqs ?? [:]) { answer(reply) }
+        case .request(let request):
+            // A retried request runs once: the reply is remembered by device and request id.
+            let cacheID = "\(sender)\u{0}\(request.id)"
+            if case .answered(let earlier) = replies.admit(id: cacheID, route: route) {
+                try? peerSocket.send([route, earlier])
+                return
+            }
+            let reply: PeerMessage.Reply
+            switch memberRequest(sender, connection: route, key: key, request) {
+            case .success(let (session, change)):
+                reply = .init(id: request.id, ok: true, session: session, change: change)
+            case .failure(let error):
+                reply = .refusal(request.id, error.message)
+            }
+            let bytes = PeerMessage.reply(reply).bytes
+            _ = replies.finish(id: cacheID, reply: bytes)
+            try? peerSocket.send([route, bytes])
+        default:
+            answer(.reply(.refusal(id, "t: must be hb or req")))
+        }
+    }
+
+    /// What a member's heartbeat gets back: the state of every session it is behind in, `gone`
+    /// for each it is no longer in, or a bare heartbeat when it is up to date.
+    private func heartbeatReplies(from sender: String, seqs: [String: Int64]) -> [PeerMessage] {
+        markPresent(sender)
+        var replies: [PeerMessage] = []
+        for (code, theirs) in seqs {
+            guard let held = sessions[code], held.leaderDevice == device,
+                held.session.players.contains(where: { $0.device == sender })
+            else {
+                replies.append(.gone(code: code))
+                continue
+            }
+            if theirs > held.session.seq {
+                // A copy that saw more than this (new) leader did: continue above it.
+                sessions[code]?.session.raiseSeq(to: theirs + 1)
+            }
+            if let current = sessions[code]?.session, theirs != current.seq {
+                replies.append(stateMessage(current, change: nil))
+            }
+        }
+        return replies.isEmpty ? [.heartbeat(.init())] : replies
+    }
+
+    private func memberRequest(
+        _ sender: String, connection: Frame, key connectionKey: String, _ request: PeerMessage.Request
+    ) -> Result<(TurnSession, TurnSession.Change?), CommandError> {
+        let arguments = request.args ?? .init()
+        if request.cmd == .join {
+            // Every join attempt counts, right code or wrong: guessing codes is what a flood does.
+            // Counted per connection (a claimed device id costs nothing to change) and in all.
+            let now = now()
+            let fromConnection = Self.count(&joinWindows[connection, default: (now, 0)], at: now)
+            let fromAll = Self.count(&allJoins, at: now)
+            guard fromConnection <= timing.joinsPerSecond, fromAll <= timing.joinsPerSecond * 4 else {
+                return .failure(
+                    CommandError(
+                        code: "refused", message: "join: too many join requests from this device; wait a second"))
+            }
+        }
+        guard let code = SessionCode.normalized(request.code) else {
+            return .failure(TurnError.invalidCode(request.code).commandError)
+        }
+        guard let held = sessions[code], held.leaderDevice == device else {
+            return .failure(TurnError.noSuchSession(code).commandError)
+        }
+        do {
+            switch request.cmd {
+            case .join:
+                guard let name = arguments.name else { throw TurnError.invalidName("", "is required") }
+                let player = TurnSession.Player(id: UUIDText.make(), name: name, device: sender)
+                try apply(code) { session throws(TurnError) in [try session.join(player)] }
+                if deviceKeys[sender] == nil { deviceKeys[sender] = connectionKey }
+            case .done, .leave:
+                guard let playerID = arguments.player, let player = held.session.player(playerID) else {
+                    throw TurnError.unknownPlayer(arguments.player ?? "")
+                }
+                guard player.device == sender else {
+                    throw CommandError(code: "refused", message: "player: \(player.name) plays at another device")
+                }
+                try apply(code) { session throws(TurnError) in
+                    request.cmd == .done
+                        ? [try session.done(by: playerID, seq: arguments.seq)] : try session.leave(playerID)
+                }
+            }
+        } catch let error as TurnError {
+            return .failure(error.commandError)
+        } catch let error as CommandError {
+            return .failure(error)
+        } catch {
+            return .failure(CommandError(code: "refused", message: "\(error)"))
+        }
+        return .success((sessions[code]?.session ?? held.session, nil))
+    }
+
+    /// Counts one attempt in a one-second window; returns the attempts in it so far.
+    private static func count(_ window: inout JoinWindow, at now: ContinuousClock.Instant) -> Int {
+        if now - window.start > .seconds(1) { window = (now, 0) }
+        window.count += 1
+        return window.count
+    }
+
+    private func markPresent(_ member: String) {
+        for code in sessions.keys { setPresence(code, member, present: true) }
+    }
+
+    /// Marks `member`'s players present or away in a session this device leads, if that changes anything.
+    func setPresence(_ code: String, _ member: String, present: Bool) {
+        guard var held = sessions[code], held.leaderDevice == device else { return }
+        let previous = held.session
+        guard let change = held.session.setPresence(device: member, present: present) else { return }
+        sessions[code] = held
+        settle(code, previous: previous, changes: [change])
+    }
+}

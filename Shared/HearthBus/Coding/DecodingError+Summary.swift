@@ -1,0 +1,16 @@
+extension DecodingError {
+    /// One line naming the field at fault and the rule it breaks, such as
+    /// `players.0.present: expected a boolean, found a string`, for replies a person reads.
+    public var summary: String {
+        let (path, rule): ([any CodingKey], String) =
+            switch self {
+            case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
+            case .typeMismatch(_, let context): (context.codingPath, context.debugDescription)
+            case .valueNotFound(_, let context): (context.codingPath, context.debugDescription)
+            case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+            @unknown default: ([], "\(self)")
+            }
+        let field = path.map(\.stringValue).joined(separator: ".")
+        return field.isEmpty ? rule : "\(field): \(rule)"
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthTesting
+import Logging
+import Synchronization
+import Testing
+
+@testable import TurnService
+
+/// A clock tests move: real time plus an offset they add to.
+final class ManualClock: Sendable {
+    private let offset = Mutex(Duration.zero)
+
+    func now() -> ContinuousClock.Instant { .now + offset.withLock { $0 } }
+
+    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
+}
+
+/// One device: its own home and bus (a real `hearth-bus` process), and `hearth-turn`'s service
+/// running in this process with injected timing and clock, so the protocol's timeouts run in
+/// milliseconds or jump when the test moves the clock.
+final class TurnDevice: Sendable {
+    let stack: TestStack
+    let device: String
+    let clock = ManualClock()
+    let events: Subscriber
+    private let running = Mutex<(service: TurnService, task: Task<Void, any Error>)?>(nil)
+    private let context: ZMQContext
+    private let timing: TurnTiming
+
+    /// Each device has its own ZeroMQ context, as each is its own process in real use (a
+    /// context has one ZAP handler).
+    init(beaconPort: Int, timing: TurnTiming) async throws {
+        let context = try ZMQContext()
+        self.context = context
+        self.timing = timing
+        stack = try await TestStack([.bus], environment: LoopbackTurns.environment(port: beaconPort), context: context)
+        device = try DeviceIdentity.load(home: stack.home.path)
+        events = try Subscriber(
+            context: context, endpoint: stack.configuration.busSubscribeEndpoint, prefixes: ["turn."])
+        let bus = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.bus), timeout: .milliseconds(200))
+        #expect(await events.waitUntilSubscribed(bus: bus, timeout: .seconds(5)))
+        await bus.close()
+        try start()
+    }
+
+    /// Starts (or restarts) the turn service on this device's home.
+    func start() throws {
+        let clock = self.clock
+        let service = try TurnService(
+            configuration: stack.configuration, context: context, device: device,
+            keyPair: try DeviceIdentity.keyPair(home: stack.home.path), logger: Logger(label: "test.turn"),
+            timing: timing, now: { clock.now() })
+        running.withLock { $0 = (service, Task { try await service.run() }) }
+    }
+
+    /// Stops the turn service as a crash would look to the others: it just goes silent.
+    func stop() async {
+        guard let (_, task) = running.withLock({ $0 }) else { return }
+        task.cancel()
+        _ = await task.result
+        running.withLock { $0 = nil }
+    }
+
+    var engine: TurnEngine? { running.withLock { $0?.service.engine } }
+
+    /// A command to this device's turn service, as the CLI sends it.
+    func command(_ name: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+        let client = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.turn), timeout: .seconds(5), attempts: 1)
+        defer { Task { await client.close() } }
+        return try await client.request(name, args: arguments)
+    }
+
+    /// Waits until a session with `code` is listed here (a beacon heard): no event says so.
+    func waitUntilListed(_ code: String, timeout: Duration = .seconds(5)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let list = try await command("sessions").decode(SessionListing.List.self)
+            if list.sessions.contains(where: { $0.code == code }) { return }
+            try await Task.sleep(for: .milliseconds(20))  // polling a beacon: nothing to await
+        }
+        Issue.record("\(code) was never heard at \(device.prefix(8))")
+    }
+
+    /// The next `turn.changed` event on this device's bus that satisfies `accept`.
+    func nextChange(
+        _ iterator: inout Subscriber.Iterator, timeout: Duration = .seconds(5),
+        where accept: (TurnChangedEvent) -> Bool
+    ) async -> TurnChangedEvent? {
+        let events = self.events
+        let watchdog = Task { if (try? await Task.sleep(for: timeout)) != nil { await events.close() } }
+        defer { watchdog.cancel() }
+        while let message = await iterator.next() {
+            guard case .event(_, let envelope) = message, envelope.type == "turn.changed",
+                let event = try? envelope.data.decode(TurnChangedEvent.self)
+            else { continue }
+            if accept(event) { return event }
+        }
+        return nil
+    }
+
+    func close() async {
+        await stop()
+        await events.close()
+        _ = await stack.stop()
+        await context.terminate()
+    }
+}
+
+@Suite("hearth-turn: away, take-over and resync without real waits", .serialized, .timeLimit(.minutes(1)))
+struct TurnServiceTests {
+    /// Ann leads a game at `leader`; each of `others` joins with its name; play starts.
+    func game(_ leader: TurnDevice, _ others: [(TurnDevice, String)]) async throws -> String {
+        let created = try await leader.command("create", ["name": "Ann"])
+        let code = try #require(created["session"]?["code"]?.stringValue)
+        for (device, name) in others {
+            try await device.waitUntilListed(code)
+            _ = try await device.command("join", ["code": .string(code), "name": .string(name)])
+        }
+        _ = try await leader.command("start", ["code": .string(code)])
+        return code
+    }
+
+    @Test(
+        "time is the injected clock: with the standard 5 s, a silent member shows away once the leader's clock passes it"
+    )
+    func awayByClock() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: .standard)
+        let bob = try await TurnDevice(beaconPort: port, timing: .standard)
+        let code = try await game(ann, [(bob, "Bob")])
+        let floor = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self).seq
+        var events = ann.events.makeAsyncIterator()
+        await bob.stop()
+        let started = ContinuousClock.now
+        ann.clock.advance(by: .seconds(6))
+        let away = await ann.nextChange(&events) { $0.session.seq > floor && $0.change?.kind == .away }
+        #expect(away?.change?.player?.name == "Bob")
+        #expect(away?.session.player(named: "Bob")?.present == false)
+        // Within the next heartbeat or two of real time, not after 5 s of it.
+        #expect(ContinuousClock.now - started < .seconds(3))
+        await ann.close()
+        await bob.close()
+    }
+
+    @Test(
+        "time is the injected clock: the leader's device silent past 15 s by the clock, the next player's device leads")
+    func takeOverByClock() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: .standard)
+        let bob = try await TurnDevice(beaconPort: port, timing: .standard)
+        let cy = try await TurnDevice(beaconPort: port, timing: .standard)
+        let code = try await game(ann, [(bob, "Bob"), (cy, "Cy")])
+        let floor = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self).seq
+        var bobEvents = bob.events.makeAsyncIterator()
+        await ann.stop()
+        let started = ContinuousClock.now
+        for device in [bob, cy] { device.clock.advance(by: .seconds(16)) }
+        let leader = await bob.nextChange(&bobEvents) { $0.session.seq > floor && $0.change?.kind == .leader }
+        #expect(leader?.session.leaderPlayer?.name == "Bob")
+        #expect(leader?.session.player(named: "Ann") == nil)
+        #expect(ContinuousClock.now - started < .seconds(4))
+        // Play goes on from the new leader's device: Bob has the turn (Ann's passed on) and ends it.
+        let status = try await bob.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(status.currentPlayer?.name == "Bob")
+        var cyEvents = cy.events.makeAsyncIterator()
+        _ = try await bob.command("done", ["code": .string(code)])
+        let cyTurn = await cy.nextChange(&cyEvents) { $0.session.seq > floor && $0.session.currentPlayer?.name == "Cy" }
+        #expect(cyTurn?.session.leaderPlayer?.name == "Bob")
+        for device in [ann, bob, cy] { await device.close() }
+    }
+
+    @Test(
+        "with 25 ms heartbeats: a member killed mid-game is away in a fraction of a second, restarts, resyncs by itself and plays on"
+    )
+    func resyncInMilliseconds() async throws {
+        let fast = TurnTiming(
+            heartbeat: .milliseconds(25), awayAfter: .milliseconds(250), takeOverAfter: .seconds(2),
+            requestTimeout: .seconds(2))
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: fast)
+        let bob = try await TurnDevice(beaconPort: port, timing: fast)
+        let code = try await game(ann, [(bob, "Bob")])
+        let bobsTurn = try await ann.command("done", ["code": .string(code)]).decode(TurnSession.self)
+        // Events buffered before now (a spurious away while joining on a busy machine) do not count.
+        let floor = bobsTurn.seq
+        var annEvents = ann.events.makeAsyncIterator()
+
+        let clock = ContinuousClock()
+        await bob.stop()
+        let killed = clock.now
+        let away = await ann.nextChange(&annEvents) { $0.session.seq > floor && $0.change?.kind == .away }
+        #expect(away?.change?.player?.name == "Bob")
+        #expect(clock.now - killed < .seconds(1), "away took \(clock.now - killed)")
+        let awaySeq = try #require(away?.session.seq)
+
+        var bobEvents = bob.events.makeAsyncIterator()
+        try bob.start()
+        let back = await ann.nextChange(&annEvents) { $0.session.seq > awaySeq && $0.change?.kind == .back }
+        #expect(back?.change?.player?.name == "Bob")
+        let backSeq = try #require(back?.session.seq)
+        // Bob's restarted device takes the game back from its leader's push, Bob present again.
+        let resynced = await bob.nextChange(&bobEvents) { $0.session.code == code && $0.session.seq >= backSeq }
+        let leaderCopy = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        let bobCopy = try await bob.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(resynced?.session.seq == leaderCopy.seq)
+        #expect(bobCopy == leaderCopy)
+        #expect(bobCopy.currentPlayer?.name == "Bob")
+        _ = try await bob.command("done", ["code": .string(code)])
+        let annTurn = await ann.nextChange(&annEvents) {
+            $0.session.seq > backSeq && $0.session.currentPlayer?.name == "Ann"
+        }
+        #expect(annTurn?.change?.kind == .done)
+        #expect(clock.now - killed < .seconds(5))
+        await ann.close()
+        await bob.close()
+    }
+}
