@@ -3,6 +3,7 @@ import DequeModule
 import Foundation
 import HearthBus
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The bus itself: an XSUB socket publishers connect to, an XPUB socket subscribers connect to,
@@ -13,7 +14,12 @@ import Synchronization
 /// else is counted and dropped. The XSUB side subscribes to everything, so every event reaches
 /// the bus whoever listens, and a publisher's first subscription tells it the bus is there.
 /// Other threads hand it messages to publish (heartbeats, probes) through `inject`.
-final class BusProxy: Sendable {
+///
+/// The sockets are bound when it is made (so a bind error stops the bus before it serves); the
+/// forwarding thread starts in `run()` and stops at graceful shutdown.
+final class BusProxy: Service, CustomStringConvertible {
+    let description = "bus proxy"
+
     /// Endpoints as bound (wildcard ports resolved).
     let publishEndpoint: String
     let subscribeEndpoint: String
@@ -23,6 +29,8 @@ final class BusProxy: Sendable {
     private let wake: WakeSignal
     private let shared = Mutex(Shared())
     private let finished = AsyncSignal()
+    private let handoff: SocketsHandoff
+    private let logger: Logger
 
     private struct Shared: ~Copyable {
         var outbox: Deque<[Frame]> = []
@@ -50,12 +58,17 @@ final class BusProxy: Sendable {
         )
         self.publishEndpoint = sockets.xsub.lastEndpoint
         self.subscribeEndpoint = sockets.xpub.lastEndpoint
-        let handoff = SocketsHandoff(sockets)
-        let thread = Thread { [self] in
-            self.forward(handoff.take(), logger: logger)
-        }
+        handoff = SocketsHandoff(sockets)
+        self.logger = logger
+    }
+
+    /// Forwards on its own thread until graceful shutdown, then closes both sockets.
+    func run() async throws {
+        let thread = Thread { [self] in forward(handoff.take(), logger: logger) }
         thread.name = "hearth-bus proxy"
         thread.start()
+        try? await gracefulShutdown()
+        await stop()
     }
 
     /// Queues a message to publish on the subscriber side, as the bus itself.
@@ -68,7 +81,7 @@ final class BusProxy: Sendable {
     }
 
     /// Stops forwarding and waits until both sockets are closed.
-    func stop() async {
+    private func stop() async {
         shared.withLock { $0.stopping = true }
         wake.signal()
         _ = await finished.wait(timeout: .seconds(5))

@@ -77,11 +77,9 @@ public final class BusService: Service {
             "hearth-bus up",
             metadata: ["pub": "\(publishEndpoint)", "sub": "\(subscribeEndpoint)", "cmd": "\(commandEndpoint)"]
         )
-        await withDiscardingTaskGroup { group in
-            group.addTask { try? await self.commands.run() }
-            group.addTask { await cancelWhenGracefulShutdown { await self.beat() } }
-        }
-        await proxy.stop()
+        try await ServiceGroup.parts(
+            [proxy, ServiceLoop("health.bus heartbeat", beat), commands], logger: logger
+        ).run()
         logger.info("hearth-bus stopped", metadata: ["forwarded": "\(counters.forwarded.load(ordering: .relaxed))"])
     }
 

@@ -94,16 +94,18 @@ public final class NotifierService: Service {
                 "hearth-notifier: no probe back from hearth-bus within 5 s; events may be missed until it runs")
         }
         await bus.close()
-        await withDiscardingTaskGroup { group in
-            group.addTask { await cancelWhenGracefulShutdown { await self.showEvents() } }
-            group.addTask { await cancelWhenGracefulShutdown { await self.handlePresses() } }
-            group.addTask { await cancelWhenGracefulShutdown { await self.retryUndelivered() } }
-            group.addTask { await cancelWhenGracefulShutdown { await self.releaseHeld() } }
-            group.addTask { try? await self.commands.run() }
-        }
-        notifications.close()
-        await subscriber.close()
-        await publisher.close()
+        let (notifications, subscriber, publisher) = (notifications, subscriber, publisher)
+        try await ServiceGroup.parts(
+            [
+                ServiceResources("notifier sockets") {
+                    notifications.close()
+                    await subscriber.close()
+                    await publisher.close()
+                },
+                ServiceLoop("events to popups", showEvents), ServiceLoop("button presses", handlePresses),
+                ServiceLoop("retries", retryUndelivered), ServiceLoop("quiet-hours release", releaseHeld), commands,
+            ], logger: logger
+        ).run()
     }
 
     // MARK: - Events in

@@ -67,17 +67,20 @@ public final class StoreService: Service {
 
     public func run() async throws {
         logger.info("hearth-store up", metadata: ["cmd": "\(commandEndpoint)"])
-        try await withThrowingDiscardingTaskGroup { group in
-            // Commands are served at once; without a bus, changes are still committed and can be
-            // replayed with `changes` once subscribers are back.
-            group.addTask { [publisher, logger] in
-                let connected = await cancelWhenGracefulShutdown {
-                    await publisher.waitUntilConnected(timeout: .seconds(2))
-                }
-                if connected == false { logger.warning("hearth-store: no bus answering yet; changes stay replayable") }
-            }
-            try await commands.run()
-        }
-        await publisher.close()
+        let (publisher, logger) = (publisher, logger)
+        try await ServiceGroup.parts(
+            [
+                ServiceResources("store publisher") { await publisher.close() },
+                // Commands are served at once; without a bus, changes are still committed and can
+                // be replayed with `changes` once subscribers are back.
+                ServiceLoop("bus connection") {
+                    if await !publisher.waitUntilConnected(timeout: .seconds(2)) {
+                        logger.warning("hearth-store: no bus answering yet; changes stay replayable")
+                    }
+                    try? await gracefulShutdown()
+                },
+                commands,
+            ], logger: logger
+        ).run()
     }
 }

@@ -83,48 +83,51 @@ public final class TurnService: Service {
     public func run() async throws {
         logger.info("hearth-turn up; peers connect to \(peerEndpoint)")
         _ = await publisher.waitUntilConnected(timeout: .seconds(5))
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                await cancelWhenGracefulShutdown {
-                    for await message in self.peerSocket.incoming { await self.engine.fromMember(message) }
-                }
-            }
-            group.addTask {
-                await cancelWhenGracefulShutdown {
-                    guard let beacon = self.beacon else { return }
-                    for await sighting in beacon.sightings { await self.engine.sighted(sighting) }
-                }
-            }
-            group.addTask {
-                // Heartbeats are a clock: a periodic timer, not synchronisation.
-                await cancelWhenGracefulShutdown {
+        let (engine, beacon, peerSocket, authenticator, publisher) = (
+            engine, beacon, peerSocket, authenticator, publisher
+        )
+        try await ServiceGroup.parts(
+            [
+                ServiceResources("turn sockets") {
+                    await engine.closeLinks()
+                    beacon?.stop()
+                    await peerSocket.close()
+                    await authenticator.close()
+                    await publisher.close()
+                },
+                ServiceLoop("ZAP handler") { await authenticator.run() },
+                ServiceLoop("member devices") {
+                    for await message in peerSocket.incoming { await engine.fromMember(message) }
+                },
+                ServiceLoop("leader links", followLinks),
+                ServiceLoop("beacons heard") {
+                    guard let beacon else {
+                        try? await gracefulShutdown()
+                        return
+                    }
+                    for await sighting in beacon.sightings { await engine.sighted(sighting) }
+                },
+                ServiceLoop("heartbeat") {
+                    // Heartbeats are a clock: a periodic timer, not synchronisation.
                     while !Task.isCancelled {
-                        await self.engine.tick()
-                        try? await Task.sleep(for: self.engine.timing.heartbeat)
+                        await engine.tick()
+                        try? await Task.sleep(for: engine.timing.heartbeat)
                     }
+                },
+                commands,
+            ], logger: logger
+        ).run()
+    }
+
+    /// Reads each leading device's link as it opens.
+    private func followLinks() async {
+        await withDiscardingTaskGroup { links in
+            for await link in newLinks {
+                links.addTask { [engine] in
+                    for await message in link.socket.incoming { await engine.fromLeader(link.device, message) }
+                    await link.socket.close()
                 }
             }
-            group.addTask {
-                await cancelWhenGracefulShutdown {
-                    await withDiscardingTaskGroup { links in
-                        for await link in self.newLinks {
-                            links.addTask {
-                                for await message in link.socket.incoming {
-                                    await self.engine.fromLeader(link.device, message)
-                                }
-                                await link.socket.close()
-                            }
-                        }
-                    }
-                }
-            }
-            group.addTask { await cancelWhenGracefulShutdown { await self.authenticator.run() } }
-            group.addTask { try? await self.commands.run() }
         }
-        await engine.closeLinks()
-        beacon?.stop()
-        await peerSocket.close()
-        await authenticator.close()
-        await publisher.close()
     }
 }
