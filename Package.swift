@@ -55,6 +55,7 @@ let package = Package(
             name: "HearthBus",
             dependencies: [
                 "CZeroMQ",
+                "HearthCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -72,7 +73,11 @@ let package = Package(
         ),
         .target(
             name: "HearthTesting",
-            dependencies: ["HearthBus"],
+            dependencies: [
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Shared/HearthTesting",
             swiftSettings: swiftSettings
         ),

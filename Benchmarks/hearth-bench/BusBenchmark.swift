@@ -2,6 +2,7 @@ import ArgumentParser
 import BusService
 import Foundation
 import HearthBus
+import HearthTesting
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -56,11 +57,11 @@ struct BusBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let home = try TemporaryBenchHome()
+        let home = try TemporaryHome()
         let topic = Array("bench.frames".utf8)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 100 - topic.count)
         let context = try ZMQContext()
-        let bus = try await ServiceProcess(.bus, home: home.path, context: context)
+        let bus = try await TestStack([.bus], home: home, environment: ServiceProcesses.quiet, context: context)
         let payload = String(repeating: "x", count: 80)
         var results: [Round] = []
         var envelopeBytes = 0
@@ -85,7 +86,7 @@ struct BusBenchmark: AsyncParsableCommand {
                     round, raw.perSecond, result.framesRatio, result.envelopeRatio, result.rawRTT.p99,
                     result.hearthRTT.p99, result.rttRatio))
         }
-        await bus.stop()
+        _ = await bus.stop()
         await context.terminate()
 
         let framesRatio = median(results.map(\.framesRatio))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDBSQLite
 import HearthBus
+import HearthTesting
 import Synchronization
 
 /// `hearth-bench store`: the store against raw SQLite, measured in one run on this machine.
@@ -23,15 +24,15 @@ struct StoreBenchmark: AsyncParsableCommand {
     @Flag(help: "Print only the JSON report.") var json = false
 
     func run() async throws {
-        let home = try TemporaryBenchHome()
+        let home = try TemporaryHome()
         log("(a) raw SQLite, \(operations) commits…")
         let raw = try await RawSQLite.commits(operations, path: home.path + "/raw.sqlite")
         log("    \(Int(raw)) ops/s")
 
         let context = try ZMQContext()
-        let bus = try await ServiceProcess(.bus, home: home.path, context: context)
-        let store = try await ServiceProcess(.store, home: home.path, context: context)
-        let endpoint = store.configuration.commandEndpoint(.store)
+        let stack = try await TestStack(
+            [.bus, .store], home: home, environment: ServiceProcesses.quiet, context: context)
+        let endpoint = stack.configuration.commandEndpoint(.store)
         log("(b) hearth-store, \(operations) event.set from \(clients) clients…")
         let clock = ContinuousClock()
         let started = clock.now
@@ -71,8 +72,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         let replaySeconds = (clock.now - replayStart).seconds
         log("    \(replayed) changes in \(String(format: "%.3f", replaySeconds)) s")
         await commands.close()
-        await store.stop()
-        await bus.stop()
+        _ = await stack.stop()
         await context.terminate()
 
         let report: JSONValue = [

@@ -32,7 +32,7 @@ public final class ChildProcess: Sendable {
     /// The executable's name, for messages.
     public let name: String
 
-    private let exited = ExitStatus()
+    private let exited = AsyncLatch<Int32>()
 
     /// Starts `executable` (a name in `binaryDirectory`, or a path) with `arguments`.
     /// - Parameter environment: added to this process's environment.
@@ -97,7 +97,7 @@ public final class ChildProcess: Sendable {
     }
 
     deinit {
-        if exited.status == nil { kill(pid, SIGKILL) }
+        if exited.value == nil { kill(pid, SIGKILL) }
     }
 
     /// Reads a pipe until the child closes it.
@@ -125,12 +125,12 @@ public final class ChildProcess: Sendable {
     }
 
     /// Whether the process is still running.
-    public var isRunning: Bool { exited.status == nil }
+    public var isRunning: Bool { exited.value == nil }
 
     /// Waits for the process to end: its exit status (negative: killed by that signal), or `nil`
     /// if it was still running after `timeout`.
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
-        await withTimeout(timeout) { await self.exited.wait() }
+        await exited.wait(timeout: timeout)
     }
 
     /// Runs `executable` to completion and returns its status and all its output.
@@ -146,49 +146,6 @@ public final class ChildProcess: Sendable {
         await child.output.waitUntilFinished(timeout: .seconds(5))
         await child.errors.waitUntilFinished(timeout: .seconds(5))
         return (status, child.output.text, child.errors.text)
-    }
-
-    /// The exit status once known, and the tasks waiting for it.
-    private final class ExitStatus: Sendable {
-        private struct State: ~Copyable {
-            var status: Int32?
-            var waiters: [Int: CheckedContinuation<Int32?, Never>] = [:]
-            var nextWaiter = 0
-        }
-
-        private let state = Mutex(State())
-
-        var status: Int32? { state.withLock { $0.status } }
-
-        func set(_ status: Int32) {
-            let waiters = state.withLock { state -> [CheckedContinuation<Int32?, Never>] in
-                state.status = status
-                defer { state.waiters.removeAll() }
-                return Array(state.waiters.values)
-            }
-            for waiter in waiters { waiter.resume(returning: status) }
-        }
-
-        /// The status, waiting for it; `nil` if the waiting task is cancelled first.
-        func wait() async -> Int32? {
-            let ticket = state.withLock { state -> Int in
-                state.nextWaiter += 1
-                return state.nextWaiter
-            }
-            return await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
-                    let now: Int32?? = state.withLock { state in
-                        if let status = state.status { return .some(status) }
-                        if Task.isCancelled { return .some(nil) }
-                        state.waiters[ticket] = continuation
-                        return .none
-                    }
-                    if let now { continuation.resume(returning: now) }
-                }
-            } onCancel: {
-                state.withLock { $0.waiters.removeValue(forKey: ticket) }?.resume(returning: nil)
-            }
-        }
     }
 }
 

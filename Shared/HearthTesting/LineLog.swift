@@ -13,9 +13,10 @@ public final class LineLog: Sendable {
         var nextWaiter = 0
     }
 
+    /// A wait for a line that matches: set with the first one that comes.
     private struct Waiter {
         let predicate: @Sendable (String) -> Bool
-        let continuation: CheckedContinuation<String?, Never>
+        let line: AsyncLatch<String>
     }
 
     public init() {}
@@ -48,7 +49,7 @@ public final class LineLog: Sendable {
 
     /// Adds raw output; complete lines wake matching waiters.
     public func append(_ bytes: [UInt8]) {
-        var resumed: [(CheckedContinuation<String?, Never>, String)] = []
+        var matched: [(AsyncLatch<String>, String)] = []
         state.withLock { state in
             for byte in bytes {
                 if byte == UInt8(ascii: "\n") {
@@ -57,14 +58,14 @@ public final class LineLog: Sendable {
                     state.lines.append(line)
                     for (key, waiter) in state.waiters where waiter.predicate(line) {
                         state.waiters.removeValue(forKey: key)
-                        resumed.append((waiter.continuation, line))
+                        matched.append((waiter.line, line))
                     }
                 } else {
                     state.partial.append(byte)
                 }
             }
         }
-        for (continuation, line) in resumed { continuation.resume(returning: line) }
+        for (latch, line) in matched { latch.set(line) }
     }
 
     /// The first line (already printed or yet to come) that satisfies `predicate`, or `nil`
@@ -76,29 +77,17 @@ public final class LineLog: Sendable {
         from start: Int = 0,
         where predicate: @escaping @Sendable (String) -> Bool
     ) async -> String? {
+        let latch = AsyncLatch<String>()
         let (found, ticket): (String?, Int) = state.withLock { state in
             if let line = state.lines[min(start, state.lines.count)...].first(where: predicate) { return (line, 0) }
             state.nextWaiter += 1
+            state.waiters[state.nextWaiter] = Waiter(predicate: predicate, line: latch)
             return (nil, state.nextWaiter)
         }
         if let found { return found }
-        return await withTimeout(timeout) {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-                    let early: String?? = self.state.withLock { state in
-                        if let line = state.lines[min(start, state.lines.count)...].first(where: predicate) {
-                            return .some(line)
-                        }
-                        if Task.isCancelled { return .some(nil) }
-                        state.waiters[ticket] = Waiter(predicate: predicate, continuation: continuation)
-                        return .none
-                    }
-                    if let early { continuation.resume(returning: early) }
-                }
-            } onCancel: {
-                self.state.withLock { $0.waiters.removeValue(forKey: ticket) }?.continuation.resume(returning: nil)
-            }
-        }
+        let line = await latch.wait(timeout: timeout)
+        state.withLock { _ = $0.waiters.removeValue(forKey: ticket) }
+        return line
     }
 
     /// Waits for a line containing `text`.

@@ -25,13 +25,9 @@ func withBus(
     let bus = try BusService(
         configuration: configuration, context: context, device: "test-device", logger: Logger(label: "bus"))
     let commands = CommandClient(context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .seconds(2))
-    let group = ServiceGroup(services: [bus], logger: Logger(label: "bus"))
-    try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
+    try await withRunning([bus]) {
         try await body(RunningBus(home: home, configuration: configuration, bus: bus, commands: commands))
         await commands.close()
-        await group.triggerGracefulShutdown()
-        try await tasks.waitForAll()
     }
 }
 

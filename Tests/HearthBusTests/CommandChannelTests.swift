@@ -23,13 +23,7 @@ func withCommandServer(
     let endpoint = "ipc://\(home.path)/test-cmd.sock"
     let server = try CommandServer(
         context: context, endpoint: endpoint, service: "test", logger: Logger(label: "test"), handler: handler)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        let serviceGroup = ServiceGroup(services: [server], logger: Logger(label: "test"))
-        group.addTask { try await serviceGroup.run() }
-        try await body(endpoint)
-        await serviceGroup.triggerGracefulShutdown()
-        try await group.waitForAll()
-    }
+    try await withRunning([server]) { try await body(endpoint) }
 }
 
 @Suite("Command channel", .timeLimit(.minutes(1)))

@@ -28,13 +28,9 @@ func withStore(
         configuration: configuration, context: context, device: "dev-a", logger: Logger(label: "store"))
     let commands = CommandClient(
         context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5))
-    let group = ServiceGroup(services: [store], logger: Logger(label: "store"))
-    try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
+    try await withRunning([store]) {
         try await body(RunningStore(home: home, configuration: configuration, store: store, commands: commands))
         await commands.close()
-        await group.triggerGracefulShutdown()
-        try await tasks.waitForAll()
     }
 }
 

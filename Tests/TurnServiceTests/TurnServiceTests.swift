@@ -70,8 +70,14 @@ final class TurnDevice: Sendable {
     func command(_ name: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
         let client = CommandClient(
             context: context, endpoint: stack.configuration.commandEndpoint(.turn), timeout: .seconds(5), attempts: 1)
-        defer { Task { await client.close() } }
-        return try await client.request(name, args: arguments)
+        do {
+            let reply = try await client.request(name, args: arguments)
+            await client.close()
+            return reply
+        } catch {
+            await client.close()
+            throw error
+        }
     }
 
     /// Waits until a session with `code` is listed here (a beacon heard): no event says so.

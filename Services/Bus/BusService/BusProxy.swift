@@ -29,7 +29,7 @@ final class BusProxy: Service, CustomStringConvertible {
     private let wake: WakeSignal
     private let shared = Mutex(Shared())
     private let finished = AsyncSignal()
-    private let handoff: SocketsHandoff
+    private let handoff: ThreadHandoff<Sockets>
     private let logger: Logger
 
     private struct Shared: ~Copyable {
@@ -58,7 +58,7 @@ final class BusProxy: Service, CustomStringConvertible {
         )
         self.publishEndpoint = sockets.xsub.lastEndpoint
         self.subscribeEndpoint = sockets.xpub.lastEndpoint
-        handoff = SocketsHandoff(sockets)
+        handoff = ThreadHandoff(sockets)
         self.logger = logger
     }
 
@@ -213,18 +213,5 @@ private struct Sockets {
         for monitor in monitors { monitor.close() }
         xsub.close()
         xpub.close()
-    }
-}
-
-/// Moves the sockets to the proxy thread (see `SocketThread`'s handoff for why this is safe:
-/// the creating thread never touches them again and `Thread.start()` is a full memory barrier).
-private final class SocketsHandoff: @unchecked Sendable {
-    private var sockets: Sockets?
-
-    init(_ sockets: Sockets) { self.sockets = sockets }
-
-    func take() -> Sockets {
-        defer { sockets = nil }
-        return sockets!
     }
 }

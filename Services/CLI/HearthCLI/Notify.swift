@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 import HearthNotify
 
 /// `hearth notify`: desktop notifications.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthNotify
 import Logging
 import ServiceLifecycle

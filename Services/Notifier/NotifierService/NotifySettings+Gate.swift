@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthNotify
 
 /// What the settings let happen to a popup.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthNotify
 
 /// Where the board's popups go: the desktop through libnotify (`DesktopNotifications`), or a

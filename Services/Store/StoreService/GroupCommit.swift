@@ -47,7 +47,7 @@ final class GroupCommit: Sendable {
         }
         if lead { await commitBatch() }
         while true {
-            switch await job.outcome.value() {
+            switch await job.outcome.outcome() {
             case .done(let result): return try result.get()
             case .lead:
                 // Promoted: this job is still queued; commit it with whatever else waits.
@@ -105,15 +105,15 @@ final class GroupCommit: Sendable {
             }
             return first
         }
-        next?.outcome.fulfill(.lead)
-        for (job, result) in zip(batch, results) { job.outcome.fulfill(.done(result)) }
+        next?.outcome.set(.lead)
+        for (job, result) in zip(batch, results) { job.outcome.set(.done(result)) }
     }
 
     /// One queued command.
     private final class Job: Sendable {
         let requestID: String
         let body: Mutation
-        let outcome = Outcome()
+        let outcome = AsyncLatch<Outcome>()
 
         init(requestID: String, body: @escaping Mutation) {
             self.requestID = requestID
@@ -122,34 +122,8 @@ final class GroupCommit: Sendable {
     }
 
     /// What a waiting command learns: its result, or that it now leads.
-    private final class Outcome: Sendable {
-        enum Value: Sendable {
-            case done(Result<JSONValue, any Error>)
-            case lead
-        }
-
-        private let state = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
-
-        func fulfill(_ value: Value) {
-            let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
-                state.value = value
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: value)
-        }
-
-        func reset() { state.withLock { $0.value = nil } }
-
-        func value() async -> Value {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Value? in
-                    if let value = state.value { return value }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        }
+    private enum Outcome: Sendable {
+        case done(Result<JSONValue, any Error>)
+        case lead
     }
 }

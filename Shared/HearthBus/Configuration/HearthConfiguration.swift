@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import TOMLKit
 
 /// Where a Hearth stack keeps its files and how its processes reach each other.

@@ -28,9 +28,9 @@ public final class SocketThread: Sendable {
         /// The thread is (about to be) blocked in `zmq_poll` and needs the eventfd to wake.
         var parked = false
         var closing = false
-        var finished = false
-        var finishWaiters: [CheckedContinuation<Void, Never>] = []
     }
+    /// Set once the thread has closed the socket.
+    private let finished = AsyncLatch<Bool>()
 
     /// Lets a socket thread see each message first, on the socket's own thread.
     /// Return `true` when the message was consumed and must not reach `incoming`.
@@ -67,7 +67,7 @@ public final class SocketThread: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: [[Frame]].self)
         self.continuation = continuation
         incoming = Messages(batches: stream, backlog: Backlog())
-        let handoff = SocketHandoff(socket: socket)
+        let handoff = ThreadHandoff(socket)
         let thread = Thread { [self] in
             self.runLoop(
                 socket: handoff.take(), intercept: intercept, tick: tick, userID: receiveUserID, logger: logger)
@@ -101,20 +101,10 @@ public final class SocketThread: Sendable {
 
     /// Stops the thread and waits until the socket is closed and `incoming` has ended.
     public func close() async {
-        let alreadyFinished = shared.withLock { state -> Bool in
-            state.closing = true
-            return state.finished
-        }
-        if alreadyFinished { return }
+        shared.withLock { $0.closing = true }
+        if finished.value != nil { return }
         wake.signal()
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let finished = shared.withLock { state -> Bool in
-                if state.finished { return true }
-                state.finishWaiters.append(waiter)
-                return false
-            }
-            if finished { waiter.resume() }
-        }
+        _ = await finished.outcome()
     }
 
     // MARK: - The socket's own thread
@@ -191,13 +181,8 @@ public final class SocketThread: Sendable {
         }
         socket.close()
         continuation.finish()
-        let waiters = shared.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.finished = true
-            state.closing = true
-            defer { state.finishWaiters.removeAll() }
-            return state.finishWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        shared.withLock { $0.closing = true }
+        finished.set(true)
     }
 }
 
@@ -246,21 +231,5 @@ public enum SocketThreadError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .closed(let name): "\(name) is closed"
         }
-    }
-}
-
-/// Carries a freshly configured socket to the thread that will own it.
-///
-/// libzmq allows a socket to move between threads provided a full memory barrier separates
-/// the uses (zmq(7)). The creating thread hands the socket over before `Thread.start()` (which is
-/// such a barrier) and never touches it again; only the new thread calls `take()`, once.
-private final class SocketHandoff: @unchecked Sendable {
-    private var socket: ZMQSocket?
-
-    init(socket: ZMQSocket) { self.socket = socket }
-
-    func take() -> ZMQSocket {
-        defer { socket = nil }
-        return socket!
     }
 }

@@ -1,33 +1,8 @@
 import Foundation
+import HearthCore
 import TOMLKit
 
-/// What the notifier may show: each category on or off, and quiet hours. Kept in the `[notify]`
-/// table of `hearth.toml`; `hearth notify settings` changes it.
-///
-///     [notify]
-///     reminders = false
-///     quiet_hours = "22:00-07:00"
-///     critical_breaks_quiet_hours = true
-public struct NotifySettings: Sendable, Equatable {
-    /// The kinds of notification a person can turn off.
-    public enum Category: String, Sendable, CaseIterable, Comparable {
-        case turns, reminders, snoozes, sync, suggestions
-
-        public static func < (lhs: Category, rhs: Category) -> Bool {
-            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-        }
-    }
-
-    /// Categories shown; every one by default.
-    public var enabled: Set<Category> = Set(Category.allCases)
-    /// When nothing but (if allowed) critical notices pops up; none by default.
-    public var quietHours: QuietHours?
-    /// Whether a critical notice ("Your turn") may pop up during quiet hours. Off by default: the
-    /// person must allow it.
-    public var criticalBreaksQuietHours = false
-
-    public init() {}
-
+extension NotifySettings {
     /// Reads the `[notify]` table; every key is optional, an unknown one is an error.
     static func read(_ table: TOMLTable) throws(ConfigurationError) -> NotifySettings {
         var settings = NotifySettings()
@@ -38,6 +13,7 @@ public struct NotifySettings: Sendable, Equatable {
                 guard let on = value.bool else {
                     throw ConfigurationError(origin: "hearth.toml", key: fullKey, rule: "must be true or false")
                 }
+
                 if on { settings.enabled.insert(category) } else { settings.enabled.remove(category) }
                 continue
             }
@@ -135,62 +111,6 @@ public struct NotifySettings: Sendable, Equatable {
     /// Reads just the `[notify]` table of a `hearth.toml` (defaults if the file does not exist).
     public static func load(configFile path: String) throws(ConfigurationError) -> NotifySettings {
         try FileSettings.read(path).notify
-    }
-}
-
-/// A daily span of local time, such as 22:00–07:00 (it may wrap past midnight).
-public struct QuietHours: Sendable, Equatable, CustomStringConvertible {
-    /// Minutes after local midnight.
-    public let start: Int
-    public let end: Int
-
-    public struct ParseError: Error, Sendable {
-        public let rule: String
-    }
-
-    /// Parses `HH:MM-HH:MM` (24-hour clock; start and end differ).
-    public init(parsing text: String) throws(ParseError) {
-        let rule = "must be two 24-hour times such as \"22:00-07:00\""
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let start = Self.minutes(parts[0]), let end = Self.minutes(parts[1]) else {
-            throw ParseError(rule: rule)
-        }
-        guard start != end else { throw ParseError(rule: "must not start and end at the same time") }
-        self.start = start
-        self.end = end
-    }
-
-    private static func minutes(_ text: Substring) -> Int? {
-        let fields = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
-        guard fields.count == 2, fields[1].count == 2, (1...2).contains(fields[0].count),
-            let hour = Int(fields[0]), let minute = Int(fields[1]), (0..<24).contains(hour), (0..<60).contains(minute)
-        else { return nil }
-        return hour * 60 + minute
-    }
-
-    public var description: String {
-        func clock(_ minutes: Int) -> String {
-            let hours = minutes / 60
-            let rest = minutes % 60
-            return (hours < 10 ? "0" : "") + "\(hours):" + (rest < 10 ? "0" : "") + "\(rest)"
-        }
-        return "\(clock(start))-\(clock(end))"
-    }
-
-    /// The start's or end's local clock time, "07:00".
-    public var endText: String { String(description.split(separator: "-")[1]) }
-
-    /// Whether `date` falls inside the quiet hours, in `calendar`'s time zone.
-    public func contains(_ date: Date, calendar: Calendar = .current) -> Bool {
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        let minute = parts.hour! * 60 + parts.minute!
-        return start < end ? (start..<end).contains(minute) : (minute >= start || minute < end)
-    }
-
-    /// The first end of the quiet hours after `date`.
-    public func end(after date: Date, calendar: Calendar = .current) -> Date {
-        let components = DateComponents(hour: end / 60, minute: end % 60, second: 0)
-        return calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTime) ?? date
     }
 }
 

@@ -1,0 +1,48 @@
+import ArgumentParser
+import HearthBus
+
+/// `hearth conflicts`: values that lost a concurrent edit, waiting for a person.
+struct Conflicts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List open conflicts with every competing value.",
+        subcommands: [ListConflicts.self, Resolve.self],
+        defaultSubcommand: ListConflicts.self
+    )
+
+    struct ListConflicts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List open conflicts.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "conflicts")
+            if options.json { return Output.json(reply) }
+            let conflicts = reply["conflicts"]?.arrayValue ?? []
+            if conflicts.isEmpty { Output.line("no open conflicts") }
+            for conflict in conflicts {
+                Output.line("\(conflict["id"]?.stringValue ?? "")  shown: \(History.show(conflict["shown"]))")
+                for value in conflict["values"]?.arrayValue ?? [] {
+                    Output.line(
+                        "  \(History.show(value["value"]))  by \(value["device_name"]?.stringValue ?? "") at "
+                            + "\(value["time"]?.stringValue ?? "")  (\(value["op"]?.stringValue ?? ""))")
+                }
+            }
+        }
+    }
+
+    struct Resolve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Resolve a conflict, keeping one value.",
+            discussion: "--keep takes an operation id, a device name (that device's value), or the value itself."
+        )
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The conflict, such as 2026-08/title.") var id: String
+        @Option(help: "What to keep.") var keep: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "conflicts.resolve", ["id": .string(id), "keep": .string(keep)])
+            if options.json { return Output.json(reply) }
+            Output.line("resolved \(id): " + Event.describe(reply["card"] ?? .null))
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// Carries a value that is not `Sendable` (a freshly configured libzmq socket, or a few) from the
+/// thread that made it to the one thread that will own it from then on.
+///
+/// Why the unchecked `Sendable` is safe: libzmq allows a socket to move between threads provided
+/// a full memory barrier separates the uses (zmq(7)). The creating thread hands the value over
+/// before `Thread.start()` (which is such a barrier) and never touches it again; only the new
+/// thread calls `take()`, once, and owns the value from then on.
+public final class ThreadHandoff<Value>: @unchecked Sendable {
+    private var value: Value?
+
+    public init(_ value: Value) { self.value = value }
+
+    /// The value, for the receiving thread, exactly once.
+    public func take() -> Value {
+        defer { value = nil }
+        return value!
+    }
+}
