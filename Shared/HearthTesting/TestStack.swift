@@ -55,6 +55,13 @@ public final class TestStack: Sendable {
         return answered
     }
 
+    /// Runs the `hearth` command line against this stack.
+    public func hearth(
+        _ arguments: [String], timeout: Duration = .seconds(30)
+    ) async throws -> (status: Int32?, stdout: String, stderr: String) {
+        try await ChildProcess.run("hearth", arguments, environment: environment, timeout: timeout)
+    }
+
     /// Sends SIGTERM to every process and waits for each to exit; returns their statuses.
     public func stop(timeout: Duration = .seconds(2)) async -> [HearthService: Int32?] {
         for process in processes.values { process.signal(SIGTERM) }

@@ -11,9 +11,7 @@ struct ChangesTests {
     init() throws { context = try ZMQContext() }
 
     func hearth(_ stack: TestStack, _ arguments: [String]) async throws -> String {
-        let result = try await ChildProcess.run("hearth", arguments, environment: stack.environment)
-        #expect(result.status == 0, "hearth \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result.stdout
+        try await hearthSucceeding(stack, arguments)
     }
 
     func setTitle(_ stack: TestStack, _ month: String, _ title: String) async throws {

@@ -11,9 +11,7 @@ struct SneakernetTests {
     init() throws { context = try ZMQContext() }
 
     func hearth(_ stack: TestStack, _ arguments: [String]) async throws -> String {
-        let result = try await ChildProcess.run("hearth", arguments, environment: stack.environment)
-        #expect(result.status == 0, "hearth \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result.stdout
+        try await hearthSucceeding(stack, arguments)
     }
 
     func export(_ stack: TestStack, _ arguments: [String], to name: String) async throws -> String {

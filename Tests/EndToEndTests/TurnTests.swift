@@ -32,8 +32,7 @@ struct TurnTests {
 
         /// Runs `hearth ARGS` against this device.
         func hearth(_ arguments: [String]) async throws -> (status: Int32?, stdout: String, stderr: String) {
-            let result = try await ChildProcess.run("hearth", arguments + ["--json"], environment: stack.environment)
-            return (result.status, result.stdout, result.stderr)
+            try await stack.hearth(arguments + ["--json"])
         }
 
         /// The "Your turn" popups this device's server was asked to show, as (turn number, summary).
