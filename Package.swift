@@ -176,6 +176,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "HearthBus",
+                "StoreService",
                 "HearthCore",
                 "HearthNotify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

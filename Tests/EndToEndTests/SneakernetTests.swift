@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HearthBus
 import HearthTesting
 import Testing
@@ -96,7 +97,20 @@ struct SneakernetTests {
         let notADatabase = stack.home.file("device-id")
         #expect(
             try await ChildProcess.run("hearth", ["restore", notADatabase], environment: stack.environment).status == 2)
-        #expect(try await hearth(stack, ["restore", backup]).contains("restored"))
+        // An SQLite file that is not Hearth's is refused too, and the household database stays.
+        let unrelated = stack.home.file("unrelated.sqlite")
+        try await DatabaseQueue(path: unrelated).write { db in try db.execute(sql: "CREATE TABLE recipes (name TEXT)") }
+        let foreign = try await ChildProcess.run("hearth", ["restore", unrelated], environment: stack.environment)
+        #expect(foreign.status == 2)
+        #expect(foreign.stderr.contains("not a Hearth one"), "\(foreign.stderr)")
+        let restored = try JSONValue.parse(try await hearth(stack, ["restore", backup, "--json"]))
+        #expect(restored["operations"] == 1)
+        // The database it replaced is kept whole beside it: both cards are in it.
+        let kept = try #require(restored["replaced_kept_at"]?.stringValue)
+        let keptOperations = try await DatabaseQueue(path: kept).read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM operation")
+        }
+        #expect(keptOperations == 2)
 
         let restarted = try await TestStack.start(.store, environment: stack.environment)
         #expect(

@@ -12,6 +12,9 @@ struct StoreHistoryTests {
 
     init() throws { context = try ZMQContext() }
 
+    /// Another device of the household (device ids are lower-case UUIDs).
+    static let dad = "dadd0000-0000-4000-8000-00000000000b"
+
     /// An operation from another device, as a file from `hearth ops export` would carry it.
     static func remote(
         _ id: String, wall: Int64, month: Int, _ fields: [String: JSONValue], overwrites: [String] = []
@@ -37,8 +40,9 @@ struct StoreHistoryTests {
             _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 3, "title": "Fair"])
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             _ = try await running.commands.request(
-                "ops.import", args: ["operations": [Self.remote("dev-b:1", wall: now, month: 3, ["location": "Park"])]])
-            _ = try await running.commands.request("device.rename", args: ["id": "dev-b", "name": "Dad"])
+                "ops.import",
+                args: ["operations": [Self.remote("\(Self.dad):1", wall: now, month: 3, ["location": "Park"])]])
+            _ = try await running.commands.request("device.rename", args: ["id": .string(Self.dad), "name": "Dad"])
 
             let all = try await running.commands.request("history", args: [:])
             let months = try #require(all["months"]?.arrayValue)
@@ -77,7 +81,7 @@ struct StoreHistoryTests {
                 "ops.import",
                 args: [
                     "operations": [
-                        Self.remote("dev-b:1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
+                        Self.remote("\(Self.dad):1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
                     ]
                 ])
             #expect(report == ["received": 1, "already_had": 0, "conflicts": 1])
@@ -98,7 +102,7 @@ struct StoreHistoryTests {
                 "ops.import",
                 args: [
                     "operations": [
-                        Self.remote("dev-b:1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
+                        Self.remote("\(Self.dad):1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
                     ]
                 ])
             #expect(again["received"] == 0)
@@ -118,20 +122,20 @@ struct StoreHistoryTests {
     @Test("a malformed import names the bad field and writes nothing")
     func malformedImport() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
-            let good = Self.remote("dev-b:1", wall: 1_000, month: 8, ["title": "Ok"])
+            let good = Self.remote("\(Self.dad):1", wall: 1_000, month: 8, ["title": "Ok"])
             let cases: [(JSONValue, String)] = [
-                ([good, ["id": "dev-b:2"]], "operations[1].time"),
+                ([good, ["id": .string("\(Self.dad):2")]], "operations[1].time"),
                 ([good, Self.remote("nocounter", wall: 1, month: 8, ["title": "x"])], "operations[1].id"),
                 (
-                    [good, Self.remote("dev-b:3", wall: 1, month: 8, ["title": 1.5])],
+                    [good, Self.remote("\(Self.dad):3", wall: 1, month: 8, ["title": 1.5])],
                     "operations[1].fields.title.value"
                 ),
-                ([good, Self.remote("dev-b:4", wall: 1, month: 8, [:])], "at least one field"),
+                ([good, Self.remote("\(Self.dad):4", wall: 1, month: 8, [:])], "at least one field"),
                 (
                     [
                         good,
                         Self.remote(
-                            "dev-b:5", wall: Int64(Date().timeIntervalSince1970 * 1000) + 7_200_000, month: 8,
+                            "\(Self.dad):5", wall: Int64(Date().timeIntervalSince1970 * 1000) + 7_200_000, month: 8,
                             ["title": "x"]),
                     ],
                     "in the future"
@@ -152,17 +156,20 @@ struct StoreHistoryTests {
     func devices() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
             _ = try await running.commands.request(
-                "ops.import", args: ["operations": [Self.remote("dev-b:1", wall: 1_000, month: 1, ["title": "x"])]])
+                "ops.import",
+                args: ["operations": [Self.remote("\(Self.dad):1", wall: 1_000, month: 1, ["title": "x"])]])
             let list = try await running.commands.request("device.list")
             let devices = try #require(list["devices"]?.arrayValue)
             #expect(devices.count == 2)
             #expect(devices[0]["id"] == "dev-a")
             #expect(devices[0]["local"] == true)
-            _ = try await running.commands.request("device.rename", args: ["id": "dev-b", "name": "Mum's laptop"])
+            _ = try await running.commands.request(
+                "device.rename", args: ["id": .string(Self.dad), "name": "Mum's laptop"])
             let renamed = try await running.commands.request("device.list")
             #expect(renamed["devices"]?.arrayValue?.contains { $0["name"] == "Mum's laptop" } == true)
             await #expect(throws: CommandClientError.self) {
-                try await running.commands.request("device.rename", args: ["id": "dev", "name": "Ambiguous"])
+                // "d" starts both dev-a and dadd…
+                try await running.commands.request("device.rename", args: ["id": "d", "name": "Ambiguous"])
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import StoreService
 
 /// `hearth ops`: move operations between homes by file (sync without a network).
 struct Ops: AsyncParsableCommand {
@@ -46,7 +47,12 @@ struct Ops: AsyncParsableCommand {
                     "hearth ops import: \(file): 'operations' is missing (is this a `hearth ops export` file?)")
                 throw ExitCode(2)
             }
-            let reply = try await ServiceCall.run(options, .store, "ops.import", ["operations": operations])
+            guard let format = value["format"]?.stringValue else {
+                Output.error("hearth ops import: \(file): 'format' is missing (is this a `hearth ops export` file?)")
+                throw ExitCode(2)
+            }
+            let reply = try await ServiceCall.run(
+                options, .store, "ops.import", ["format": .string(format), "operations": operations])
             if options.json { return Output.json(reply) }
             Output.line(
                 "received \(reply["received"]?.intValue ?? 0), already had \(reply["already_had"]?.intValue ?? 0), "
@@ -92,14 +98,26 @@ struct Restore: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.loadConfiguration()
-        guard await ServiceCall.ifRunning(configuration, .store, "ping", timeout: .milliseconds(300)) == nil else {
-            Output.error("hearth restore: hearth-store is running; stop it first (it holds the database open)")
+        // Holding the store's own lock proves it is stopped, and keeps it from starting until
+        // the new database is in place.
+        let lock: ServiceLock
+        do {
+            lock = try ServiceLock(service: HearthService.store.rawValue, configuration: configuration)
+        } catch .alreadyRunning(_, _, let pid) {
+            Output.error(
+                "hearth restore: hearth-store is running" + (pid.map { " (pid \($0))" } ?? "")
+                    + "; stop it first (it holds the database open)")
+            throw ExitCode(1)
+        } catch {
+            Output.error("hearth restore: \(error)")
             throw ExitCode(1)
         }
-        guard let header = FileHandle(forReadingAtPath: file)?.readData(ofLength: 16),
-            header == Data("SQLite format 3\u{0}".utf8)
-        else {
-            Output.error("hearth restore: \(file) is not an SQLite database")
+        defer { withExtendedLifetime(lock) {} }
+        let operations: Int
+        do {
+            operations = try StoreBackup.check(file)
+        } catch {
+            Output.error("hearth restore: \(error)")
             throw ExitCode(2)
         }
         let target = (configuration.home as NSString).appendingPathComponent("hearth.sqlite")
@@ -107,13 +125,33 @@ struct Restore: AsyncParsableCommand {
         try? FileManager.default.removeItem(atPath: temporary)
         try FileManager.default.copyItem(atPath: file, toPath: temporary)
         chmod(temporary, 0o600)
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
-        // rename(2) replaces the database in one step: it is never half-written.
+        // The database being replaced is kept beside it, whole: its WAL moves with it (committed
+        // changes may still be only there).
+        var kept: String?
+        if FileManager.default.fileExists(atPath: target) {
+            let stamp = Timestamp.format(Date()).replacingOccurrences(of: ":", with: "")
+            let keep = target + ".replaced-" + stamp
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: target + suffix) {
+                guard rename(target + suffix, keep + suffix) == 0 else {
+                    Output.error("hearth restore: cannot keep \(target + suffix): \(String(cString: strerror(errno)))")
+                    throw ExitCode(1)
+                }
+            }
+            kept = keep
+        }
+        // rename(2) puts the backup in place in one step: the database is never half-written.
         guard rename(temporary, target) == 0 else {
             Output.error("hearth restore: cannot replace \(target): \(String(cString: strerror(errno)))")
             throw ExitCode(1)
         }
-        if options.json { return Output.json(["restored": .string(target)]) }
-        Output.line("restored \(target) from \(file)")
+        if options.json {
+            return Output.json([
+                "restored": .string(target), "operations": .int(Int64(operations)),
+                "replaced_kept_at": kept.map(JSONValue.string) ?? .null,
+            ])
+        }
+        Output.line(
+            "restored \(target) from \(file) (\(operations) operations)"
+                + (kept.map { "; the database it replaced is kept at \($0)" } ?? ""))
     }
 }

@@ -14,6 +14,21 @@ final class ChangeOutbox {
     private(set) var events: [ChangeEvent] = []
 
     func add(_ event: ChangeEvent) { events.append(event) }
+
+    /// Queues `store.<kind>.changed` for an operation applied as change `seq`: the entity, the
+    /// operation, and what its domain says of the entity now (`StoreDomain.describe`).
+    /// - Returns: the domain's description, for the command's reply.
+    @discardableResult
+    func add(_ operation: Operation, seq: Int64, in db: Database) throws -> [String: JSONValue] {
+        let entity = operation.entity
+        let description = try StoreDomains.domain(of: entity.kind).describe(entity, in: db)
+        let data = description.merging([
+            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)],
+            "op": .string(operation.id.description), "operation": operation.json,
+        ]) { $1 }
+        add(ChangeEvent(topic: "store.\(entity.kind).changed", data: .object(data), seq: UInt64(seq)))
+        return description
+    }
 }
 
 /// A mutating command's work inside the shared transaction.

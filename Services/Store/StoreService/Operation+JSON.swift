@@ -27,9 +27,15 @@ extension Operation {
         guard let idText = object["id"]?.stringValue, let id = OperationID(idText) else {
             throw fail("id", "must be a string 'device:counter' with a counter of 1 or more")
         }
-        guard let wall = object["time"]?["wall"]?.intValue, let logical = object["time"]?["logical"]?.intValue,
-            logical >= 0, logical <= Int64(UInt32.max)
+        guard id.counter <= UInt64(Int64.max) else {
+            throw fail("id", "the counter must be 1–\(Int64.max), got \(id.counter)")
+        }
+        guard let wall = object["time"]?["wall"]?.intValue, let logical = object["time"]?["logical"]?.intValue
         else { throw fail("time", "must be {\"wall\": milliseconds, \"logical\": counter}") }
+        guard wall >= 0 else { throw fail("time.wall", "must be 0 or more milliseconds since 1970, got \(wall)") }
+        guard (0...Int64(UInt32.max)).contains(logical) else {
+            throw fail("time.logical", "must be 0–\(UInt32.max), got \(logical)")
+        }
         guard let kind = object["entity"]?["kind"]?.stringValue, let entityID = object["entity"]?["id"]?.stringValue
         else { throw fail("entity", "must be {\"kind\": string, \"id\": string}") }
         guard let fieldObjects = object["fields"]?.objectValue else { throw fail("fields", "must be an object") }

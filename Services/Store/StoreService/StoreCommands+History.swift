@@ -227,28 +227,47 @@ extension StoreCommands {
             )
             .filter { !lacking.contains(OperationID(device: $0.device, counter: UInt64($0.counter))) }
             return [
-                "format": "hearth-ops/1", "device": .string(database.localDevice),
+                "format": .string(Self.exchangeFormat), "device": .string(database.localDevice),
                 "vector": try Self.vector(in: db).json, "operations": .array(try records.map { try $0.json }),
             ]
         }
     }
 
     /// Applies operations from another home, all or nothing, and reports what happened.
+    /// The version of the exchange format `ops.export` writes and `ops.import` reads.
+    static let exchangeFormat = "hearth-ops/1"
+
     func importOperations(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        if let format = try arguments.optionalString("format"), format != Self.exchangeFormat {
+            throw CommandError.invalidArgument(
+                "format", "must be \(Self.exchangeFormat), got \(format) (made by a newer Hearth?)")
+        }
         guard let list = arguments.values["operations"]?.arrayValue else {
             throw CommandError.invalidArgument("operations", "is required and must be an array")
         }
         let operations = try list.enumerated().map { try Operation(json: $1, at: "operations[\($0)]") }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
+        // Every operation passes every rule before any is written: the import is whole or nothing.
         for (index, operation) in operations.enumerated() {
+            let path = "operations[\(index)]"
             do {
                 try operation.validate()
             } catch {
-                throw CommandError.invalidArgument("operations[\(index)]", "\(error)")
+                throw CommandError.invalidArgument(path, "\(error)")
+            }
+            guard operation.author == database.localDevice || DeviceID.isValid(operation.author) else {
+                throw CommandError.invalidArgument(
+                    "\(path).id", "'\(operation.author)' is not a device id (a device id is a lower-case UUID)")
             }
             guard operation.time.wall <= now + HybridClock.maximumDrift else {
                 throw CommandError.invalidArgument(
-                    "operations[\(index)].time", "is more than an hour in the future (a clock is wrong)")
+                    "\(path).time", "is more than an hour in the future (a clock is wrong)")
+            }
+            do {
+                try StoreDomains.validate(operation)
+            } catch {
+                let field = error.field.hasPrefix("entity.") ? error.field : "fields.\(error.field)"
+                throw CommandError.invalidArgument("\(path).\(field)", error.rule)
             }
         }
         return try await writes.once(requestID) { db, outbox in
@@ -256,7 +275,18 @@ extension StoreCommands {
             var already = 0
             var touched = Set<EntityRef>()
             // Parents before children keeps the feed readable; the fold does not depend on it.
-            for operation in operations.sorted(by: { ($0.time, $0.id) < ($1.time, $1.id) }) {
+            for (index, operation) in operations.enumerated().sorted(by: {
+                ($0.element.time, $0.element.id) < ($1.element.time, $1.element.id)
+            }) {
+                // This device's own operations come back in a peer's export: ones it holds are
+                // "already had"; one it never made is a forgery and is never added.
+                if operation.author == database.localDevice,
+                    try OperationRecord.fetchOne(db, key: operation.id.description) == nil
+                {
+                    throw CommandError.invalidArgument(
+                        "operations[\(index)].id",
+                        "claims to be this device's operation \(operation.id.counter), which this device never made")
+                }
                 let seq: Int64?
                 do {
                     seq = try StoreDatabase.apply(operation, in: db)
@@ -275,13 +305,7 @@ extension StoreCommands {
                         ON CONFLICT(id) DO NOTHING
                         """,
                     arguments: [operation.author, "Device \(operation.author.prefix(8))", Timestamp.format(Date())])
-                let data: JSONValue = [
-                    "entity": ["kind": .string(operation.entity.kind), "id": .string(operation.entity.id)],
-                    "op": .string(operation.id.description), "card": try Self.card(operation.entity, in: db) ?? .null,
-                    "operation": operation.json,
-                ]
-                outbox.add(
-                    ChangeEvent(topic: "store.\(operation.entity.kind).changed", data: data, seq: UInt64(seq)))
+                try outbox.add(operation, seq: seq, in: db)
             }
             var conflicts = 0
             for entity in touched { conflicts += try StoreDatabase.log(of: entity, in: db).conflicts.count }

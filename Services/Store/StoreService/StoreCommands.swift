@@ -11,125 +11,30 @@ struct StoreCommands: Sendable {
     /// Replies are kept under this size (the bus's maximum message, less room for the envelope).
     let maximumReplyBytes: Int
 
+    /// Runs one command: the core's own, or one a domain answers (`StoreDomain.handler`).
+    typealias Handler = @Sendable (StoreCommands, CommandRequest) async throws -> JSONValue
+
     func handle(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
-        switch request.command {
-        case "event.set": return try await delayed(try await setEvent(request.id, arguments))
-        case "event.clear": return try await delayed(try await clearEvent(request.id, arguments))
-        case "event.list": return try await listEvents(arguments)
-        case "event.show": return try await showEvent(arguments)
-        case "event.suggest": return try await delayed(try await suggest(request.id, arguments))
-        case "event.suggestions": return try await suggestions(arguments)
-        case "event.accept": return try await delayed(try await decide(request.id, arguments, accept: true))
-        case "event.decline": return try await delayed(try await decide(request.id, arguments, accept: false))
-        case "changes": return try await changes(arguments)
-        case "history": return try await history(arguments)
-        case "conflicts": return try await conflicts()
-        case "conflicts.resolve": return try await delayed(try await resolveConflict(request.id, arguments))
-        case "device.list": return try await devices()
-        case "device.rename": return try await renameDevice(request.id, arguments)
-        case "ops.export": return try await exportOperations(arguments)
-        case "ops.import": return try await importOperations(request.id, arguments)
-        case "backup": return try await backup(arguments)
-        default: throw CommandError.unknownCommand(request.command, service: "store")
-        }
-    }
-
-    // MARK: - Year planner
-
-    /// A card edit's arguments, checked: `year` and `month`, and the fields to set (at least one
-    /// of title, location and day; an empty location clears it).
-    func cardEdit(_ arguments: Arguments, verb: String) throws -> (year: Int, month: Int, values: [String: FieldValue])
-    {
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
-        let title = try arguments.optionalString("title")
-        let location = try arguments.optionalString("location")
-        let day = try arguments.optionalInt("day")
-        try check { () throws(PlannerError) in
-            try YearPlanner.validate(year: year, month: month, title: title, location: location, day: day)
-        }
-        var values: [String: FieldValue] = [:]
-        if let title { values["title"] = .text(title) }
-        if let location { values["location"] = location.isEmpty ? .null : .text(location) }
-        if let day { values["day"] = .int(Int64(day)) }
-        guard !values.isEmpty else {
-            throw CommandError.invalidArgument(
-                "title", "or 'location' or 'day' must be given: there is nothing to \(verb)")
-        }
-        return (year, month, values)
-    }
-
-    private func setEvent(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        let (year, month, values) = try cardEdit(arguments, verb: "set")
-        let title = values["title"]
-        let entity = YearPlanner.entity(year: year, month: month)
-        let changes = values
-        return try await writes.once(requestID) { db, outbox in
-            let existing = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT title FROM event_card WHERE year = ? AND month = ?"),
-                arguments: [year, month])
-            if title == nil, (existing?["title"] as String?) == nil {
-                throw CommandError.invalidArgument(
-                    "title", "is required: the card for \(YearPlanner.monthName(month)) \(year) is empty")
+        do {
+            switch request.command {
+            case "changes": return try await changes(arguments)
+            case "history": return try await history(arguments)
+            case "conflicts": return try await conflicts()
+            case "conflicts.resolve": return try await delayed(try await resolveConflict(request.id, arguments))
+            case "device.list": return try await devices()
+            case "device.rename": return try await renameDevice(request.id, arguments)
+            case "ops.export": return try await exportOperations(arguments)
+            case "ops.import": return try await importOperations(request.id, arguments)
+            case "backup": return try await backup(arguments)
+            default:
+                guard let handler = StoreDomains.handler(for: request.command) else {
+                    throw CommandError.unknownCommand(request.command, service: "store")
+                }
+                return try await handler(self, request)
             }
-            return try commit(entity, changes, in: db, outbox: outbox)
-        }
-    }
-
-    private func clearEvent(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
-        try check { () throws(PlannerError) in
-            try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
-        }
-        let entity = YearPlanner.entity(year: year, month: month)
-        return try await writes.once(requestID) { db, outbox in
-            guard try Self.card(year: year, month: month, in: db)?["title"] != .null else {
-                throw CommandError(
-                    code: "not_found", message: "the card for \(YearPlanner.monthName(month)) \(year) is already empty")
-            }
-            return try commit(entity, ["title": .null, "location": .null, "day": .null], in: db, outbox: outbox)
-        }
-    }
-
-    private func listEvents(_ arguments: Arguments) async throws -> JSONValue {
-        let year = try arguments.optionalInt("year") ?? Calendar(identifier: .gregorian).component(.year, from: Date())
-        try check { () throws(PlannerError) in
-            try YearPlanner.validate(year: year, month: 1, title: nil, location: nil, day: nil)
-        }
-        return try await database.pool.read { db in
-            var cards: [JSONValue] = []
-            for month in 1...12 {
-                cards.append(
-                    try Self.card(year: year, month: month, in: db) ?? Self.emptyCard(year: year, month: month))
-            }
-            return ["year": .int(Int64(year)), "cards": .array(cards)]
-        }
-    }
-
-    private func showEvent(_ arguments: Arguments) async throws -> JSONValue {
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
-        try check { () throws(PlannerError) in
-            try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
-        }
-        let entity = YearPlanner.entity(year: year, month: month)
-        return try await database.pool.read { db in
-            guard var card = try Self.card(year: year, month: month, in: db)?.objectValue else {
-                return Self.emptyCard(year: year, month: month)
-            }
-            let log = try StoreDatabase.log(of: entity, in: db)
-            var fields: [String: JSONValue] = [:]
-            for (name, state) in log.entity(entity) {
-                fields[name] = [
-                    "value": state.value.json, "conflict": .bool(state.isConflict),
-                    "values": .array(state.heads.map { ["op": .string($0.id.description), "value": $0.value.json] }),
-                ]
-            }
-            card["fields"] = .object(fields)
-            card["operations"] = .int(Int64(log.operations.count))
-            return .object(card)
+        } catch let error as RuleError {
+            throw CommandError.invalidArgument(error.field, error.rule)
         }
     }
 
@@ -191,12 +96,14 @@ struct StoreCommands: Sendable {
         return out
     }
 
-    private func delayed(_ reply: JSONValue) async throws -> JSONValue {
+    func delayed(_ reply: JSONValue) async throws -> JSONValue {
         if replyDelay > .zero { try await Task.sleep(for: replyDelay) }
         return reply
     }
 
     /// Appends a local operation and publishes the change once the transaction has committed.
+    /// - Returns: the change's `seq`, the operation's id, and what its domain says of the entity.
+    @discardableResult
     func commit(
         _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
     ) throws -> JSONValue {
@@ -204,45 +111,11 @@ struct StoreCommands: Sendable {
         guard let seq = try StoreDatabase.apply(operation, in: db, log: log) else {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
         }
-        let card = try Self.card(entity, in: db) ?? .null
-        let data: JSONValue = [
-            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)],
-            "op": .string(operation.id.description), "card": card, "operation": operation.json,
-        ]
-        outbox.add(ChangeEvent(topic: "store.\(entity.kind).changed", data: data, seq: UInt64(seq)))
-        return ["seq": .int(seq), "op": .string(operation.id.description), "card": card]
+        let description = try outbox.add(operation, seq: seq, in: db)
+        return .object(description.merging(["seq": .int(seq), "op": .string(operation.id.description)]) { $1 })
     }
 
-    static func card(_ entity: EntityRef, in db: Database) throws -> JSONValue? {
-        guard let (year, month) = YearPlanner.yearAndMonth(of: entity) else { return nil }
-        return try card(year: year, month: month, in: db)
-    }
-
-    static func card(year: Int, month: Int, in db: Database) throws -> JSONValue? {
-        guard
-            let row = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT * FROM event_card WHERE year = ? AND month = ?"),
-                arguments: [year, month])
-        else { return nil }
-        func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
-        return [
-            "year": .int(Int64(year)), "month": .int(Int64(month)), "month_name": .string(YearPlanner.monthName(month)),
-            "title": text("title"), "location": text("location"),
-            "day": (row["day"] as Int64?).map(JSONValue.int) ?? .null, "colour": text("colour"),
-            "created_at": text("created_at"), "modified_at": text("modified_at"), "modified_by": text("modified_by"),
-            "conflicted": .bool(row["conflicted"]), "empty": .bool((row["title"] as String?) == nil),
-        ]
-    }
-
-    static func emptyCard(year: Int, month: Int) -> JSONValue {
-        [
-            "year": .int(Int64(year)), "month": .int(Int64(month)), "month_name": .string(YearPlanner.monthName(month)),
-            "title": nil, "location": nil, "day": nil, "colour": .string(YearPlanner.defaultColours[month - 1]),
-            "conflicted": false, "empty": true,
-        ]
-    }
-
-    func check(_ body: () throws(PlannerError) -> Void) throws {
+    func check(_ body: () throws(RuleError) -> Void) throws {
         do {
             try body()
         } catch {

@@ -46,9 +46,12 @@ final class StoreDatabase: Sendable {
     /// - Parameter log: the entity's log as already folded by the caller (`makeOperation`), so it
     ///   is not loaded and folded again; loaded here when `nil`.
     /// - Returns: the change's sequence number, or `nil` if the operation was already applied.
-    /// - Throws: `OperationLogError` for a malformed or forged operation; nothing is written then.
+    /// - Throws: `OperationLogError` for a malformed or forged operation, `RuleError` for one its
+    ///   domain's rules refuse (or of a kind no domain keeps); nothing is written then.
     static func apply(_ operation: Operation, in db: Database, log: OperationLog? = nil) throws -> Int64? {
         try operation.validate()
+        let domain = try StoreDomains.domain(of: operation.entity.kind)
+        try domain.validate(operation)
         if let existing = try OperationRecord.fetchOne(db, key: operation.id.description) {
             guard try existing.operation == operation else {
                 throw OperationLogError.conflictingDuplicate(operation.id)
@@ -58,7 +61,7 @@ final class StoreDatabase: Sendable {
         var folded = try log ?? Self.log(of: operation.entity, in: db)
         try folded.apply(operation)
         try OperationRecord(operation).insert(db)
-        try materialize(operation.entity, from: folded, in: db)
+        try domain.materialize(operation.entity, from: folded, in: db)
         try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
             .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
         return db.lastInsertedRowID
@@ -83,6 +86,10 @@ final class StoreDatabase: Sendable {
             try Int64.fetchOne(
                 try db.cachedStatement(sql: "SELECT MAX(counter) FROM operation WHERE device = ?"),
                 arguments: [localDevice]) ?? 0
+        // Imports never carry this device's operations, so only its own writes reach the limit.
+        guard counter < Int64.max else {
+            throw CommandError(code: "internal", message: "this device has used every operation counter")
+        }
         let last = try Row.fetchOne(
             try db.cachedStatement(sql: "SELECT wall, logical FROM operation ORDER BY wall DESC, logical DESC LIMIT 1"))
         var clock = HybridClock(
@@ -94,57 +101,6 @@ final class StoreDatabase: Sendable {
             device: localDevice, counter: UInt64(counter + 1), time: clock.tick(now: now), entity: entity,
             values: values)
         return (operation, log)
-    }
-
-    /// Rewrites the materialised row of `entity` from its folded log.
-    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
-        if entity.kind == YearPlanner.suggestionKind { return try materializeSuggestion(entity, from: log, in: db) }
-        guard entity.kind == YearPlanner.entityKind, let (year, month) = YearPlanner.yearAndMonth(of: entity) else {
-            return
-        }
-        let fields = FieldReader(log.entity(entity))
-        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
-        guard let first = operations.first, let last = operations.last else { return }
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO event_card
-                    (year, month, title, location, day, colour, created_at, modified_at, modified_by, conflicted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                year, month, fields.text("title"), fields.text("location"), fields.int("day"),
-                fields.text("colour") ?? YearPlanner.defaultColours[month - 1],
-                Timestamp.format(Date(milliseconds: first.time.wall)),
-                Timestamp.format(Date(milliseconds: last.time.wall)), last.author,
-                fields.states.values.contains { $0.isConflict },
-            ])
-    }
-}
-
-extension StoreDatabase {
-    /// Rewrites the materialised row of a suggestion from its folded log.
-    static func materializeSuggestion(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
-        let fields = FieldReader(log.entity(entity))
-        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
-        guard let first = operations.first, let year = fields.int("year"), let month = fields.int("month") else {
-            return
-        }
-        let status = fields.text("status") ?? "open"
-        let decision =
-            status == "open" ? nil : fields.states["status"].flatMap { state in log.operations[state.winner] }
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO suggestion
-                    (id, year, month, title, location, day, status, suggested_by, suggested_at, decided_by, decided_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-            entity.id, year, month, fields.text("title"), fields.text("location"), fields.int("day"), status,
-            first.author,
-            Timestamp.format(Date(milliseconds: first.time.wall)), decision?.author,
-            decision.map { Timestamp.format(Date(milliseconds: $0.time.wall)) },
-        ])
     }
 }
 

@@ -1,6 +1,8 @@
 import GRDB
 
-/// The store's schema. Named migrations are never edited once landed: add a new one instead.
+/// The store's schema: the core's tables (the log, the change feed, requests, devices), then each
+/// domain's (`StoreDomain.registerMigrations`). Named migrations are never edited once landed:
+/// add a new one instead. (v1 also made the planner's cards table, before domains had folders.)
 enum StoreMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -58,23 +60,8 @@ enum StoreMigrations {
                 table.column("first_seen_at", .text).notNull()
             }
         }
-        migrator.registerMigration("v2: suggestions") { db in
-            // Suggested changes to a card, materialised from `suggestion` operations.
-            try db.create(table: "suggestion") { table in
-                table.primaryKey("id", .text)
-                table.column("year", .integer).notNull()
-                table.column("month", .integer).notNull()
-                table.column("title", .text)
-                table.column("location", .text)
-                table.column("day", .integer)
-                table.column("status", .text).notNull()
-                table.column("suggested_by", .text).notNull()
-                table.column("suggested_at", .text).notNull()
-                table.column("decided_by", .text)
-                table.column("decided_at", .text)
-            }
-            try db.create(index: "suggestion_status", on: "suggestion", columns: ["status"])
-        }
+        // Then each domain's own, in registration order.
+        for domain in StoreDomains.all { domain.registerMigrations(in: &migrator) }
         return migrator
     }
 }

@@ -28,6 +28,16 @@ public enum FieldValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// What kind of value it is, for errors: "null", "a boolean", "a number", "text".
+    public var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int: "a number"
+        case .text: "text"
+        }
+    }
+
     public var description: String {
         switch self {
         case .null: "(cleared)"

@@ -58,45 +58,26 @@ public enum YearPlanner {
     }
 
     /// Checks a card edit; `nil` means "leave as it is".
-    /// - Throws: `PlannerError` naming the field and the rule it breaks.
+    /// - Throws: `RuleError` naming the field and the rule it breaks.
     public static func validate(
         year: Int, month: Int, title: String?, location: String?, day: Int?
     )
-        throws(PlannerError)
+        throws(RuleError)
     {
-        guard (1...9999).contains(year) else { throw PlannerError(field: "year", rule: "must be 1–9999, got \(year)") }
-        guard (1...12).contains(month) else { throw PlannerError(field: "month", rule: "must be 1–12, got \(month)") }
+        guard (1...9999).contains(year) else { throw RuleError(field: "year", rule: "must be 1–9999, got \(year)") }
+        guard (1...12).contains(month) else { throw RuleError(field: "month", rule: "must be 1–12, got \(month)") }
         if let title {
+            try TextRules.check(title, field: "title", maximumLength: maximumTextLength)
             guard !title.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw PlannerError(field: "title", rule: "is required and must not be blank")
-            }
-            guard title.count <= maximumTextLength else {
-                throw PlannerError(
-                    field: "title", rule: "must be at most \(maximumTextLength) characters, got \(title.count)")
+                throw RuleError(field: "title", rule: "is required and must not be blank")
             }
         }
-        if let location, location.count > maximumTextLength {
-            throw PlannerError(
-                field: "location", rule: "must be at most \(maximumTextLength) characters, got \(location.count)")
-        }
+        if let location { try TextRules.check(location, field: "location", maximumLength: maximumTextLength) }
         if let day {
             let last = days(inMonth: month, year: year)
             guard (1...last).contains(day) else {
-                throw PlannerError(field: "day", rule: "must be 1–\(last) for \(monthName(month)) \(year), got \(day)")
+                throw RuleError(field: "day", rule: "must be 1–\(last) for \(monthName(month)) \(year), got \(day)")
             }
         }
     }
-}
-
-/// A planner input that breaks a rule.
-public struct PlannerError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let field: String
-    public let rule: String
-
-    public init(field: String, rule: String) {
-        self.field = field
-        self.rule = rule
-    }
-
-    public var description: String { "'\(field)' \(rule)" }
 }

@@ -5,21 +5,22 @@ import HearthCore
 
 extension StoreCommands {
     /// Records a suggested change to a card for the family to accept or decline.
-    func suggest(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        let (year, month, edit) = try cardEdit(arguments, verb: "suggest")
+    func suggest(_ request: CommandRequest) async throws -> JSONValue {
+        let (year, month, edit) = try cardEdit(Arguments(request.arguments), verb: "suggest")
         var values = edit
         values["year"] = .int(Int64(year))
         values["month"] = .int(Int64(month))
         values["status"] = .text("open")
         let suggestion = EntityRef(kind: YearPlanner.suggestionKind, id: UUIDText.make())
         let changes = values
-        return try await writes.once(requestID) { db, outbox in
-            try record(suggestion, changes, in: db, outbox: outbox)
+        return try await writes.once(request.id) { db, outbox in
+            try commit(suggestion, changes, in: db, outbox: outbox)
             return ["suggestion": try Self.suggestion(suggestion.id, in: db) ?? .null]
         }
     }
 
-    func suggestions(_ arguments: Arguments) async throws -> JSONValue {
+    func suggestions(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
         let status = try arguments.optionalString("status") ?? "open"
         guard ["open", "accepted", "declined", "all"].contains(status) else {
             throw CommandError.invalidArgument("status", "must be open, accepted, declined or all")
@@ -35,11 +36,12 @@ extension StoreCommands {
 
     /// Accepts or declines an open suggestion; accepting applies its values to the card in the
     /// same transaction.
-    func decide(_ requestID: String, _ arguments: Arguments, accept: Bool) async throws -> JSONValue {
+    func decide(_ request: CommandRequest, accept: Bool) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
         guard let given = try arguments.optionalString("id"), !given.isEmpty else {
             throw CommandError.invalidArgument("id", "is required")
         }
-        return try await writes.once(requestID) { db, outbox in
+        return try await writes.once(request.id) { db, outbox in
             let matches = try String.fetchAll(
                 db, sql: "SELECT id FROM suggestion WHERE id LIKE ?", arguments: [given.lowercased() + "%"])
             guard matches.count == 1, let id = matches.first,
@@ -56,7 +58,7 @@ extension StoreCommands {
                 throw CommandError(code: "already_decided", message: "suggestion \(id.prefix(8)) was already \(status)")
             }
             let entity = EntityRef(kind: YearPlanner.suggestionKind, id: id)
-            try record(entity, ["status": .text(accept ? "accepted" : "declined")], in: db, outbox: outbox)
+            try commit(entity, ["status": .text(accept ? "accepted" : "declined")], in: db, outbox: outbox)
             var reply: [String: JSONValue] = [:]
             if accept {
                 let year: Int = row["year"]
@@ -80,19 +82,6 @@ extension StoreCommands {
             reply["suggestion"] = try Self.suggestion(id, in: db) ?? .null
             return .object(reply)
         }
-    }
-
-    /// Appends a local operation on a suggestion and queues its change event.
-    private func record(
-        _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
-    ) throws {
-        let (operation, log) = try database.makeOperation(entity, values: values, in: db)
-        guard let seq = try StoreDatabase.apply(operation, in: db, log: log) else { return }
-        let data: JSONValue = [
-            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "op": .string(operation.id.description),
-            "suggestion": try Self.suggestion(entity.id, in: db) ?? .null, "operation": operation.json,
-        ]
-        outbox.add(ChangeEvent(topic: "store.\(entity.kind).changed", data: data, seq: UInt64(seq)))
     }
 
     static func suggestion(_ id: String, in db: Database) throws -> JSONValue? {

@@ -1,0 +1,81 @@
+import GRDB
+import HearthBus
+import HearthCore
+
+/// One household domain in the store: its rules (in `HearthCore`), the tables it keeps, how
+/// they are rebuilt from the operation log, and the commands it answers.
+///
+/// Every domain lives in the one operation log, so sync, history and conflicts need nothing of
+/// it. Adding a domain is a folder here (its conformance, its commands) and one in `HearthCore`
+/// (its rules), plus one line in `StoreDomains.all`.
+protocol StoreDomain: Sendable {
+    /// The domain's rules: its entity kinds and the one validator of their operations.
+    associatedtype Rules: DomainRules
+
+    /// The entity kinds it keeps (its rules' kinds).
+    static var entityKinds: Set<String> { get }
+
+    /// Checks an operation on one of its kinds by its rules.
+    static func validate(_ operation: Operation) throws(RuleError)
+
+    /// Registers the domain's named migrations (after the core's; never edited once landed).
+    static func registerMigrations(in migrator: inout DatabaseMigrator)
+
+    /// Rewrites the materialised rows of `entity`, one of its kinds, from its folded log, in the
+    /// transaction that applied the operation.
+    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws
+
+    /// What a `store.<kind>.changed` event says about `entity` after a change, besides the
+    /// operation: the card, the suggestion…
+    static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue]
+
+    /// The handler of `command`, if the domain answers it.
+    static func handler(for command: String) -> StoreCommands.Handler?
+}
+
+extension StoreDomain {
+    static var entityKinds: Set<String> { Rules.entityKinds }
+
+    static func validate(_ operation: Operation) throws(RuleError) { try Rules.validate(operation) }
+}
+
+/// The domains the store keeps, in the order their migrations run.
+enum StoreDomains {
+    static let all: [any StoreDomain.Type] = [PlannerDomain.self]
+
+    private static let byKind: [String: any StoreDomain.Type] = {
+        var kinds: [String: any StoreDomain.Type] = [:]
+        for domain in all {
+            for kind in domain.entityKinds {
+                precondition(kinds[kind] == nil, "entity kind \(kind) is claimed by two domains")
+                kinds[kind] = domain
+            }
+        }
+        return kinds
+    }()
+
+    /// The domain that keeps `kind`.
+    /// - Throws: `RuleError` for a kind no domain keeps (an unknown `bank_account` is refused,
+    ///   not stored).
+    static func domain(of kind: String) throws(RuleError) -> any StoreDomain.Type {
+        guard let domain = byKind[kind] else {
+            throw RuleError(
+                field: "entity.kind",
+                rule: "'\(kind)' is not kept here (known: \(byKind.keys.sorted().joined(separator: ", ")))")
+        }
+        return domain
+    }
+
+    /// Checks an operation against its domain's rules.
+    static func validate(_ operation: Operation) throws(RuleError) {
+        try domain(of: operation.entity.kind).validate(operation)
+    }
+
+    /// The handler of `command` in whichever domain answers it.
+    static func handler(for command: String) -> StoreCommands.Handler? {
+        for domain in all {
+            if let handler = domain.handler(for: command) { return handler }
+        }
+        return nil
+    }
+}

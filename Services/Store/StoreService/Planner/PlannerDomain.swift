@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// The family year planner in the store: twelve event cards a year (`event_card`, one per
+/// month) and suggested changes to them (`suggestion`), materialised into the `event_card`
+/// and `suggestion` tables.
+enum PlannerDomain: StoreDomain {
+    typealias Rules = YearPlanner
+
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        // The cards table came with the core's v1, before domains had folders of their own.
+        migrator.registerMigration("v2: suggestions") { db in
+            // Suggested changes to a card, materialised from `suggestion` operations.
+            try db.create(table: "suggestion") { table in
+                table.primaryKey("id", .text)
+                table.column("year", .integer).notNull()
+                table.column("month", .integer).notNull()
+                table.column("title", .text)
+                table.column("location", .text)
+                table.column("day", .integer)
+                table.column("status", .text).notNull()
+                table.column("suggested_by", .text).notNull()
+                table.column("suggested_at", .text).notNull()
+                table.column("decided_by", .text)
+                table.column("decided_at", .text)
+            }
+            try db.create(index: "suggestion_status", on: "suggestion", columns: ["status"])
+        }
+    }
+
+    static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
+        if entity.kind == YearPlanner.suggestionKind {
+            return ["suggestion": try StoreCommands.suggestion(entity.id, in: db) ?? .null]
+        }
+        return ["card": try StoreCommands.card(entity, in: db) ?? .null]
+    }
+
+    /// The planner's commands; those that write hold their reply for the fault-injection delay.
+    private static let handlers: [String: StoreCommands.Handler] = [
+        "event.set": { commands, request in try await commands.delayed(try await commands.setEvent(request)) },
+        "event.clear": { commands, request in try await commands.delayed(try await commands.clearEvent(request)) },
+        "event.list": { commands, request in try await commands.listEvents(request) },
+        "event.show": { commands, request in try await commands.showEvent(request) },
+        "event.suggest": { commands, request in try await commands.delayed(try await commands.suggest(request)) },
+        "event.suggestions": { commands, request in try await commands.suggestions(request) },
+        "event.accept": { commands, request in
+            try await commands.delayed(try await commands.decide(request, accept: true))
+        },
+        "event.decline": { commands, request in
+            try await commands.delayed(try await commands.decide(request, accept: false))
+        },
+    ]
+
+    static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
+
+    // MARK: - Materialising
+
+    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        if entity.kind == YearPlanner.suggestionKind { return try materializeSuggestion(entity, from: log, in: db) }
+        // The rules checked the id; a card outside 1–12 never reaches here.
+        guard let (year, month) = YearPlanner.yearAndMonth(of: entity), (1...12).contains(month) else { return }
+        let fields = FieldReader(log.entity(entity))
+        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        guard let first = operations.first, let last = operations.last else { return }
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO event_card
+                    (year, month, title, location, day, colour, created_at, modified_at, modified_by, conflicted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                year, month, fields.text("title"), fields.text("location"), fields.int("day"),
+                fields.text("colour") ?? YearPlanner.defaultColours[month - 1],
+                Timestamp.format(Date(milliseconds: first.time.wall)),
+                Timestamp.format(Date(milliseconds: last.time.wall)), last.author,
+                fields.states.values.contains { $0.isConflict },
+            ])
+    }
+
+    /// Rewrites the materialised row of a suggestion from its folded log.
+    private static func materializeSuggestion(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        let fields = FieldReader(log.entity(entity))
+        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        guard let first = operations.first, let year = fields.int("year"), let month = fields.int("month") else {
+            return
+        }
+        let status = fields.text("status") ?? "open"
+        let decision =
+            status == "open" ? nil : fields.states["status"].flatMap { state in log.operations[state.winner] }
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO suggestion
+                    (id, year, month, title, location, day, status, suggested_by, suggested_at, decided_by, decided_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            entity.id, year, month, fields.text("title"), fields.text("location"), fields.int("day"), status,
+            first.author,
+            Timestamp.format(Date(milliseconds: first.time.wall)), decision?.author,
+            decision.map { Timestamp.format(Date(milliseconds: $0.time.wall)) },
+        ])
+    }
+}
