@@ -54,6 +54,15 @@ struct TurnSessionTests {
         _ = try session.join(Self.player(String(repeating: "x", count: 32)))
     }
 
+    @Test("names: a family emoji is a name (joiners are text); control characters and direction overrides are not")
+    func emojiNames() throws {
+        var session = try Self.session()
+        _ = try session.join(Self.player("👨‍👩‍👧‍👦"))
+        _ = try session.join(Self.player("Zoë 🏳️‍🌈"))
+        #expect(throws: TurnError.self) { try session.join(Self.player("bell\u{07}")) }
+        #expect(throws: TurnError.self) { try session.join(Self.player("evil\u{202E}txt")) }
+    }
+
     @Test("only the leader starts, reorders and ends")
     func leaderOnly() throws {
         var session = try Self.session()

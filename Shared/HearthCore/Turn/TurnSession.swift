@@ -286,9 +286,10 @@ public struct TurnSession: Sendable, Equatable {
         guard !trimmed.isEmpty, trimmed == name else {
             throw .invalidName(name, "must be non-empty, without surrounding spaces")
         }
-        guard name.count <= maximumNameLength else { throw .invalidName(name, "must be at most 32 characters") }
-        guard !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
-            throw .invalidName(name, "must not contain control characters")
+        do {
+            try TextRules.check(name, field: "name", maximumLength: maximumNameLength)
+        } catch {
+            throw .invalidName(name, error.rule)
         }
     }
 }
