@@ -23,4 +23,31 @@ struct GlobalOptions: ParsableArguments {
     }
 
     var timeoutDuration: Duration { .milliseconds(max(1, timeout)) }
+
+    /// The arguments with global options given before the command name moved behind it, so
+    /// `hearth --json --home H status` parses as `hearth status --json --home H`.
+    static func movingLeadingOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--json" {
+                leading.append(argument)
+                index += 1
+            } else if argument == "--home" || argument == "--timeout", index + 1 < arguments.count {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else if argument.hasPrefix("--home=") || argument.hasPrefix("--timeout=") {
+                leading.append(argument)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, index < arguments.count else { return arguments }
+        // Options go after the innermost command name: after the leading run of words.
+        let rest = Array(arguments[index...])
+        let names = rest.prefix { !$0.hasPrefix("-") }.count
+        return Array(rest.prefix(names)) + leading + Array(rest.dropFirst(names))
+    }
 }

@@ -7,6 +7,13 @@ public struct Hearth: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Local-first household coordination: watch and drive the services of a Hearth stack.",
+        discussion: """
+            Every command takes these options, before or after its name \
+            (`hearth --json status` is `hearth status --json`):
+              --home <dir>     the data directory ($HEARTH_HOME, else $XDG_DATA_HOME/hearth)
+              --json           print JSON instead of text
+              --timeout <ms>   how long to wait for a service (default 2000)
+            """,
         subcommands: [
             Status.self, Event.self, History.self, Conflicts.self, Device.self, Ops.self, Backup.self, Restore.self,
             Changes.self, Turn.self, Notify.self, Monitor.self, Publish.self, Config.self,
@@ -23,7 +30,7 @@ extension Hearth {
     /// `ParsableCommand`, which refuses asynchronous commands.
     public static func runFromCommandLine() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
