@@ -29,6 +29,24 @@ public struct DesktopNotification: Sendable, Equatable {
         self.actions = actions
     }
 
+    /// The longest summary, body and button label a popup shows, in characters: text from other
+    /// devices (a 7,000-character "name") must never fill the screen.
+    public static let maximumSummary = 120
+    public static let maximumBody = 600
+    public static let maximumLabel = 40
+
+    /// The notification with each text cut to its maximum, ending in "…" where it was cut.
+    public var clipped: DesktopNotification {
+        func clip(_ text: String, _ limit: Int) -> String {
+            text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+        }
+        var copy = self
+        copy.summary = clip(summary, Self.maximumSummary)
+        copy.body = clip(body, Self.maximumBody)
+        copy.actions = actions.map { ($0.key, clip($0.label, Self.maximumLabel)) }
+        return copy
+    }
+
     public static func == (lhs: DesktopNotification, rhs: DesktopNotification) -> Bool {
         lhs.summary == rhs.summary && lhs.body == rhs.body && lhs.icon == rhs.icon && lhs.urgency == rhs.urgency
             && lhs.category == rhs.category && lhs.timeout == rhs.timeout
@@ -120,6 +138,7 @@ public final class DesktopNotifications: Sendable {
         _ notification: DesktopNotification, key: String,
         completion: @escaping @Sendable (Result<UInt32, NotificationError>) -> Void
     ) {
+        let notification = notification.clipped
         onLoop { [self] in completion(Result { () throws(NotificationError) in try present(notification, key: key) }) }
     }
 

@@ -124,4 +124,28 @@ struct SneakernetTests {
         stack.process.signal(SIGTERM)
         #expect(await stack.process.waitForExit(timeout: .seconds(2)) == 0)
     }
+
+    @Test("an import over the command size limit is refused by the client naming the limit, not blamed on the store")
+    func oversizedImport() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        let device = "dadd0000-0000-4000-8000-00000000000b"
+        let operations: [JSONValue] = (1...4_000).map { counter in
+            [
+                "id": .string("\(device):\(counter)"), "time": ["wall": .int(Int64(counter)), "logical": 0],
+                "entity": ["kind": "event_card", "id": "2026-08"],
+                "fields": ["title": ["value": .string("Title number \(counter) of many"), "overwrites": []]],
+            ]
+        }
+        let file = stack.home.file("big.json")
+        let text = JSONValue.object(["format": "hearth-ops/1", "operations": .array(operations)]).jsonText
+        #expect(text.utf8.count > 256 * 1_024)
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await stack.hearth(["ops", "import", file])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("over the 262144-byte limit of a command (not sent)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("not answering"))
+        // The store was never troubled, and still answers.
+        _ = try await hearthSucceeding(stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

@@ -100,6 +100,10 @@ struct ConfigurationTests {
         #expect(try CurveKeyPair.publicKey(forSecretKey: first.secretKey) == first.publicKey)
         let path = home.file("curve-secret-key")
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        // Found readable by others (a copied home): private again when next read.
+        chmod(path, 0o644)
+        #expect(try DeviceIdentity.keyPair(home: home.path) == first)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
         try "not a key\n".write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: ConfigurationError.self) { try DeviceIdentity.keyPair(home: home.path) }
         #expect(error?.key == path)

@@ -76,6 +76,14 @@ struct CommandLineTests {
 
 @Suite("Command line: turns and notification settings", .timeLimit(.minutes(1)))
 struct TurnCommandLineTests {
+    @Test("notify settings refuses turning one category both on and off")
+    func contradictorySettings() {
+        #expect(throws: (any Error).self) {
+            try Hearth.parseAsRoot(["notify", "settings", "--on", "sync", "--off", "sync"])
+        }
+        #expect((try? Hearth.parseAsRoot(["notify", "settings", "--on", "sync", "--off", "turns"])) != nil)
+    }
+
     @Test("every turn subcommand parses with --json; names and codes are required where they must be")
     func turnParses() throws {
         #expect(try (Hearth.parseAsRoot(["turn", "create", "--name", "Ann", "--json"]) as? Turn.Create)?.name == "Ann")

@@ -179,6 +179,22 @@ struct NotificationCatalogTests {
         #expect(failed.notification.urgency == .normal)
     }
 
+    @Test("every text a popup shows is cut to its limit: a 7,000-character name never fills the screen")
+    mutating func clipped() throws {
+        let name = String(repeating: "A", count: 7_000)
+        let popup = try Self.popup(catalog.plan(topic: "t", envelope: Self.yourTurn(name, device: Self.here, seq: 1)))
+        let shown = popup.notification.clipped
+        #expect(shown.summary.count == DesktopNotification.maximumSummary)
+        #expect(shown.summary.hasSuffix("A…"))
+        #expect(shown.body == popup.notification.body)
+        let long = DesktopNotification(
+            summary: "ok", body: String(repeating: "b", count: 5_000),
+            actions: [(key: "done", label: String(repeating: "c", count: 100))])
+        #expect(long.clipped.body.count == DesktopNotification.maximumBody)
+        #expect(long.clipped.actions.map(\.label.count) == [DesktopNotification.maximumLabel])
+        #expect(long.clipped.summary == "ok")
+    }
+
     @Test("events it does not know, or missing what they need, show nothing")
     mutating func ignored() {
         #expect(catalog.plan(topic: "health.bus", envelope: Self.event("health.bus", [:])) == .ignore)

@@ -57,6 +57,11 @@ struct StoreHistoryTests {
             let dad = try await running.commands.request("history", args: ["device": "dad"])
             #expect(dad["months"]?.arrayValue?.count == 1)
             #expect(dad["months"]?.arrayValue?.first?["changes"]?.arrayValue?.first?["device_name"] == "Dad")
+            // A device nobody has is named as such, not answered with "no changes".
+            let typo = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("history", args: ["device": "Typo"])
+            }
+            #expect(typo?.description.contains("no device 'Typo' (known: Dad, This device)") == true)
             let onlyAugust = try await running.commands.request("history", args: ["month": 8, "year": 2026])
             #expect(onlyAugust["months"]?.arrayValue?.map { $0["month"]?.intValue } == [8])
             let future = try await running.commands.request("history", args: ["since": "2999-01-01"])
@@ -107,6 +112,13 @@ struct StoreHistoryTests {
                 ])
             #expect(again["received"] == 0)
             #expect(again["already_had"] == 1)
+
+            // A --keep naming no device, operation or value of the conflict is refused, not stored.
+            let unknown = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("conflicts.resolve", args: ["id": "2026-08/title", "keep": "Mum"])
+            }
+            #expect(unknown?.description.contains("names no value in the conflict 2026-08/title") == true)
+            #expect(try await running.commands.request("conflicts")["conflicts"]?.arrayValue?.count == 1)
 
             let resolved = try await running.commands.request(
                 "conflicts.resolve", args: ["id": "2026-08/title", "keep": "dev-a"])

@@ -72,6 +72,26 @@ struct StoreServiceTests {
         }
     }
 
+    @Test("saving the same values again writes nothing: no operation, no history line, no change")
+    func noOpEdit() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let arguments: [String: JSONValue] = ["year": 2026, "month": 8, "title": "Beach day", "day": 14]
+            let first = try await running.commands.request("event.set", args: arguments)
+            #expect(first["unchanged"] == nil)
+            let again = try await running.commands.request("event.set", args: arguments)
+            #expect(again["unchanged"] == true)
+            #expect(again["card"]?["title"] == "Beach day")
+            #expect(try await operationCount(running) == 1)
+            let feed = try await running.commands.request("changes", args: ["since": 0])
+            #expect(feed["last_seq"] == 1)
+            // One changed value among unchanged ones is an edit.
+            let edited = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "title": "Beach day", "day": 15])
+            #expect(edited["unchanged"] == nil)
+            #expect(try await operationCount(running) == 2)
+        }
+    }
+
     @Test("bad arguments are refused naming the field and the rule, and write nothing")
     func validation() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
@@ -144,12 +164,15 @@ struct StoreServiceTests {
         }
     }
 
-    @Test("the sequence continues after a restart, and the database file is private")
+    @Test(
+        "the sequence continues after a restart, and the database file is private (tightened at start if found loose)")
     func restart() async throws {
         let home = try TemporaryHome()
         try await withStore(context: context, home: home) { (running: RunningStore) async throws in
             _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 1, "title": "New year"])
         }
+        // Loosened while the store was stopped (a copied home): made private again at start.
+        chmod(home.file("hearth.sqlite"), 0o644)
         try await withStore(context: context, home: home) { (running: RunningStore) async throws in
             let reply = try await running.commands.request(
                 "event.set", args: ["year": 2026, "month": 2, "title": "Pancakes"])

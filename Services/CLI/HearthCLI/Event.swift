@@ -46,7 +46,8 @@ struct Event: AsyncParsableCommand {
             if let day { arguments["day"] = .int(Int64(day)) }
             let reply = try await ServiceCall.run(options, .store, "event.set", arguments)
             if options.json { return Output.json(reply) }
-            Output.line("saved: " + Event.describe(reply["card"] ?? .null))
+            Output.line(
+                (reply["unchanged"] == true ? "unchanged: " : "saved: ") + Event.describe(reply["card"] ?? .null))
         }
     }
 

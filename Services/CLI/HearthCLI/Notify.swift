@@ -71,6 +71,12 @@ struct Notify: AsyncParsableCommand {
         @Option(help: "Whether \"Your turn\" may pop up during quiet hours: true or false.")
         var criticalBreaksQuietHours: Bool?
 
+        func validate() throws {
+            if let both = on.first(where: off.contains) {
+                throw ValidationError("--on \(both) and --off \(both) contradict each other; give one")
+            }
+        }
+
         func run() async throws {
             let configuration = try options.loadConfiguration()
             var settings = configuration.notify

@@ -15,7 +15,7 @@ enum ServiceCall {
         let context = try ZMQContext()
         let client = CommandClient(
             context: context, endpoint: configuration.commandEndpoint(service), timeout: options.timeoutDuration,
-            attempts: 3)
+            attempts: 3, maximumMessageBytes: configuration.maximumMessageBytes)
         let result: Result<JSONValue, CommandClientError>
         do {
             result = .success(try await client.request(command, args: arguments))
@@ -40,6 +40,10 @@ enum ServiceCall {
                 ])
             }
             Output.error("hearth: \(refusal.message)")
+            return ExitCode(2)
+        }
+        if case .tooLarge = error as? CommandClientError {
+            Output.error("hearth: \(error)")
             return ExitCode(2)
         }
         Output.error("hearth: \(service.rawValue) is not answering: \(error) (is hearth-\(service.rawValue) running?)")

@@ -19,6 +19,12 @@ extension StoreCommands {
         let until = try arguments.optionalString("until").map { try Self.instant($0, field: "until", endOfDay: true) }
         return try await database.pool.read { db in
             let devices = try Self.deviceNames(in: db)
+            if let device, !devices.contains(where: { Self.matches(device, id: $0.key, name: $0.value) }) {
+                throw CommandError(
+                    code: "not_found",
+                    message: "device: no device '\(device)' (known: \(devices.values.sorted().joined(separator: ", ")))"
+                )
+            }
             var pattern = "%"
             if let year, let month {
                 pattern = YearPlanner.entity(year: year, month: month).id
@@ -142,24 +148,22 @@ extension StoreCommands {
                 throw CommandError(code: "not_found", message: "there is no open conflict \(id)")
             }
             let devices = try Self.deviceNames(in: db)
-            let chosen: FieldValue
-            if let head = state.heads.first(where: { $0.id.description == keep })
-                ?? state.heads.first(where: {
-                    Self.matches(keep, id: $0.id.device, name: devices[$0.id.device] ?? "")
-                })
-            {
-                chosen = head.value
-            } else if field == "day", let day = Int64(keep) {
-                chosen = .int(day)
-            } else {
-                chosen = .text(keep)
-            }
-            if case .text(let text) = chosen, field == "title" || field == "location",
-                text.count > YearPlanner.maximumTextLength
-            {
+            // One of the values in conflict, named by its operation, its device, or itself;
+            // anything else is refused (a new value is an ordinary edit, not a resolution).
+            guard
+                let head = state.heads.first(where: { $0.id.description == keep })
+                    ?? state.heads.first(where: {
+                        Self.matches(keep, id: $0.id.device, name: devices[$0.id.device] ?? "")
+                    })
+                    ?? state.heads.first(where: { $0.value.description == keep })
+            else {
+                let choices = state.heads.map { "\($0.id) (\(devices[$0.id.device] ?? "?"): \($0.value))" }
                 throw CommandError.invalidArgument(
-                    "keep", "must be at most \(YearPlanner.maximumTextLength) characters")
+                    "keep",
+                    "names no value in the conflict \(id); give one of its operations, devices or values: "
+                        + choices.joined(separator: ", "))
             }
+            let chosen = head.value
             return try commit(entity, [field: chosen], in: db, outbox: outbox)
         }
     }
@@ -332,7 +336,7 @@ extension StoreCommands {
             throw CommandError.invalidArgument("path", "is required and must be an absolute path")
         }
         guard !FileManager.default.fileExists(atPath: path) else {
-            throw CommandError.invalidArgument("path", "already exists; choose a new file")
+            throw CommandError.invalidArgument("path", "\(path) already exists; choose a new file")
         }
         let destination = try DatabaseQueue(path: path)
         // The backup's blocking SQLite calls run on GRDB's queues, never on the cooperative pool.

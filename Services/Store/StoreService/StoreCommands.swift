@@ -108,6 +108,16 @@ struct StoreCommands: Sendable {
         _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
     ) throws -> JSONValue {
         let (operation, log) = try database.makeOperation(entity, values: values, in: db)
+        // Saving what is already there writes nothing: no operation, no history line, no event.
+        // (A field in conflict is never "already there": setting it resolves the conflict.)
+        let unchanged = values.allSatisfy { name, value in
+            guard let state = log.field(entity, name) else { return value == .null }
+            return !state.isConflict && state.value == value
+        }
+        if unchanged {
+            let description = try StoreDomains.domain(of: entity.kind).describe(entity, in: db)
+            return .object(description.merging(["unchanged": true]) { $1 })
+        }
         guard let seq = try StoreDatabase.apply(operation, in: db, log: log) else {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
         }

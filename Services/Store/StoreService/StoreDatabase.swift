@@ -22,6 +22,10 @@ final class StoreDatabase: Sendable {
             guard fd >= 0 else { throw StoreError.file(path, String(cString: strerror(errno))) }
             close(fd)
         }
+        // A database found readable by others (copied, restored by hand) is made private again.
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            PrivateFile.tighten(path + suffix)
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in

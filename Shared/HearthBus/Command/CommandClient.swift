@@ -95,8 +95,14 @@ public final class CommandClient: Sendable {
     }
 
     /// Sends a prepared request and returns the whole reply.
+    /// - Throws: `CommandClientError.tooLarge` without sending when the request is over the
+    ///   maximum message size (a service would refuse it, and a reply without its id is no answer).
     public func send(_ request: CommandRequest) async throws -> CommandReply {
-        let frames: [Frame] = [[], request.jsonBytes]
+        let bytes = request.jsonBytes
+        guard bytes.count <= maximumMessageBytes else {
+            throw CommandClientError.tooLarge(bytes: bytes.count, limit: maximumMessageBytes)
+        }
+        let frames: [Frame] = [[], bytes]
         for attempt in 1...attempts {
             guard !isClosed.load(ordering: .relaxed) else { throw CommandClientError.closed }
             let connection: SocketThread

@@ -10,6 +10,8 @@ public enum CommandClientError: Error, Sendable, Equatable, CustomStringConverti
     case closed
     /// No socket could be opened for the endpoint (a bad endpoint, or the context shut down).
     case socket(endpoint: String, reason: String)
+    /// The request is larger than any service takes; it was not sent.
+    case tooLarge(bytes: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -19,6 +21,8 @@ public enum CommandClientError: Error, Sendable, Equatable, CustomStringConverti
         case .malformedReply(let reason): "malformed reply: \(reason)"
         case .closed: "the command client is closed"
         case .socket(let endpoint, let reason): "cannot open a socket to \(endpoint): \(reason)"
+        case .tooLarge(let bytes, let limit):
+            "the request is \(bytes) bytes, over the \(limit)-byte limit of a command (not sent)"
         }
     }
 }

@@ -35,7 +35,11 @@ public enum DeviceIdentity {
     private static func readOrCreate(
         _ path: String, what: String, make: () -> String?
     ) throws(ConfigurationError) -> String? {
-        if let existing = read(path) { return existing }
+        if let existing = read(path) {
+            // Found readable by others (copied, or restored from a backup): private again.
+            PrivateFile.tighten(path)
+            return existing
+        }
         let temporary = path + ".\(getpid()).tmp"
         guard let value = make(),
             FileManager.default.createFile(
