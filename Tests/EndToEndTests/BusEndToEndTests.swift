@@ -124,6 +124,33 @@ struct BusEndToEndTests {
         #expect(await stack.process.waitForExit(timeout: .seconds(1)) == 0)
     }
 
+    @Test(
+        "a restarted bus is a new epoch: hearth monitor shows its events at once, not after its seq passes the old one")
+    func busRestartSeenByMonitor() async throws {
+        let stack = try await TestStack([.bus], environment: ["HEARTH_BUS_HEARTBEAT_MS": "50"], context: context)
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "health.bus"], environment: stack.environment)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
+        @Sendable func event(_ line: String) -> JSONValue { (try? JSONValue.parse(line))?["event"] ?? .null }
+        // Let the first bus's numbering climb well past where a restarted one begins.
+        let climbed = try #require(await monitor.output.waitForLine { (event($0)["seq"]?.intValue ?? 0) >= 40 })
+        let oldEpoch = try #require(event(climbed)["ep"]?.intValue)
+
+        stack.process.signal(SIGKILL)
+        #expect(await stack.process.waitForExit(timeout: .seconds(5)) == -SIGKILL)
+        let restarted = try await TestStack.start(.bus, environment: stack.environment)
+        let fresh = try #require(
+            await monitor.output.waitForLine { line in
+                let ep = event(line)["ep"]?.intValue
+                return ep != nil && ep != oldEpoch
+            })
+        #expect((event(fresh)["seq"]?.intValue ?? .max) < 40, "\(fresh)")
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
+        restarted.signal(SIGTERM)
+        #expect(await restarted.waitForExit(timeout: .seconds(2)) == 0)
+    }
+
     @Test("SIGTERM: every process exits 0 within 1 s, even under traffic")
     func sigterm() async throws {
         let stack = try await TestStack(

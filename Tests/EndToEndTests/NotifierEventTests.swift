@@ -254,4 +254,31 @@ struct NotifierEventTests {
         await inject.publisher.close()
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test("one forged turn event with seq 10^12 does not mute the real ones after it")
+    func forgedSequenceJump() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
+        let here = try DeviceIdentity.load(home: stack.home.path)
+        let inject = try await Injector(stack, context: context, source: "turn")
+        func yourTurn(_ name: String, game: Int64, envelope seq: UInt64) throws {
+            _ = try inject.publisher.publish(
+                topic: "turn.J7X-3.your-turn", type: "turn.your-turn",
+                data: [
+                    "code": "J7X-3", "seq": .int(game), "turn": .int(game),
+                    "player": ["id": .string("id-\(name)"), "name": .string(name), "device": .string(here)],
+                ],
+                seq: seq)
+        }
+        try yourTurn("Ann", game: 1, envelope: 1)
+        try #require(await server.output.waitForLine { $0.contains("Your turn, Ann") } != nil)
+        // A forged event (same source and device) claims a sequence far ahead.
+        _ = try inject.publisher.publish(
+            topic: "turn.ZZZ-9.changed", type: "turn.changed", data: ["forged": true], seq: 1_000_000_000_000)
+        try yourTurn("Bob", game: 2, envelope: 2)
+        try #require(await server.output.waitForLine { $0.contains("Your turn, Bob") } != nil)
+        await inject.publisher.close()
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

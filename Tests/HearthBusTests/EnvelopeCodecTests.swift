@@ -126,4 +126,19 @@ struct EnvelopeCodecTests {
             EnvelopeError.wrongType(field: "v", expected: "an integer", found: "a string").description
                 == "envelope field 'v' must be an integer, found a string")
     }
+
+    @Test("the epoch travels as 'ep', is left out when 0, and must be a whole number")
+    func epoch() throws {
+        let codec = EnvelopeCodec()
+        let envelope = Envelope(source: "bus", device: "d", seq: 3, epoch: 1_795_000_000_123, type: "t", data: nil)
+        let bytes = try codec.encode(envelope)
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""seq":3,"ep":1795000000123,"#))
+        #expect(try codec.decode(bytes) == envelope)
+        let none = try codec.encode(Envelope(source: "bus", device: "d", seq: 3, type: "t", data: nil))
+        #expect(!String(decoding: none, as: UTF8.self).contains("ep"))
+        #expect(try codec.decode(none).epoch == 0)
+        let negative = Array(
+            String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "1795000000123", with: "-1").utf8)
+        #expect(throws: EnvelopeError.self) { try codec.decode(negative) }
+    }
 }

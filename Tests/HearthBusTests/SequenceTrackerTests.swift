@@ -62,4 +62,37 @@ struct SequenceTrackerTests {
         #expect(tracker.observe(source: "store", device: "a", seq: 21) == .inOrder)
         #expect(tracker.lastSeq(source: "turn", device: "b") == nil)
     }
+
+    @Test("a jump is a gap, not a new floor: the numbers it skipped still arrive, as late events")
+    func jumpIsNotAFloor() {
+        var tracker = SequenceTracker()
+        _ = tracker.observe(source: "turn", device: "a", seq: 10, epoch: 7)
+        // A forged or wild event far ahead…
+        #expect(
+            tracker.observe(source: "turn", device: "a", seq: 1_000_000_000_000, epoch: 7)
+                == .gap(SequenceGap(source: "turn", device: "a", expected: 11, received: 1_000_000_000_000)))
+        // …does not mute the real ones that follow.
+        #expect(tracker.observe(source: "turn", device: "a", seq: 11, epoch: 7) == .late)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 12, epoch: 7) == .late)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 12, epoch: 7) == .duplicate)
+        #expect(tracker.observe(source: "turn", device: "a", seq: 1_000_000_000_001, epoch: 7) == .inOrder)
+    }
+
+    @Test("a publisher's new epoch is a restart: numbering again from 1, or carrying on if durable")
+    func epochs() {
+        var tracker = SequenceTracker()
+        for seq in 1...40 { _ = tracker.observe(source: "bus", device: "a", seq: UInt64(seq), epoch: 100) }
+        // Restarted, and this subscriber missed the new run's first events: a gap, then in order.
+        #expect(
+            tracker.observe(source: "bus", device: "a", seq: 3, epoch: 200)
+                == .gap(SequenceGap(source: "bus", device: "a", expected: 1, received: 3)))
+        #expect(tracker.observe(source: "bus", device: "a", seq: 4, epoch: 200) == .inOrder)
+        #expect(tracker.observe(source: "bus", device: "a", seq: 1, epoch: 300) == .restarted)
+        // A durable source (the store) carries its numbering across a restart.
+        _ = tracker.observe(source: "store", device: "a", seq: 41, epoch: 100)
+        #expect(tracker.observe(source: "store", device: "a", seq: 42, epoch: 200) == .inOrder)
+        #expect(
+            tracker.observe(source: "store", device: "a", seq: 45, epoch: 300)
+                == .gap(SequenceGap(source: "store", device: "a", expected: 43, received: 45)))
+    }
 }

@@ -71,6 +71,15 @@ struct NotificationCatalogTests {
         #expect(catalog.plan(topic: "t", envelope: noSeq) == .ignore)
     }
 
+    @Test("the turn service's own seqs, taken on catching up, replace a wild newest seq")
+    mutating func adoptOwnerSeqs() throws {
+        _ = try Self.popup(catalog.plan(topic: "t", envelope: Self.yourTurn("Mallory", device: "x", seq: 1_000_000)))
+        #expect(catalog.plan(topic: "t", envelope: Self.yourTurn("Ann", device: Self.here, seq: 5)) == .ignore)
+        catalog.adoptTurnSeqs(["J7X-3": 5])
+        let ann = try Self.popup(catalog.plan(topic: "t", envelope: Self.yourTurn("Ann", device: Self.here, seq: 5)))
+        #expect(ann.notification.summary == "Your turn, Ann")
+    }
+
     @Test("joined, left, leader and ended")
     mutating func turnChanges() throws {
         // As the turn service publishes it: the whole session and the change (`TurnChangedEvent`).

@@ -22,6 +22,8 @@ public final class BusService: Service {
     private let codec: EnvelopeCodec
     private let logger: Logger
     private let seq = SequenceNumber()
+    /// This run of the bus (its heartbeats' numbering starts again at 1 each run).
+    private let epoch = Envelope.newEpoch()
 
     /// Binds the bus's three endpoints and starts forwarding.
     /// - Throws: `ZMQError` when an endpoint cannot be bound (for example, a tcp port in use). A second
@@ -90,7 +92,7 @@ public final class BusService: Service {
             var data = counters.json.objectValue ?? [:]
             data["uptime_s"] = .double((ContinuousClock.now - started).seconds)
             let envelope = Envelope(
-                source: "bus", device: device, seq: seq.next(), type: "health.bus", data: .object(data))
+                source: "bus", device: device, seq: seq.next(), epoch: epoch, type: "health.bus", data: .object(data))
             if let payload = try? codec.encode(envelope) {
                 proxy.inject([Array("health.bus".utf8), payload])
             }

@@ -93,6 +93,12 @@ struct NotificationCatalog {
         }
     }
 
+    /// Takes the turn service's own `seq` of every game in play as the newest seen: the owner is
+    /// authoritative, and games it no longer has are forgotten.
+    mutating func adoptTurnSeqs(_ seqs: [String: Int64]) {
+        newestTurn = seqs
+    }
+
     /// Whether a turn event is at least as new as the newest seen for its game.
     private mutating func accept(code: String, seq: Int64) -> Bool {
         if let newest = newestTurn[code], seq < newest { return false }

@@ -11,18 +11,24 @@ struct OwnerSnapshot: Sendable {
     let isLive: @Sendable (String) -> Bool
     /// Events, as the owner would publish them, that show what is current.
     let events: [(topic: String, envelope: Envelope)]
+    /// For turns: each live game's `seq` as its owner has it now. The owner is authoritative, so
+    /// these replace whatever newer-looking `seq` the notifier saw (a forged or wild event must
+    /// not mute a game's real updates).
+    var turnSeqs: [String: Int64]?
 
     /// The games this device plays in, from `hearth-turn`: whose turn it is in each game being
     /// played; popups of games that ended are over. `nil` when it does not answer.
     static func turns(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
         guard let list = try? await client.request("sessions").decode(SessionListing.List.self) else { return nil }
         var live: Set<String> = []
+        var seqs: [String: Int64] = [:]
         var events: [(topic: String, envelope: Envelope)] = []
         for entry in list.sessions where entry.joined {
             live.insert(entry.code)
             guard entry.state == .playing,
                 let session = try? await client.request("status", args: ["code": .string(entry.code)]).decode(
                     TurnSession.self),
+                seqs.updateValue(session.seq, forKey: entry.code) == nil,
                 let yourTurn = YourTurnEvent(session), let data = try? JSONValue(encoding: yourTurn)
             else { continue }
             events.append(
@@ -37,7 +43,7 @@ struct OwnerSnapshot: Sendable {
                 let parts = key.split(separator: ".")
                 return parts.count >= 2 && live.contains(String(parts[1]))
             },
-            events: events)
+            events: events, turnSeqs: seqs)
     }
 
     /// The year planner's open suggestions, from `hearth-store`; decided ones are over. `nil`

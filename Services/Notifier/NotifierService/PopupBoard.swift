@@ -83,6 +83,7 @@ actor PopupBoard {
     func reconcile(_ snapshot: OwnerSnapshot) {
         let known = Set(shown.keys).union(held.keys).union(undelivered.keys)
         for key in known where key.hasPrefix(snapshot.keyPrefix) && !snapshot.isLive(key) { close(key) }
+        if let turnSeqs = snapshot.turnSeqs { catalog.adoptTurnSeqs(turnSeqs) }
         for (topic, envelope) in snapshot.events { take(topic: topic, envelope: envelope) }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// One event on the bus: who published it, its place in the publisher's sequence, and its data.
 ///
 /// On the wire it is the second frame, after the topic:
-/// `{"v":1,"id":"<uuid>","src":"turn","dev":"<device id>","seq":42,"ts":"<ISO 8601 UTC>","type":"turn.changed","data":{…}}`.
+/// `{"v":1,"id":"<uuid>","src":"turn","dev":"<device id>","seq":42,"ep":1795000000000,"ts":"<ISO 8601 UTC>","type":"turn.changed","data":{…}}`.
 public struct Envelope: Sendable, Hashable {
     /// The envelope version this build reads and writes.
     public static let currentVersion: Int64 = 1
@@ -16,6 +16,10 @@ public struct Envelope: Sendable, Hashable {
     public var device: String
     /// The publisher's sequence number for `source`, starting at 1, with no holes.
     public var seq: UInt64
+    /// Which run of the publisher sent it: the millisecond its process started (0 when not
+    /// given). A restarted publisher is a new epoch, so its numbering starting again is a restart,
+    /// never a run of duplicates.
+    public var epoch: UInt64
     /// When it was published, to the millisecond.
     public var timestamp: Date
     /// The event type, such as `turn.changed`.
@@ -28,6 +32,7 @@ public struct Envelope: Sendable, Hashable {
         source: String,
         device: String,
         seq: UInt64,
+        epoch: UInt64 = 0,
         timestamp: Date = Date(),
         type: String,
         data: JSONValue
@@ -36,9 +41,15 @@ public struct Envelope: Sendable, Hashable {
         self.source = source
         self.device = device
         self.seq = seq
+        self.epoch = epoch
         self.timestamp = Envelope.wholeMilliseconds(timestamp)
         self.type = type
         self.data = data
+    }
+
+    /// A new epoch for a publisher starting now: the current millisecond.
+    public static func newEpoch() -> UInt64 {
+        UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// Envelopes carry millisecond time; dropping the rest up front keeps round trips exact.

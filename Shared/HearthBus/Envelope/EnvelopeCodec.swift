@@ -25,6 +25,10 @@ public struct EnvelopeCodec: Sendable {
         JSONWriter.appendString(envelope.device, to: &out)
         out.append(contentsOf: #","seq":"#.utf8)
         out.append(contentsOf: String(envelope.seq).utf8)
+        if envelope.epoch != 0 {
+            out.append(contentsOf: #","ep":"#.utf8)
+            out.append(contentsOf: String(envelope.epoch).utf8)
+        }
         out.append(contentsOf: #","ts":""#.utf8)
         Timestamp.append(envelope.timestamp, to: &out)
         out.append(contentsOf: #"","type":"#.utf8)
@@ -45,7 +49,7 @@ public struct EnvelopeCodec: Sendable {
         guard String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
         // The envelope's members go straight into their fields, with no dictionary in between.
         // Unknown members are ignored, so a v1 reader accepts v1 envelopes that grew a field.
-        var slots = [JSONValue?](repeating: nil, count: 8)
+        var slots = [JSONValue?](repeating: nil, count: 9)
         try JSONParser.forEachMember(of: frame) { (key, value) throws(EnvelopeError) in
             guard let slot = Self.slot(key) else { return }
             guard slots[slot] == nil else { throw .malformedJSON("duplicate key '\(key)'") }
@@ -63,6 +67,12 @@ public struct EnvelopeCodec: Sendable {
         let device = try Self.nonEmptyString("dev", try value("dev"))
         let seq = try Self.typed("seq", try value("seq"), as: "an integer") { $0.intValue }
         guard seq >= 0 else { throw .invalidField("seq", rule: "must not be negative, found \(seq)") }
+        var epoch: UInt64 = 0
+        if let given = slots[8] {
+            let number = try Self.typed("ep", given, as: "an integer") { $0.intValue }
+            guard number >= 0 else { throw .invalidField("ep", rule: "must not be negative, found \(number)") }
+            epoch = UInt64(number)
+        }
         let ts = try Self.nonEmptyString("ts", try value("ts"))
         guard let timestamp = Timestamp.parse(ts) else {
             throw .invalidField("ts", rule: "must be an ISO 8601 UTC time such as 2026-11-21T18:30:00.000Z")
@@ -74,6 +84,7 @@ public struct EnvelopeCodec: Sendable {
             source: source,
             device: device,
             seq: UInt64(seq),
+            epoch: epoch,
             timestamp: timestamp,
             type: type,
             data: data
@@ -90,6 +101,7 @@ public struct EnvelopeCodec: Sendable {
         case "ts": 5
         case "type": 6
         case "data": 7
+        case "ep": 8
         default: nil
         }
     }

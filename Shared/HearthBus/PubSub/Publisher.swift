@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -63,6 +64,9 @@ public final class Publisher: Sendable {
         await connected.wait(timeout: timeout)
     }
 
+    /// This run's epoch: the millisecond the publisher was made (see `Envelope.epoch`).
+    public let epoch = Envelope.newEpoch()
+
     /// The sequence number the next event will carry.
     public var upcomingSeq: UInt64 { sequence.withLock { $0.next } }
 
@@ -77,7 +81,8 @@ public final class Publisher: Sendable {
         return try sequence.withLock { state in
             // Encoding under the lock keeps sequence order and send order the same.
             let envelope = Envelope(
-                id: state.ids.makeID(), source: source, device: device, seq: state.next, type: type, data: data)
+                id: state.ids.makeID(), source: source, device: device, seq: state.next, epoch: epoch, type: type,
+                data: data)
             let payload = try codec.encode(envelope)
             try socket.send([topicFrame, payload])
             state.next += 1
@@ -94,7 +99,7 @@ public final class Publisher: Sendable {
         let topicFrame = Array(topic.utf8)
         return try sequence.withLock { state in
             let envelope = Envelope(
-                id: state.ids.makeID(), source: source, device: device, seq: seq, type: type, data: data)
+                id: state.ids.makeID(), source: source, device: device, seq: seq, epoch: epoch, type: type, data: data)
             try socket.send([topicFrame, try codec.encode(envelope)])
             state.next = seq + 1
             return envelope

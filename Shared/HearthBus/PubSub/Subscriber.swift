@@ -102,13 +102,15 @@ public final class Subscriber: AsyncSequence, Sendable {
                 } catch {
                     return .rejected(topic: topic, error: error)
                 }
-                switch tracker.observe(source: envelope.source, device: envelope.device, seq: envelope.seq) {
+                switch tracker.observe(
+                    source: envelope.source, device: envelope.device, seq: envelope.seq, epoch: envelope.epoch)
+                {
                 case .duplicate:
                     continue
                 case .gap(let gap):
                     held = .event(topic: topic, envelope: envelope)
                     return .gap(gap)
-                case .first, .inOrder, .restarted:
+                case .first, .inOrder, .late, .restarted:
                     return .event(topic: topic, envelope: envelope)
                 }
             }
