@@ -130,6 +130,25 @@ struct TurnServiceTests {
         return code
     }
 
+    @Test("status of a game heard but not joined says so, as sessions lists it, instead of 'no such session'")
+    func statusBeforeJoining() async throws {
+        let fast = TurnTiming(heartbeat: .milliseconds(25), awayAfter: .seconds(1), takeOverAfter: .seconds(3))
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: fast)
+        let bob = try await TurnDevice(beaconPort: port, timing: fast)
+        let created = try await ann.command("create", ["name": "Ann"])
+        let code = try #require(created["session"]?["code"]?.stringValue)
+        try await bob.waitUntilListed(code)
+        let status = try await bob.command("status", ["code": .string(code)])
+        #expect(status["joined"] == false)
+        #expect(status["state"] == "open")
+        #expect(status["leader_name"] == "Ann")
+        #expect(status["players"] == ["Ann"])
+        await #expect(throws: CommandClientError.self) { try await bob.command("status", ["code": "ZZZ-9"]) }
+        await ann.close()
+        await bob.close()
+    }
+
     @Test(
         "time is the injected clock: with the standard 5 s, a silent member shows away once the leader's clock passes it"
     )

@@ -24,7 +24,15 @@ struct Turn: AsyncParsableCommand {
     /// ended game's short record).
     static func describe(_ reply: JSONValue) -> String {
         guard let session = try? reply.decode(TurnSession.self) else {
-            return "\(reply["code"]?.stringValue ?? "?")  \(reply["state"]?.stringValue ?? "?")"
+            let code = reply["code"]?.stringValue ?? "?"
+            var lines = ["\(code)  \(reply["state"]?.stringValue ?? "?")"]
+            if reply["joined"] == false {
+                let players = (reply["players"]?.arrayValue ?? []).compactMap(\.stringValue)
+                lines[0] += "  led by \(reply["leader_name"]?.stringValue ?? "?")  (not joined at this device)"
+                lines += players.map { "    \($0)" }
+                lines.append("join with: hearth turn join \(code) --name NAME")
+            }
+            return lines.joined(separator: "\n")
         }
         return describe(session)
     }

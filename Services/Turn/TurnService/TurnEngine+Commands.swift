@@ -10,7 +10,7 @@ extension TurnEngine {
             switch request.command {
             case "create": return try create(name: try Self.text(arguments, "name"))
             case "sessions": return try JSONValue(encoding: sessionList())
-            case "status": return try JSONValue(encoding: try held(code(arguments)).session)
+            case "status": return try status(code: try code(arguments))
             case "join": return try await join(code: try code(arguments), name: try Self.text(arguments, "name"))
             case "start", "order", "end":
                 return try leaderCommand(request.command, code: try code(arguments), arguments: arguments)
@@ -58,6 +58,22 @@ extension TurnEngine {
         sessions[code] = Held(session: session)
         publishChanged(session, TurnSession.Change(kind: .created, player: leader), previous: nil)
         return try reply(session, leader)
+    }
+
+    /// A session this device plays in, whole; one it only hears of, as its leader announces it
+    /// (`joined: false`), so `status` and `sessions` agree.
+    private func status(code: String) throws -> JSONValue {
+        if let held = sessions[code] { return try JSONValue(encoding: held.session) }
+        for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter {
+            guard let entry = peer.announcement.sessions.first(where: { $0.code == code }) else { continue }
+            return [
+                "code": .string(code), "state": .string(entry.state.rawValue),
+                "leader_name": entry.leader.map(JSONValue.string) ?? .null,
+                "players": .array(entry.players.map(JSONValue.string)), "leader_device": .string(device),
+                "joined": false,
+            ]
+        }
+        throw TurnError.noSuchSession(code)
     }
 
     private func sessionList() -> SessionListing.List {
