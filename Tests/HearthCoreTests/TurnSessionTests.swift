@@ -54,6 +54,24 @@ struct TurnSessionTests {
         _ = try session.join(Self.player(String(repeating: "x", count: 32)))
     }
 
+    @Test("the leader's device restarted: the next device's player leads, the restarted device's players stay, away")
+    func handOver() throws {
+        var session = try Self.session(["Bob", "Cy"], started: true)
+        let before = session.seq
+        let changes = session.handOver(from: "dev-Ann")
+        #expect(changes.map(\.kind) == [.leader, .away])
+        #expect(session.leaderPlayer?.name == "Bob")
+        #expect(session.players.map(\.name) == ["Ann", "Bob", "Cy"])
+        #expect(session.player(named: "Ann")?.present == false)
+        #expect(session.currentPlayer?.name == "Ann")  // her turn waits for her device
+        #expect(session.seq == before + 2)
+        // A device that does not lead only goes away; a game whose every player sits there stays as it is.
+        #expect(session.handOver(from: "dev-Cy").map(\.kind) == [.away])
+        var alone = try TurnSession(id: "s2", code: "K2M-4", leader: Self.player("Ann"))
+        _ = try alone.join(Self.player("Zed", device: "dev-Ann"))
+        #expect(alone.handOver(from: "dev-Ann").isEmpty)
+    }
+
     @Test("names: a family emoji is a name (joiners are text); control characters and direction overrides are not")
     func emojiNames() throws {
         var session = try Self.session()

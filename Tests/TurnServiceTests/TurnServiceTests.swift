@@ -130,6 +130,42 @@ struct TurnServiceTests {
         return code
     }
 
+    @Test(
+        "the leader's device restarts and loses the game: the next device leads, and the leader's player resyncs and stays in it"
+    )
+    func leaderRestart() async throws {
+        let fast = TurnTiming(
+            heartbeat: .milliseconds(25), awayAfter: .milliseconds(500), takeOverAfter: .seconds(5),
+            requestTimeout: .seconds(2))
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: fast)
+        let bob = try await TurnDevice(beaconPort: port, timing: fast)
+        let code = try await game(ann, [(bob, "Bob")])
+        let floor = try await bob.command("status", ["code": .string(code)]).decode(TurnSession.self).seq
+        var bobEvents = bob.events.makeAsyncIterator()
+        var annEvents = ann.events.makeAsyncIterator()
+        await ann.stop()
+        try ann.start()  // well before a take-over: the restarted device simply lost the game
+
+        let led = await bob.nextChange(&bobEvents) { $0.session.seq > floor && $0.change?.kind == .leader }
+        #expect(led?.session.leaderPlayer?.name == "Bob")
+        #expect(led?.session.player(named: "Ann") != nil)
+        // Ann's restarted device finds the game in Bob's beacon and holds it again, Ann present.
+        let back = await ann.nextChange(&annEvents) {
+            $0.session.code == code && $0.session.leaderPlayer?.name == "Bob"
+                && $0.session.player(named: "Ann")?.present == true
+        }
+        #expect(back != nil)
+        // And it is still Ann's turn, which she can end from her device.
+        let annCopy = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(annCopy.currentPlayer?.name == "Ann")
+        _ = try await ann.command("done", ["code": .string(code)])
+        let bobsTurn = await bob.nextChange(&bobEvents) { $0.session.currentPlayer?.name == "Bob" }
+        #expect(bobsTurn?.change?.kind == .done)
+        await ann.close()
+        await bob.close()
+    }
+
     @Test("status of a game heard but not joined says so, as sessions lists it, instead of 'no such session'")
     func statusBeforeJoining() async throws {
         let fast = TurnTiming(heartbeat: .milliseconds(25), awayAfter: .seconds(1), takeOverAfter: .seconds(3))

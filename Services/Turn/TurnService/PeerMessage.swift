@@ -5,13 +5,23 @@ import HearthCore
 ///
 /// - member → leader: `hb {device, seqs {code: seq}}`, `req {id, cmd, device, code, args}`
 /// - leader → member: `rep {id, ok, session?, change?, error?}`, `state {session, change?, keys}`,
-///   `hb {}` (nothing to update), `gone {code}` (that device is no longer in the session)
+///   `hb {}` (nothing to update), `gone {code, reason}`: that device is no longer in the
+///   session (`ended`: it ended or the device left), or this device does not know it at all
+///   (`unknown`: it restarted and lost it)
 enum PeerMessage: Sendable, Equatable {
     case heartbeat(Heartbeat)
     case request(Request)
     case reply(Reply)
     case state(State)
-    case gone(code: String)
+    case gone(code: String, reason: GoneReason)
+
+    /// Why a leader's device answers `gone`.
+    enum GoneReason: String, Codable, Sendable {
+        /// The session ended here, or the asking device is no longer in it.
+        case ended
+        /// This device does not know the session: it restarted since (sessions live in memory).
+        case unknown
+    }
 
     /// A member's heartbeat carries its device and the `seq` of each session it follows there;
     /// a leader's answer carries neither.
@@ -109,7 +119,7 @@ extension PeerMessage: Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case t, code
+        case t, code, reason
     }
 
     init(from decoder: any Decoder) throws {
@@ -119,7 +129,11 @@ extension PeerMessage: Codable {
         case .req: self = .request(try Request(from: decoder))
         case .rep: self = .reply(try Reply(from: decoder))
         case .state: self = .state(try State(from: decoder))
-        case .gone: self = .gone(code: try container.decode(String.self, forKey: .code))
+        case .gone:
+            // A device that says no reason is of an earlier build: it meant "ended".
+            self = .gone(
+                code: try container.decode(String.self, forKey: .code),
+                reason: try container.decodeIfPresent(GoneReason.self, forKey: .reason) ?? .ended)
         }
     }
 
@@ -138,9 +152,10 @@ extension PeerMessage: Codable {
         case .state(let state):
             try container.encode(Kind.state, forKey: .t)
             try state.encode(to: encoder)
-        case .gone(let code):
+        case .gone(let code, let reason):
             try container.encode(Kind.gone, forKey: .t)
             try container.encode(code, forKey: .code)
+            try container.encode(reason, forKey: .reason)
         }
     }
 }

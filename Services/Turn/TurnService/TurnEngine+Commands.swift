@@ -64,7 +64,8 @@ extension TurnEngine {
     /// (`joined: false`), so `status` and `sessions` agree.
     private func status(code: String) throws -> JSONValue {
         if let held = sessions[code] { return try JSONValue(encoding: held.session) }
-        for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter {
+        // A game this device saw end is over, whatever an older beacon still says.
+        for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter && ended[code] == nil {
             guard let entry = peer.announcement.sessions.first(where: { $0.code == code }) else { continue }
             return [
                 "code": .string(code), "state": .string(entry.state.rawValue),
@@ -80,7 +81,7 @@ extension TurnEngine {
         var list: [String: SessionListing] = [:]
         // Only devices heard lately: a beacon stops when its device goes.
         for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter {
-            for entry in peer.announcement.sessions {
+            for entry in peer.announcement.sessions where ended[entry.code] == nil {
                 list[entry.code] = SessionListing(
                     code: entry.code, leader: entry.leader, state: entry.state, players: entry.players.count,
                     device: device, joined: false)

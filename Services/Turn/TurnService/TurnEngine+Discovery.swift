@@ -48,6 +48,7 @@ extension TurnEngine {
             deviceKeys.removeValue(forKey: other)
         }
         joinWindows = joinWindows.filter { now - $0.value.start < .seconds(2) }
+        ended = ended.filter { now - $0.value < .seconds(600) }
         for (other, peer) in peers where !known.contains(other) && now - peer.lastSeen > timing.takeOverAfter * 2 {
             peers.removeValue(forKey: other)
             links.removeValue(forKey: other)?.socket.stopReceiving()

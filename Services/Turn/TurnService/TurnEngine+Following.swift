@@ -76,8 +76,14 @@ extension TurnEngine {
                 sessionKeys[session.code] = keys
             }
             receive(session, change: state.change, from: leaderDevice)
-        case .gone(let code):
+        case .gone(let code, let reason):
             guard let held = sessions[code], held.leaderDevice == leaderDevice else { return }
+            if reason == .unknown, held.session.state != .ended {
+                // The leader's device restarted and lost the game (sessions live in memory):
+                // play goes on, led by the next device, with its players kept (away until it
+                // resyncs from the new leader's beacon).
+                return handOver(code, from: leaderDevice)
+            }
             // The leader no longer has this device in the session (it ended, or we left meanwhile).
             sessions.removeValue(forKey: code)
             sessionKeys.removeValue(forKey: code)
@@ -129,6 +135,24 @@ extension TurnEngine {
                 publish(changes, in: held.session, previous: previous)
                 reconcile(code)
             }
+        }
+    }
+
+    /// Passes the lead of `code` on from `restarted`, a device that lost the game, keeping its
+    /// players; every member works out the same next leader from the same state.
+    func handOver(_ code: String, from restarted: String) {
+        guard var held = sessions[code] else { return }
+        let previous = held.session
+        let changes = held.session.handOver(from: restarted)
+        guard !changes.isEmpty else { return }
+        logger.notice("hearth-turn: \(restarted) lost game \(code) (it restarted); \(held.leaderDevice) leads now")
+        sessions[code] = held
+        leaderHeard.removeValue(forKey: restarted)
+        if held.leaderDevice == device {
+            settle(code, previous: previous, changes: changes)
+        } else {
+            publish(changes, in: held.session, previous: previous)
+            reconcile(code)
         }
     }
 

@@ -83,7 +83,8 @@ extension TurnEngine {
             guard let held = sessions[code], held.leaderDevice == device,
                 held.session.players.contains(where: { $0.device == sender })
             else {
-                replies.append(.gone(code: code))
+                let known = sessions[code] != nil || ended[code] != nil
+                replies.append(.gone(code: code, reason: known ? .ended : .unknown))
                 continue
             }
             if theirs > held.session.seq {

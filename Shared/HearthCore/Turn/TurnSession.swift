@@ -257,6 +257,23 @@ public struct TurnSession: Sendable, Equatable {
         return changes
     }
 
+    /// The leader's device restarted and lost the session: leadership passes to the next player
+    /// (in order) at another device, and the players at `device` stay in the game, away until
+    /// their device is heard again. Nothing changes when no player sits elsewhere.
+    /// - Returns: the changes made (leader, then away).
+    public mutating func handOver(from device: String) -> [Change] {
+        guard state != .ended, let index = players.firstIndex(where: { $0.id == leader }) else { return [] }
+        let order = players[(index + 1)...] + players[..<index]
+        guard let successor = order.first(where: { $0.device != device }) else { return [] }
+        var changes: [Change] = []
+        if leaderPlayer?.device == device {
+            leader = successor.id
+            changes.append(bump(.leader, successor))
+        }
+        if let away = setPresence(device: device, present: false) { changes.append(away) }
+        return changes
+    }
+
     /// Lifts `seq` to at least `floor` (a new leader continuing after copies that saw more).
     public mutating func raiseSeq(to floor: Int64) {
         if seq < floor { seq = floor }
