@@ -201,11 +201,33 @@ struct Turn: AsyncParsableCommand {
                     }
                 }
                 group.addTask { for await _ in signals { break } }
+                group.addTask { await Self.checkLiveness(options, code: code, screen: screen) }
                 await group.next()
                 group.cancelAll()
                 await subscriber.close()
             }
             screen.finish()
+            await context.terminate()
+        }
+
+        /// Asks the turn service for the game every two seconds: while it does not answer, the
+        /// screen says its view may be out of date, and it refreshes when it answers again.
+        static func checkLiveness(_ options: GlobalOptions, code: String, screen: WatchScreen) async {
+            guard let configuration = try? options.loadConfiguration(), let context = try? ZMQContext() else { return }
+            let client = CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.turn), timeout: .seconds(1), attempts: 1)
+            // A liveness timer, not synchronisation: nothing is published when a service dies.
+            while (try? await Task.sleep(for: .seconds(2))) != nil {
+                do {
+                    let session = try await client.request("status", args: ["code": .string(code)])
+                    screen.answered(try session.decode(TurnSession.self))
+                } catch CommandClientError.refused(let error) {
+                    screen.markStale("hearth-turn no longer has game \(code): \(error.message)")
+                } catch {
+                    screen.markStale("hearth-turn is not answering")
+                }
+            }
+            await client.close()
             await context.terminate()
         }
     }
@@ -216,6 +238,9 @@ final class WatchScreen: Sendable {
     private let device: String
     private let json: Bool
     private let shown = Atomic<Int64>(0)
+    /// Why the view may be out of date, and since when; `nil` while the turn service answers.
+    private let stale = Mutex<(reason: String, since: Date)?>(nil)
+    private let last = Mutex<TurnSession?>(nil)
 
     init(device: String, json: Bool) {
         self.device = device
@@ -223,9 +248,43 @@ final class WatchScreen: Sendable {
         if !json { Output.write("\u{1B}[?25l") }  // hide the cursor
     }
 
+    /// The turn service answered: the view is current again (redrawn if it was marked stale).
+    func answered(_ session: TurnSession) {
+        let wasStale = stale.withLock { state in
+            defer { state = nil }
+            return state != nil
+        }
+        if wasStale {
+            if json { Output.json(["stale": false]) }
+            draw(session)
+        } else {
+            show(session)
+        }
+    }
+
+    /// The turn service stopped answering (or lost the game): say so on the screen.
+    func markStale(_ reason: String) {
+        let first = stale.withLock { state -> Bool in
+            guard state == nil else { return false }
+            state = (reason, Date())
+            return true
+        }
+        guard first else { return }
+        if json {
+            Output.json(["stale": true, "reason": .string(reason)])
+        } else if let session = last.withLock({ $0 }) {
+            draw(session)
+        }
+    }
+
     func show(_ session: TurnSession) {
         guard session.seq > shown.load(ordering: .relaxed) else { return }
-        shown.store(session.seq, ordering: .relaxed)
+        draw(session)
+    }
+
+    private func draw(_ session: TurnSession) {
+        shown.store(max(session.seq, shown.load(ordering: .relaxed)), ordering: .relaxed)
+        last.withLock { $0 = session }
         let current = session.currentPlayer
         let mine = current?.device == device
         let name = current?.name ?? ""
@@ -259,6 +318,10 @@ final class WatchScreen: Sendable {
         lines.append("  Game \(session.code)  ·  turn \(session.turn)")
         lines.append("")
         lines += Turn.playerLines(session).map { " " + $0 }
+        if let (reason, since) = stale.withLock({ $0 }) {
+            let time = String(Timestamp.format(since).dropFirst(11).prefix(8))
+            lines += ["", "  \u{1B}[1;33m⚠ Out of date since \(time) UTC: \(reason)\u{1B}[0m"]
+        }
         Output.write(lines.joined(separator: "\n") + "\n")
     }
 

@@ -1,0 +1,36 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// `hearth turn watch` never shows a turn as current when it cannot know.
+@Suite("End to end: the turn watch view", .serialized, .timeLimit(.minutes(1)))
+struct TurnWatchTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    @Test(
+        "when hearth-turn dies mid-game, the watch view says it is out of date instead of showing YOUR TURN as current")
+    func staleWhenTurnServiceDies() async throws {
+        let stack = try await TestStack(
+            [.bus, .turn], environment: LoopbackTurns.environment(port: LoopbackTurns.randomPort()), context: context)
+        let created = try JSONValue.parse(
+            try await hearthSucceeding(stack, ["turn", "create", "--name", "Ann", "--json"]))
+        let code = try #require(created["session"]?["code"]?.stringValue)
+        _ = try await hearthSucceeding(stack, ["turn", "join", code, "--name", "Bob"])
+        _ = try await hearthSucceeding(stack, ["turn", "start", code])
+
+        let watch = try await ChildProcess("hearth", ["turn", "watch", code, "--json"], environment: stack.environment)
+        let first = try JSONValue.parse(try #require(await watch.output.waitForLine(containing: "headline")))
+        #expect(first["headline"] == "YOUR TURN, Ann")
+        let turn = try #require(stack.processes[.turn])
+        turn.signal(SIGKILL)
+        #expect(await turn.waitForExit(timeout: .seconds(5)) == -SIGKILL)
+        let stale = try JSONValue.parse(try #require(await watch.output.waitForLine(containing: "\"stale\":true")))
+        #expect(stale["reason"] == "hearth-turn is not answering")
+        watch.signal(SIGTERM)
+        #expect(await watch.waitForExit(timeout: .seconds(3)) == 0)
+        _ = await stack.stop()
+    }
+}
