@@ -12,6 +12,12 @@ static inline int hearth_notification_id(NotifyNotification *notification) {
     return id;
 }
 
+/// Sets the id a notification shows and closes under: one a server assigned to an earlier
+/// process's popup, so this process can replace or close it.
+static inline void hearth_notification_set_id(NotifyNotification *notification, int id) {
+    g_object_set(notification, "id", id, NULL);
+}
+
 /// Releases one reference to a notification.
 static inline void hearth_notification_unref(NotifyNotification *notification) {
     g_object_unref(notification);

@@ -142,6 +142,19 @@ public final class DesktopNotifications: Sendable {
         onLoop { [self] in completion(Result { () throws(NotificationError) in try present(notification, key: key) }) }
     }
 
+    /// Takes over popups an earlier process showed (their keys and server ids), so showing under
+    /// one of those keys replaces that popup and closing it closes it.
+    public func adopt(_ popups: [String: UInt32]) {
+        onLoop { [self] in
+            for (key, id) in popups where shown.withLock({ $0[key] == nil }) {
+                guard let pointer = notify_notification_new("", "", "") else { continue }
+                hearth_notification_set_id(pointer, Int32(id))
+                let handle = NotificationHandle(pointer)
+                shown.withLock { $0[key] = handle }
+            }
+        }
+    }
+
     /// Queues closing the notification shown under `key`, if any (in order with `show`).
     public func close(key: String, completion: (@Sendable () -> Void)? = nil) {
         onLoop { [self] in

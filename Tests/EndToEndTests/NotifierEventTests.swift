@@ -281,4 +281,50 @@ struct NotifierEventTests {
         await inject.publisher.close()
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test(
+        "a notifier restarted after a suggestion was accepted closes its popup; one still open is shown again in place")
+    func restartReconciles() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
+        func suggest(_ month: String, _ title: String) async throws -> String {
+            let reply = try JSONValue.parse(
+                try await hearthSucceeding(
+                    stack, ["event", "suggest", month, "--year", "2026", "--title", title, "--json"]))
+            return try #require(reply["suggestion"]?["id"]?.stringValue)
+        }
+        let decided = try await suggest("aug", "Beach day")
+        let open = try await suggest("sep", "Harvest fair")
+        let first = try JSONValue.parse(try #require(await server.output.waitForLine(containing: "Beach day")))
+        let second = try JSONValue.parse(try #require(await server.output.waitForLine(containing: "Harvest fair")))
+        let decidedID = try #require(first["id"]?.intValue)
+        let openID = try #require(second["id"]?.intValue)
+        // The notifier records what it shows (written off its hot path): no event says when.
+        let record = stack.home.file("run/notifier-popups.json")
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline,
+            (try? JSONValue.parse(String(contentsOfFile: record, encoding: .utf8)))?.objectValue?.count != 2
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        let notifier = try #require(stack.processes[.notifier])
+        notifier.signal(SIGKILL)
+        #expect(await notifier.waitForExit(timeout: .seconds(5)) == -SIGKILL)
+        _ = try await hearthSucceeding(stack, ["event", "accept", decided])
+        let mark = server.output.count
+        let restarted = try await TestStack.start(.notifier, environment: stack.environment)
+        // The accepted one's popup is closed; the open one is shown again under its own id.
+        #expect(
+            await server.output.waitForLine(from: mark) {
+                $0.contains("\"call\": \"CloseNotification\"") && $0.contains("\"id\": \(decidedID)")
+            } != nil)
+        let again = try JSONValue.parse(
+            try #require(await server.output.waitForLine(from: mark) { $0.contains("Harvest fair") }))
+        #expect(again["replaces_id"]?.intValue == openID)
+        restarted.signal(SIGTERM)
+        #expect(await restarted.waitForExit(timeout: .seconds(3)) == 0)
+        for (service, status) in await stack.stop() where service != .notifier { #expect(status == 0, "\(service)") }
+    }
 }

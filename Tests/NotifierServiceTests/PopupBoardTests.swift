@@ -48,6 +48,8 @@ struct PopupBoardTests {
             log.withLock { $0.append(.close(key)) }
             completion?()
         }
+
+        func adopt(_ popups: [String: UInt32]) {}
     }
 
     /// The board's `notify.*` reports, awaitable one by one.

@@ -32,6 +32,7 @@ public final class NotifierService: Service {
     private let commands: CommandServer
     private let logger: Logger
     private let device: String
+    private let popups: PopupRecord
 
     public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
         self.configuration = configuration
@@ -48,8 +49,11 @@ public final class NotifierService: Service {
         self.publisher = publisher
         let notifications = DesktopNotifications(appName: "hearth")
         self.notifications = notifications
+        let popups = PopupRecord(runDirectory: configuration.runDirectory)
+        self.popups = popups
         let board = PopupBoard(
             catalog: NotificationCatalog(device: device), settings: configuration.notify, sink: notifications,
+            record: { popups.save($0) },
             report: { type, data in
                 if type == "notify.failed" { logger.warning("hearth-notifier: \(data["reason"]?.stringValue ?? "")") }
                 do {
@@ -112,9 +116,13 @@ public final class NotifierService: Service {
     // MARK: - Events in
 
     private func showEvents() async {
-        // Joining late: the games in play first. The subscription is already live, so nothing
-        // falls between; an event older than the snapshot is ignored by its seq.
+        // Joining late (or restarted): take over the popups the last run left on screen, then
+        // ask the owners what is current, closing what is over and showing what is live. The
+        // subscription is already live, so nothing falls between; an event older than a
+        // snapshot is ignored by its seq.
+        await board.adopt(popups.load())
         await catchUp(with: "turn")
+        await catchUp(with: "store")
         for await message in subscriber {
             switch message {
             case .event(let topic, let envelope):

@@ -13,6 +13,8 @@ protocol PopupSink: Sendable {
         completion: @escaping @Sendable (Result<UInt32, NotificationError>) -> Void)
     /// Queues closing the popup under `key`, if any.
     func close(key: String, completion: (@Sendable () -> Void)?)
+    /// Takes over popups an earlier run showed, by key and server id.
+    func adopt(_ popups: [String: UInt32])
 }
 
 extension DesktopNotifications: PopupSink {}
@@ -48,6 +50,9 @@ actor PopupBoard {
     private var held: [String: Pending] = [:]
     /// Keys whose last show failed: a failure is reported once, not on every retry.
     private var failing: Set<String> = []
+    /// The server's id of each popup on screen, kept so a restarted notifier can take them over.
+    private var serverIDs: [String: UInt32] = [:]
+    private let record: @Sendable ([String: UInt32]) -> Void
     private let sink: any PopupSink
     private let now: @Sendable () -> Date
     private let report: @Sendable (_ type: String, _ data: JSONValue) -> Void
@@ -60,8 +65,10 @@ actor PopupBoard {
     init(
         catalog: NotificationCatalog, settings: NotifySettings, sink: any PopupSink,
         now: @escaping @Sendable () -> Date = Date.init,
+        record: @escaping @Sendable ([String: UInt32]) -> Void = { _ in },
         report: @escaping @Sendable (_ type: String, _ data: JSONValue) -> Void
     ) {
+        self.record = record
         self.catalog = catalog
         self.settings = settings
         self.sink = sink
@@ -96,6 +103,17 @@ actor PopupBoard {
     func apply(_ settings: NotifySettings) {
         self.settings = settings
         holdKick.yield()
+    }
+
+    /// Takes over the popups an earlier run left on screen (key → server id): they count as
+    /// shown (without buttons until shown again), so reconciling closes those that are over.
+    func adopt(_ popups: [String: UInt32]) {
+        guard !popups.isEmpty else { return }
+        sink.adopt(popups)
+        for (key, id) in popups where shown[key] == nil {
+            shown[key] = [:]
+            serverIDs[key] = id
+        }
     }
 
     /// Wakes the release loop (its timer at the end of quiet hours).
@@ -148,6 +166,7 @@ actor PopupBoard {
         held.removeValue(forKey: key)
         failing.remove(key)
         sink.close(key: key, completion: nil)
+        if serverIDs.removeValue(forKey: key) != nil { record(serverIDs) }
     }
 
     // MARK: - Showing and retrying
@@ -168,6 +187,7 @@ actor PopupBoard {
         switch result {
         case .success(let id):
             failing.remove(key)
+            if shown[key] != nil, serverIDs.updateValue(id, forKey: key) != id { record(serverIDs) }
             if undelivered[key]?.envelope.id == item.envelope.id { undelivered.removeValue(forKey: key) }
             let latency = now().timeIntervalSince(item.envelope.timestamp) * 1_000
             report(
