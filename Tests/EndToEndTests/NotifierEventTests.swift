@@ -295,7 +295,7 @@ struct NotifierEventTests {
             return try #require(reply["suggestion"]?["id"]?.stringValue)
         }
         let decided = try await suggest("aug", "Beach day")
-        let open = try await suggest("sep", "Harvest fair")
+        _ = try await suggest("sep", "Harvest fair")
         let first = try JSONValue.parse(try #require(await server.output.waitForLine(containing: "Beach day")))
         let second = try JSONValue.parse(try #require(await server.output.waitForLine(containing: "Harvest fair")))
         let decidedID = try #require(first["id"]?.intValue)
