@@ -141,4 +141,18 @@ struct EnvelopeCodecTests {
             String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "1795000000123", with: "-1").utf8)
         #expect(throws: EnvelopeError.self) { try codec.decode(negative) }
     }
+
+    @Test("a run's first seq travels as 'run' when it is not 1, and must be a whole number")
+    func runStart() throws {
+        let codec = EnvelopeCodec()
+        let durable = Envelope(source: "store", device: "d", seq: 42, epoch: 7, runStart: 41, type: "t", data: nil)
+        let bytes = try codec.encode(durable)
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""ep":7,"run":41,"#))
+        #expect(try codec.decode(bytes) == durable)
+        let fresh = try codec.encode(Envelope(source: "bus", device: "d", seq: 3, epoch: 7, type: "t", data: nil))
+        #expect(!String(decoding: fresh, as: UTF8.self).contains("run"))
+        #expect(try codec.decode(fresh).runStart == 1)
+        let bad = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ":41", with: ":\"x\"").utf8)
+        #expect(throws: EnvelopeError.self) { try codec.decode(bad) }
+    }
 }

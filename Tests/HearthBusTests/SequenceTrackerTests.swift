@@ -95,4 +95,17 @@ struct SequenceTrackerTests {
             tracker.observe(source: "store", device: "a", seq: 45, epoch: 300)
                 == .gap(SequenceGap(source: "store", device: "a", expected: 43, received: 45)))
     }
+
+    @Test("listening since before a publisher's run began, its first events never seen are a gap from the run's start")
+    func missedStartOfRun() {
+        var tracker = SequenceTracker(listeningSince: 1_000)
+        // A store whose run began after we started listening, first seen at seq 2: seq 1 was missed.
+        #expect(
+            tracker.observe(source: "store", device: "a", seq: 2, epoch: 2_000, runStart: 1)
+                == .gap(SequenceGap(source: "store", device: "a", expected: 1, received: 2)))
+        // A durable run that began at 41, seen from its start: nothing missed.
+        #expect(tracker.observe(source: "store", device: "b", seq: 41, epoch: 2_000, runStart: 41) == .first)
+        // A run that began before we listened: its earlier events were never ours to see.
+        #expect(tracker.observe(source: "turn", device: "a", seq: 9, epoch: 500, runStart: 1) == .first)
+    }
 }

@@ -89,16 +89,10 @@ public final class NotifierService: Service {
 
     public func run() async throws {
         logger.info("hearth-notifier up")
-        // Show and answer commands (and so `ping`) only once the subscription is live end to
-        // end: a stack that answers is one whose events reach the screen. The probe is seen on
-        // the socket's thread, so nothing needs to read events yet.
-        let bus = CommandClient(
-            context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500))
-        if await !subscriber.waitUntilSubscribed(bus: bus, timeout: .seconds(5)) {
-            logger.warning(
-                "hearth-notifier: no probe back from hearth-bus within 5 s; events may be missed until it runs")
-        }
-        await bus.close()
+        // Start-up work (cut short by a SIGTERM meanwhile): show and answer commands (and so
+        // `ping`) only once the subscription is live end to end and the screen is current.
+        // (A SIGTERM meanwhile also reaches the group below at once, which closes everything.)
+        await cancelWhenGracefulShutdown { await self.prepare() }
         let (notifications, subscriber, publisher) = (notifications, subscriber, publisher)
         try await ServiceGroup.parts(
             [
@@ -113,16 +107,27 @@ public final class NotifierService: Service {
         ).run()
     }
 
-    // MARK: - Events in
-
-    private func showEvents() async {
-        // Joining late (or restarted): take over the popups the last run left on screen, then
-        // ask the owners what is current, closing what is over and showing what is live. The
-        // subscription is already live, so nothing falls between; an event older than a
-        // snapshot is ignored by its seq.
+    /// Waits until the subscription is live end to end (the probe is seen on the socket's
+    /// thread, so nothing needs to read events yet), takes over the popups the last run left
+    /// on screen, and asks the owners what is current, closing what is over and showing what is
+    /// live. Events meanwhile wait in the subscription; one older than a snapshot is ignored by
+    /// its seq.
+    private func prepare() async {
+        let bus = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500))
+        if await !subscriber.waitUntilSubscribed(bus: bus, timeout: .seconds(5)) {
+            logger.warning(
+                "hearth-notifier: no probe back from hearth-bus within 5 s; events may be missed until it runs")
+        }
+        await bus.close()
         await board.adopt(popups.load())
         await catchUp(with: "turn")
         await catchUp(with: "store")
+    }
+
+    // MARK: - Events in
+
+    private func showEvents() async {
         for await message in subscriber {
             switch message {
             case .event(let topic, let envelope):

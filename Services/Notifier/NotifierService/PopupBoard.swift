@@ -50,6 +50,8 @@ actor PopupBoard {
     private var held: [String: Pending] = [:]
     /// Keys whose last show failed: a failure is reported once, not on every retry.
     private var failing: Set<String> = []
+    /// What each popup on screen shows (delivered), so the same one is not shown twice.
+    private var onScreen: [String: DesktopNotification] = [:]
     /// The server's id of each popup on screen, kept so a restarted notifier can take them over.
     private var serverIDs: [String: UInt32] = [:]
     private let record: @Sendable ([String: UInt32]) -> Void
@@ -136,6 +138,11 @@ actor PopupBoard {
             switch settings.gate(popup.category, popup.notification, at: now()) {
             case .show:
                 held.removeValue(forKey: key)
+                // The same popup again (a snapshot and the live event both bringing it) is not
+                // shown twice.
+                if shown[key] == popup.buttons, onScreen[key] == popup.notification, undelivered[key] == nil {
+                    return
+                }
                 shown[key] = popup.buttons
                 present(key, item)
             case .hold(let reason, let until):
@@ -165,6 +172,7 @@ actor PopupBoard {
         undelivered.removeValue(forKey: key)
         held.removeValue(forKey: key)
         failing.remove(key)
+        onScreen.removeValue(forKey: key)
         sink.close(key: key, completion: nil)
         if serverIDs.removeValue(forKey: key) != nil { record(serverIDs) }
     }
@@ -187,6 +195,9 @@ actor PopupBoard {
         switch result {
         case .success(let id):
             failing.remove(key)
+            if undelivered[key] == nil || undelivered[key]?.envelope.id == item.envelope.id {
+                onScreen[key] = item.notification
+            }
             if shown[key] != nil, serverIDs.updateValue(id, forKey: key) != id { record(serverIDs) }
             if undelivered[key]?.envelope.id == item.envelope.id { undelivered.removeValue(forKey: key) }
             let latency = now().timeIntervalSince(item.envelope.timestamp) * 1_000

@@ -3,7 +3,8 @@ import Foundation
 /// One event on the bus: who published it, its place in the publisher's sequence, and its data.
 ///
 /// On the wire it is the second frame, after the topic:
-/// `{"v":1,"id":"<uuid>","src":"turn","dev":"<device id>","seq":42,"ep":1795000000000,"ts":"<ISO 8601 UTC>","type":"turn.changed","data":{…}}`.
+/// `{"v":1,"id":"<uuid>","src":"turn","dev":"<device id>","seq":42,"ep":1795000000000,"ts":"<ISO 8601 UTC>","type":"turn.changed","data":{…}}`
+/// (and `"run":41` after `ep` when the run's numbering did not start at 1).
 public struct Envelope: Sendable, Hashable {
     /// The envelope version this build reads and writes.
     public static let currentVersion: Int64 = 1
@@ -20,6 +21,10 @@ public struct Envelope: Sendable, Hashable {
     /// given). A restarted publisher is a new epoch, so its numbering starting again is a restart,
     /// never a run of duplicates.
     public var epoch: UInt64
+    /// The first sequence number of this run (1 unless the numbering is durable and carries on
+    /// from an earlier run, as the store's does): a subscriber that was listening before the run
+    /// began knows that whatever came before the first event it saw was missed.
+    public var runStart: UInt64
     /// When it was published, to the millisecond.
     public var timestamp: Date
     /// The event type, such as `turn.changed`.
@@ -33,6 +38,7 @@ public struct Envelope: Sendable, Hashable {
         device: String,
         seq: UInt64,
         epoch: UInt64 = 0,
+        runStart: UInt64 = 1,
         timestamp: Date = Date(),
         type: String,
         data: JSONValue
@@ -42,6 +48,7 @@ public struct Envelope: Sendable, Hashable {
         self.device = device
         self.seq = seq
         self.epoch = epoch
+        self.runStart = runStart
         self.timestamp = Envelope.wholeMilliseconds(timestamp)
         self.type = type
         self.data = data

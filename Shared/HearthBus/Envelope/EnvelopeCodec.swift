@@ -29,6 +29,10 @@ public struct EnvelopeCodec: Sendable {
             out.append(contentsOf: #","ep":"#.utf8)
             out.append(contentsOf: String(envelope.epoch).utf8)
         }
+        if envelope.runStart != 1 {
+            out.append(contentsOf: #","run":"#.utf8)
+            out.append(contentsOf: String(envelope.runStart).utf8)
+        }
         out.append(contentsOf: #","ts":""#.utf8)
         Timestamp.append(envelope.timestamp, to: &out)
         out.append(contentsOf: #"","type":"#.utf8)
@@ -49,7 +53,7 @@ public struct EnvelopeCodec: Sendable {
         guard String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
         // The envelope's members go straight into their fields, with no dictionary in between.
         // Unknown members are ignored, so a v1 reader accepts v1 envelopes that grew a field.
-        var slots = [JSONValue?](repeating: nil, count: 9)
+        var slots = [JSONValue?](repeating: nil, count: 10)
         try JSONParser.forEachMember(of: frame) { (key, value) throws(EnvelopeError) in
             guard let slot = Self.slot(key) else { return }
             guard slots[slot] == nil else { throw .malformedJSON("duplicate key '\(key)'") }
@@ -67,12 +71,8 @@ public struct EnvelopeCodec: Sendable {
         let device = try Self.nonEmptyString("dev", try value("dev"))
         let seq = try Self.typed("seq", try value("seq"), as: "an integer") { $0.intValue }
         guard seq >= 0 else { throw .invalidField("seq", rule: "must not be negative, found \(seq)") }
-        var epoch: UInt64 = 0
-        if let given = slots[8] {
-            let number = try Self.typed("ep", given, as: "an integer") { $0.intValue }
-            guard number >= 0 else { throw .invalidField("ep", rule: "must not be negative, found \(number)") }
-            epoch = UInt64(number)
-        }
+        let epoch = try Self.optionalCount("ep", slots[8]) ?? 0
+        let runStart = try Self.optionalCount("run", slots[9]) ?? 1
         let ts = try Self.nonEmptyString("ts", try value("ts"))
         guard let timestamp = Timestamp.parse(ts) else {
             throw .invalidField("ts", rule: "must be an ISO 8601 UTC time such as 2026-11-21T18:30:00.000Z")
@@ -85,6 +85,7 @@ public struct EnvelopeCodec: Sendable {
             device: device,
             seq: UInt64(seq),
             epoch: epoch,
+            runStart: runStart,
             timestamp: timestamp,
             type: type,
             data: data
@@ -102,6 +103,7 @@ public struct EnvelopeCodec: Sendable {
         case "type": 6
         case "data": 7
         case "ep": 8
+        case "run": 9
         default: nil
         }
     }
@@ -116,6 +118,14 @@ public struct EnvelopeCodec: Sendable {
             throw .wrongType(field: name, expected: expected, found: value.typeName)
         }
         return typed
+    }
+
+    /// An optional whole number of 0 or more.
+    private static func optionalCount(_ name: String, _ value: JSONValue?) throws(EnvelopeError) -> UInt64? {
+        guard let value else { return nil }
+        let number = try typed(name, value, as: "an integer") { $0.intValue }
+        guard number >= 0 else { throw .invalidField(name, rule: "must not be negative, found \(number)") }
+        return UInt64(number)
     }
 
     private static func nonEmptyString(_ name: String, _ value: JSONValue) throws(EnvelopeError) -> String {

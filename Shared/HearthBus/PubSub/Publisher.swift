@@ -37,6 +37,7 @@ public final class Publisher: Sendable {
         self.device = device
         self.codec = EnvelopeCodec(maximumBytes: maximumMessageBytes)
         self.sequence = Mutex((firstSeq, EventIDGenerator()))
+        self.runStart = firstSeq
         let connected = self.connected
         socket = try SocketThread(
             context: context,
@@ -67,6 +68,9 @@ public final class Publisher: Sendable {
     /// This run's epoch: the millisecond the publisher was made (see `Envelope.epoch`).
     public let epoch = Envelope.newEpoch()
 
+    /// The first sequence number of this run (see `Envelope.runStart`).
+    public let runStart: UInt64
+
     /// The sequence number the next event will carry.
     public var upcomingSeq: UInt64 { sequence.withLock { $0.next } }
 
@@ -81,7 +85,9 @@ public final class Publisher: Sendable {
         return try sequence.withLock { state in
             // Encoding under the lock keeps sequence order and send order the same.
             let envelope = Envelope(
-                id: state.ids.makeID(), source: source, device: device, seq: state.next, epoch: epoch, type: type,
+                id: state.ids.makeID(), source: source, device: device, seq: state.next, epoch: epoch,
+                runStart: runStart,
+                type: type,
                 data: data)
             let payload = try codec.encode(envelope)
             try socket.send([topicFrame, payload])
@@ -99,7 +105,8 @@ public final class Publisher: Sendable {
         let topicFrame = Array(topic.utf8)
         return try sequence.withLock { state in
             let envelope = Envelope(
-                id: state.ids.makeID(), source: source, device: device, seq: seq, epoch: epoch, type: type, data: data)
+                id: state.ids.makeID(), source: source, device: device, seq: seq, epoch: epoch, runStart: runStart,
+                type: type, data: data)
             try socket.send([topicFrame, try codec.encode(envelope)])
             state.next = seq + 1
             return envelope

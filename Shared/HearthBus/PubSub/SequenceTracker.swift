@@ -83,11 +83,20 @@ public struct SequenceTracker: Sendable {
     /// one publisher, and this spares hashing two strings per event.
     private var recent: (publisher: Publisher, position: Position)?
 
-    public init() {}
+    /// When this subscriber began listening (an epoch: milliseconds since 1970), or 0 when not
+    /// known. A publisher whose run began after it and whose first event seen is not its run's
+    /// first was partly missed, and that is reported.
+    private let listeningSince: UInt64
 
-    /// Classifies `seq` from `source` on `device` (in publisher run `epoch`) and remembers it
-    /// unless it is a duplicate.
-    public mutating func observe(source: String, device: String, seq: UInt64, epoch: UInt64 = 0) -> Verdict {
+    public init(listeningSince: UInt64 = 0) {
+        self.listeningSince = listeningSince
+    }
+
+    /// Classifies `seq` from `source` on `device` (in publisher run `epoch`, whose numbering
+    /// began at `runStart`) and remembers it unless it is a duplicate.
+    public mutating func observe(
+        source: String, device: String, seq: UInt64, epoch: UInt64 = 0, runStart: UInt64 = 1
+    ) -> Verdict {
         let previous: Position?
         if let recent, recent.publisher.source == source, recent.publisher.device == device {
             previous = recent.position
@@ -97,7 +106,13 @@ public struct SequenceTracker: Sendable {
             previous = others.removeValue(forKey: key)
             recent = (key, previous ?? Position(epoch: epoch, last: seq))
         }
-        guard var position = previous else { return .first }
+        guard var position = previous else {
+            // Listening since before this run began, yet its first events never came.
+            if listeningSince != 0, epoch > listeningSince, seq > runStart {
+                return .gap(SequenceGap(source: source, device: device, expected: runStart, received: seq))
+            }
+            return .first
+        }
         let verdict = Self.classify(seq, epoch: epoch, at: &position, source: source, device: device)
         recent!.position = position
         return verdict

@@ -12,6 +12,8 @@ public final class Subscriber: AsyncSequence, Sendable {
     private let codec: EnvelopeCodec
     private let probeTopic = BusProbe.makeTopic()
     private let probeArrived = AsyncSignal()
+    /// When this subscriber was made: publishers whose runs began later are owed in full.
+    private let listeningSince = Envelope.newEpoch()
 
     /// Connects to the bus's subscriber endpoint.
     /// - Parameters:
@@ -75,14 +77,16 @@ public final class Subscriber: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(frames: socket.incoming.makeAsyncIterator(), codec: codec)
+        Iterator(
+            frames: socket.incoming.makeAsyncIterator(), codec: codec,
+            tracker: SequenceTracker(listeningSince: listeningSince))
     }
 
     /// Decodes frames into `BusMessage`s in arrival order.
     public struct Iterator: AsyncIteratorProtocol {
         var frames: SocketThread.Messages.Iterator
         let codec: EnvelopeCodec
-        var tracker = SequenceTracker()
+        var tracker: SequenceTracker
         var held: BusMessage?
 
         public mutating func next() async -> BusMessage? {
@@ -103,7 +107,8 @@ public final class Subscriber: AsyncSequence, Sendable {
                     return .rejected(topic: topic, error: error)
                 }
                 switch tracker.observe(
-                    source: envelope.source, device: envelope.device, seq: envelope.seq, epoch: envelope.epoch)
+                    source: envelope.source, device: envelope.device, seq: envelope.seq, epoch: envelope.epoch,
+                    runStart: envelope.runStart)
                 {
                 case .duplicate:
                     continue
