@@ -92,6 +92,9 @@ struct StoreBenchmark: AsyncParsableCommand {
         print(report.jsonText)
     }
 
+    /// The made-up device whose operations are imported (device ids are lower-case UUIDs).
+    static let importedDevice = "be0c0000-0000-4000-8000-000000000001"
+
     /// Imports `count` operations of a made-up device in batches, one card each.
     private func load(_ count: Int, firstYear: Int, into commands: CommandClient) async throws {
         var index = 0
@@ -102,7 +105,7 @@ struct StoreBenchmark: AsyncParsableCommand {
                 let year = firstYear + index / 12
                 let month = index % 12 + 1
                 batch.append([
-                    "id": .string("bench-device:\(index + 1)"),
+                    "id": .string("\(Self.importedDevice):\(index + 1)"),
                     "time": ["wall": .int(now - 1_000_000 + Int64(index)), "logical": 0],
                     "entity": ["kind": "event_card", "id": .string("\(year)-\(month < 10 ? "0" : "")\(month)")],
                     "fields": ["title": ["value": .string("imported \(index)"), "overwrites": []]],

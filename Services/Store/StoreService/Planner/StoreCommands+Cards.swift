@@ -46,14 +46,19 @@ extension StoreCommands {
         }
     }
 
-    func clearEvent(_ request: CommandRequest) async throws -> JSONValue {
+    /// The card a request names by `year` and `month`, checked.
+    private func cardAddress(_ request: CommandRequest) throws -> (year: Int, month: Int, entity: EntityRef) {
         let arguments = Arguments(request.arguments)
         let year = try arguments.int("year")
         let month = try arguments.int("month")
         try check { () throws(RuleError) in
             try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
         }
-        let entity = YearPlanner.entity(year: year, month: month)
+        return (year, month, YearPlanner.entity(year: year, month: month))
+    }
+
+    func clearEvent(_ request: CommandRequest) async throws -> JSONValue {
+        let (year, month, entity) = try cardAddress(request)
         return try await writes.once(request.id) { db, outbox in
             guard try Self.card(year: year, month: month, in: db)?["title"] != .null else {
                 throw CommandError(
@@ -80,13 +85,7 @@ extension StoreCommands {
     }
 
     func showEvent(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
-        try check { () throws(RuleError) in
-            try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
-        }
-        let entity = YearPlanner.entity(year: year, month: month)
+        let (year, month, entity) = try cardAddress(request)
         return try await database.pool.read { db in
             guard var card = try Self.card(year: year, month: month, in: db)?.objectValue else {
                 return Self.emptyCard(year: year, month: month)
