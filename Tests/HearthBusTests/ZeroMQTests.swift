@@ -1,4 +1,5 @@
 import CZeroMQ
+import Foundation
 import HearthBus
 import HearthTesting
 import Logging
@@ -15,6 +16,34 @@ struct ZeroMQTests {
         #expect(error?.message == "Protocol not supported")
         #expect(error?.description.contains("bind nonsense://here") == true)
         socket.close()
+        await context.terminate()
+    }
+
+    @Test("a socket thread binds when made but its thread starts only on first use, not in the initialiser")
+    func socketThreadStartsOnUse() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let name = "lazy-\(Int.random(in: 1_000...9_999))"
+        /// The names of this process's threads (Linux keeps the first 15 bytes).
+        func threadNames() -> [String] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.compactMap {
+                try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        let endpoint = "ipc://\(home.path)/lazy.sock"
+        let socket = try SocketThread(context: context, kind: .router, name: name) { try $0.bind(endpoint) }
+        #expect(FileManager.default.fileExists(atPath: String(endpoint.dropFirst(6))), "bound when made")
+        #expect(!threadNames().contains(name), "a thread started in the initialiser")
+        socket.start()
+        var running = false
+        for _ in 0..<200 where !running {
+            running = threadNames().contains(name)
+            if !running { try await Task.sleep(for: .milliseconds(5)) }  // /proc has no event to await
+        }
+        #expect(running, "no thread after start()")
+        await socket.close()
         await context.terminate()
     }
 

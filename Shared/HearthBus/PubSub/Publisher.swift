@@ -62,7 +62,8 @@ public final class Publisher: Sendable {
     /// Waits until the bus has subscribed, so published events reach it.
     /// - Returns: `false` when the bus did not answer within `timeout`.
     public func waitUntilConnected(timeout: Duration) async -> Bool {
-        await connected.wait(timeout: timeout)
+        socket.start()  // the bus's subscription is seen on the socket's thread
+        return await connected.wait(timeout: timeout)
     }
 
     /// This run's epoch: the millisecond the publisher was made (see `Envelope.epoch`).

@@ -59,6 +59,7 @@ public final class Subscriber: AsyncSequence, Sendable {
     /// - Parameter bus: a client of the bus's command endpoint.
     /// - Returns: `false` when no probe came back within `timeout`.
     public func waitUntilSubscribed(bus: CommandClient, timeout: Duration) async -> Bool {
+        socket.start()  // the probe is seen on the socket's thread
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {

@@ -1,3 +1,4 @@
+import CZeroMQ
 import DequeModule
 import Foundation
 import Logging
@@ -5,6 +6,11 @@ import Synchronization
 
 /// Owns one libzmq socket on a dedicated thread, so blocking libzmq calls never run on Swift's
 /// cooperative pool.
+///
+/// The socket is made, configured and bound (or connected) when the `SocketThread` is made, so
+/// errors surface there, before anything serves; its thread starts on first use (the first
+/// `send`, the first read of `incoming`, `start()` or `close()`), never in an initialiser. Until
+/// then libzmq queues what arrives.
 ///
 /// Received messages arrive on `incoming` with a bounded buffer (what overflows is counted in
 /// `droppedIncoming`); they cross into Swift concurrency in batches, one per wake-up of the
@@ -22,6 +28,7 @@ public final class SocketThread: Sendable {
     private let wake: WakeSignal
     private let shared = Mutex(Shared())
     private let dropped = Atomic<Int>(0)
+    private let starter: Starter
 
     private struct Shared: ~Copyable {
         var outbox: Deque<[Frame]> = []
@@ -66,15 +73,22 @@ public final class SocketThread: Sendable {
         self.receiveBuffer = receiveBuffer
         let (stream, continuation) = AsyncStream.makeStream(of: [[Frame]].self)
         self.continuation = continuation
-        incoming = Messages(batches: stream, backlog: Backlog())
+        let starter = Starter()
+        self.starter = starter
+        incoming = Messages(batches: stream, backlog: Backlog(), starter: starter)
         let handoff = ThreadHandoff(socket)
-        let thread = Thread { [self] in
-            self.runLoop(
-                socket: handoff.take(), intercept: intercept, tick: tick, userID: receiveUserID, logger: logger)
+        starter.arm { [self] in
+            let thread = Thread {
+                self.runLoop(
+                    socket: handoff.take(), intercept: intercept, tick: tick, userID: receiveUserID, logger: logger)
+            }
+            thread.name = name
+            thread.start()
         }
-        thread.name = name
-        thread.start()
     }
+
+    /// Starts the socket's thread if it has not started yet.
+    public func start() { starter.start() }
 
     /// Received messages that were dropped because the consumer fell `receiveBuffer` behind.
     public var droppedIncoming: Int { dropped.load(ordering: .relaxed) }
@@ -82,6 +96,7 @@ public final class SocketThread: Sendable {
     /// Queues one multipart message for sending.
     /// - Throws: `SocketThreadError.closed` once `close()` has begun.
     public func send(_ frames: [Frame]) throws(SocketThreadError) {
+        starter.start()
         let mustWake = try shared.withLock { state throws(SocketThreadError) -> Bool in
             guard !state.closing else { throw .closed(name) }
             state.outbox.append(frames)
@@ -101,6 +116,9 @@ public final class SocketThread: Sendable {
 
     /// Stops the thread and waits until the socket is closed and `incoming` has ended.
     public func close() async {
+        // A thread never started still has the socket to close: it starts, sees it is
+        // closing, and closes it.
+        starter.start()
         shared.withLock { $0.closing = true }
         if finished.value != nil { return }
         wake.signal()
@@ -121,6 +139,8 @@ public final class SocketThread: Sendable {
     }
 
     private func runLoop(socket: ZMQSocket, intercept: Interceptor?, tick: Tick?, userID: Bool, logger: Logger) {
+        // The name shows in `top -H` and /proc (Linux keeps 15 bytes).
+        hearth_name_this_thread(name)
         var poller = ZMQPoller()
         let socketIndex = poller.add(socket)
         let wakeIndex = poller.add(fileDescriptor: wake.fileDescriptor)
@@ -191,9 +211,11 @@ extension SocketThread {
     public struct Messages: AsyncSequence, Sendable {
         let batches: AsyncStream<[[Frame]]>
         let backlog: Backlog
+        let starter: Starter
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(batches: batches.makeAsyncIterator(), backlog: backlog)
+            starter.start()
+            return Iterator(batches: batches.makeAsyncIterator(), backlog: backlog)
         }
 
         public struct Iterator: AsyncIteratorProtocol {
@@ -212,6 +234,25 @@ extension SocketThread {
                 defer { position += 1 }
                 return batch[position]
             }
+        }
+    }
+
+    /// What starts the socket's thread, run once.
+    final class Starter: Sendable {
+        private let started = Atomic<Bool>(false)
+        private let launch = Mutex<(@Sendable () -> Void)?>(nil)
+
+        func arm(_ launch: @escaping @Sendable () -> Void) { self.launch.withLock { $0 = launch } }
+
+        func start() {
+            guard !started.load(ordering: .acquiring) else { return }
+            let pending = launch.withLock { launch -> (@Sendable () -> Void)? in
+                defer { launch = nil }
+                return launch
+            }
+            guard let pending else { return }
+            started.store(true, ordering: .releasing)
+            pending()
         }
     }
 

@@ -3,8 +3,10 @@
 ///
 /// Why the unchecked `Sendable` is safe: libzmq allows a socket to move between threads provided
 /// a full memory barrier separates the uses (zmq(7)). The creating thread hands the value over
-/// before `Thread.start()` (which is such a barrier) and never touches it again; only the new
-/// thread calls `take()`, once, and owns the value from then on.
+/// and never touches it again; the thread that will own it is started afterwards (a
+/// `SocketThread` starts it on first use, from whichever thread, after taking a lock the
+/// creator released), and `Thread.start()` is itself such a barrier. Only the new thread calls
+/// `take()`, once, and owns the value from then on.
 public final class ThreadHandoff<Value>: @unchecked Sendable {
     private var value: Value?
 
