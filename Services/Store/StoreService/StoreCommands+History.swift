@@ -251,7 +251,8 @@ extension StoreCommands {
         }
         let operations = try list.enumerated().map { try Operation(json: $1, at: "operations[\($0)]") }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        // Every operation passes every rule before any is written: the import is whole or nothing.
+        // The import is whole or nothing: its shape is checked here, its domains' rules as each
+        // is applied, in one transaction that any refusal rolls back.
         for (index, operation) in operations.enumerated() {
             let path = "operations[\(index)]"
             do {
@@ -266,12 +267,6 @@ extension StoreCommands {
             guard operation.time.wall <= now + HybridClock.maximumDrift else {
                 throw CommandError.invalidArgument(
                     "\(path).time", "is more than an hour in the future (a clock is wrong)")
-            }
-            do {
-                try StoreDomains.validate(operation)
-            } catch {
-                let field = error.field.hasPrefix("entity.") ? error.field : "fields.\(error.field)"
-                throw CommandError.invalidArgument("\(path).\(field)", error.rule)
             }
         }
         return try await writes.once(requestID) { db, outbox in
@@ -293,9 +288,14 @@ extension StoreCommands {
                 }
                 let seq: Int64?
                 do {
+                    // The domain's rules run here, as for every write (`StoreDatabase.apply`); a
+                    // refusal rolls the whole import back.
                     seq = try StoreDatabase.apply(operation, in: db)
                 } catch let error as OperationLogError {
                     throw CommandError.invalidArgument("operations", "\(error)")
+                } catch let error as RuleError {
+                    let field = error.field.hasPrefix("entity.") ? error.field : "fields.\(error.field)"
+                    throw CommandError.invalidArgument("operations[\(index)].\(field)", error.rule)
                 }
                 guard let seq else {
                     already += 1
