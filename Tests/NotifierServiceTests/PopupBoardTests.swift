@@ -182,4 +182,23 @@ struct PopupBoardTests {
         #expect(await board.keys.shown == ["turn.J7X-3"])
         #expect(sink.operations.last == .close("turn.K2M-4"))
     }
+
+    @Test("a popup that stays, brought twice, is shown once; a brief notice brought twice shows twice")
+    func sameTwice() async throws {
+        let sink = RecordingSink()
+        let reports = Reports()
+        let board = Self.board(sink, reports: reports)
+        let (topic, envelope) = Self.reminder("r1", "Feed the cat")
+        await board.take(topic: topic, envelope: envelope)
+        _ = try #require(await reports.next("notify.shown"))
+        await board.take(topic: topic, envelope: envelope)
+        #expect(sink.operations(for: "reminder.r1").count == 1)
+        let synced = Envelope(
+            source: "sync", device: "d", seq: 1, type: "sync.completed",
+            data: ["peer": ["device": "d-mum", "name": "Mum"], "received": 0, "sent": 0, "conflicts": 0])
+        await board.take(topic: "sync.completed", envelope: synced)
+        _ = try #require(await reports.next("notify.shown"))
+        await board.take(topic: "sync.completed", envelope: synced)
+        #expect(sink.operations(for: "sync.d-mum").count == 2)
+    }
 }

@@ -138,9 +138,11 @@ actor PopupBoard {
             switch settings.gate(popup.category, popup.notification, at: now()) {
             case .show:
                 held.removeValue(forKey: key)
-                // The same popup again (a snapshot and the live event both bringing it) is not
-                // shown twice.
-                if shown[key] == popup.buttons, onScreen[key] == popup.notification, undelivered[key] == nil {
+                // The same popup that stays until acted on, again (a snapshot and the live event
+                // both bringing it), is not shown twice; a brief notice may well have expired.
+                if popup.notification.timeout == 0, shown[key] == popup.buttons,
+                    onScreen[key] == popup.notification, undelivered[key] == nil
+                {
                     return
                 }
                 shown[key] = popup.buttons

@@ -58,8 +58,9 @@ actor TurnEngine {
     let replies = ReplyCache(capacity: 4_096)
     /// Each member device's CURVE public key, bound when it joined (or first heard after a take-over).
     var deviceKeys: [String: String] = [:]
-    /// Sessions that ended (or that this device left) lately, so a member asking about one hears
-    /// `gone: ended`, while one this device never knew (it restarted) is `gone: unknown`.
+    /// Sessions that ended lately, so a member asking about one hears `gone: ended` (while one
+    /// this device never knew, as after a restart, is `gone: unknown`), and an older beacon still
+    /// listing one is not believed.
     var ended: [String: ContinuousClock.Instant] = [:]
     /// Following: each session's device keys as its leader last sent them.
     var sessionKeys: [String: [String: String]] = [:]
@@ -127,7 +128,8 @@ actor TurnEngine {
             if held.leaderDevice != device || session.state == .ended {
                 sessions.removeValue(forKey: code)
                 sessionKeys.removeValue(forKey: code)
-                ended[code] = now()
+                // (A device that only left may see the game again in its leader's beacon.)
+                if session.state == .ended { ended[code] = now() }
                 return
             }
         }
