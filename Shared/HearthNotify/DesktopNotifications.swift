@@ -35,14 +35,21 @@ public struct DesktopNotification: Sendable, Equatable {
     public static let maximumBody = 600
     public static let maximumLabel = 40
 
-    /// The notification with each text cut to its maximum, ending in "…" where it was cut.
+    /// The notification as a server is given it: each text cut to its maximum (ending in "…"
+    /// where it was cut), and summary and body with markup escaped (`&`, `<`, `>`), since servers
+    /// that render markup (dunst's default) would otherwise turn a title from another device
+    /// into a link or styling.
     public var clipped: DesktopNotification {
         func clip(_ text: String, _ limit: Int) -> String {
             text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
         }
+        func escaped(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;")
+        }
         var copy = self
-        copy.summary = clip(summary, Self.maximumSummary)
-        copy.body = clip(body, Self.maximumBody)
+        copy.summary = escaped(clip(summary, Self.maximumSummary))
+        copy.body = escaped(clip(body, Self.maximumBody))
         copy.actions = actions.map { ($0.key, clip($0.label, Self.maximumLabel)) }
         return copy
     }

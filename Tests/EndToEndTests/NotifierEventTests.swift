@@ -322,4 +322,29 @@ struct NotifierEventTests {
         #expect(await restarted.waitForExit(timeout: .seconds(3)) == 0)
         for (service, status) in await stack.stop() where service != .notifier { #expect(status == 0, "\(service)") }
     }
+
+    @Test("a suggestion titled with markup reaches the notification server escaped")
+    func markupEscaped() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
+        let inject = try await Injector(stack, context: context, source: "store")
+        _ = try inject.publisher.publish(
+            topic: "store.suggestion.changed", type: "store.changed",
+            data: [
+                "suggestion": [
+                    "id": "0f0f0f0f-0000-4000-8000-000000000001", "status": "open", "suggested_by_name": "Mum",
+                    "month_name": "August", "year": 2026,
+                    "title": "<a href=\"http://evil.example/\">click</a> <b>bold</b> & more",
+                ]
+            ])
+        let call = try JSONValue.parse(try #require(await server.output.waitForLine(containing: "Mum suggested")))
+        let summary = try #require(call["summary"]?.stringValue)
+        #expect(
+            summary.contains(
+                "&lt;a href=\"http://evil.example/\"&gt;click&lt;/a&gt; &lt;b&gt;bold&lt;/b&gt; &amp; more"))
+        #expect(!summary.contains("<a "))
+        await inject.publisher.close()
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

@@ -148,4 +148,20 @@ struct SneakernetTests {
         _ = try await hearthSucceeding(stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test("a title stored before the text rules, with an escape sequence, is printed harmlessly")
+    func legacyControlCharacters() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        _ = try await hearthSucceeding(stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
+        // As an older build might have stored it.
+        try await DatabaseQueue(path: stack.home.file("hearth.sqlite")).write { db in
+            try db.execute(
+                sql: "UPDATE event_card SET title = ? WHERE month = 8", arguments: ["bell\u{07}\u{1B}[31mred"])
+        }
+        let list = try await stack.hearth(["event", "list", "--year", "2026"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("bell^G^[[31mred"), "\(list.stdout)")
+        #expect(!list.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

@@ -133,6 +133,17 @@ struct TurnCommandLineTests {
     }
 }
 
+@Suite("Command line: output is never raw control characters", .timeLimit(.minutes(1)))
+struct OutputTests {
+    @Test("control characters and direction overrides in data are shown visibly, not sent to the terminal")
+    func visible() {
+        #expect(Output.visible("bell\u{07}\u{1B}[31mred") == "bell^G^[[31mred")
+        #expect(Output.visible("two\nlines\u{7F}") == "two^Jlines^?")
+        #expect(Output.visible("evil\u{202E}txt\u{85}") == "evil<U+202E>txt<U+0085>")
+        #expect(Output.visible("Tab\tand 👨‍👩‍👧‍👦 stay") == "Tab\tand 👨‍👩‍👧‍👦 stay")
+    }
+}
+
 @Suite("Block letters", .timeLimit(.minutes(1)))
 struct BlockLettersTests {
     @Test("text becomes five rows of block capitals; too wide or unknown characters fall back")

@@ -202,6 +202,11 @@ struct NotificationCatalogTests {
         #expect(long.clipped.body.count == DesktopNotification.maximumBody)
         #expect(long.clipped.actions.map(\.label.count) == [DesktopNotification.maximumLabel])
         #expect(long.clipped.summary == "ok")
+        // Markup from another device is shown as text, not rendered.
+        let markup = DesktopNotification(
+            summary: "<a href=\"http://evil.example/\">click</a>", body: "<b>bold</b> & more")
+        #expect(markup.clipped.summary == "&lt;a href=\"http://evil.example/\"&gt;click&lt;/a&gt;")
+        #expect(markup.clipped.body == "&lt;b&gt;bold&lt;/b&gt; &amp; more")
     }
 
     @Test("events it does not know, or missing what they need, show nothing")

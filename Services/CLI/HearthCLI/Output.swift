@@ -1,10 +1,40 @@
 import Foundation
 import HearthBus
+import HearthCore
 
 /// Line-at-a-time output: each line is flushed at once so a pipe reader sees it immediately.
+///
+/// Text lines and errors never carry a raw control character or direction override to the
+/// terminal, whatever is stored (an older database, an import made before the rules): each is
+/// shown visibly (`^[` for ESC, `<U+202E>`), so a title cannot recolour, retitle or beep the
+/// terminal. JSON escapes control characters itself.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((visible(text) + "\n").utf8))
+    }
+
+    /// `text` with control characters (C0 but tab, DEL, C1) and direction overrides made visible.
+    static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            guard isHidden(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            if scalar.value < 0x20 {
+                out += "^" + String(UnicodeScalar(UInt8(scalar.value + 0x40)))
+            } else if scalar.value == 0x7F {
+                out += "^?"
+            } else {
+                out += String(format: "<U+%04X>", scalar.value)
+            }
+        }
+        return out
+    }
+
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\t" && TextRules.isRefused(scalar, multiline: false)
     }
 
     static func json(_ value: JSONValue) {
@@ -12,7 +42,7 @@ enum Output {
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
     }
 }
 
