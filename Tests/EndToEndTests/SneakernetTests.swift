@@ -125,14 +125,17 @@ struct SneakernetTests {
         #expect(await stack.process.waitForExit(timeout: .seconds(2)) == 0)
     }
 
-    @Test("an import over the command size limit is refused by the client naming the limit, not blamed on the store")
-    func oversizedImport() async throws {
+    @Test(
+        "a file over the command size limit imports in pages; a single request over it is refused by the client naming the limit"
+    )
+    func largeImportAndOversizedRequest() async throws {
         let stack = try await TestStack([.bus, .store], context: context)
         let device = "dadd0000-0000-4000-8000-00000000000b"
         let operations: [JSONValue] = (1...4_000).map { counter in
-            [
+            let (year, month) = (2026 + (counter - 1) / 12, (counter - 1) % 12 + 1)
+            return [
                 "id": .string("\(device):\(counter)"), "time": ["wall": .int(Int64(counter)), "logical": 0],
-                "entity": ["kind": "event_card", "id": "2026-08"],
+                "entity": ["kind": "event_card", "id": .string("\(year)-\(month < 10 ? "0" : "")\(month)")],
                 "fields": ["title": ["value": .string("Title number \(counter) of many"), "overwrites": []]],
             ]
         }
@@ -140,11 +143,30 @@ struct SneakernetTests {
         let text = JSONValue.object(["format": "hearth-ops/1", "operations": .array(operations)]).jsonText
         #expect(text.utf8.count > 256 * 1_024)
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try await stack.hearth(["ops", "import", file])
+        let imported = try JSONValue.parse(try await hearthSucceeding(stack, ["ops", "import", file, "--json"]))
+        #expect(imported["received"] == 4_000)
+        #expect((imported["pages"]?.intValue ?? 0) > 1)
+        // Again: nothing twice.
+        let again = try JSONValue.parse(try await hearthSucceeding(stack, ["ops", "import", file, "--json"]))
+        #expect(again["received"] == 0)
+        #expect(again["already_had"] == 4_000)
+
+        // One request over the limit (an operation no page can hold) is refused before it is
+        // sent, and not blamed on the store.
+        let huge: JSONValue = [
+            "id": .string("\(device):4001"), "time": ["wall": 5_000, "logical": 0],
+            "entity": ["kind": "event_card", "id": "2026-08"],
+            "fields": ["title": ["value": .string(String(repeating: "x", count: 300 * 1_024)), "overwrites": []]],
+        ]
+        let hugeFile = stack.home.file("huge.json")
+        try JSONValue.object(["format": "hearth-ops/1", "operations": [huge]]).jsonText.write(
+            toFile: hugeFile, atomically: true, encoding: .utf8)
+        let result = try await stack.hearth(["ops", "import", hugeFile])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("over the 262144-byte limit of a command (not sent)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("over the 262144-byte limit of a command (not sent)"), "\(result.stderr.prefix(300))"
+        )
         #expect(!result.stderr.contains("not answering"))
-        // The store was never troubled, and still answers.
         _ = try await hearthSucceeding(stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }

@@ -51,12 +51,65 @@ struct Ops: AsyncParsableCommand {
                 Output.error("hearth ops import: \(file): 'format' is missing (is this a `hearth ops export` file?)")
                 throw ExitCode(2)
             }
-            let reply = try await ServiceCall.run(
-                options, .store, "ops.import", ["format": .string(format), "operations": operations])
-            if options.json { return Output.json(reply) }
-            Output.line(
-                "received \(reply["received"]?.intValue ?? 0), already had \(reply["already_had"]?.intValue ?? 0), "
-                    + "open conflicts \(reply["conflicts"]?.intValue ?? 0)")
+            guard let list = operations.arrayValue else {
+                Output.error("hearth ops import: \(file): 'operations' must be a list")
+                throw ExitCode(2)
+            }
+            // A large file goes in pages, each under the command size limit and each one
+            // transaction, in time order so parents come before the edits that overwrite them.
+            // Operations are idempotent: after a failed page, importing the file again finishes
+            // the job.
+            let limit = try options.loadConfiguration().maximumMessageBytes - 4_096
+            var (received, already) = (Int64(0), Int64(0))
+            let pages = Self.pages(list, limit: limit)
+            for (number, page) in pages.enumerated() {
+                do {
+                    let reply = try await ServiceCall.run(
+                        options, .store, "ops.import", ["format": .string(format), "operations": .array(page)])
+                    received += reply["received"]?.intValue ?? 0
+                    already += reply["already_had"]?.intValue ?? 0
+                } catch {
+                    if number > 0 {
+                        Output.error(
+                            "hearth ops import: page \(number + 1) of \(pages.count) failed; the \(number) before it "
+                                + "were applied (import the file again to finish: nothing is applied twice)")
+                    }
+                    throw error
+                }
+            }
+            let conflicts = try await ServiceCall.run(options, .store, "conflicts")["conflicts"]?.arrayValue?.count ?? 0
+            let report: JSONValue = [
+                "received": .int(received), "already_had": .int(already), "conflicts": .int(Int64(conflicts)),
+                "pages": .int(Int64(pages.count)),
+            ]
+            if options.json { return Output.json(report) }
+            Output.line("received \(received), already had \(already), open conflicts \(conflicts)")
+        }
+
+        /// `operations` in time order, cut into pages of at most `limit` bytes of JSON (an
+        /// operation larger than that goes alone, and the client refuses it naming the limit).
+        static func pages(_ operations: [JSONValue], limit: Int) -> [[JSONValue]] {
+            func time(_ operation: JSONValue) -> (Int64, Int64, String) {
+                (
+                    operation["time"]?["wall"]?.intValue ?? 0, operation["time"]?["logical"]?.intValue ?? 0,
+                    operation["id"]?.stringValue ?? ""
+                )
+            }
+            let ordered = operations.sorted { time($0) < time($1) }
+            var pages: [[JSONValue]] = []
+            var page: [JSONValue] = []
+            var bytes = 0
+            for operation in ordered {
+                let size = operation.jsonBytes.count + 1
+                if !page.isEmpty && bytes + size > limit {
+                    pages.append(page)
+                    (page, bytes) = ([], 0)
+                }
+                page.append(operation)
+                bytes += size
+            }
+            if !page.isEmpty || pages.isEmpty { pages.append(page) }
+            return pages
         }
     }
 
