@@ -10,12 +10,8 @@ struct ChangesTests {
 
     init() throws { context = try ZMQContext() }
 
-    func hearth(_ stack: TestStack, _ arguments: [String]) async throws -> String {
-        try await hearthSucceeding(stack, arguments)
-    }
-
     func setTitle(_ stack: TestStack, _ month: String, _ title: String) async throws {
-        _ = try await hearth(stack, ["event", "set", month, "--year", "2026", "--title", title])
+        _ = try await hearthSucceeding(stack, ["event", "set", month, "--year", "2026", "--title", title])
     }
 
     @Test("a page that stops short says how many more there are and the command for the next page")
@@ -24,11 +20,11 @@ struct ChangesTests {
         for (month, title) in [("jan", "Skating"), ("feb", "Pancakes"), ("mar", "Kites")] {
             try await setTitle(stack, month, title)
         }
-        let page = try await hearth(stack, ["changes", "--since", "0", "--limit", "2"])
+        let page = try await hearthSucceeding(stack, ["changes", "--since", "0", "--limit", "2"])
         let lines = page.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(lines.last == "… 1 more: hearth changes --since 2 (or --follow)")
-        let rest = try await hearth(stack, ["changes", "--since", "2"])
+        let rest = try await hearthSucceeding(stack, ["changes", "--since", "2"])
         #expect(rest.contains("title=\"Kites\"") && rest.hasSuffix("last seq 3"))
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }

@@ -11,13 +11,10 @@ struct SneakernetTests {
 
     init() throws { context = try ZMQContext() }
 
-    func hearth(_ stack: TestStack, _ arguments: [String]) async throws -> String {
-        try await hearthSucceeding(stack, arguments)
-    }
-
     func export(_ stack: TestStack, _ arguments: [String], to name: String) async throws -> String {
         let path = stack.home.file(name)
-        try await hearth(stack, ["ops", "export"] + arguments).write(toFile: path, atomically: true, encoding: .utf8)
+        try await hearthSucceeding(stack, ["ops", "export"] + arguments).write(
+            toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -35,44 +32,48 @@ struct SneakernetTests {
     func twoHomes() async throws {
         let mum = try await TestStack([.bus, .store], context: context)
         let dad = try await TestStack([.bus, .store], context: context)
-        _ = try await hearth(
+        _ = try await hearthSucceeding(
             mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach day", "--location", "Brighton"])
         let first = try await export(mum, ["--all"], to: "mum-1.json")
-        #expect(try await hearth(dad, ["ops", "import", first]).contains("received 1, already had 0"))
+        #expect(try await hearthSucceeding(dad, ["ops", "import", first]).contains("received 1, already had 0"))
 
         // Apart: both change the title; Dad also sets the day.
-        _ = try await hearth(mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
-        _ = try await hearth(dad, ["event", "set", "aug", "--year", "2026", "--title", "Camping", "--day", "15"])
+        _ = try await hearthSucceeding(mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
+        _ = try await hearthSucceeding(
+            dad, ["event", "set", "aug", "--year", "2026", "--title", "Camping", "--day", "15"])
 
         let fromMum = try await export(mum, ["--since-vector", first], to: "mum-2.json")
         let fromDad = try await export(dad, ["--all"], to: "dad-1.json")
         #expect(
-            try await hearth(mum, ["ops", "import", fromDad]).contains("received 1, already had 1, open conflicts 1"))
+            try await hearthSucceeding(mum, ["ops", "import", fromDad]).contains(
+                "received 1, already had 1, open conflicts 1"))
         #expect(
-            try await hearth(dad, ["ops", "import", fromMum]).contains("received 1, already had 0, open conflicts 1"))
+            try await hearthSucceeding(dad, ["ops", "import", fromMum]).contains(
+                "received 1, already had 0, open conflicts 1"))
 
         for command in [
             ["event", "show", "aug", "--year", "2026", "--json"], ["history", "--json"], ["conflicts", "--json"],
             ["event", "list", "--year", "2026", "--json"],
         ] {
-            let mine = comparable(try JSONValue.parse(try await hearth(mum, command)))
-            let theirs = comparable(try JSONValue.parse(try await hearth(dad, command)))
+            let mine = comparable(try JSONValue.parse(try await hearthSucceeding(mum, command)))
+            let theirs = comparable(try JSONValue.parse(try await hearthSucceeding(dad, command)))
             #expect(mine == theirs, "\(command.joined(separator: " ")) differs")
         }
-        let card = try JSONValue.parse(try await hearth(mum, ["event", "show", "aug", "--year", "2026", "--json"]))
+        let card = try JSONValue.parse(
+            try await hearthSucceeding(mum, ["event", "show", "aug", "--year", "2026", "--json"]))
         #expect(card["conflicted"] == true)
         #expect(card["day"] == 15)
         #expect(card["location"] == "Brighton")
-        let conflicts = try JSONValue.parse(try await hearth(dad, ["conflicts", "--json"]))
+        let conflicts = try JSONValue.parse(try await hearthSucceeding(dad, ["conflicts", "--json"]))
         #expect(conflicts["conflicts"]?.arrayValue?.map { $0["id"] } == ["2026-08/title"])
 
         // Resolved on one side, the resolution travels like any other operation.
-        _ = try await hearth(dad, ["conflicts", "resolve", "2026-08/title", "--keep", "Beach weekend"])
+        _ = try await hearthSucceeding(dad, ["conflicts", "resolve", "2026-08/title", "--keep", "Beach weekend"])
         let resolution = try await export(dad, ["--since-vector", fromMum], to: "dad-2.json")
-        _ = try await hearth(mum, ["ops", "import", resolution])
+        _ = try await hearthSucceeding(mum, ["ops", "import", resolution])
         for stack in [mum, dad] {
             let shown = try JSONValue.parse(
-                try await hearth(stack, ["event", "show", "aug", "--year", "2026", "--json"]))
+                try await hearthSucceeding(stack, ["event", "show", "aug", "--year", "2026", "--json"]))
             #expect(shown["title"] == "Beach weekend")
             #expect(shown["conflicted"] == false)
         }
@@ -82,10 +83,10 @@ struct SneakernetTests {
     @Test("backup runs while the store is up; restore refuses then, and brings the backup back once it is stopped")
     func backupAndRestore() async throws {
         let stack = try await TestStack([.bus, .store], context: context)
-        _ = try await hearth(stack, ["event", "set", "jan", "--year", "2026", "--title", "New year walk"])
+        _ = try await hearthSucceeding(stack, ["event", "set", "jan", "--year", "2026", "--title", "New year walk"])
         let backup = stack.home.file("backup.sqlite")
-        #expect(try await hearth(stack, ["backup", backup]).contains("backed up"))
-        _ = try await hearth(stack, ["event", "set", "feb", "--year", "2026", "--title", "Pancakes"])
+        #expect(try await hearthSucceeding(stack, ["backup", backup]).contains("backed up"))
+        _ = try await hearthSucceeding(stack, ["event", "set", "feb", "--year", "2026", "--title", "Pancakes"])
 
         let refused = try await ChildProcess.run("hearth", ["restore", backup], environment: stack.environment)
         #expect(refused.status == 1)
@@ -103,7 +104,7 @@ struct SneakernetTests {
         let foreign = try await ChildProcess.run("hearth", ["restore", unrelated], environment: stack.environment)
         #expect(foreign.status == 2)
         #expect(foreign.stderr.contains("not a Hearth one"), "\(foreign.stderr)")
-        let restored = try JSONValue.parse(try await hearth(stack, ["restore", backup, "--json"]))
+        let restored = try JSONValue.parse(try await hearthSucceeding(stack, ["restore", backup, "--json"]))
         #expect(restored["operations"] == 1)
         // The database it replaced is kept whole beside it: both cards are in it.
         let kept = try #require(restored["replaced_kept_at"]?.stringValue)
@@ -116,7 +117,8 @@ struct SneakernetTests {
         #expect(
             await TestStack.waitUntilAnswering(
                 stack.configuration.commandEndpoint(.store), context: context, timeout: .seconds(10)))
-        let list = try JSONValue.parse(try await hearth(stack, ["event", "list", "--year", "2026", "--json"]))
+        let list = try JSONValue.parse(
+            try await hearthSucceeding(stack, ["event", "list", "--year", "2026", "--json"]))
         #expect(list["cards"]?.arrayValue?[0]["title"] == "New year walk")
         #expect(list["cards"]?.arrayValue?[1]["empty"] == true)
         restarted.signal(SIGTERM)

@@ -56,11 +56,7 @@ public final class NotifierService: Service {
             record: { popups.save($0) },
             report: { type, data in
                 if type == "notify.failed" { logger.warning("hearth-notifier: \(data["reason"]?.stringValue ?? "")") }
-                do {
-                    try publisher.publish(topic: type, type: type, data: data)
-                } catch {
-                    logger.warning("hearth-notifier: cannot publish \(type): \(error)")
-                }
+                Self.publish(type, data, on: publisher, logger: logger)
             })
         self.board = board
         let configFile = configuration.configFile
@@ -221,6 +217,11 @@ public final class NotifierService: Service {
     }
 
     private func publish(_ topic: String, _ data: JSONValue) {
+        Self.publish(topic, data, on: publisher, logger: logger)
+    }
+
+    /// Publishes one of the notifier's own `notify.*` events (its type is its topic).
+    private static func publish(_ topic: String, _ data: JSONValue, on publisher: Publisher, logger: Logger) {
         do {
             try publisher.publish(topic: topic, type: topic, data: data)
         } catch {

@@ -28,9 +28,9 @@ struct OwnerSnapshot: Sendable {
             guard entry.state == .playing,
                 let session = try? await client.request("status", args: ["code": .string(entry.code)]).decode(
                     TurnSession.self),
-                seqs.updateValue(session.seq, forKey: entry.code) == nil,
                 let yourTurn = YourTurnEvent(session), let data = try? JSONValue(encoding: yourTurn)
             else { continue }
+            seqs[entry.code] = session.seq
             events.append(
                 (
                     "turn.\(entry.code).your-turn",

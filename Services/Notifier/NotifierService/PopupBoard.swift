@@ -50,10 +50,10 @@ actor PopupBoard {
     private var held: [String: Pending] = [:]
     /// Keys whose last show failed: a failure is reported once, not on every retry.
     private var failing: Set<String> = []
-    /// What each popup on screen shows (delivered), so the same one is not shown twice.
-    private var onScreen: [String: DesktopNotification] = [:]
-    /// The server's id of each popup on screen, kept so a restarted notifier can take them over.
-    private var serverIDs: [String: UInt32] = [:]
+    /// Each popup a server took: its id (kept so a restarted notifier can take it over) and
+    /// what it shows (`nil` for one taken over from an earlier run), so the same popup is not
+    /// shown twice.
+    private var onScreen: [String: (id: UInt32, notification: DesktopNotification?)] = [:]
     private let record: @Sendable ([String: UInt32]) -> Void
     private let sink: any PopupSink
     private let now: @Sendable () -> Date
@@ -114,7 +114,7 @@ actor PopupBoard {
         sink.adopt(popups)
         for (key, id) in popups where shown[key] == nil {
             shown[key] = [:]
-            serverIDs[key] = id
+            onScreen[key] = (id, nil)
         }
     }
 
@@ -141,7 +141,7 @@ actor PopupBoard {
                 // The same popup that stays until acted on, again (a snapshot and the live event
                 // both bringing it), is not shown twice; a brief notice may well have expired.
                 if popup.notification.timeout == 0, shown[key] == popup.buttons,
-                    onScreen[key] == popup.notification, undelivered[key] == nil
+                    onScreen[key]?.notification == popup.notification, undelivered[key] == nil
                 {
                     return
                 }
@@ -174,9 +174,8 @@ actor PopupBoard {
         undelivered.removeValue(forKey: key)
         held.removeValue(forKey: key)
         failing.remove(key)
-        onScreen.removeValue(forKey: key)
         sink.close(key: key, completion: nil)
-        if serverIDs.removeValue(forKey: key) != nil { record(serverIDs) }
+        if onScreen.removeValue(forKey: key) != nil { record(onScreen.mapValues(\.id)) }
     }
 
     // MARK: - Showing and retrying
@@ -197,11 +196,13 @@ actor PopupBoard {
         switch result {
         case .success(let id):
             failing.remove(key)
-            if undelivered[key] == nil || undelivered[key]?.envelope.id == item.envelope.id {
-                onScreen[key] = item.notification
+            let current = undelivered[key] == nil || undelivered[key]?.envelope.id == item.envelope.id
+            // (Closed meanwhile, it is not on screen: the close queued after this show took it off.)
+            if shown[key] != nil {
+                let known = onScreen.updateValue((id, current ? item.notification : nil), forKey: key)?.id
+                if known != id { record(onScreen.mapValues(\.id)) }
             }
-            if shown[key] != nil, serverIDs.updateValue(id, forKey: key) != id { record(serverIDs) }
-            if undelivered[key]?.envelope.id == item.envelope.id { undelivered.removeValue(forKey: key) }
+            if current { undelivered.removeValue(forKey: key) }
             let latency = now().timeIntervalSince(item.envelope.timestamp) * 1_000
             report(
                 "notify.shown",

@@ -66,11 +66,6 @@ enum StoreDomains {
         return domain
     }
 
-    /// Checks an operation against its domain's rules.
-    static func validate(_ operation: Operation) throws(RuleError) {
-        try domain(of: operation.entity.kind).validate(operation)
-    }
-
     /// The handler of `command` in whichever domain answers it.
     static func handler(for command: String) -> StoreCommands.Handler? {
         for domain in all {
