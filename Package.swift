@@ -45,6 +45,13 @@ let package = Package(
             providers: [.apt(["libnotify-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CLibICal",
+            path: "Shared/CLibICal",
+            pkgConfig: "libical",
+            providers: [.apt(["libical-dev"])]
+        ),
+
         // MARK: - Shared libraries
         .target(
             name: "HearthCore",
@@ -63,6 +70,12 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Shared/HearthBus",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HearthCalendar",
+            dependencies: ["CLibICal", "HearthCore"],
+            path: "Shared/HearthCalendar",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -224,6 +237,11 @@ let package = Package(
         .testTarget(
             name: "HearthCoreTests",
             dependencies: ["HearthCore", "HearthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthCalendarTests",
+            dependencies: ["HearthCalendar", "HearthCore", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

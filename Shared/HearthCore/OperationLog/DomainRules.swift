@@ -32,7 +32,7 @@ public struct RuleError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct FieldRule: Sendable {
     private let check: @Sendable (String, FieldValue) throws(RuleError) -> Void
 
-    private init(_ check: @escaping @Sendable (String, FieldValue) throws(RuleError) -> Void) {
+    init(_ check: @escaping @Sendable (String, FieldValue) throws(RuleError) -> Void) {
         self.check = check
     }
 
