@@ -121,6 +121,7 @@ let package = Package(
             name: "StoreService",
             dependencies: [
                 "HearthBus",
+                "HearthCalendar",
                 "HearthCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -29,6 +29,8 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let notify: NotifySettings
     /// How `hearth-turn` reaches other devices: the `[turn]` table and `HEARTH_TURN_*`.
     public let turn: TurnSettings
+    /// The household's time zone, week start and snooze: `[household]`, `[reminders]`.
+    public let household: HouseholdSettings
 
     /// The endpoint publishers connect to (the bus's XSUB side).
     public var busPublishEndpoint: String { endpoints["bus.pub"]! }
@@ -97,7 +99,8 @@ public struct HearthConfiguration: Sendable, Equatable {
             maximumMessageBytes: maximumMessageBytes,
             heartbeatMilliseconds: heartbeat,
             notify: file.notify,
-            turn: try file.turn.overridden(by: environment)
+            turn: try file.turn.overridden(by: environment),
+            household: try file.household.overridden(by: environment)
         )
     }
 
@@ -189,6 +192,7 @@ struct FileSettings: Equatable {
     var heartbeatMilliseconds: Int?
     var notify = NotifySettings()
     var turn = TurnSettings()
+    var household = HouseholdSettings()
 
     static func read(_ path: String) throws(ConfigurationError) -> FileSettings {
         guard FileManager.default.fileExists(atPath: path) else { return FileSettings() }
@@ -224,6 +228,14 @@ struct FileSettings: Equatable {
             }
             if section == "turn" {
                 settings.turn = try TurnSettings.read(values)
+            }
+            if section == "household" {
+                try HouseholdSettings.read(values, into: &settings.household)
+                continue
+            }
+            if section == "reminders" {
+                try HouseholdSettings.readReminders(values, into: &settings.household)
+                continue
             }
             for key in values.keys {
                 let fullKey = "\(section).\(key)"

@@ -67,7 +67,9 @@ public struct OperationLog: Sendable {
 
         public var value: FieldValue { heads[0].value }
         public var winner: OperationID { heads[0].id }
-        public var isConflict: Bool { heads.count > 1 }
+        /// Heads that disagree. Concurrent writes of one value (two devices ticking the same
+        /// habit for the same day) agree: nothing for a person to resolve.
+        public var isConflict: Bool { heads.dropFirst().contains { $0.value != heads[0].value } }
 
         public static func == (lhs: FieldState, rhs: FieldState) -> Bool {
             lhs.heads.map(\.id) == rhs.heads.map(\.id) && lhs.heads.map(\.value) == rhs.heads.map(\.value)

@@ -1,0 +1,316 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+import HearthCore
+
+/// `hearth collection`: the habits, plans and lists todos live in.
+struct Collection: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Collections of todos: habits, plans and lists.",
+        subcommands: [Add.self, List.self, Edit.self, Remove.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a collection.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Its name (unique, at most 100 characters).") var name: String
+        @Option(help: "habit, plan or list.") var kind: String
+        @Option(help: "An icon, such as an emoji.") var icon: String?
+        @Flag(help: "Keep its todos out of the calendar.") var noCalendar = false
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = [
+                "name": .string(name), "kind": .string(kind), "show_in_calendar": .bool(!noCalendar),
+            ]
+            if let icon { arguments["icon"] = .string(icon) }
+            let reply = try await ServiceCall.run(options, .store, "collection.add", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line("added: " + Collection.describe(reply["collection"] ?? .null))
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every collection, in order.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "collection.list")
+            if options.json { return Output.json(reply) }
+            let collections = reply["collections"]?.arrayValue ?? []
+            if collections.isEmpty { Output.line("no collections yet: hearth collection add NAME --kind habit") }
+            for collection in collections { Output.line(Collection.describe(collection)) }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a collection or change its icon or order.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The collection: its name or id.") var collection: String
+        @Option(help: "A new name.") var name: String?
+        @Option(help: "A new icon (empty clears it).") var icon: String?
+        @Option(help: "Its place in the list (0 first).") var order: Int?
+        @Option(help: "Show its todos in the calendar: true or false.") var calendar: Bool?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["collection": .string(collection)]
+            if let name { arguments["name"] = .string(name) }
+            if let icon { arguments["icon"] = .string(icon) }
+            if let order { arguments["sort_order"] = .int(Int64(order)) }
+            if let calendar { arguments["show_in_calendar"] = .bool(calendar) }
+            let reply = try await ServiceCall.run(options, .store, "collection.edit", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line(
+                (reply["unchanged"] == true ? "unchanged: " : "saved: ")
+                    + Collection.describe(reply["collection"] ?? .null))
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a collection and its todos (their history stays).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The collection: its name or id.") var collection: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "collection.remove", ["collection": .string(collection)])
+            if options.json { return Output.json(reply) }
+            Output.line("removed \(collection) and \(reply["removed_todos"]?.intValue ?? 0) todos")
+        }
+    }
+
+    static func describe(_ collection: JSONValue) -> String {
+        let icon = collection["icon"]?.stringValue.map { $0 + " " } ?? ""
+        let hidden = collection["show_in_calendar"] == false ? ", not in the calendar" : ""
+        return Output.visible(
+            "\(icon)\(collection["name"]?.stringValue ?? "?") (\(collection["kind"]?.stringValue ?? "?"), "
+                + "\(collection["done"]?.intValue ?? 0)/\(collection["todos"]?.intValue ?? 0) done\(hidden))")
+    }
+}
+
+/// `hearth todo`: todos, habits and the steps of plans, with repeats and reminders.
+struct Todo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Todos with due dates, repeats, reminders and subtasks.",
+        subcommands: [
+            Add.self, List.self, Show.self, Edit.self, Remove.self, Done.self, Undone.self, Occurrences.self,
+            Subtask.self,
+        ]
+    )
+
+    /// The fields `todo add` and `todo edit` share.
+    struct Fields: ParsableArguments {
+        @Option(help: "Due date YYYY-MM-DD (a repeating todo's first day; empty clears).") var due: String?
+        @Option(help: "Due time HH:MM or HH:MM:SS (empty clears).") var time: String?
+        @Option(help: "high, medium, low or none.") var priority: String?
+        @Option(name: .customLong("repeat"), help: "none, daily, weekly, monthly or yearly.") var repeating: String?
+        @Option(help: "The last day a repeating todo falls on (empty clears).") var until: String?
+        @Option(help: "A monthly or yearly date its month lacks: skip (RFC 5545) or clamp to the last day.")
+        var monthEnd: String?
+        @Option(help: "A description (empty clears).") var note: String?
+
+        var arguments: [String: JSONValue] {
+            var arguments: [String: JSONValue] = [:]
+            let texts: [(String, String?)] = [
+                ("due", due), ("time", time), ("priority", priority), ("repeat", repeating), ("until", until),
+                ("month_end", monthEnd), ("description", note),
+            ]
+            for case (let name, let value?) in texts { arguments[name] = .string(value) }
+            return arguments
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a todo to a collection.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The title (at most 200 characters).") var title: String
+        @Option(help: "The collection: its name or id.") var collection: String
+        @OptionGroup var fields: Fields
+        @Flag(help: "Pop up a reminder at the due time (needs --due and --time).") var remind = false
+        @Flag(help: "Keep it out of the calendar.") var noCalendar = false
+
+        func run() async throws {
+            var arguments = fields.arguments
+            arguments["title"] = .string(title)
+            arguments["collection"] = .string(collection)
+            arguments["remind"] = .bool(remind)
+            if noCalendar { arguments["show_in_calendar"] = false }
+            let reply = try await ServiceCall.run(options, .store, "todo.add", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line("added: " + Todo.describe(reply["todo"] ?? .null))
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a todo.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Option(help: "A new title.") var title: String?
+        @Option(help: "Move it to another collection.") var collection: String?
+        @OptionGroup var fields: Fields
+        @Option(help: "Reminder on or off: true or false.") var remind: Bool?
+
+        func run() async throws {
+            var arguments = fields.arguments
+            arguments["id"] = .string(id)
+            if let title { arguments["title"] = .string(title) }
+            if let collection { arguments["collection"] = .string(collection) }
+            if let remind { arguments["remind"] = .bool(remind) }
+            let reply = try await ServiceCall.run(options, .store, "todo.edit", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line(
+                (reply["unchanged"] == true ? "unchanged: " : "saved: ") + Todo.describe(reply["todo"] ?? .null))
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Todos, by collection; with --date, that day's (repeating ones included).")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Only this collection.") var collection: String?
+        @Option(help: "The todos of one day, YYYY-MM-DD or 'today'.") var date: String?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = [:]
+            if let collection { arguments["collection"] = .string(collection) }
+            if let date { arguments["date"] = .string(try Todo.resolve(date, options)) }
+            let reply = try await ServiceCall.run(options, .store, "todo.list", arguments)
+            if options.json { return Output.json(reply) }
+            let todos = reply["todos"]?.arrayValue ?? []
+            if todos.isEmpty { Output.line("no todos") }
+            for todo in todos {
+                let mark = (todo["done"] ?? todo["completed"]) == true ? "[x]" : "[ ]"
+                Output.line("\(mark) \(Todo.describe(todo))")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One todo with its subtasks.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "todo.show", ["id": .string(id)])
+            if options.json { return Output.json(reply) }
+            Output.line(Todo.describe(reply))
+            if let note = reply["description"]?.stringValue { Output.line("  " + Output.visible(note)) }
+            Todo.printSubtasks(of: reply)
+            let completions = reply["completions"]?.arrayValue ?? []
+            if !completions.isEmpty {
+                Output.line("  done on \(completions.count) day\(completions.count == 1 ? "" : "s")")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a todo (its history stays).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "todo.remove", ["id": .string(id)])
+            if options.json { return Output.json(reply) }
+            Output.line("removed \(id)")
+        }
+    }
+
+    struct Done: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Complete a todo; for a repeating one, one day's occurrence (default today).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Option(help: "The day, YYYY-MM-DD (repeating todos; default today).") var date: String?
+
+        func run() async throws { try await Todo.complete(options, id, date, done: true) }
+    }
+
+    struct Undone: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Reopen a todo, or one day's occurrence.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Option(help: "The day, YYYY-MM-DD (repeating todos; default today).") var date: String?
+
+        func run() async throws { try await Todo.complete(options, id, date, done: false) }
+    }
+
+    struct Occurrences: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The days a todo falls on, and which are done.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Option(help: "First day, YYYY-MM-DD.") var from: String
+        @Option(help: "Last day, YYYY-MM-DD.") var to: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.occurrences",
+                [
+                    "id": .string(id), "from": .string(try Todo.resolve(from, options)),
+                    "to": .string(try Todo.resolve(to, options)),
+                ])
+            if options.json { return Output.json(reply) }
+            for occurrence in reply["occurrences"]?.arrayValue ?? [] {
+                Output.line(
+                    "\(occurrence["done"] == true ? "[x]" : "[ ]") \(occurrence["date"]?.stringValue ?? "")")
+            }
+        }
+    }
+
+    static func complete(_ options: GlobalOptions, _ id: String, _ date: String?, done: Bool) async throws {
+        var arguments: [String: JSONValue] = ["id": .string(id)]
+        // A repeating todo needs the day; today on the household's clock unless given.
+        arguments["date"] = .string(try resolve(date ?? "today", options))
+        let reply = try await ServiceCall.run(options, .store, done ? "todo.done" : "todo.undone", arguments)
+        if options.json { return Output.json(reply) }
+        let todo = reply["todo"] ?? .null
+        let day = todo["repeat"]?.stringValue != "none" ? " for \(arguments["date"]?.stringValue ?? "")" : ""
+        Output.line(
+            (reply["unchanged"] == true ? "already " : "") + (done ? "done" : "reopened") + day + ": "
+                + describe(todo))
+    }
+
+    /// A date argument: `today`, `tomorrow`, `yesterday` on the household's clock, or `YYYY-MM-DD`.
+    static func resolve(_ text: String, _ options: GlobalOptions) throws -> String {
+        let offsets = ["yesterday": -1, "today": 0, "tomorrow": 1]
+        guard let offset = offsets[text.lowercased()] else { return text }
+        let zone = try options.loadConfiguration().household.timeZone
+        return LocalDate(Date(), in: zone).adding(days: offset).description
+    }
+
+    /// Prints a todo's subtasks, numbered in order, with their short ids.
+    static func printSubtasks(of todo: JSONValue) {
+        for (index, subtask) in (todo["subtasks"]?.arrayValue ?? []).enumerated() {
+            let mark = subtask["completed"] == true ? "[x]" : "[ ]"
+            Output.line(
+                "  \(index + 1). \(mark) \(Output.visible(subtask["title"]?.stringValue ?? ""))"
+                    + "  (\(subtask["id"]?.stringValue?.prefix(8) ?? ""))")
+        }
+    }
+
+    static func describe(_ todo: JSONValue) -> String {
+        var parts = [todo["title"]?.stringValue ?? "?"]
+        if let date = todo["date"]?.stringValue ?? todo["due"]?.stringValue {
+            parts.append(date + (todo["time"]?.stringValue.map { " " + $0 } ?? ""))
+        }
+        if let repeating = todo["repeat"]?.stringValue, repeating != "none" {
+            parts.append(repeating + (todo["until"]?.stringValue.map { " until " + $0 } ?? ""))
+        }
+        if let priority = todo["priority"]?.stringValue, priority != "none" { parts.append(priority) }
+        if todo["remind"] == true { parts.append("reminder") }
+        if let collection = todo["collection_name"]?.stringValue { parts.append("in " + collection) }
+        let id = todo["id"]?.stringValue?.prefix(8) ?? ""
+        return Output.visible(parts.joined(separator: " · ")) + "  (\(id))"
+    }
+}

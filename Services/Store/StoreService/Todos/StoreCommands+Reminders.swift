@@ -1,0 +1,88 @@
+import GRDB
+import HearthBus
+import HearthCore
+
+/// What `hearth-scheduler` reads and writes: the todos that have reminders, and this device's
+/// record of which reminder fired for which due time and which are snoozed (`reminder_state`,
+/// never replicated: each device raises its own popups).
+extension StoreCommands {
+    /// The todos with a reminder (on, with a due date and time), in id order, paged: `after` the
+    /// last id of the previous page, or just the todos `ids` names. Each carries its completion
+    /// dates from `since` on and this device's reminder state.
+    func reminderSources(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let after = try arguments.optionalString("after") ?? ""
+        let since = try arguments.optionalDate("since")?.description ?? "0000"
+        let ids: [String]? = try arguments.values["ids"].map { value in
+            guard case .array(let items) = value, items.count <= 1_000,
+                let ids = Optional(items.compactMap(\.stringValue)), ids.count == items.count
+            else { throw CommandError.invalidArgument("ids", "must be a list of at most 1000 todo ids") }
+            return ids
+        }
+        return try await database.pool.read { db in
+            let filter =
+                ids.map { "todo.id IN (\($0.map { _ in "?" }.joined(separator: ",")))" } ?? "todo.id > ?"
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT todo.id, todo.title, todo.due_date, todo.due_time, todo.repeat, todo.until,
+                           todo.month_end, todo.completed, s.fired_due, s.snoozed_until, s.snoozed_date
+                    FROM todo LEFT JOIN reminder_state AS s ON s.id = todo.id
+                    WHERE todo.remind AND todo.due_date IS NOT NULL AND todo.due_time IS NOT NULL AND \(filter)
+                    ORDER BY todo.id
+                    """, arguments: StatementArguments(ids ?? [after]))
+            let completions = try db.cachedStatement(
+                sql: "SELECT date FROM todo_completion WHERE template = ? AND date >= ? ORDER BY date")
+            var reminders: [JSONValue] = []
+            var bytes = 0
+            var next: String?
+            while let row = try rows.next() {
+                let id: String = row[0]
+                let repeating: String = row[4]
+                let done = repeating == "none" ? [] : try String.fetchAll(completions, arguments: [id, since])
+                let reminder: JSONValue = [
+                    "id": .string(id), "title": .string(row[1]), "due": .string(row[2]), "time": .string(row[3]),
+                    "repeat": .string(repeating), "until": (row[5] as String?).map(JSONValue.string) ?? .null,
+                    "month_end": .string(row[6]), "completed": .bool(row[7]),
+                    "completions": .array(done.map(JSONValue.string)),
+                    "fired_due": (row[8] as Int64?).map(JSONValue.int) ?? .null,
+                    "snoozed_until": (row[9] as Int64?).map(JSONValue.int) ?? .null,
+                    "snoozed_date": (row[10] as String?).map(JSONValue.string) ?? .null,
+                ]
+                bytes += 320 + done.count * 13 + (row[1] as String).utf8.count
+                if bytes > maximumReplyBytes && !reminders.isEmpty {
+                    next = (reminders.last?["id"]?.stringValue)
+                    break
+                }
+                reminders.append(reminder)
+            }
+            return ["reminders": .array(reminders), "next": next.map(JSONValue.string) ?? .null]
+        }
+    }
+
+    /// Records that a reminder fired for `fired_due` (ms since 1970), and sets or clears its
+    /// snooze (`snoozed_until` ms and the occurrence `snoozed_date`, or `null`).
+    func recordReminder(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let id = try arguments.requiredString("id")
+        guard Todos.isEntityID(id) else { throw CommandError.invalidArgument("id", "must be a todo id, got '\(id)'") }
+        let fired = try arguments.optionalInt("fired_due")
+        let snoozeGiven = arguments.values.keys.contains("snoozed_until")
+        let snoozedUntil = try arguments.optionalInt("snoozed_until")
+        let snoozedDate = try arguments.optionalDate("snoozed_date")?.description
+        return try await writes.once(request.id) { db, _ in
+            try db.execute(sql: "INSERT OR IGNORE INTO reminder_state (id) VALUES (?)", arguments: [id])
+            if let fired {
+                try db.execute(
+                    sql: "UPDATE reminder_state SET fired_due = MAX(COALESCE(fired_due, 0), ?) WHERE id = ?",
+                    arguments: [fired, id])
+            }
+            if snoozeGiven {
+                try db.execute(
+                    sql: "UPDATE reminder_state SET snoozed_until = ?, snoozed_date = ? WHERE id = ?",
+                    arguments: [snoozedUntil, snoozedUntil == nil ? nil : snoozedDate, id])
+            }
+            return ["recorded": true]
+        }
+    }
+}

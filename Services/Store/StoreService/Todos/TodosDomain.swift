@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// Todos, habits, plans and lists in the store (SPEC part 3): collections, todos, ordered
+/// subtasks and the completion instances of recurring todos, materialised into `todo_collection`,
+/// `todo`, `todo_subtask` and `todo_completion`. A deleted entity's row goes; its operations stay.
+///
+/// `reminder_state` is this device's alone (never in the operation log): which reminder fired for
+/// which due time, and snoozes, so `hearth-scheduler` never fires one twice, even after a restart.
+enum TodosDomain: StoreDomain {
+    typealias Rules = Todos
+
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v3: todos") { db in
+            try db.create(table: "todo_collection") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("kind", .text).notNull()
+                table.column("icon", .text)
+                table.column("sort_order", .integer).notNull()
+                table.column("show_in_calendar", .boolean).notNull()
+                table.column("created_at", .text).notNull()
+                table.column("modified_at", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(table: "todo") { table in
+                table.primaryKey("id", .text)
+                table.column("collection", .text).notNull()
+                table.column("title", .text).notNull()
+                table.column("description", .text)
+                table.column("due_date", .text)
+                table.column("due_time", .text)
+                table.column("priority", .text).notNull()
+                table.column("remind", .boolean).notNull()
+                table.column("show_in_calendar", .boolean).notNull()
+                table.column("completed", .boolean).notNull()
+                table.column("repeat", .text).notNull()
+                table.column("until", .text)
+                table.column("month_end", .text).notNull()
+                table.column("created_at", .text).notNull()
+                table.column("modified_at", .text).notNull()
+                table.column("modified_by", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(index: "todo_collection_index", on: "todo", columns: ["collection"])
+            try db.create(index: "todo_due", on: "todo", columns: ["due_date"])
+            try db.create(index: "todo_reminders", on: "todo", columns: ["remind"])
+            try db.create(table: "todo_subtask") { table in
+                table.primaryKey("id", .text)
+                table.column("todo", .text).notNull()
+                table.column("title", .text).notNull()
+                table.column("completed", .boolean).notNull()
+                table.column("position", .integer).notNull()
+            }
+            try db.create(index: "todo_subtask_todo", on: "todo_subtask", columns: ["todo", "position"])
+            try db.create(table: "todo_completion") { table in
+                table.column("template", .text).notNull()
+                table.column("date", .text).notNull()
+                table.column("completed_by", .text).notNull()
+                table.column("completed_at", .text).notNull()
+                table.primaryKey(["template", "date"])
+            }
+            // This device's reminders: never replicated.
+            try db.create(table: "reminder_state") { table in
+                table.primaryKey("id", .text)
+                table.column("fired_due", .integer)
+                table.column("snoozed_until", .integer)
+                table.column("snoozed_date", .text)
+            }
+        }
+    }
+
+    /// The todos commands; those that write hold their reply for the fault-injection delay.
+    private static let handlers: [String: StoreCommands.Handler] = {
+        var handlers: [String: StoreCommands.Handler] = [
+            "collection.list": { commands, request in try await commands.listCollections(request) },
+            "todo.list": { commands, request in try await commands.listTodos(request) },
+            "todo.show": { commands, request in try await commands.showTodo(request) },
+            "todo.occurrences": { commands, request in try await commands.occurrences(request) },
+            "reminder.sources": { commands, request in try await commands.reminderSources(request) },
+        ]
+        let writes: [String: StoreCommands.Handler] = [
+            "collection.add": { commands, request in try await commands.addCollection(request) },
+            "collection.edit": { commands, request in try await commands.editCollection(request) },
+            "collection.remove": { commands, request in try await commands.removeCollection(request) },
+            "todo.add": { commands, request in try await commands.addTodo(request) },
+            "todo.edit": { commands, request in try await commands.editTodo(request) },
+            "todo.remove": { commands, request in try await commands.removeTodo(request) },
+            "todo.done": { commands, request in try await commands.completeTodo(request, done: true) },
+            "todo.undone": { commands, request in try await commands.completeTodo(request, done: false) },
+            "subtask.add": { commands, request in try await commands.addSubtask(request) },
+            "subtask.done": { commands, request in try await commands.completeSubtask(request, done: true) },
+            "subtask.undone": { commands, request in try await commands.completeSubtask(request, done: false) },
+            "subtask.move": { commands, request in try await commands.moveSubtask(request) },
+            "subtask.remove": { commands, request in try await commands.removeSubtask(request) },
+            "reminder.record": { commands, request in try await commands.recordReminder(request) },
+        ]
+        for (name, handler) in writes {
+            handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
+        }
+        return handlers
+    }()
+
+    static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
+
+    static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
+        switch entity.kind {
+        case Todos.collectionKind:
+            return ["collection": try StoreCommands.collection(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        case Todos.todoKind:
+            return ["todo": try StoreCommands.todo(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        case Todos.subtaskKind:
+            let todo = try String.fetchOne(
+                db, sql: "SELECT todo FROM todo_subtask WHERE id = ?", arguments: [entity.id])
+            return ["subtask": ["id": .string(entity.id)], "todo": todo.map(JSONValue.string) ?? .null]
+        default:
+            guard let (template, date) = Todos.completionParts(entity.id) else { return [:] }
+            let done =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM todo_completion WHERE template = ? AND date = ?",
+                    arguments: [template, date.description]) ?? false
+            return [
+                "completion": ["template": .string(template), "date": .string(date.description), "done": .bool(done)]
+            ]
+        }
+    }
+
+    // MARK: - Materialising
+
+    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        let fields = FieldReader(log.entity(entity))
+        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        guard let first = operations.first, let last = operations.last else { return }
+        let created = Timestamp.format(Date(milliseconds: first.time.wall))
+        let modified = Timestamp.format(Date(milliseconds: last.time.wall))
+        let conflicted = fields.states.values.contains { $0.isConflict }
+        let deleted = fields.bool("deleted") == true
+        switch entity.kind {
+        case Todos.collectionKind:
+            guard !deleted, let name = fields.text("name") else {
+                return try db.execute(sql: "DELETE FROM todo_collection WHERE id = ?", arguments: [entity.id])
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO todo_collection
+                        (id, name, kind, icon, sort_order, show_in_calendar, created_at, modified_at, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                entity.id, name, fields.text("kind") ?? Todos.Kind.list.rawValue, fields.text("icon"),
+                fields.int("sort_order") ?? 0, fields.bool("show_in_calendar") ?? true, created, modified, conflicted,
+            ])
+        case Todos.todoKind:
+            guard !deleted, let title = fields.text("title"), let collection = fields.text("collection") else {
+                return try db.execute(sql: "DELETE FROM todo WHERE id = ?", arguments: [entity.id])
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO todo
+                        (id, collection, title, description, due_date, due_time, priority, remind,
+                         show_in_calendar, completed, repeat, until, month_end, created_at, modified_at,
+                         modified_by, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                entity.id, collection, title, fields.text("description"), fields.text("due_date"),
+                fields.text("due_time"), fields.text("priority") ?? Todos.Priority.none.rawValue,
+                fields.bool("remind") ?? false, fields.bool("show_in_calendar") ?? true,
+                fields.bool("completed") ?? false, fields.text("repeat") ?? Todos.Repeat.none.rawValue,
+                fields.text("until"), fields.text("month_end") ?? Todos.MonthEnd.skip.rawValue, created, modified,
+                last.author, conflicted,
+            ])
+        case Todos.subtaskKind:
+            guard !deleted, let title = fields.text("title"), let todo = fields.text("todo") else {
+                return try db.execute(sql: "DELETE FROM todo_subtask WHERE id = ?", arguments: [entity.id])
+            }
+            try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO todo_subtask (id, todo, title, completed, position) VALUES (?, ?, ?, ?, ?)"
+            ).execute(arguments: [
+                entity.id, todo, title, fields.bool("completed") ?? false, fields.int("position") ?? 0,
+            ])
+        default:
+            guard let (template, date) = Todos.completionParts(entity.id) else { return }
+            guard fields.bool("done") == true, let done = fields.states["done"].flatMap({ log.operations[$0.winner] })
+            else {
+                return try db.execute(
+                    sql: "DELETE FROM todo_completion WHERE template = ? AND date = ?",
+                    arguments: [template, date.description])
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO todo_completion (template, date, completed_by, completed_at)
+                    VALUES (?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                template, date.description, done.author, Timestamp.format(Date(milliseconds: done.time.wall)),
+            ])
+        }
+    }
+}
+
+extension FieldReader {
+    func bool(_ name: String) -> Bool? {
+        if case .bool(let value) = states[name]?.value { return value }
+        return nil
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+import HearthTesting
+import Logging
+import Testing
+
+@testable import StoreService
+
+@Suite("hearth-store: todos, recurring completions and their sync", .serialized, .timeLimit(.minutes(2)))
+struct StoreTodosTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// Two homes with devices of their own, each with a running store.
+    private func withTwoStores(_ body: (CommandClient, CommandClient) async throws -> Void) async throws {
+        let homes = (try TemporaryHome(), try TemporaryHome())
+        let configurations = (try homes.0.configuration(), try homes.1.configuration())
+        let stores = (
+            try StoreService(
+                configuration: configurations.0, context: context, device: UUIDText.make(), logger: Logger(label: "a")),
+            try StoreService(
+                configuration: configurations.1, context: context, device: UUIDText.make(), logger: Logger(label: "b"))
+        )
+        let clients = (
+            CommandClient(context: context, endpoint: configurations.0.commandEndpoint(.store), timeout: .seconds(5)),
+            CommandClient(context: context, endpoint: configurations.1.commandEndpoint(.store), timeout: .seconds(5))
+        )
+        try await withRunning([stores.0, stores.1]) {
+            try await body(clients.0, clients.1)
+        }
+        await clients.0.close()
+        await clients.1.close()
+    }
+
+    /// Sends `from` what it lacks of `to`'s log (what sync will do), both ways.
+    private func exchange(_ a: CommandClient, _ b: CommandClient) async throws {
+        for (from, to) in [(a, b), (b, a)] {
+            let vector = try await to.request("ops.export", args: ["since_vector": [:]])["vector"] ?? [:]
+            let export = try await from.request("ops.export", args: ["since_vector": vector])
+            _ = try await to.request(
+                "ops.import", args: ["format": "hearth-ops/1", "operations": export["operations"]!])
+        }
+    }
+
+    private func occurrences(
+        _ client: CommandClient, _ id: String, _ from: String, _ to: String
+    ) async throws
+        -> [String]
+    {
+        let reply = try await client.request(
+            "todo.occurrences", args: ["id": .string(id), "from": .string(from), "to": .string(to)])
+        return (reply["occurrences"]?.arrayValue ?? []).map {
+            ($0["date"]?.stringValue ?? "") + ($0["done"] == true ? " done" : "")
+        }
+    }
+
+    @Test(
+        "a recurring todo completed for a date gets one instance; un-completing deletes it; two devices completing the same date converge on one"
+    )
+    func completionInstances() async throws {
+        try await withTwoStores { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+            let added = try await a.request(
+                "todo.add",
+                args: [
+                    "title": "Stretch", "collection": "habits", "due": "2026-03-01", "time": "07:30",
+                    "repeat": "daily", "until": "2026-03-05",
+                ])
+            let id = try #require(added["todo"]?["id"]?.stringValue)
+            try await exchange(a, b)
+
+            _ = try await a.request("todo.done", args: ["id": .string(id), "date": "2026-03-02"])
+            _ = try await a.request("todo.done", args: ["id": .string(id), "date": "2026-03-03"])
+            _ = try await b.request("todo.done", args: ["id": .string(id), "date": "2026-03-03"])
+            try await exchange(a, b)
+            for store in [a, b] {
+                #expect(
+                    try await occurrences(store, id, "2026-02-01", "2026-03-31") == [
+                        "2026-03-01", "2026-03-02 done", "2026-03-03 done", "2026-03-04", "2026-03-05",
+                    ])
+                let day = try await store.request("todo.list", args: ["date": "2026-03-03"])
+                #expect(day["todos"]?.arrayValue?.count == 1)
+                #expect(try await store.request("conflicts")["conflicts"] == [])
+            }
+            // The template itself is never completed.
+            #expect(try await a.request("todo.show", args: ["id": .string(id)])["completed"] == false)
+
+            _ = try await b.request("todo.undone", args: ["id": .string(id), "date": "2026-03-02"])
+            try await exchange(a, b)
+            #expect(try await occurrences(a, id, "2026-03-02", "2026-03-02") == ["2026-03-02"])
+            let history = try await a.request("todo.show", args: ["id": .string(id)])
+            #expect(history["completions"] == ["2026-03-03"])
+
+            // After its end date it falls on no day, and no day after can be completed.
+            #expect(try await occurrences(a, id, "2026-03-06", "2026-12-31") == [])
+            let late = await #expect(throws: CommandClientError.self) {
+                try await a.request("todo.done", args: ["id": .string(id), "date": "2026-03-06"])
+            }
+            #expect(late?.description.contains("'date' must be a day the todo falls on") == true)
+            // Removing the todo keeps its completions in the log's history.
+            _ = try await a.request("todo.remove", args: ["id": .string(id)])
+            #expect(try await a.request("todo.list")["todos"] == [])
+            let export = try await a.request("ops.export", args: ["since_vector": [:]])
+            let kinds = (export["operations"]?.arrayValue ?? []).compactMap { $0["entity"]?["kind"]?.stringValue }
+            #expect(kinds.filter { $0 == "todo_completion" }.count == 4)
+        }
+    }
+
+    @Test("every bad input is refused naming the field, and nothing is written")
+    func badInput() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request("collection.add", args: ["name": "Plans", "kind": "plan"])
+            let added = try await running.commands.request(
+                "todo.add", args: ["title": "Report", "collection": "Plans", "due": "2026-04-30"])
+            let id = try #require(added["todo"]?["id"]?.stringValue)
+            let before = try await operationCount(running)
+            let cases: [(String, [String: JSONValue], String)] = [
+                ("todo.add", ["title": "   ", "collection": "Plans"], "'title' is required"),
+                ("todo.add", ["title": "x", "collection": "Plans", "due": "2026-02-31"], "'due' must be a real date"),
+                ("todo.add", ["title": "x", "collection": "Plans", "priority": "urgent"], "'priority' must be one of"),
+                ("todo.add", ["title": "x", "collection": "Plans", "repeat": "hourly"], "'repeat' must be one of"),
+                (
+                    "todo.add",
+                    [
+                        "title": "x", "collection": "Plans", "due": "2026-03-01", "repeat": "daily",
+                        "until": "2026-02-01",
+                    ],
+                    "'until' must not be before"
+                ),
+                ("todo.add", ["title": "x", "collection": "Plans", "time": "09:00"], "'time' needs a due date"),
+                ("todo.add", ["title": "x", "collection": "Plans", "remind": true], "'remind' needs a due date"),
+                ("todo.add", ["title": "x", "collection": "Nope"], "'collection': no collection 'Nope'"),
+                (
+                    "todo.add", ["title": "x", "collection": "Plans", "due": "2026-03-01", "time": "25:00"],
+                    "'time' must be"
+                ),
+                ("collection.add", ["name": "Lists", "kind": "shopping"], "'kind' must be one of habit, plan, list"),
+                ("collection.add", ["name": "plans", "kind": "plan"], "'name' must be unique"),
+                ("subtask.add", ["todo": "abcdef12", "title": "step"], "'todo': no todo 'abcdef12'"),
+                ("subtask.add", ["todo": .string(id), "title": ""], "'title' is required"),
+                ("todo.edit", ["id": .string(id), "until": "2026-05-01"], "'until' is the end of a repeating todo"),
+                ("todo.edit", ["id": .string(id), "due": "2026-04-31"], "'due' must be a real date"),
+                (
+                    "todo.occurrences", ["id": .string(id), "from": "2026-05-01", "to": "2026-04-01"],
+                    "'to' must not be before"
+                ),
+            ]
+            for (command, arguments, message) in cases {
+                let error = await #expect(throws: CommandClientError.self, "\(command) \(arguments)") {
+                    try await running.commands.request(command, args: arguments)
+                }
+                #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+            }
+            #expect(try await operationCount(running) == before)
+        }
+    }
+
+    @Test("subtasks keep their order through moves, ticks and removals")
+    func subtasks() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request("collection.add", args: ["name": "Trip", "kind": "list"])
+            let todo = try await running.commands.request("todo.add", args: ["title": "Pack", "collection": "Trip"])
+            let id = try #require(todo["todo"]?["id"]?.stringValue)
+            var subtaskIDs: [String] = []
+            for title in ["socks", "passport", "charger"] {
+                let reply = try await running.commands.request(
+                    "subtask.add", args: ["todo": .string(id), "title": .string(title)])
+                subtaskIDs.append(try #require(reply["subtask"]?["id"]?.stringValue))
+            }
+            _ = try await running.commands.request("subtask.move", args: ["id": .string(subtaskIDs[1]), "position": 1])
+            _ = try await running.commands.request("subtask.done", args: ["id": .string(subtaskIDs[2])])
+            _ = try await running.commands.request("subtask.remove", args: ["id": .string(subtaskIDs[0])])
+            let shown = try await running.commands.request("todo.show", args: ["id": .string(id)])
+            let subtasks = shown["subtasks"]?.arrayValue ?? []
+            #expect(subtasks.map { $0["title"]?.stringValue ?? "" } == ["passport", "charger"])
+            #expect(subtasks.map { $0["completed"] == true } == [false, true])
+            let error = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("subtask.move", args: ["id": .string(subtaskIDs[1]), "position": 5])
+            }
+            #expect(error?.description.contains("'position' must be 1–2") == true)
+        }
+    }
+}
