@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "hearth-store", targets: ["hearth-store"]),
         .executable(name: "hearth-notifier", targets: ["hearth-notifier"]),
         .executable(name: "hearth-turn", targets: ["hearth-turn"]),
+        .executable(name: "hearth-scheduler", targets: ["hearth-scheduler"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
     dependencies: [
@@ -164,6 +165,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "SchedulerService",
+            dependencies: [
+                "HearthBus",
+                "HearthCalendar",
+                "HearthCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Scheduler/SchedulerService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-scheduler",
+            dependencies: [
+                "SchedulerService",
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Scheduler/hearth-scheduler",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "NotifierService",
             dependencies: [
                 "HearthBus",
@@ -280,6 +304,11 @@ let package = Package(
                 "TurnService", "HearthBus", "HearthCore", "HearthTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SchedulerServiceTests",
+            dependencies: ["SchedulerService", "HearthCalendar", "HearthBus", "HearthCore", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -119,6 +119,7 @@ public final class NotifierService: Service {
         await board.adopt(popups.load())
         await catchUp(with: "turn")
         await catchUp(with: "store")
+        await catchUp(with: "scheduler")
     }
 
     // MARK: - Events in
@@ -145,7 +146,8 @@ public final class NotifierService: Service {
         switch source {
         case "turn": (service, ask) = (.turn, OwnerSnapshot.turns)
         case "store": (service, ask) = (.store, OwnerSnapshot.suggestions)
-        default: return  // nothing it shows is kept there (yet): reminders follow with the scheduler
+        case "scheduler": (service, ask) = (.scheduler, OwnerSnapshot.reminders)
+        default: return
         }
         let client = CommandClient(
             context: context, endpoint: configuration.commandEndpoint(service), timeout: .milliseconds(500),

@@ -63,4 +63,20 @@ struct OwnerSnapshot: Sendable {
                 )
             })
     }
+
+    /// The reminders on screen by `hearth-scheduler`'s record (fired, not done, not snoozed);
+    /// the rest are over. `nil` when it does not answer.
+    static func reminders(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
+        guard let reply = try? await client.request("reminder.showing") else { return nil }
+        let showing = reply["reminders"]?.arrayValue ?? []
+        let live = Set(showing.compactMap { $0["reminder"]?["id"]?.stringValue.map { "reminder.\($0)" } })
+        return OwnerSnapshot(
+            keyPrefix: "reminder.", isLive: { [live] in live.contains($0) },
+            events: showing.map { data in
+                (
+                    "reminder.due",
+                    Envelope(source: "scheduler", device: device, seq: 0, type: "reminder.due", data: data)
+                )
+            })
+    }
 }

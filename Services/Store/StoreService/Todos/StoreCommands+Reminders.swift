@@ -60,29 +60,45 @@ extension StoreCommands {
         }
     }
 
-    /// Records that a reminder fired for `fired_due` (ms since 1970), and sets or clears its
-    /// snooze (`snoozed_until` ms and the occurrence `snoozed_date`, or `null`).
+    /// Records, for each of `records`, that a todo's reminder fired for `fired_due` (ms since
+    /// 1970; it only grows), and sets or clears its snooze (`snoozed_until` ms and the occurrence
+    /// `snoozed_date`, or `null`), all in one transaction.
     func recordReminder(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let id = try arguments.requiredString("id")
-        guard Todos.isEntityID(id) else { throw CommandError.invalidArgument("id", "must be a todo id, got '\(id)'") }
-        let fired = try arguments.optionalInt("fired_due")
-        let snoozeGiven = arguments.values.keys.contains("snoozed_until")
-        let snoozedUntil = try arguments.optionalInt("snoozed_until")
-        let snoozedDate = try arguments.optionalDate("snoozed_date")?.description
+        guard case .array(let items)? = request.arguments["records"], (1...10_000).contains(items.count) else {
+            throw CommandError.invalidArgument("records", "must be a list of 1–10000 records")
+        }
+        var records: [(id: String, fired: Int?, snooze: (until: Int?, date: String?)?)] = []
+        for (index, item) in items.enumerated() {
+            guard let object = item.objectValue else {
+                throw CommandError.invalidArgument("records[\(index)]", "must be an object")
+            }
+            let arguments = Arguments(object)
+            let id = try arguments.requiredString("id")
+            guard Todos.isEntityID(id) else {
+                throw CommandError.invalidArgument("records[\(index)].id", "must be a todo id, got '\(id)'")
+            }
+            let snooze =
+                object.keys.contains("snoozed_until")
+                ? (try arguments.optionalInt("snoozed_until"), try arguments.optionalDate("snoozed_date")?.description)
+                : nil
+            records.append((id, try arguments.optionalInt("fired_due"), snooze))
+        }
+        let checked = records
         return try await writes.once(request.id) { db, _ in
-            try db.execute(sql: "INSERT OR IGNORE INTO reminder_state (id) VALUES (?)", arguments: [id])
-            if let fired {
-                try db.execute(
-                    sql: "UPDATE reminder_state SET fired_due = MAX(COALESCE(fired_due, 0), ?) WHERE id = ?",
-                    arguments: [fired, id])
+            for record in checked {
+                try db.execute(sql: "INSERT OR IGNORE INTO reminder_state (id) VALUES (?)", arguments: [record.id])
+                if let fired = record.fired {
+                    try db.execute(
+                        sql: "UPDATE reminder_state SET fired_due = MAX(COALESCE(fired_due, 0), ?) WHERE id = ?",
+                        arguments: [fired, record.id])
+                }
+                if let snooze = record.snooze {
+                    try db.execute(
+                        sql: "UPDATE reminder_state SET snoozed_until = ?, snoozed_date = ? WHERE id = ?",
+                        arguments: [snooze.until, snooze.until == nil ? nil : snooze.date, record.id])
+                }
             }
-            if snoozeGiven {
-                try db.execute(
-                    sql: "UPDATE reminder_state SET snoozed_until = ?, snoozed_date = ? WHERE id = ?",
-                    arguments: [snoozedUntil, snoozedUntil == nil ? nil : snoozedDate, id])
-            }
-            return ["recorded": true]
+            return ["recorded": .int(Int64(checked.count))]
         }
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// Every reminder this device knows, in memory: each todo's source and the next reminder it
+/// fires. None of its methods suspends, so each runs whole.
+actor ReminderBoard {
+    private var sources: [String: ReminderSource] = [:]
+    private var upcoming: [String: ReminderSource.Reminder] = [:]
+    let clock: HouseholdTime
+    private let now: @Sendable () -> Date
+
+    init(clock: HouseholdTime, now: @escaping @Sendable () -> Date) {
+        self.clock = clock
+        self.now = now
+    }
+
+    var count: Int { sources.count }
+
+    /// Puts the sources of a full load in place of everything held.
+    func load(_ all: [ReminderSource]) {
+        sources = Dictionary(all.map { ($0.todo, $0) }) { $1 }
+        upcoming = [:]
+        let time = now()
+        for source in all { upcoming[source.todo] = source.next(now: time, clock: clock) }
+    }
+
+    /// What the popups must hear when a todo's source changed (nil: it has no reminder any
+    /// more): `reminder.done` if what was on screen or snoozed is done, `reminder.cancelled` if
+    /// the todo went or its reminder was turned off.
+    func update(todo: String, to source: ReminderSource?) -> [(topic: String, data: JSONValue)] {
+        let before = sources[todo]
+        let shown = before.flatMap {
+            $0.showing(clock: clock) ?? ($0.snoozedUntil != nil ? $0.next(now: now(), clock: clock) : nil)
+        }
+        sources[todo] = source
+        upcoming[todo] = source?.next(now: now(), clock: clock)
+        guard let shown else { return [] }
+        guard let source else { return [("reminder.cancelled", ["reminder": ["id": .string(shown.id)]])] }
+        let done = shown.date.map { source.completions.contains($0) } ?? source.completed
+        if done { return [("reminder.done", ["reminder": ["id": .string(shown.id)]])] }
+        let stillShown = source.showing(clock: clock)?.id == shown.id || source.snoozedUntil != nil
+        return stillShown ? [] : [("reminder.cancelled", ["reminder": ["id": .string(shown.id)]])]
+    }
+
+    /// The earliest moment a reminder fires.
+    var earliest: Date? { upcoming.values.map(\.fireAt).min() }
+
+    /// The reminders whose time has come, earliest first.
+    func due() -> [ReminderSource.Reminder] {
+        let time = now()
+        return upcoming.values.filter { $0.fireAt <= time }.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+    }
+
+    /// Records that `reminder` fired: it is on screen, and the next one is scheduled.
+    func fired(_ reminder: ReminderSource.Reminder) {
+        guard var source = sources[reminder.todo] else { return }
+        source.firedDue = max(source.firedDue ?? 0, Self.milliseconds(reminder.due))
+        source.snoozedUntil = nil
+        source.snoozedDate = nil
+        sources[reminder.todo] = source
+        upcoming[reminder.todo] = source.next(now: now(), clock: clock)
+    }
+
+    /// Snoozes the reminder `id` (a todo's, or `<todo>@<date>`) until `until`.
+    func snooze(_ id: String, until: Date) -> ReminderSource? {
+        let todo = String(id.prefix { $0 != "@" })
+        guard var source = sources[todo] else { return nil }
+        source.snoozedUntil = Self.milliseconds(until)
+        source.snoozedDate = Todos.completionParts(id)?.date
+        sources[todo] = source
+        upcoming[todo] = source.next(now: now(), clock: clock)
+        return source
+    }
+
+    /// Clears a snooze (the reminder was done).
+    func clearSnooze(_ todo: String) {
+        guard var source = sources[todo], source.snoozedUntil != nil else { return }
+        source.snoozedUntil = nil
+        source.snoozedDate = nil
+        sources[todo] = source
+        upcoming[todo] = source.next(now: now(), clock: clock)
+    }
+
+    func source(_ todo: String) -> ReminderSource? { sources[todo] }
+
+    /// The reminders on screen now, as `reminder.due` data (for a notifier that starts late).
+    func showing() -> [JSONValue] {
+        sources.values.compactMap { source in
+            source.showing(clock: clock).map { Self.dueEvent($0, title: source.title, now: now()) }
+        }
+        .sorted { ($0["reminder"]?["id"]?.stringValue ?? "") < ($1["reminder"]?["id"]?.stringValue ?? "") }
+    }
+
+    /// Every upcoming reminder, soonest first.
+    func upcomingList() -> [JSONValue] {
+        upcoming.values.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }.map { reminder in
+            [
+                "id": .string(reminder.id), "title": .string(sources[reminder.todo]?.title ?? ""),
+                "due": .string(Timestamp.format(reminder.due)), "fires": .string(Timestamp.format(reminder.fireAt)),
+                "snoozed": .bool(reminder.snoozed),
+            ]
+        }
+    }
+
+    /// `reminder.due`'s data, as the notifier catalog specifies; a reminder over a minute late
+    /// (the scheduler was down at its time) says so.
+    static func dueEvent(_ reminder: ReminderSource.Reminder, title: String, now: Date) -> JSONValue {
+        var data: [String: JSONValue] = [
+            "id": .string(reminder.id), "title": .string(title), "due": .string(Timestamp.format(reminder.due)),
+        ]
+        if !reminder.snoozed, now.timeIntervalSince(reminder.due) > 60 {
+            let minutes = Int(now.timeIntervalSince(reminder.due) / 60)
+            data["detail"] = .string(
+                minutes < 120 ? "Late: was due \(minutes) min ago" : "Late: was due \(minutes / 60) h ago")
+        }
+        return ["reminder": .object(data)]
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}

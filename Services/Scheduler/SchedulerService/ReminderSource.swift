@@ -1,0 +1,138 @@
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// One todo with a reminder, as `reminder.sources` gives it, and this device's record of it:
+/// enough to say when its reminder fires next, which one is on screen, and never to fire one
+/// twice (`firedDue` only grows).
+struct ReminderSource: Sendable, Equatable {
+    let todo: String
+    let title: String
+    let due: LocalDate
+    let time: LocalTime
+    /// The repeat rule; `nil` for a one-off todo.
+    let recurrence: Recurrence?
+    let completed: Bool
+    /// The days of a recurring todo already done (from yesterday on).
+    let completions: Set<LocalDate>
+    /// The latest due instant that fired (ms since 1970).
+    var firedDue: Int64?
+    var snoozedUntil: Int64?
+    var snoozedDate: LocalDate?
+
+    init?(_ json: JSONValue) {
+        guard let todo = json["id"]?.stringValue, let title = json["title"]?.stringValue,
+            let due = json["due"]?.stringValue.flatMap({ try? LocalDate(parsing: $0, field: "due") }),
+            let time = json["time"]?.stringValue.flatMap({ try? LocalTime(parsing: $0, field: "time") })
+        else { return nil }
+        self.todo = todo
+        self.title = title
+        self.due = due
+        self.time = time
+        if let frequency = json["repeat"]?.stringValue.flatMap(Recurrence.Frequency.init(rawValue:)) {
+            recurrence = Recurrence(
+                frequency: frequency, start: due,
+                until: json["until"]?.stringValue.flatMap { try? LocalDate(parsing: $0, field: "until") },
+                clampsMonthEnd: json["month_end"]?.stringValue == Todos.MonthEnd.clamp.rawValue)
+        } else {
+            recurrence = nil
+        }
+        completed = json["completed"] == true
+        completions = Set(
+            (json["completions"]?.arrayValue ?? []).compactMap {
+                $0.stringValue.flatMap { try? LocalDate(parsing: $0, field: "date") }
+            })
+        firedDue = json["fired_due"]?.intValue
+        snoozedUntil = json["snoozed_until"]?.intValue
+        snoozedDate = json["snoozed_date"]?.stringValue.flatMap { try? LocalDate(parsing: $0, field: "date") }
+    }
+
+    init(
+        todo: String, title: String, due: LocalDate, time: LocalTime, recurrence: Recurrence?,
+        completed: Bool = false, completions: Set<LocalDate> = [], firedDue: Int64? = nil
+    ) {
+        self.todo = todo
+        self.title = title
+        self.due = due
+        self.time = time
+        self.recurrence = recurrence
+        self.completed = completed
+        self.completions = completions
+        self.firedDue = firedDue
+    }
+
+    /// One reminder: a one-off todo's (id: the todo's), or one day's of a recurring todo
+    /// (id: `<todo>@<date>`, what Done completes).
+    struct Reminder: Sendable, Equatable {
+        let id: String
+        let todo: String
+        let date: LocalDate?
+        /// When the todo is due.
+        let due: Date
+        /// When the reminder fires: the due time, or the end of a snooze.
+        let fireAt: Date
+        let snoozed: Bool
+    }
+
+    private func reminder(on date: LocalDate, at due: Date, fireAt: Date? = nil) -> Reminder {
+        Reminder(
+            id: recurrence == nil ? todo : "\(todo)@\(date)", todo: todo, date: recurrence == nil ? nil : date,
+            due: due, fireAt: fireAt ?? due, snoozed: fireAt != nil)
+    }
+
+    private func hasFired(_ due: Date) -> Bool {
+        guard let firedDue else { return false }
+        return Int64((due.timeIntervalSince1970 * 1000).rounded()) <= firedDue
+    }
+
+    private func isDone(_ date: LocalDate) -> Bool { recurrence == nil ? completed : completions.contains(date) }
+
+    /// The reminder to fire next, as of `now`: a snooze's end; else, for a one-off todo, its due
+    /// time unless it fired or is done; for a recurring one, the latest day whose time passed
+    /// unfired (it fires once, late), else the first day still to come that is not done.
+    func next(now: Date, clock: HouseholdTime) -> Reminder? {
+        if let snoozedUntil {
+            let date = snoozedDate ?? due
+            if !isDone(date) {
+                return reminder(
+                    on: date, at: clock.instant(date, time),
+                    fireAt: Date(timeIntervalSince1970: Double(snoozedUntil) / 1000))
+            }
+        }
+        guard let recurrence else {
+            let instant = clock.instant(due, time)
+            return completed || hasFired(instant) ? nil : reminder(on: due, at: instant)
+        }
+        let today = clock.today(at: now)
+        // The last day whose time has come (today's, or the day before if today's is later).
+        var passed = recurrence.last(onOrBefore: today)
+        if let day = passed, clock.instant(day, time) > now {
+            passed = recurrence.last(onOrBefore: day.adding(days: -1))
+        }
+        if let day = passed, !hasFired(clock.instant(day, time)), !isDone(day) {
+            return reminder(on: day, at: clock.instant(day, time))
+        }
+        var from = passed.map { $0.adding(days: 1) } ?? recurrence.start
+        for _ in 0..<400 {
+            guard let day = recurrence.first(onOrAfter: from) else { return nil }
+            let instant = clock.instant(day, time)
+            if !isDone(day) && !hasFired(instant) { return reminder(on: day, at: instant) }
+            from = day.adding(days: 1)
+        }
+        return nil
+    }
+
+    /// The reminder that fired and is not done or snoozed: what is on screen now.
+    func showing(clock: HouseholdTime) -> Reminder? {
+        guard let firedDue, snoozedUntil == nil else { return nil }
+        let fired = Date(timeIntervalSince1970: Double(firedDue) / 1000)
+        guard let recurrence else {
+            let instant = clock.instant(due, time)
+            return !completed && hasFired(instant) && instant == fired ? reminder(on: due, at: instant) : nil
+        }
+        let day = clock.wallClock(at: fired).date
+        guard recurrence.occurs(on: day), !isDone(day), clock.instant(day, time) == fired else { return nil }
+        return reminder(on: day, at: fired)
+    }
+}

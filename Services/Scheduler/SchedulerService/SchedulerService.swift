@@ -1,0 +1,202 @@
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+import Logging
+import ServiceLifecycle
+
+/// `hearth-scheduler`: owns every timer. Today: todo reminders.
+///
+/// It holds the next reminder of every todo that has one in memory (`ReminderBoard`), loaded
+/// from the store at start (`reminder.sources`) and kept current from the store's change feed
+/// (`ChangeFollower`: nothing missed, a gap replayed). One loop sleeps until the earliest
+/// reminder — no polling; a change wakes it to look again — and publishes `reminder.due` as the
+/// notifier catalog specifies, after recording in the store that it fired (`reminder.record`),
+/// so a restart, a replayed change or a sync never fires it twice. A reminder whose time passed
+/// while it was down fires once on start, saying it is late.
+///
+/// Commands on `scheduler.cmd`: `reminder.done {id}` (completes the todo, or that day's
+/// occurrence), `reminder.snooze {id, minutes?}` (default `[reminders] snooze`; survives a
+/// restart), `reminder.showing` (what is on screen, for a notifier that starts late),
+/// `reminder.list` (every upcoming reminder).
+public final class SchedulerService: Service {
+    private let configuration: HearthConfiguration
+    private let context: ZMQContext
+    private let publisher: Publisher
+    private let store: CommandClient
+    private let board: ReminderBoard
+    private let commands: CommandServer
+    private let clock: any SchedulerClock
+    private let wake: AsyncSignal
+    private let logger: Logger
+
+    public init(
+        configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger,
+        clock: any SchedulerClock = SystemSchedulerClock()
+    ) throws {
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+        self.clock = clock
+        let publisher = try Publisher(
+            context: context, endpoint: configuration.busPublishEndpoint, source: "scheduler", device: device,
+            maximumMessageBytes: configuration.maximumMessageBytes)
+        self.publisher = publisher
+        let store = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(2), attempts: 3,
+            maximumMessageBytes: configuration.maximumMessageBytes)
+        self.store = store
+        let board = ReminderBoard(clock: HouseholdTime(timeZone: configuration.household.timeZone)) {
+            clock.now()
+        }
+        self.board = board
+        let wake = AsyncSignal()
+        self.wake = wake
+        let handler = SchedulerCommands(
+            board: board, store: store, snooze: configuration.household.snooze, clock: clock,
+            publish: { topic, data in
+                Self.publish(topic, data, on: publisher, logger: logger)
+                wake.fire()
+            })
+        commands = try CommandServer(
+            context: context, endpoint: configuration.commandEndpoint(.scheduler), service: "scheduler",
+            maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
+            pingInfo: { ["reminders": .int(Int64(await board.count))] },
+            handler: { request in try await handler.handle(request) })
+    }
+
+    public func run() async throws {
+        logger.info("hearth-scheduler up")
+        let (publisher, store) = (publisher, store)
+        try await ServiceGroup.parts(
+            [
+                ServiceResources("scheduler sockets") {
+                    await store.close()
+                    await publisher.close()
+                },
+                ServiceLoop("store changes", followStore), ServiceLoop("timers", fireReminders), commands,
+            ], logger: logger
+        ).run()
+    }
+
+    // MARK: - The store's state and changes in
+
+    /// Loads every reminder, then follows the store's changes from the position of that load;
+    /// starts again from a full load whenever the store cannot be followed (it restarted or is
+    /// down), with a backoff.
+    private func followStore() async {
+        var delay = Duration.milliseconds(250)
+        while !Task.isCancelled {
+            do {
+                let since = try await load()
+                delay = .milliseconds(250)
+                let follower = try await ChangeFollower(
+                    context: context, busEndpoint: configuration.busSubscribeEndpoint,
+                    bus: CommandClient(
+                        context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500)),
+                    source: "store", prefix: "store.todo", commands: store, since: since)
+                defer { Task { await follower.close() } }
+                for try await change in follower {
+                    let entity = change.data["operation"]?["entity"]
+                    guard let kind = entity?["kind"]?.stringValue, let id = entity?["id"]?.stringValue else { continue }
+                    switch kind {
+                    case Todos.todoKind: try await refresh(id)
+                    case Todos.completionKind:
+                        if let (template, _) = Todos.completionParts(id) { try await refresh(template) }
+                    default: continue
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("hearth-scheduler: cannot follow the store (\(error)); loading again in \(delay)")
+            }
+            // A backoff before asking a store that did not answer again, not synchronisation.
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// The completion dates a source carries: from a month back (what can still be on screen).
+    private func since() async -> String {
+        await board.clock.today(at: clock.now()).adding(days: -31).description
+    }
+
+    /// Loads every reminder source, page by page.
+    /// - Returns: the store's change `seq` the load is current to (taken before it).
+    private func load() async throws -> UInt64 {
+        let last = try await store.request("changes", args: ["since": .int(Int64.max >> 1), "limit": 1])
+        let seq = UInt64(last["last_seq"]?.intValue ?? 0)
+        var sources: [ReminderSource] = []
+        var after = ""
+        let since = await since()
+        while true {
+            let page = try await store.request(
+                "reminder.sources", args: ["after": .string(after), "since": .string(since)])
+            sources.append(contentsOf: (page["reminders"]?.arrayValue ?? []).compactMap(ReminderSource.init))
+            guard let next = page["next"]?.stringValue else { break }
+            after = next
+        }
+        await board.load(sources)
+        logger.info("hearth-scheduler: \(sources.count) todos with reminders")
+        wake.fire()
+        return seq
+    }
+
+    /// Reads one todo's source again after a change to it or its completions.
+    private func refresh(_ todo: String) async throws {
+        let reply = try await store.request(
+            "reminder.sources", args: ["ids": [.string(todo)], "since": .string(await since())])
+        let source = (reply["reminders"]?.arrayValue ?? []).first.flatMap(ReminderSource.init)
+        for (topic, data) in await board.update(todo: todo, to: source) { publish(topic, data) }
+        wake.fire()
+    }
+
+    // MARK: - Timers out
+
+    /// Sleeps until the earliest reminder (or a change), then fires every one that is due.
+    private func fireReminders() async {
+        while !Task.isCancelled {
+            wake.reset()
+            let due = await board.due()
+            if !due.isEmpty { await fire(due) }
+            await clock.wait(until: await board.earliest, or: wake)
+        }
+    }
+
+    /// Records in the store that each reminder fired, then publishes it; one that cannot be
+    /// recorded is not published (it fires when the store answers: never twice).
+    private func fire(_ reminders: [ReminderSource.Reminder]) async {
+        let records: [JSONValue] = reminders.map { reminder in
+            [
+                "id": .string(reminder.todo), "fired_due": .int(ReminderBoard.milliseconds(reminder.due)),
+                "snoozed_until": .null,
+            ]
+        }
+        do {
+            _ = try await store.request("reminder.record", args: ["records": .array(records)])
+        } catch {
+            logger.warning("hearth-scheduler: cannot record \(reminders.count) reminders firing: \(error)")
+            // A retry timer while the store is away, not synchronisation.
+            try? await Task.sleep(for: .seconds(1))
+            return
+        }
+        let now = clock.now()
+        for reminder in reminders {
+            await board.fired(reminder)
+            let title = await board.source(reminder.todo)?.title ?? ""
+            publish("reminder.due", ReminderBoard.dueEvent(reminder, title: title, now: now))
+        }
+    }
+
+    private func publish(_ topic: String, _ data: JSONValue) {
+        Self.publish(topic, data, on: publisher, logger: logger)
+    }
+
+    private static func publish(_ topic: String, _ data: JSONValue, on publisher: Publisher, logger: Logger) {
+        do {
+            _ = try publisher.publish(topic: topic, type: topic, data: data)
+        } catch {
+            logger.warning("hearth-scheduler: cannot publish \(topic): \(error)")
+        }
+    }
+}
