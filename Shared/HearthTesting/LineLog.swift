@@ -90,6 +90,23 @@ public final class LineLog: Sendable {
         return line
     }
 
+    /// Waits until `count` lines (from `start` on) satisfy `predicate`.
+    /// - Returns: whether they did within `timeout`.
+    public func waitForLines(
+        _ count: Int, timeout: Duration = .seconds(10), from start: Int = 0,
+        where predicate: @escaping @Sendable (String) -> Bool
+    ) async -> Bool {
+        // The predicate sees each line once (those already printed, then each new one).
+        let matched = Mutex(0)
+        return await waitForLine(timeout: timeout, from: start) { line in
+            guard predicate(line) else { return false }
+            return matched.withLock { seen in
+                seen += 1
+                return seen >= count
+            }
+        } != nil
+    }
+
     /// Waits for a line containing `text`.
     public func waitForLine(containing text: String, timeout: Duration = .seconds(10)) async -> String? {
         await waitForLine(timeout: timeout) { $0.contains(text) }

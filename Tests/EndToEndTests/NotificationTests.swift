@@ -95,7 +95,7 @@ struct DemoTests {
         let server = try #require(session.server)
         let turnEnvironment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
         let stack = try await TestStack(
-            [.bus, .store, .turn, .notifier], environment: session.environment.merging(turnEnvironment) { $1 },
+            HearthService.launched, environment: session.environment.merging(turnEnvironment) { $1 },
             context: context)
         let demo = try await ChildProcess.run(
             "\(SupervisorTests.root)/deploy/demo", ["4"],
@@ -105,6 +105,9 @@ struct DemoTests {
         #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
         #expect(demo.stdout.contains("saved: Aug  14  Beach day @ Brighton"))
         _ = try #require(await server.output.waitForLine { $0.contains("Your turn, Ann") && $0.contains("turn 5\"") })
+        // The habit's reminder pops up with its buttons.
+        let reminder = try #require(await server.output.waitForLine { $0.contains("Drink a glass of water") })
+        #expect(try JSONValue.parse(reminder)["actions"] == ["done", "Done", "snooze", "Snooze"])
         let summaries = server.output.lines.compactMap { line -> String? in
             guard line.contains("\"call\": \"Notify\"") else { return nil }
             return (try? JSONValue.parse(line))?["summary"]?.stringValue

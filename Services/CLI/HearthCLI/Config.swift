@@ -29,6 +29,9 @@ struct Config: AsyncParsableCommand {
         }
         values.append(("bus.heartbeat_ms", .int(Int64(configuration.heartbeatMilliseconds))))
         values.append(("limits.max_message_bytes", .int(Int64(configuration.maximumMessageBytes))))
+        values.append(("household.time_zone", .string(configuration.household.timeZone.identifier)))
+        values.append(("household.week_start", .string(configuration.household.weekStart == 7 ? "sunday" : "monday")))
+        values.append(("reminders.snooze", .string("\(configuration.household.snooze.components.seconds)s")))
         if options.json {
             Output.json(.object(Dictionary(uniqueKeysWithValues: values)))
         } else {

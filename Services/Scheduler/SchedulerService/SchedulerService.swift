@@ -117,8 +117,8 @@ public final class SchedulerService: Service {
     }
 
     /// The completion dates a source carries: from a month back (what can still be on screen).
-    private func since() async -> String {
-        await board.clock.today(at: clock.now()).adding(days: -31).description
+    private func since() -> String {
+        board.clock.today(at: clock.now()).adding(days: -31).description
     }
 
     /// Loads every reminder source, page by page.
@@ -128,7 +128,7 @@ public final class SchedulerService: Service {
         let seq = UInt64(last["last_seq"]?.intValue ?? 0)
         var sources: [ReminderSource] = []
         var after = ""
-        let since = await since()
+        let since = since()
         while true {
             let page = try await store.request(
                 "reminder.sources", args: ["after": .string(after), "since": .string(since)])
@@ -145,7 +145,7 @@ public final class SchedulerService: Service {
     /// Reads one todo's source again after a change to it or its completions.
     private func refresh(_ todo: String) async throws {
         let reply = try await store.request(
-            "reminder.sources", args: ["ids": [.string(todo)], "since": .string(await since())])
+            "reminder.sources", args: ["ids": [.string(todo)], "since": .string(since())])
         let source = (reply["reminders"]?.arrayValue ?? []).first.flatMap(ReminderSource.init)
         for (topic, data) in await board.update(todo: todo, to: source) { publish(topic, data) }
         wake.fire()

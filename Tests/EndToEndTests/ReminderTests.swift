@@ -1,0 +1,199 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// Reminders with real processes: bus, store, scheduler and notifier on a private D-Bus session
+/// with the test kit's notification server. The household clock is UTC and Snooze is 2 s, so
+/// reminders due a second or two ahead are real reminders.
+@Suite("End to end: reminders", .serialized, .timeLimit(.minutes(3)))
+struct ReminderTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    private struct Household {
+        let session: DBusSession
+        let server: ChildProcess
+        let stack: TestStack
+        let monitor: ChildProcess
+        let store: CommandClient
+        let collection: String
+    }
+
+    private func household() async throws -> Household {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        let stack = try await TestStack(
+            [.bus, .store, .scheduler, .notifier],
+            environment: session.environment.merging(["HEARTH_TIME_ZONE": "UTC", "HEARTH_REMINDERS_SNOOZE": "2s"]) {
+                $1
+            }, context: context)
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "reminder.", "health.bus"], environment: stack.environment)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
+        let store = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(5))
+        let added = try await store.request("collection.add", args: ["name": "Home", "kind": "list"])
+        return Household(
+            session: session, server: server, stack: stack, monitor: monitor, store: store,
+            collection: try #require(added["collection"]?["id"]?.stringValue))
+    }
+
+    private func finish(_ household: Household) async {
+        household.monitor.signal(SIGTERM)
+        _ = await household.monitor.waitForExit(timeout: .seconds(2))
+        await household.store.close()
+        for process in household.stack.processes.values where process.isRunning { process.signal(SIGTERM) }
+        for process in household.stack.processes.values { _ = await process.waitForExit(timeout: .seconds(3)) }
+    }
+
+    /// A whole second at least `seconds` ahead, as the household's (UTC) date and time.
+    private func ahead(_ seconds: Double) -> (instant: Date, date: String, time: String) {
+        let instant = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
+        let formatter = DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let date = formatter.string(from: instant)
+        formatter.dateFormat = "HH:mm:ss"
+        return (instant, date, formatter.string(from: instant))
+    }
+
+    private func addTodo(
+        _ household: Household, _ title: String, due: (instant: Date, date: String, time: String)
+    )
+        async throws -> String
+    {
+        let reply = try await household.store.request(
+            "todo.add",
+            args: [
+                "title": .string(title), "collection": .string(household.collection), "due": .string(due.date),
+                "time": .string(due.time), "remind": true,
+            ])
+        return try #require(reply["todo"]?["id"]?.stringValue)
+    }
+
+    private func reminderEvents(_ monitor: ChildProcess, topic: String = "reminder.due") -> [String] {
+        monitor.output.lines.filter { $0.contains("\"topic\":\"\(topic)\"") }.compactMap { line in
+            (try? JSONValue.parse(line))?["event"]?["data"]?["reminder"]?["id"]?.stringValue
+        }
+    }
+
+    @Test("a reminder due 2 s ahead pops up on time with Done and Snooze; Done completes the todo and closes it")
+    func dueAndDone() async throws {
+        let household = try await household()
+        let due = ahead(2)
+        let id = try await addTodo(household, "Take the bins out", due: due)
+
+        let line = try #require(
+            await household.server.output.waitForLine(timeout: .seconds(10)) { $0.contains("Take the bins out") })
+        let lateness = Date().timeIntervalSince(due.instant)
+        #expect(lateness >= 0 && lateness < 1.0, "shown \(lateness) s after its due time")
+        let call = try JSONValue.parse(line)
+        #expect(call["actions"] == ["done", "Done", "snooze", "Snooze"])
+        #expect(call["category"] == "hearth.reminder")
+
+        #expect(try await household.session.press(id: UInt32(try #require(call["id"]?.intValue)), action: "done") == 0)
+        try #require(await household.monitor.output.waitForLine(containing: "\"topic\":\"reminder.done\"") != nil)
+        try #require(await household.server.output.waitForLine(containing: "\"call\": \"CloseNotification\"") != nil)
+        let shown = try await household.store.request("todo.show", args: ["id": .string(id)])
+        #expect(shown["completed"] == true)
+        #expect(reminderEvents(household.monitor) == [id])
+        await finish(household)
+    }
+
+    @Test("Snooze replaces the popup with a brief notice and raises the reminder again after the snooze")
+    func snooze() async throws {
+        let household = try await household()
+        let id = try await addTodo(household, "Call the dentist", due: ahead(1))
+        let line = try #require(await household.server.output.waitForLine { $0.contains("Call the dentist") })
+        let call = try JSONValue.parse(line)
+        let pressed = Date()
+        #expect(
+            try await household.session.press(id: UInt32(try #require(call["id"]?.intValue)), action: "snooze") == 0)
+        try #require(await household.server.output.waitForLine { $0.contains("Snoozed until") } != nil)
+        let mark = household.server.output.count
+        let again = try #require(
+            await household.server.output.waitForLine(timeout: .seconds(10), from: mark) { line in
+                line.contains("\"call\": \"Notify\"")
+                    && (try? JSONValue.parse(line))?["summary"]?.stringValue == "Call the dentist"
+            })
+        let waited = Date().timeIntervalSince(pressed)
+        #expect(waited >= 1.9 && waited < 4, "raised again \(waited) s after Snooze")
+        #expect(try JSONValue.parse(again)["actions"] == ["done", "Done", "snooze", "Snooze"])
+        #expect(reminderEvents(household.monitor) == [id, id])
+        #expect(reminderEvents(household.monitor, topic: "reminder.snoozed") == [id])
+        await finish(household)
+    }
+
+    /// Restarts the scheduler and waits until it has loaded and a bus heartbeat has passed since.
+    private func restartScheduler(_ household: Household, signal: Int32) async throws -> ChildProcess {
+        household.stack.processes[.scheduler]!.signal(signal)
+        _ = await household.stack.processes[.scheduler]!.waitForExit(timeout: .seconds(5))
+        return try await TestStack.start(.scheduler, environment: household.stack.environment)
+    }
+
+    private func settle(_ household: Household, scheduler: ChildProcess) async throws {
+        try #require(await scheduler.errors.waitForLine(containing: "todos with reminders") != nil)
+        // Anything it would fire on loading is published before the next bus heartbeat passes.
+        let mark = household.monitor.output.count
+        _ = await household.monitor.output.waitForLine(from: mark) { $0.contains("\"topic\":\"health.bus\"") }
+    }
+
+    @Test(
+        "the scheduler killed before a due time and restarted after it fires that reminder once; another restart fires nothing"
+    )
+    func killedAcrossTheDueTime() async throws {
+        let household = try await household()
+        let due = ahead(2)
+        let id = try await addTodo(household, "Feed the cat", due: due)
+        household.stack.processes[.scheduler]!.signal(SIGKILL)
+        _ = await household.stack.processes[.scheduler]!.waitForExit(timeout: .seconds(5))
+        // Waiting for the due time to pass while the scheduler is down is the point of the test.
+        try await Task.sleep(for: .seconds(max(0, due.instant.timeIntervalSinceNow) + 0.5))
+        #expect(reminderEvents(household.monitor).isEmpty)
+        var scheduler = try await TestStack.start(.scheduler, environment: household.stack.environment)
+        try #require(await household.server.output.waitForLine { $0.contains("Feed the cat") } != nil)
+        try await settle(household, scheduler: scheduler)
+        scheduler.signal(SIGKILL)
+        _ = await scheduler.waitForExit(timeout: .seconds(5))
+        scheduler = try await TestStack.start(.scheduler, environment: household.stack.environment)
+        try await settle(household, scheduler: scheduler)
+        #expect(reminderEvents(household.monitor) == [id])
+        let showing = try await CommandClient(
+            context: context, endpoint: household.stack.configuration.commandEndpoint(.scheduler),
+            timeout: .seconds(2)
+        ).request("reminder.showing")
+        #expect(showing["reminders"]?.arrayValue?.compactMap { $0["reminder"]?["id"]?.stringValue } == [id])
+        scheduler.signal(SIGTERM)
+        _ = await scheduler.waitForExit(timeout: .seconds(3))
+        await finish(household)
+    }
+
+    @Test("200 reminders due in the same second each fire exactly once, and pop up")
+    func twoHundredInOneSecond() async throws {
+        let household = try await household()
+        let due = ahead(3)
+        var ids: Set<String> = []
+        for index in 0..<200 { ids.insert(try await addTodo(household, "Chore \(index)", due: due)) }
+        try #require(due.instant.timeIntervalSinceNow > 0, "adding 200 todos took past their due time")
+        let mark = household.server.output.count
+        _ = await household.server.output.waitForLines(200, timeout: .seconds(20), from: mark) {
+            $0.contains("\"call\": \"Notify\"") && $0.contains("Chore ")
+        }
+        let fired = reminderEvents(household.monitor)
+        #expect(fired.count == 200)
+        #expect(Set(fired) == ids)
+        let scheduler = try await restartScheduler(household, signal: SIGTERM)
+        try await settle(household, scheduler: scheduler)
+        #expect(reminderEvents(household.monitor).count == 200)
+        let popups = household.server.output.lines.filter {
+            $0.contains("\"call\": \"Notify\"") && $0.contains("Chore ")
+        }
+        #expect(popups.count == 200)
+        scheduler.signal(SIGTERM)
+        _ = await scheduler.waitForExit(timeout: .seconds(3))
+        await finish(household)
+    }
+}
