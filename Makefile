@@ -20,6 +20,7 @@ bench: deps test-deps
 	.build/release/hearth-bench store --json
 	.build/release/hearth-bench notify --json
 	.build/release/hearth-bench turn --json
+	.build/release/hearth-bench scheduler --json
 
 deps:
 	deploy/bootstrap run

@@ -240,6 +240,8 @@ let package = Package(
                 "HearthNotify",
                 "HearthTesting",
                 "BusService",
+                "StoreService",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

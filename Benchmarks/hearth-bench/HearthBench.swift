@@ -9,7 +9,8 @@ struct HearthBench: AsyncParsableCommand {
         commandName: "hearth-bench",
         abstract: "Benchmarks of Hearth against raw libzmq, in one run on this machine.",
         subcommands: [
-            BusBenchmark.self, StoreBenchmark.self, NotifyBenchmark.self, TurnBenchmark.self, CodecBenchmark.self,
+            BusBenchmark.self, StoreBenchmark.self, NotifyBenchmark.self, TurnBenchmark.self, SchedulerBenchmark.self,
+            CodecBenchmark.self,
         ]
     )
 }

@@ -44,17 +44,37 @@ actor ReminderBoard {
         return stillShown ? [] : [("reminder.cancelled", ["reminder": ["id": .string(shown.id)]])]
     }
 
-    /// The earliest moment a reminder fires.
-    var earliest: Date? { upcoming.values.map(\.fireAt).min() }
+    /// Reminders recorded in the store as fired ahead of their time (by todo), not yet published.
+    private var recorded: [String: ReminderSource.Reminder] = [:]
 
-    /// The reminders whose time has come, earliest first.
-    func due() -> [ReminderSource.Reminder] {
+    /// The reminders due within `lead` of now that are not recorded yet, earliest first.
+    func toRecord(within lead: Duration) -> [ReminderSource.Reminder] {
+        let limit = now().addingTimeInterval(lead.seconds)
+        return upcoming.values.filter { $0.fireAt <= limit && recorded[$0.todo] != $0 }
+            .sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+    }
+
+    /// Notes that the store holds these reminders as fired.
+    func markRecorded(_ reminders: [ReminderSource.Reminder]) {
+        for reminder in reminders { recorded[reminder.todo] = reminder }
+    }
+
+    /// The recorded reminders whose time has come, earliest first (a reminder that changed since
+    /// it was recorded waits to be recorded again).
+    func ready() -> [ReminderSource.Reminder] {
         let time = now()
-        return upcoming.values.filter { $0.fireAt <= time }.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+        return upcoming.values.filter { $0.fireAt <= time && recorded[$0.todo] == $0 }
+            .sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+    }
+
+    /// When to look again: a recorded reminder's time, or `lead` before an unrecorded one's.
+    func nextWake(lead: Duration) -> Date? {
+        upcoming.values.map { recorded[$0.todo] == $0 ? $0.fireAt : $0.fireAt.addingTimeInterval(-lead.seconds) }.min()
     }
 
     /// Records that `reminder` fired: it is on screen, and the next one is scheduled.
     func fired(_ reminder: ReminderSource.Reminder) {
+        recorded[reminder.todo] = nil
         guard var source = sources[reminder.todo] else { return }
         source.firedDue = max(source.firedDue ?? 0, Self.milliseconds(reminder.due))
         source.snoozedUntil = nil
@@ -119,4 +139,8 @@ actor ReminderBoard {
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}
+
+extension Duration {
+    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

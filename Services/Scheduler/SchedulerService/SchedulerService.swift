@@ -153,19 +153,33 @@ public final class SchedulerService: Service {
 
     // MARK: - Timers out
 
-    /// Sleeps until the earliest reminder (or a change), then fires every one that is due.
+    /// How long before its time a reminder is recorded as fired. Recording is a store write
+    /// (about 3 ms here, most of a lone reminder's lateness when it was done at the due time);
+    /// done ahead, the popup is raised on time. The price: a scheduler killed within this lead of
+    /// a reminder's time loses that reminder (it never fires twice, by design, rather than risk
+    /// firing twice).
+    static let recordLead: Duration = .milliseconds(25)
+
+    /// Sleeps until the next reminder (or a change): records those due within the lead as
+    /// fired, then publishes each at its time.
     private func fireReminders() async {
         while !Task.isCancelled {
             wake.reset()
-            let due = await board.due()
-            if !due.isEmpty { await fire(due) }
-            await clock.wait(until: await board.earliest, or: wake)
+            let upcoming = await board.toRecord(within: Self.recordLead)
+            if !upcoming.isEmpty { await record(upcoming) }
+            let now = clock.now()
+            for reminder in await board.ready() {
+                await board.fired(reminder)
+                let title = await board.source(reminder.todo)?.title ?? ""
+                publish("reminder.due", ReminderBoard.dueEvent(reminder, title: title, now: now))
+            }
+            await clock.wait(until: await board.nextWake(lead: Self.recordLead), or: wake)
         }
     }
 
-    /// Records in the store that each reminder fired, then publishes it; one that cannot be
-    /// recorded is not published (it fires when the store answers: never twice).
-    private func fire(_ reminders: [ReminderSource.Reminder]) async {
+    /// Records in the store that each reminder fired; one that cannot be recorded is not
+    /// published (it fires when the store answers: never twice).
+    private func record(_ reminders: [ReminderSource.Reminder]) async {
         let records: [JSONValue] = reminders.map { reminder in
             [
                 "id": .string(reminder.todo), "fired_due": .int(ReminderBoard.milliseconds(reminder.due)),
@@ -174,17 +188,11 @@ public final class SchedulerService: Service {
         }
         do {
             _ = try await store.request("reminder.record", args: ["records": .array(records)])
+            await board.markRecorded(reminders)
         } catch {
             logger.warning("hearth-scheduler: cannot record \(reminders.count) reminders firing: \(error)")
             // A retry timer while the store is away, not synchronisation.
             try? await Task.sleep(for: .seconds(1))
-            return
-        }
-        let now = clock.now()
-        for reminder in reminders {
-            await board.fired(reminder)
-            let title = await board.source(reminder.todo)?.title ?? ""
-            publish("reminder.due", ReminderBoard.dueEvent(reminder, title: title, now: now))
         }
     }
 
