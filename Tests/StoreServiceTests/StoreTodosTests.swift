@@ -109,6 +109,44 @@ struct StoreTodosTests {
         }
     }
 
+    @Test("a todo edited on two devices at once is a conflict like a card's: listed, resolved, and in its history")
+    func conflictsAndHistory() async throws {
+        try await withTwoStores { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
+            let added = try await a.request("todo.add", args: ["title": "Paint the fence", "collection": "Home"])
+            let id = try #require(added["todo"]?["id"]?.stringValue)
+            try await exchange(a, b)
+            _ = try await a.request("todo.edit", args: ["id": .string(id), "title": "Paint the fence green"])
+            _ = try await b.request("todo.edit", args: ["id": .string(id), "title": "Paint the fence blue"])
+            try await exchange(a, b)
+            for store in [a, b] {
+                let conflicts = try await store.request("conflicts")["conflicts"]?.arrayValue ?? []
+                #expect(conflicts.map { $0["id"]?.stringValue ?? "" } == ["\(id)/title"])
+                #expect(conflicts.first?["kind"] == "todo")
+                #expect(try await store.request("todo.show", args: ["id": .string(id)])["conflicted"] == true)
+            }
+            _ = try await a.request(
+                "conflicts.resolve", args: ["id": .string("\(id)/title"), "keep": "Paint the fence blue"])
+            try await exchange(a, b)
+            for store in [a, b] {
+                #expect(try await store.request("conflicts")["conflicts"] == [])
+                let todo = try await store.request("todo.show", args: ["id": .string(id)])
+                #expect(todo["title"] == "Paint the fence blue")
+                #expect(todo["conflicted"] == false)
+            }
+            _ = try await a.request("subtask.add", args: ["todo": .string(id), "title": "Buy paint"])
+            _ = try await a.request("todo.remove", args: ["id": .string(id)])
+            let history = try await a.request("todo.history", args: ["id": .string(id)])["changes"]?.arrayValue ?? []
+            let titles = history.compactMap { $0["changes"]?["title"]?["to"]?.stringValue }
+            // Added, the two concurrent edits (in time order), the resolution, the subtask.
+            #expect(titles.count == 5)
+            #expect(titles.first == "Paint the fence")
+            #expect(titles.dropFirst(3).first == "Paint the fence blue")
+            #expect(Set(titles) == ["Paint the fence", "Paint the fence green", "Paint the fence blue", "Buy paint"])
+            #expect(history.last?["changes"]?["deleted"]?["to"] == true)
+        }
+    }
+
     @Test("every bad input is refused naming the field, and nothing is written")
     func badInput() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -98,7 +98,7 @@ struct Todo: AsyncParsableCommand {
         abstract: "Todos with due dates, repeats, reminders and subtasks.",
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Remove.self, Done.self, Undone.self, Occurrences.self,
-            Subtask.self,
+            Subtask.self, History.self,
         ]
     )
 
@@ -264,6 +264,28 @@ struct Todo: AsyncParsableCommand {
             for occurrence in reply["occurrences"]?.arrayValue ?? [] {
                 Output.line(
                     "\(occurrence["done"] == true ? "[x]" : "[ ]") \(occurrence["date"]?.stringValue ?? "")")
+            }
+        }
+    }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Every change to a todo, its subtasks and completions, oldest first (removed todos too).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (a removed todo's in full).") var id: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "todo.history", ["id": .string(id)])
+            if options.json { return Output.json(reply) }
+            for change in reply["changes"]?.arrayValue ?? [] {
+                let fields = (change["changes"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { name, value in
+                    "\(name): \((value["from"] ?? .null).jsonText) → \((value["to"] ?? .null).jsonText)"
+                }
+                Output.line(
+                    Output.visible(
+                        "\(change["time"]?.stringValue ?? "")  \(change["device_name"]?.stringValue ?? "")  "
+                            + "\(change["kind"]?.stringValue ?? "")  " + fields.joined(separator: ", ")))
             }
         }
     }

@@ -75,6 +75,37 @@ extension StoreCommands {
         }
     }
 
+    /// Every operation on `entities` (any domain's), oldest first, each with its device, time,
+    /// and per field the previous value(s) → the new one: the history of one todo, one person….
+    static func entityHistory(_ entities: [EntityRef], in db: Database) throws -> [JSONValue] {
+        let devices = try deviceNames(in: db)
+        var operations: [Operation] = []
+        for entity in entities {
+            operations += try OperationRecord.fetchAll(
+                db, sql: "SELECT * FROM operation WHERE entity_kind = ? AND entity_id = ?",
+                arguments: [entity.kind, entity.id]
+            ).map { try $0.operation }
+        }
+        let byID = Dictionary(operations.map { ($0.id, $0) }) { first, _ in first }
+        return operations.sorted { ($0.time, $0.id) < ($1.time, $1.id) }.map { operation in
+            var changes: [String: JSONValue] = [:]
+            for (field, write) in operation.fields {
+                let previous = write.overwrites.sorted().compactMap { byID[$0]?.fields[field]?.value.json }
+                changes[field] = [
+                    "from": previous.count == 1 ? previous[0] : (previous.isEmpty ? .null : .array(previous)),
+                    "to": write.value.json,
+                ]
+            }
+            return [
+                "op": .string(operation.id.description), "kind": .string(operation.entity.kind),
+                "entity": .string(operation.entity.id), "device": .string(operation.author),
+                "device_name": .string(devices[operation.author] ?? String(operation.author.prefix(8))),
+                "time": .string(Timestamp.format(Date(milliseconds: operation.time.wall))),
+                "changes": .object(changes),
+            ]
+        }
+    }
+
     /// A time filter: an ISO 8601 time, or a date (`2026-08-01`) meaning its start, or with
     /// `endOfDay` its end.
     static func instant(_ text: String, field: String, endOfDay: Bool = false) throws -> Int64 {
@@ -101,15 +132,16 @@ extension StoreCommands {
     func conflicts() async throws -> JSONValue {
         try await database.pool.read { db in
             let devices = try Self.deviceNames(in: db)
-            let cards = try Row.fetchAll(
-                db, sql: "SELECT year, month FROM event_card WHERE conflicted ORDER BY year, month")
+            let entities = try Row.fetchAll(
+                db, sql: "SELECT entity_kind, entity_id FROM conflict ORDER BY entity_kind, entity_id")
             var list: [JSONValue] = []
-            for card in cards {
-                let entity = YearPlanner.entity(year: card["year"], month: card["month"])
+            for row in entities {
+                let entity = EntityRef(kind: row[0], id: row[1])
                 let log = try StoreDatabase.log(of: entity, in: db)
                 for conflict in log.conflicts {
                     list.append([
                         "id": .string("\(entity.id)/\(conflict.field)"), "entity": .string(entity.id),
+                        "kind": .string(entity.kind),
                         "field": .string(conflict.field), "shown": conflict.state.value.json,
                         "values": .array(
                             conflict.state.heads.map { head in
@@ -137,12 +169,17 @@ extension StoreCommands {
             throw CommandError.invalidArgument("keep", "is required")
         }
         let parts = id.split(separator: "/", maxSplits: 1).map(String.init)
-        guard parts.count == 2,
-            YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: parts[0])) != nil
-        else { throw CommandError.invalidArgument("id", "must be a conflict id such as 2026-08/title") }
-        let entity = EntityRef(kind: YearPlanner.entityKind, id: parts[0])
+        guard parts.count == 2 else {
+            throw CommandError.invalidArgument("id", "must be a conflict id such as 2026-08/title")
+        }
         let field = parts[1]
         return try await writes.once(requestID) { db, outbox in
+            // The entity's kind, whatever its domain, from the open conflicts.
+            guard
+                let kind = try String.fetchOne(
+                    db, sql: "SELECT entity_kind FROM conflict WHERE entity_id = ?", arguments: [parts[0]])
+            else { throw CommandError(code: "not_found", message: "there is no open conflict \(id)") }
+            let entity = EntityRef(kind: kind, id: parts[0])
             let log = try StoreDatabase.log(of: entity, in: db)
             guard let state = log.field(entity, field), state.isConflict else {
                 throw CommandError(code: "not_found", message: "there is no open conflict \(id)")

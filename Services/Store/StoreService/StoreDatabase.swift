@@ -66,6 +66,12 @@ final class StoreDatabase: Sendable {
         try folded.apply(operation)
         try OperationRecord(operation).insert(db)
         try domain.materialize(operation.entity, from: folded, in: db)
+        let conflicted = folded.entity(operation.entity).values.contains(where: \.isConflict)
+        try db.cachedStatement(
+            sql: conflicted
+                ? "INSERT OR IGNORE INTO conflict (entity_kind, entity_id) VALUES (?, ?)"
+                : "DELETE FROM conflict WHERE entity_kind = ? AND entity_id = ?"
+        ).execute(arguments: [operation.entity.kind, operation.entity.id])
         try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
             .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
         return db.lastInsertedRowID

@@ -1,4 +1,5 @@
 import GRDB
+import HearthCore
 
 /// The store's schema: the core's tables (the log, the change feed, requests, devices), then each
 /// domain's (`StoreDomain.registerMigrations`). Named migrations are never edited once landed:
@@ -58,6 +59,26 @@ enum StoreMigrations {
                 table.column("is_local", .boolean).notNull().defaults(to: false)
                 table.column("last_sync_at", .text)
                 table.column("first_seen_at", .text).notNull()
+            }
+        }
+        migrator.registerMigration("core: open conflicts of every domain") { db in
+            // The entities with a field in conflict, whatever their domain: `conflicts` lists them
+            // and `conflicts.resolve` finds an entity's kind here. Kept by `StoreDatabase.apply`.
+            try db.create(table: "conflict") { table in
+                table.column("entity_kind", .text).notNull()
+                table.column("entity_id", .text).notNull()
+                table.primaryKey(["entity_kind", "entity_id"])
+            }
+            try db.create(index: "conflict_entity_id", on: "conflict", columns: ["entity_id"])
+            // Those already in conflict: every entity's log folded once.
+            let entities = try Row.fetchAll(db, sql: "SELECT DISTINCT entity_kind, entity_id FROM operation")
+            for row in entities {
+                let entity = EntityRef(kind: row[0], id: row[1])
+                if try StoreDatabase.log(of: entity, in: db).entity(entity).values.contains(where: \.isConflict) {
+                    try db.execute(
+                        sql: "INSERT INTO conflict (entity_kind, entity_id) VALUES (?, ?)",
+                        arguments: [entity.kind, entity.id])
+                }
             }
         }
         // Then each domain's own, in registration order.

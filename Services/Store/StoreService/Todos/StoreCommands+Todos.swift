@@ -256,6 +256,31 @@ extension StoreCommands {
         }
     }
 
+    /// Every change to a todo, its subtasks and its completions, oldest first (a removed todo's
+    /// too, by its full id).
+    func todoHistory(_ request: CommandRequest) async throws -> JSONValue {
+        let given = try Arguments(request.arguments).requiredString("id")
+        return try await database.pool.read { db in
+            let known =
+                Todos.isEntityID(given)
+                ? try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM operation WHERE entity_kind = 'todo' AND entity_id = ?", arguments: [given])
+                    ?? false : false
+            let id = known ? given : try Self.todoID(given, in: db)
+            var entities = [EntityRef(kind: Todos.todoKind, id: id)]
+            let related = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT entity_kind, entity_id FROM operation
+                    WHERE (entity_kind = ? AND entity_id >= ? AND entity_id < ?)
+                       OR (entity_kind = ? AND fields LIKE ?)
+                    """,
+                arguments: [Todos.completionKind, id + "@", id + "A", Todos.subtaskKind, "%\"\(id)\"%"])
+            entities += related.map { EntityRef(kind: $0[0], id: $0[1]) }
+            return ["id": .string(id), "changes": .array(try Self.entityHistory(entities, in: db))]
+        }
+    }
+
     /// Todos, by collection order then due date; with `date`, the todos of that day (recurring
     /// ones on the days they fall on, marked done where that day's instance exists).
     func listTodos(_ request: CommandRequest) async throws -> JSONValue {

@@ -78,6 +78,7 @@ enum TodosDomain: StoreDomain {
             "collection.list": { commands, request in try await commands.listCollections(request) },
             "todo.list": { commands, request in try await commands.listTodos(request) },
             "todo.show": { commands, request in try await commands.showTodo(request) },
+            "todo.history": { commands, request in try await commands.todoHistory(request) },
             "todo.occurrences": { commands, request in try await commands.occurrences(request) },
             "reminder.sources": { commands, request in try await commands.reminderSources(request) },
         ]
