@@ -310,7 +310,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SchedulerServiceTests",
-            dependencies: ["SchedulerService", "HearthCalendar", "HearthBus", "HearthCore", "HearthTesting"],
+            dependencies: [
+                "SchedulerService", "StoreService", "BusService", "HearthCalendar", "HearthBus", "HearthCore",
+                "HearthTesting", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -196,4 +196,46 @@ struct ReminderTests {
         _ = await scheduler.waitForExit(timeout: .seconds(3))
         await finish(household)
     }
+
+    @Test("a showing reminder closes when its todo is removed (reminder.cancelled) or done elsewhere (reminder.done)")
+    func cancelledAndDoneElsewhere() async throws {
+        let household = try await household()
+        let due = ahead(1)
+        let removed = try await addTodo(household, "Water the plants", due: due)
+        let finished = try await addTodo(household, "Post the letter", due: due)
+        try #require(
+            await household.server.output.waitForLines(2) { line in
+                line.contains("\"call\": \"Notify\"")
+                    && (line.contains("Water the plants") || line.contains("Post the letter"))
+            })
+        _ = try await household.store.request("todo.remove", args: ["id": .string(removed)])
+        let today = due.date
+        _ = try await household.store.request("todo.done", args: ["id": .string(finished), "date": .string(today)])
+        try #require(
+            await household.monitor.output.waitForLine(containing: "\"topic\":\"reminder.cancelled\"") != nil)
+        try #require(await household.monitor.output.waitForLine(containing: "\"topic\":\"reminder.done\"") != nil)
+        #expect(reminderEvents(household.monitor, topic: "reminder.cancelled") == [removed])
+        #expect(reminderEvents(household.monitor, topic: "reminder.done") == [finished])
+        #expect(
+            await household.server.output.waitForLines(2) { $0.contains("\"call\": \"CloseNotification\"") })
+        await finish(household)
+    }
+
+    @Test("a notifier that starts after a reminder fired asks the scheduler and shows it")
+    func notifierStartsLate() async throws {
+        let household = try await household()
+        let notifier = household.stack.processes[.notifier]!
+        notifier.signal(SIGTERM)
+        _ = await notifier.waitForExit(timeout: .seconds(3))
+        let id = try await addTodo(household, "Ring Grandma", due: ahead(1))
+        try #require(await household.monitor.output.waitForLine(containing: "\"topic\":\"reminder.due\"") != nil)
+        #expect(household.server.output.lines.allSatisfy { !$0.contains("Ring Grandma") })
+        let restarted = try await TestStack.start(.notifier, environment: household.stack.environment)
+        let line = try #require(await household.server.output.waitForLine { $0.contains("Ring Grandma") })
+        #expect(try JSONValue.parse(line)["actions"] == ["done", "Done", "snooze", "Snooze"])
+        #expect(reminderEvents(household.monitor) == [id])
+        restarted.signal(SIGTERM)
+        _ = await restarted.waitForExit(timeout: .seconds(3))
+        await finish(household)
+    }
 }
