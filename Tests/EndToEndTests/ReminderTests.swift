@@ -127,10 +127,14 @@ struct ReminderTests {
         await finish(household)
     }
 
-    /// Restarts the scheduler and waits until it has loaded and a bus heartbeat has passed since.
-    private func restartScheduler(_ household: Household, signal: Int32) async throws -> ChildProcess {
-        household.stack.processes[.scheduler]!.signal(signal)
-        _ = await household.stack.processes[.scheduler]!.waitForExit(timeout: .seconds(5))
+    /// Stops `scheduler` with `signal` and starts another on the household's home.
+    private func restart(
+        _ scheduler: ChildProcess, _ household: Household, signal: Int32
+    ) async throws
+        -> ChildProcess
+    {
+        scheduler.signal(signal)
+        _ = await scheduler.waitForExit(timeout: .seconds(5))
         return try await TestStack.start(.scheduler, environment: household.stack.environment)
     }
 
@@ -156,9 +160,7 @@ struct ReminderTests {
         var scheduler = try await TestStack.start(.scheduler, environment: household.stack.environment)
         try #require(await household.server.output.waitForLine { $0.contains("Feed the cat") } != nil)
         try await settle(household, scheduler: scheduler)
-        scheduler.signal(SIGKILL)
-        _ = await scheduler.waitForExit(timeout: .seconds(5))
-        scheduler = try await TestStack.start(.scheduler, environment: household.stack.environment)
+        scheduler = try await restart(scheduler, household, signal: SIGKILL)
         try await settle(household, scheduler: scheduler)
         #expect(reminderEvents(household.monitor) == [id])
         let showing = try await CommandClient(
@@ -185,7 +187,7 @@ struct ReminderTests {
         let fired = reminderEvents(household.monitor)
         #expect(fired.count == 200)
         #expect(Set(fired) == ids)
-        let scheduler = try await restartScheduler(household, signal: SIGTERM)
+        let scheduler = try await restart(household.stack.processes[.scheduler]!, household, signal: SIGTERM)
         try await settle(household, scheduler: scheduler)
         #expect(reminderEvents(household.monitor).count == 200)
         let popups = household.server.output.lines.filter {

@@ -94,7 +94,10 @@ struct StoreTodosTests {
             let history = try await a.request("todo.show", args: ["id": .string(id)])
             #expect(history["completions"] == ["2026-03-03"])
 
-            // After its end date it falls on no day, and no day after can be completed.
+            // After its end date it leaves the lists (its completions stay), falls on no day, and no
+            // day after can be completed.
+            #expect(try await a.request("todo.list", args: ["today": "2026-03-05"])["todos"]?.arrayValue?.count == 1)
+            #expect(try await a.request("todo.list", args: ["today": "2026-03-06"])["todos"] == [])
             #expect(try await occurrences(a, id, "2026-03-06", "2026-12-31") == [])
             let late = await #expect(throws: CommandClientError.self) {
                 try await a.request("todo.done", args: ["id": .string(id), "date": "2026-03-06"])

@@ -178,7 +178,7 @@ struct Todo: AsyncParsableCommand {
         @Option(help: "The todos of one day, YYYY-MM-DD or 'today'.") var date: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
+            var arguments: [String: JSONValue] = ["today": .string(try Todo.resolve("today", options))]
             if let collection { arguments["collection"] = .string(collection) }
             if let date { arguments["date"] = .string(try Todo.resolve(date, options)) }
             let reply = try await ServiceCall.run(options, .store, "todo.list", arguments)
@@ -229,20 +229,18 @@ struct Todo: AsyncParsableCommand {
             abstract: "Complete a todo; for a repeating one, one day's occurrence (default today).")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
-        @Option(help: "The day, YYYY-MM-DD (repeating todos; default today).") var date: String?
+        @OptionGroup var day: Day
 
-        func run() async throws { try await Todo.complete(options, id, date, done: true) }
+        func run() async throws { try await Todo.complete(options, day, done: true) }
     }
 
     struct Undone: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Reopen a todo, or one day's occurrence.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
-        @Option(help: "The day, YYYY-MM-DD (repeating todos; default today).") var date: String?
+        @OptionGroup var day: Day
 
-        func run() async throws { try await Todo.complete(options, id, date, done: false) }
+        func run() async throws { try await Todo.complete(options, day, done: false) }
     }
 
     struct Occurrences: AsyncParsableCommand {
@@ -290,10 +288,16 @@ struct Todo: AsyncParsableCommand {
         }
     }
 
-    static func complete(_ options: GlobalOptions, _ id: String, _ date: String?, done: Bool) async throws {
-        var arguments: [String: JSONValue] = ["id": .string(id)]
+    /// The todo and day `done` and `undone` act on.
+    struct Day: ParsableArguments {
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Option(help: "The day, YYYY-MM-DD (repeating todos; default today).") var date: String?
+    }
+
+    static func complete(_ options: GlobalOptions, _ day: Day, done: Bool) async throws {
+        var arguments: [String: JSONValue] = ["id": .string(day.id)]
         // A repeating todo needs the day; today on the household's clock unless given.
-        arguments["date"] = .string(try resolve(date ?? "today", options))
+        arguments["date"] = .string(try resolve(day.date ?? "today", options))
         let reply = try await ServiceCall.run(options, .store, done ? "todo.done" : "todo.undone", arguments)
         if options.json { return Output.json(reply) }
         let todo = reply["todo"] ?? .null

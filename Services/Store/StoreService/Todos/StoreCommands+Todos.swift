@@ -281,26 +281,30 @@ extension StoreCommands {
         }
     }
 
-    /// Todos, by collection order then due date; with `date`, the todos of that day (recurring
-    /// ones on the days they fall on, marked done where that day's instance exists).
+    /// Todos, by collection order then due date (with `today`, repeating todos that ended before
+    /// it are left out); with `date`, the todos of that day (recurring ones on the days they fall
+    /// on, marked done where that day's instance exists).
     func listTodos(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let collection = try arguments.optionalString("collection")
         let date = try arguments.optionalDate("date")
+        let today = try arguments.optionalDate("today")
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
             if let date {
                 let day = try TodoAgenda.read(from: date, through: date, collection: collectionID, in: db)
                 return ["date": .string(date.description), "todos": .array(day.map(\.json))]
             }
+            // A repeating todo whose end date is before `today` has left the lists.
             let ids = try String.fetchAll(
                 db,
                 sql: """
                     SELECT todo.id FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
-                    WHERE ? IS NULL OR todo.collection = ?
+                    WHERE (? IS NULL OR todo.collection = ?)
+                      AND NOT (todo.repeat != 'none' AND todo.until IS NOT NULL AND todo.until < ?)
                     ORDER BY c.sort_order, todo.completed, todo.due_date IS NULL, todo.due_date, todo.due_time,
                              todo.title, todo.id
-                    """, arguments: [collectionID, collectionID])
+                    """, arguments: [collectionID, collectionID, today?.description ?? ""])
             return ["todos": .array(try ids.compactMap { try Self.todo($0, in: db) })]
         }
     }
