@@ -150,6 +150,78 @@ struct StoreTodosTests {
         }
     }
 
+    @Test(
+        "the calendar counts each day's todos across a month end and the autumn clock change, filters them, and marks a done occurrence once"
+    )
+    func calendar() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let store = running.commands
+            _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+            _ = try await store.request("collection.add", args: ["name": "Work", "kind": "plan"])
+            _ = try await store.request(
+                "collection.add", args: ["name": "Private", "kind": "list", "show_in_calendar": false])
+            let water = try #require(
+                try await store.request(
+                    "todo.add",
+                    args: [
+                        "title": "Water", "collection": "Habits", "due": "2026-10-20", "time": "08:00",
+                        "repeat": "daily", "priority": "high",
+                    ]
+                )["todo"]?["id"]?.stringValue)
+            _ = try await store.request(
+                "todo.add",
+                args: [
+                    "title": "Review", "collection": "Work", "due": "2026-10-31", "repeat": "weekly", "priority": "low",
+                ])
+            _ = try await store.request(
+                "todo.add", args: ["title": "Report", "collection": "Work", "due": "2026-11-01", "priority": "medium"])
+            _ = try await store.request(
+                "todo.add", args: ["title": "Secret", "collection": "Private", "due": "2026-11-01"])
+            _ = try await store.request("todo.done", args: ["id": .string(water), "date": "2026-10-25"])
+            _ = try await store.request("todo.done", args: ["id": .string(water), "date": "2026-11-01"])
+
+            func counts(_ arguments: [String: JSONValue]) async throws -> [String: String] {
+                var all = arguments
+                all["from"] = "2026-10-24"
+                all["to"] = "2026-11-02"
+                let days = try await store.request("todo.calendar", args: all)["days"]?.arrayValue ?? []
+                #expect(days.count == 10)
+                var result: [String: String] = [:]
+                for day in days {
+                    let open = day["counts"]?["open"]?.intValue ?? -1
+                    let done = day["counts"]?["done"]?.intValue ?? -1
+                    #expect((day["todos"]?.arrayValue?.count ?? -1) == Int(open + done))
+                    if open + done > 0 { result[day["date"]?.stringValue ?? ""] = "\(open)/\(done)" }
+                }
+                return result
+            }
+            // Water every day (done on the clock-change day and on 1 November), Review on the 31st,
+            // Report on the 1st; Secret's collection stays out of the calendar.
+            #expect(
+                try await counts([:]) == [
+                    "2026-10-24": "1/0", "2026-10-25": "0/1", "2026-10-26": "1/0", "2026-10-27": "1/0",
+                    "2026-10-28": "1/0", "2026-10-29": "1/0", "2026-10-30": "1/0", "2026-10-31": "2/0",
+                    "2026-11-01": "1/1", "2026-11-02": "1/0",
+                ])
+            #expect(try await counts(["status": "done"]) == ["2026-10-25": "0/1", "2026-11-01": "0/1"])
+            #expect(try await counts(["priority": "low"]) == ["2026-10-31": "1/0"])
+            #expect(try await counts(["kind": "plan"]) == ["2026-10-31": "1/0", "2026-11-01": "1/0"])
+            #expect(
+                try await counts(["collection": "Work", "status": "open", "priority": "medium"]) == [
+                    "2026-11-01": "1/0"
+                ])
+            let day = try await store.request("todo.calendar", args: ["from": "2026-10-25", "to": "2026-10-25"])
+            let todos = day["days"]?.arrayValue?.first?["todos"]?.arrayValue ?? []
+            #expect(todos.count == 1)
+            #expect(todos.first?["done"] == true)
+            let bad = await #expect(throws: CommandClientError.self) {
+                try await store.request(
+                    "todo.calendar", args: ["from": "2026-10-01", "to": "2026-10-02", "kind": "chores"])
+            }
+            #expect(bad?.description.contains("'kind' must be one of habit, plan, list") == true)
+        }
+    }
+
     @Test("every bad input is refused naming the field, and nothing is written")
     func badInput() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -79,6 +79,7 @@ enum TodosDomain: StoreDomain {
             "todo.list": { commands, request in try await commands.listTodos(request) },
             "todo.show": { commands, request in try await commands.showTodo(request) },
             "todo.history": { commands, request in try await commands.todoHistory(request) },
+            "todo.calendar": { commands, request in try await commands.calendar(request) },
             "todo.occurrences": { commands, request in try await commands.occurrences(request) },
             "reminder.sources": { commands, request in try await commands.reminderSources(request) },
         ]

@@ -1,0 +1,58 @@
+import GRDB
+import HearthBus
+import HearthCore
+
+/// The calendar: each day's todos in a range, from collections shown in the calendar, filtered,
+/// with counts per day.
+extension StoreCommands {
+    /// `todo.calendar {from, to, priority?, status?, kind?, collection?}` → one object per day:
+    /// `date`, `counts {open, done}`, `todos` (a repeating todo on each day it falls on, marked
+    /// done where that day is completed, never twice).
+    func calendar(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        guard let from = try arguments.optionalDate("from") else {
+            throw CommandError.invalidArgument("from", "is required")
+        }
+        guard let to = try arguments.optionalDate("to") else { throw CommandError.invalidArgument("to", "is required") }
+        guard from <= to else { throw CommandError.invalidArgument("to", "must not be before 'from' (\(from))") }
+        guard to.dayNumber - from.dayNumber < 62 else {
+            throw CommandError.invalidArgument("to", "must be within 62 days of 'from' (a month view at most)")
+        }
+        let priority = try arguments.optionalString("priority")
+        let status = try arguments.optionalString("status")
+        let kind = try arguments.optionalString("kind")
+        try rule { () throws(RuleError) in
+            if let priority { _ = try Todos.choice(priority, field: "priority", as: Todos.Priority.self) }
+            if let kind { _ = try Todos.choice(kind, field: "kind", as: Todos.Kind.self) }
+        }
+        if let status, !["open", "done"].contains(status) {
+            throw CommandError.invalidArgument("status", "must be open or done, got '\(status)'")
+        }
+        let collection = try arguments.optionalString("collection")
+        return try await database.pool.read { db in
+            let collectionID = try collection.map { try Self.collectionID($0, in: db) }
+            let items = try TodoAgenda.read(
+                from: from, through: to, collection: collectionID, calendarOnly: true, in: db
+            ).filter { item in
+                (priority.map { $0.lowercased() == item.priority } ?? true)
+                    && (kind.map { $0.lowercased() == item.kind } ?? true)
+                    && (status.map { ($0 == "done") == item.done } ?? true)
+            }
+            var byDay: [LocalDate: [TodoAgenda.Item]] = [:]
+            for item in items { byDay[item.date, default: []].append(item) }
+            var days: [JSONValue] = []
+            var date = from
+            while date <= to {
+                let todos = byDay[date] ?? []
+                let done = todos.filter(\.done).count
+                days.append([
+                    "date": .string(date.description), "weekday": .int(Int64(date.weekday)),
+                    "counts": ["open": .int(Int64(todos.count - done)), "done": .int(Int64(done))],
+                    "todos": .array(todos.map(\.json)),
+                ])
+                date = date.adding(days: 1)
+            }
+            return ["from": .string(from.description), "to": .string(to.description), "days": .array(days)]
+        }
+    }
+}
