@@ -222,6 +222,49 @@ struct StoreTodosTests {
         }
     }
 
+    @Test("daily notes: set, show, list newest first with mood counts; two devices writing one day keep both texts")
+    func notes() async throws {
+        try await withTwoStores { a, b in
+            let set = try await a.request(
+                "note.set", args: ["date": "2026-11-20", "mood": "calm", "text": "Quiet day."])
+            #expect(set["note"]?["mood"] == "calm")
+            _ = try await a.request(
+                "note.set", args: ["date": "2026-11-21", "mood": "happy", "text": "Park\nthen tea"])
+            _ = try await a.request("note.set", args: ["date": "2026-11-22", "mood": "happy"])
+            let shown = try await a.request("note.show", args: ["date": "2026-11-21"])
+            #expect(shown["text"] == "Park\nthen tea")
+            #expect(shown["mood"] == "happy")
+            let list = try await a.request("note.list")
+            #expect(
+                (list["notes"]?.arrayValue ?? []).compactMap { $0["date"]?.stringValue } == [
+                    "2026-11-22", "2026-11-21", "2026-11-20",
+                ])
+            #expect(list["moods"] == ["happy": 2, "calm": 1])
+            let happySince = try await a.request("note.list", args: ["since": "2026-11-22", "mood": "happy"])
+            #expect(happySince["notes"]?.arrayValue?.count == 1)
+            #expect(try await a.request("note.show", args: ["date": "2026-11-19"])["empty"] == true)
+            let bad = await #expect(throws: CommandClientError.self) {
+                try await a.request("note.set", args: ["date": "2026-11-23", "mood": "grumpy"])
+            }
+            #expect(
+                bad?.description.contains("'mood' must be one of happy, calm, neutral, sad, stressed, angry") == true)
+
+            try await exchange(a, b)
+            _ = try await a.request("note.set", args: ["date": "2026-11-20", "text": "Quiet day, long walk."])
+            _ = try await b.request("note.set", args: ["date": "2026-11-20", "text": "Quiet day; rained."])
+            try await exchange(a, b)
+            for store in [a, b] {
+                let note = try await store.request("note.show", args: ["date": "2026-11-20"])
+                #expect(note["conflicted"] == true)
+                #expect(
+                    Set(note["conflicts"]?["text"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                        == ["Quiet day, long walk.", "Quiet day; rained."])
+                let conflicts = try await store.request("conflicts")["conflicts"]?.arrayValue ?? []
+                #expect(conflicts.map { $0["id"]?.stringValue ?? "" } == ["2026-11-20/text"])
+            }
+        }
+    }
+
     @Test("every bad input is refused naming the field, and nothing is written")
     func badInput() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

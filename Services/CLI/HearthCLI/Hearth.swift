@@ -16,7 +16,8 @@ public struct Hearth: AsyncParsableCommand {
             """,
         subcommands: [
             Status.self, Event.self, History.self, Conflicts.self, Device.self, Ops.self, Backup.self, Restore.self,
-            Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Notify.self, Monitor.self,
+            Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Note.self, Notify.self,
+            Monitor.self,
             Publish.self, Config.self,
         ]
     )

@@ -1,6 +1,6 @@
 /// The todos domain's rules for every operation on its kinds, local or from another device.
 extension Todos: DomainRules {
-    public static let entityKinds: Set<String> = [collectionKind, todoKind, subtaskKind, completionKind]
+    public static let entityKinds: Set<String> = [collectionKind, todoKind, subtaskKind, completionKind, noteKind]
 
     private static let collectionFields: [String: FieldRule] = [
         "name": .text(maximumLength: maximumNameLength, nullable: false, blank: false),
@@ -37,6 +37,11 @@ extension Todos: DomainRules {
 
     private static let completionFields: [String: FieldRule] = ["done": .boolean]
 
+    private static let noteFields: [String: FieldRule] = [
+        "mood": .oneOf(Mood.allCases.map(\.rawValue)),
+        "text": .text(maximumLength: maximumDescriptionLength, multiline: true),
+    ]
+
     public static func validate(_ operation: Operation) throws(RuleError) {
         let id = operation.entity.id
         switch operation.entity.kind {
@@ -60,6 +65,9 @@ extension Todos: DomainRules {
                     field: "entity.id", rule: "must be '<todo id>@YYYY-MM-DD' for a completion, got '\(id)'")
             }
             try operation.check(fields: completionFields)
+        case noteKind:
+            _ = try LocalDate(parsing: id, field: "entity.id")
+            try operation.check(fields: noteFields)
         default:
             throw RuleError(field: "entity.kind", rule: "'\(operation.entity.kind)' is not a todos kind")
         }

@@ -14,6 +14,8 @@ public enum Todos {
     public static let todoKind = "todo"
     public static let subtaskKind = "todo_subtask"
     public static let completionKind = "todo_completion"
+    /// A day's note: its id is the date, `YYYY-MM-DD`.
+    public static let noteKind = "daily_note"
 
     public static let maximumTitleLength = 200
     public static let maximumNameLength = 100
@@ -23,6 +25,11 @@ public enum Todos {
     /// What a collection gathers.
     public enum Kind: String, CaseIterable, Sendable {
         case habit, plan, list
+    }
+
+    /// A daily note's mood.
+    public enum Mood: String, CaseIterable, Sendable {
+        case happy, calm, neutral, sad, stressed, angry
     }
 
     public enum Priority: String, CaseIterable, Sendable {

@@ -62,6 +62,15 @@ enum TodosDomain: StoreDomain {
                 table.column("completed_at", .text).notNull()
                 table.primaryKey(["template", "date"])
             }
+            try db.create(table: "daily_note") { table in
+                table.primaryKey("date", .text)
+                table.column("mood", .text)
+                table.column("text", .text)
+                table.column("modified_at", .text).notNull()
+                table.column("modified_by", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(index: "daily_note_mood", on: "daily_note", columns: ["mood"])
             // This device's reminders: never replicated.
             try db.create(table: "reminder_state") { table in
                 table.primaryKey("id", .text)
@@ -80,6 +89,8 @@ enum TodosDomain: StoreDomain {
             "todo.show": { commands, request in try await commands.showTodo(request) },
             "todo.history": { commands, request in try await commands.todoHistory(request) },
             "todo.calendar": { commands, request in try await commands.calendar(request) },
+            "note.show": { commands, request in try await commands.showNote(request) },
+            "note.list": { commands, request in try await commands.listNotes(request) },
             "todo.occurrences": { commands, request in try await commands.occurrences(request) },
             "reminder.sources": { commands, request in try await commands.reminderSources(request) },
         ]
@@ -98,6 +109,7 @@ enum TodosDomain: StoreDomain {
             "subtask.move": { commands, request in try await commands.moveSubtask(request) },
             "subtask.remove": { commands, request in try await commands.removeSubtask(request) },
             "reminder.record": { commands, request in try await commands.recordReminder(request) },
+            "note.set": { commands, request in try await commands.setNote(request) },
         ]
         for (name, handler) in writes {
             handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
@@ -113,6 +125,8 @@ enum TodosDomain: StoreDomain {
             return ["collection": try StoreCommands.collection(entity.id, in: db) ?? ["id": .string(entity.id)]]
         case Todos.todoKind:
             return ["todo": try StoreCommands.todo(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        case Todos.noteKind:
+            return ["note": try StoreCommands.note(entity.id, in: db) ?? ["date": .string(entity.id)]]
         case Todos.subtaskKind:
             let todo = try String.fetchOne(
                 db, sql: "SELECT todo FROM todo_subtask WHERE id = ?", arguments: [entity.id])
@@ -173,6 +187,15 @@ enum TodosDomain: StoreDomain {
                 fields.bool("completed") ?? false, fields.text("repeat") ?? Todos.Repeat.none.rawValue,
                 fields.text("until"), fields.text("month_end") ?? Todos.MonthEnd.skip.rawValue, created, modified,
                 last.author, conflicted,
+            ])
+        case Todos.noteKind:
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO daily_note (date, mood, text, modified_at, modified_by, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                entity.id, fields.text("mood"), fields.text("text"), modified, last.author, conflicted,
             ])
         case Todos.subtaskKind:
             guard !deleted, let title = fields.text("title"), let todo = fields.text("todo") else {

@@ -1,0 +1,86 @@
+import GRDB
+import HearthBus
+import HearthCore
+
+/// Daily notes: one per date, a mood and free text. Two devices writing one day's note at once
+/// keep both texts as a conflict (the operation log's rule), never one lost.
+extension StoreCommands {
+    func setNote(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        guard let date = try arguments.optionalDate("date") else {
+            throw CommandError.invalidArgument("date", "is required")
+        }
+        var values: [String: FieldValue] = [:]
+        let mood = try arguments.optionalString("mood")
+        let text = try arguments.optionalString("text")
+        try rule { () throws(RuleError) in
+            if let mood { values["mood"] = .text(try Todos.choice(mood, field: "mood", as: Todos.Mood.self).rawValue) }
+            if let text {
+                try TextRules.check(text, field: "text", maximumLength: Todos.maximumDescriptionLength, multiline: true)
+                values["text"] = text.isEmpty ? .null : .text(text)
+            }
+        }
+        guard !values.isEmpty else {
+            throw CommandError.invalidArgument("mood", "or 'text' must be given: there is nothing to write")
+        }
+        let changes = values
+        return try await writes.once(request.id) { db, outbox in
+            try commit(EntityRef(kind: Todos.noteKind, id: date.description), changes, in: db, outbox: outbox)
+        }
+    }
+
+    func showNote(_ request: CommandRequest) async throws -> JSONValue {
+        guard let date = try Arguments(request.arguments).optionalDate("date") else {
+            throw CommandError.invalidArgument("date", "is required")
+        }
+        return try await database.pool.read { db in
+            guard var note = try Self.note(date.description, in: db)?.objectValue else {
+                return ["date": .string(date.description), "mood": nil, "text": nil, "empty": true]
+            }
+            // In a conflict, every competing value (the shown one first).
+            let entity = EntityRef(kind: Todos.noteKind, id: date.description)
+            var conflicts: [String: JSONValue] = [:]
+            for (name, state) in try StoreDatabase.log(of: entity, in: db).entity(entity) where state.isConflict {
+                conflicts[name] = .array(state.heads.map { $0.value.json })
+            }
+            note["conflicts"] = .object(conflicts)
+            return .object(note)
+        }
+    }
+
+    /// Notes newest first, from `since` on and of one `mood` if given, with how many of each mood.
+    func listNotes(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let since = try arguments.optionalDate("since")?.description
+        let mood = try arguments.optionalString("mood")
+        if let mood {
+            try rule { () throws(RuleError) in _ = try Todos.choice(mood, field: "mood", as: Todos.Mood.self) }
+        }
+        return try await database.pool.read { db in
+            let dates = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT date FROM daily_note WHERE (? IS NULL OR date >= ?) AND (? IS NULL OR mood = ?)
+                      AND (mood IS NOT NULL OR text IS NOT NULL)
+                    ORDER BY date DESC
+                    """, arguments: [since, since, mood?.lowercased(), mood?.lowercased()])
+            let notes = try dates.compactMap { try Self.note($0, in: db) }
+            var moods: [String: JSONValue] = [:]
+            for note in notes {
+                if let mood = note["mood"]?.stringValue { moods[mood] = .int((moods[mood]?.intValue ?? 0) + 1) }
+            }
+            return ["notes": .array(notes), "moods": .object(moods)]
+        }
+    }
+
+    static func note(_ date: String, in db: Database) throws -> JSONValue? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM daily_note WHERE date = ?", arguments: [date]) else {
+            return nil
+        }
+        return [
+            "date": .string(date), "mood": (row["mood"] as String?).map(JSONValue.string) ?? .null,
+            "text": (row["text"] as String?).map(JSONValue.string) ?? .null, "modified_at": .string(row["modified_at"]),
+            "modified_by": .string(row["modified_by"]), "conflicted": .bool(row["conflicted"]),
+        ]
+    }
+}
