@@ -265,6 +265,70 @@ struct StoreTodosTests {
         }
     }
 
+    @Test("all 20 templates apply into an empty home; applying twice makes a second collection; the result is editable")
+    func templates() async throws {
+        #expect(TodoTemplate.gallery.count == 20)
+        #expect(TodoTemplate.gallery.filter { $0.kind == .habit }.count == 10)
+        #expect(TodoTemplate.gallery.filter { $0.kind == .plan }.count == 5)
+        #expect(TodoTemplate.gallery.filter { $0.kind == .list }.count == 5)
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            var expected = 0
+            for template in TodoTemplate.gallery {
+                let reply = try await running.commands.request(
+                    "template.apply", args: ["name": .string(template.name), "start": "2026-11-23"])
+                #expect(reply["collection"]?["name"]?.stringValue == template.name)
+                #expect(reply["collection"]?["kind"]?.stringValue == template.kind.rawValue)
+                #expect(reply["todos"]?.intValue == Int64(template.items.count))
+                expected += template.items.count
+            }
+            let todos = try await running.commands.request("todo.list")["todos"]?.arrayValue ?? []
+            #expect(todos.count == expected)
+            // Habits repeat from the start, plans are due over the weeks after it, lists have no date.
+            for todo in todos {
+                switch todo["kind"]?.stringValue {
+                case "habit": #expect(todo["repeat"] != "none" && todo["due"] == "2026-11-23")
+                case "plan": #expect(todo["repeat"] == "none" && (todo["due"]?.stringValue ?? "") >= "2026-11-23")
+                default: #expect(todo["due"] == .null)
+                }
+            }
+            let water = try await running.commands.request("todo.list", args: ["collection": "Water intake"])
+            #expect(
+                (water["todos"]?.arrayValue ?? []).compactMap { $0["time"]?.stringValue } == [
+                    "08:00", "10:00", "12:00", "14:00", "16:00", "18:00", "20:00",
+                ])
+            let again = try await running.commands.request(
+                "template.apply", args: ["name": "water-intake", "start": "2026-11-23"])
+            #expect(again["collection"]?["name"] == "Water intake (2)")
+            let first = try #require(water["todos"]?.arrayValue?.first?["id"]?.stringValue)
+            let edited = try await running.commands.request(
+                "todo.edit", args: ["id": .string(first), "title": "Big glass of water", "time": "08:30"])
+            #expect(edited["todo"]?["title"] == "Big glass of water")
+            let unknown = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("template.apply", args: ["name": "Knitting", "start": "2026-11-23"])
+            }
+            #expect(unknown?.description.contains("'name' must be a template") == true)
+        }
+    }
+
+    @Test("a template that fails part-way leaves nothing behind")
+    func templateFault() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            StoreCommands.templateFault.withLock { $0 = 4 }
+            defer { StoreCommands.templateFault.withLock { $0 = nil } }
+            let failed = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request(
+                    "template.apply", args: ["name": "Medication", "start": "2026-11-23"])
+            }
+            #expect(failed?.description.contains("injected fault after 4 todos") == true)
+            #expect(try await operationCount(running) == 0)
+            #expect(try await running.commands.request("collection.list")["collections"] == [])
+            StoreCommands.templateFault.withLock { $0 = nil }
+            let applied = try await running.commands.request(
+                "template.apply", args: ["name": "Medication", "start": "2026-11-23"])
+            #expect(applied["todos"] == 5)
+        }
+    }
+
     @Test("every bad input is refused naming the field, and nothing is written")
     func badInput() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

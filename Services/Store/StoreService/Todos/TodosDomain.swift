@@ -110,6 +110,7 @@ enum TodosDomain: StoreDomain {
             "subtask.remove": { commands, request in try await commands.removeSubtask(request) },
             "reminder.record": { commands, request in try await commands.recordReminder(request) },
             "note.set": { commands, request in try await commands.setNote(request) },
+            "template.apply": { commands, request in try await commands.applyTemplate(request) },
         ]
         for (name, handler) in writes {
             handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
