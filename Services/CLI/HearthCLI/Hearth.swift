@@ -16,9 +16,8 @@ public struct Hearth: AsyncParsableCommand {
             """,
         subcommands: [
             Status.self, Event.self, History.self, Conflicts.self, Device.self, Ops.self, Backup.self, Restore.self,
-            Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Note.self, Notify.self,
-            Monitor.self,
-            Publish.self, Config.self,
+            Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Templates.self, Note.self,
+            Focus.self, Notify.self, Monitor.self, Publish.self, Config.self,
         ]
     )
 

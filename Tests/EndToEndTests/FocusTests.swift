@@ -1,0 +1,99 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// Focus mode in a real terminal: `hearth focus` runs in a tmux pane, keys are sent with
+/// `send-keys` and the screen read with `capture-pane`.
+@Suite("End to end: focus mode in tmux", .serialized, .timeLimit(.minutes(2)))
+struct FocusTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// A tmux server of the test's own.
+    struct Tmux {
+        let socket = "hearth-focus-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+        @discardableResult
+        func run(
+            _ arguments: [String], timeout: Duration = .seconds(10)
+        ) async throws -> (
+            status: Int32?, stdout: String, stderr: String
+        ) {
+            try await ChildProcess.run("/usr/bin/tmux", ["-L", socket] + arguments, timeout: timeout)
+        }
+
+        func screen() async throws -> String { try await run(["capture-pane", "-p", "-t", "focus"]).stdout }
+
+        /// Reads the pane until it shows `text` (a terminal gives no other signal that it has
+        /// redrawn), at most `timeout`.
+        func waitForScreen(_ text: String, timeout: Duration = .seconds(5)) async throws -> String {
+            let deadline = ContinuousClock.now + timeout
+            var shown = ""
+            while ContinuousClock.now < deadline {
+                shown = try await screen()
+                if shown.contains(text) { return shown }
+                try await Task.sleep(for: .milliseconds(25))  // between screen reads, bounded above
+            }
+            Issue.record("the pane never showed '\(text)'; it showed:\n\(shown)")
+            return shown
+        }
+    }
+
+    @Test(
+        "d completes through the store, n brings a todo round again, s skips it, q ends with the counts; a habit is refused"
+    )
+    func focus() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        let store = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(5))
+        _ = try await store.request("collection.add", args: ["name": "Work", "kind": "plan"])
+        _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+        var ids: [String: String] = [:]
+        for (title, due) in [("Alpha", "2026-11-24"), ("Beta", "2026-11-25"), ("Gamma", "2026-11-26")] {
+            let added = try await store.request(
+                "todo.add", args: ["title": .string(title), "collection": "Work", "due": .string(due)])
+            ids[title] = try #require(added["todo"]?["id"]?.stringValue)
+        }
+
+        let habit = try await stack.hearth(["focus", "Habits"])
+        #expect(habit.status == 2)
+        #expect(habit.stderr.contains("Habits is a habit: focus mode steps through a plan or a list"))
+        let queue = try JSONValue.parse(try await stack.hearth(["--json", "focus", "Work"]).stdout)
+        #expect(queue["queue"]?.arrayValue?.compactMap { $0["title"]?.stringValue } == ["Alpha", "Beta", "Gamma"])
+
+        let tmux = Tmux()
+        let hearth = ChildProcess.binaryDirectory + "/hearth"
+        try await tmux.run([
+            "new-session", "-d", "-s", "focus", "-x", "100", "-y", "30",
+            "env HEARTH_HOME=\(stack.home.path) \(hearth) focus Work; tmux -L \(tmux.socket) wait-for -S focus-ended; sleep 60",
+        ])
+        var screen = try await tmux.waitForScreen("Focus · Work · 3 open")
+        #expect(screen.contains("Alpha"))
+        #expect(screen.contains("due 2026-11-24"))
+        #expect(screen.contains("d done · s skip · n next · q quit"))
+
+        try await tmux.run(["send-keys", "-t", "focus", "d"])
+        screen = try await tmux.waitForScreen("2 open · done 1")
+        #expect(screen.contains("Beta"))
+        try await tmux.run(["send-keys", "-t", "focus", "n"])
+        screen = try await tmux.waitForScreen("Gamma")
+        try await tmux.run(["send-keys", "-t", "focus", "s"])
+        screen = try await tmux.waitForScreen("skipped 1")
+        #expect(screen.contains("Beta"))  // round again after Gamma
+        try await tmux.run(["send-keys", "-t", "focus", "q"])
+        try await tmux.run(["wait-for", "focus-ended"], timeout: .seconds(10))
+        screen = try await tmux.screen()
+        try await tmux.run(["kill-server"])
+        #expect(screen.contains("Focus on Work ended: done 1, skipped 1, 1 still open, total time 00:0"))
+
+        let shown = try await store.request("todo.show", args: ["id": .string(ids["Alpha"]!)])
+        #expect(shown["completed"] == true)
+        for title in ["Beta", "Gamma"] {
+            #expect(try await store.request("todo.show", args: ["id": .string(ids[title]!)])["completed"] == false)
+        }
+        await store.close()
+        _ = await stack.stop()
+    }
+}
