@@ -1,0 +1,67 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// The todos' command line against a real store: what a person types and reads.
+@Suite("End to end: todos on the command line", .serialized, .timeLimit(.minutes(2)))
+struct TodoCommandLineTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    @Test("add, list, done for a day, calendar text, note --edit through \\$EDITOR; bad input exits 2 naming the field")
+    func commandLine() async throws {
+        let stack = try await TestStack([.bus, .store], environment: ["HEARTH_TIME_ZONE": "UTC"], context: context)
+        func hearth(_ arguments: [String], _ extra: [String: String] = [:]) async throws -> (Int32?, String, String) {
+            let result = try await ChildProcess.run(
+                "hearth", arguments, environment: stack.environment.merging(extra) { $1 })
+            return (result.status, result.stdout, result.stderr)
+        }
+        #expect(try await hearth(["collection", "add", "Habits", "--kind", "habit"]).0 == 0)
+        let added = try await hearth([
+            "--json", "todo", "add", "Stretch", "--collection", "habits", "--due", "2026-11-23", "--time", "07:30",
+            "--repeat", "daily", "--priority", "high",
+        ])
+        #expect(added.0 == 0, "\(added.2)")
+        let id = try #require(try JSONValue.parse(added.1)["todo"]?["id"]?.stringValue)
+        let done = try await hearth(["todo", "done", String(id.prefix(8)), "--date", "2026-11-24"])
+        #expect(done.1.contains("done for 2026-11-24: Stretch"), "\(done.1)\(done.2)")
+        let week = try await hearth(["calendar", "week", "2026-11-25"])
+        #expect(week.1.contains("Mon 2026-11-23  1 open, 0 done"))
+        #expect(week.1.contains("Tue 2026-11-24  0 open, 1 done"))
+        #expect(week.1.contains("  [x] 07:30  Stretch !high"))
+        #expect(!week.1.contains("\u{1B}["), "no colour when the output is not a terminal")
+
+        for (arguments, message) in [
+            (["todo", "add", " ", "--collection", "Habits"], "'title' is required"),
+            (["todo", "add", "x", "--collection", "Habits", "--due", "2026-02-31"], "'due' must be a real date"),
+            (["todo", "add", "x", "--collection", "Habits", "--priority", "urgent"], "'priority' must be one of"),
+            (["collection", "add", "Lists", "--kind", "shopping"], "'kind' must be one of habit, plan, list"),
+            (
+                [
+                    "todo", "add", "x", "--collection", "Habits", "--due", "2026-03-01", "--repeat", "daily", "--until",
+                    "2026-02-01",
+                ],
+                "'until' must not be before"
+            ),
+            (["todo", "subtask", "add", "abcdef12", "step"], "'todo': no todo 'abcdef12'"),
+            (["calendar", "month", "2026-02-30"], "'date' must be a real date"),
+        ] {
+            let refused = try await hearth(arguments)
+            #expect(refused.0 == 2, "\(arguments)")
+            #expect(refused.2.contains(message), "\(arguments): \(refused.2)")
+        }
+
+        let editor = stack.home.file("editor.sh")
+        try "#!/bin/sh\nprintf 'Long walk.\\nEarly night.\\n' > \"$1\"\n".write(
+            toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        let edited = try await hearth(["note", "set", "2026-11-22", "--mood", "calm", "--edit"], ["EDITOR": editor])
+        #expect(edited.0 == 0, "\(edited.2)")
+        let note = try await hearth(["note", "show", "2026-11-22"])
+        #expect(note.1.contains("2026-11-22 calm"))
+        #expect(note.1.contains("  Long walk.\n  Early night."))
+        _ = await stack.stop()
+    }
+}
