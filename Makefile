@@ -1,8 +1,8 @@
 # Hearth: the two set-up commands are `make run` and `make test` (see README.md).
 SWIFT ?= swift
-SOURCES := Package.swift Shared Services Tests Benchmarks
+SOURCES := Package.swift Shared Services Tests Benchmarks Fuzz
 
-.PHONY: run test bench build release deps test-deps lint format install clean
+.PHONY: run test bench fuzz build release deps test-deps lint format install clean
 
 ## Build in release mode and run the whole stack in the foreground under supervisord (Ctrl-C stops it).
 run: deps release
@@ -21,6 +21,10 @@ bench: deps test-deps
 	.build/release/hearth-bench notify --json
 	.build/release/hearth-bench turn --json
 	.build/release/hearth-bench scheduler --json
+
+## Build each fuzz target (libFuzzer + AddressSanitizer) and run it for FUZZ_SECONDS (default 60).
+fuzz:
+	Fuzz/run $(or $(FUZZ_SECONDS),60)
 
 deps:
 	deploy/bootstrap run

@@ -1,0 +1,26 @@
+// libFuzzer target: an `ops import` file (and, when sync lands, a sync batch): JSON, then each
+// operation read strictly (`Operation(json:at:)`), checked by its domain's rules, and folded
+// into an operation log, as the store does before anything is written. Every input is refused
+// with a typed error or accepted; never a trap (the huge-counter crash of issue 15 was one).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOperations(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let file = try? JSONValue.parse(bytes), let operations = file["operations"]?.arrayValue else { return 0 }
+    var log = OperationLog()
+    for (index, item) in operations.enumerated() {
+        guard let operation = try? Operation(json: item, at: "operations[\(index)]") else { continue }
+        do {
+            switch operation.entity.kind {
+            case _ where YearPlanner.entityKinds.contains(operation.entity.kind): try YearPlanner.validate(operation)
+            case _ where Todos.entityKinds.contains(operation.entity.kind): try Todos.validate(operation)
+            default: continue
+            }
+        } catch {
+            continue
+        }
+        _ = try? log.apply(operation)
+    }
+    _ = log.conflicts
+    for entity in log.entities { _ = log.entity(entity) }
+    return 0
+}
