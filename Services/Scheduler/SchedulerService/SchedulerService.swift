@@ -87,16 +87,13 @@ public final class SchedulerService: Service {
     private func followStore() async {
         var delay = Duration.milliseconds(250)
         while !Task.isCancelled {
+            var follower: ChangeFollower?
             do {
                 let since = try await load()
                 delay = .milliseconds(250)
-                let follower = try await ChangeFollower(
-                    context: context, busEndpoint: configuration.busSubscribeEndpoint,
-                    bus: CommandClient(
-                        context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500)),
-                    source: "store", prefix: "store.todo", commands: store, since: since)
-                defer { Task { await follower.close() } }
-                for try await change in follower {
+                let following = try await changes(since: since)
+                follower = following
+                for try await change in following {
                     let entity = change.data["operation"]?["entity"]
                     guard let kind = entity?["kind"]?.stringValue, let id = entity?["id"]?.stringValue else { continue }
                     switch kind {
@@ -107,12 +104,32 @@ public final class SchedulerService: Service {
                     }
                 }
             } catch {
-                if Task.isCancelled { return }
-                logger.warning("hearth-scheduler: cannot follow the store (\(error)); loading again in \(delay)")
+                if !Task.isCancelled {
+                    logger.warning("hearth-scheduler: cannot follow the store (\(error)); loading again in \(delay)")
+                }
             }
+            await follower?.close()
+            if Task.isCancelled { return }
             // A backoff before asking a store that did not answer again, not synchronisation.
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// The store's changes after `since`: every store topic, not just todos', so its `seq`s run on
+    /// without holes (a card's change between two todo changes is not a gap to replay).
+    private func changes(since: UInt64) async throws -> ChangeFollower {
+        let bus = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(500))
+        do {
+            let follower = try await ChangeFollower(
+                context: context, busEndpoint: configuration.busSubscribeEndpoint, bus: bus, source: "store",
+                prefix: "store.", commands: store, since: since)
+            await bus.close()
+            return follower
+        } catch {
+            await bus.close()
+            throw error
         }
     }
 
