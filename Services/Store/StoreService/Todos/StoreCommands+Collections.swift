@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// The todos domain's collections: habits, plans and lists.
+extension StoreCommands {
+    func addCollection(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let (nameText, kindText) = (try arguments.requiredString("name"), try arguments.requiredString("kind"))
+        let name = try rule { () throws(RuleError) in try Todos.name(nameText) }
+        let kind = try rule { () throws(RuleError) in try Todos.choice(kindText, field: "kind", as: Todos.Kind.self) }
+        var values: [String: FieldValue] = [
+            "name": .text(name), "kind": .text(kind.rawValue),
+            "show_in_calendar": .bool(try arguments.optionalBool("show_in_calendar") ?? true),
+        ]
+        if let icon = try arguments.optionalString("icon"), !icon.isEmpty { values["icon"] = .text(icon) }
+        let entity = EntityRef(kind: Todos.collectionKind, id: UUIDText.make())
+        let changes = values
+        return try await writes.once(request.id) { db, outbox in
+            try Self.refuseTakenName(name, except: nil, in: db)
+            var all = changes
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(sort_order) FROM todo_collection") ?? -1
+            all["sort_order"] = .int(last + 1)
+            return try commit(entity, all, in: db, outbox: outbox)
+        }
+    }
+
+    func editCollection(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("collection")
+        var values: [String: FieldValue] = [:]
+        if let name = try arguments.optionalString("name") {
+            values["name"] = .text(try rule { () throws(RuleError) in try Todos.name(name) })
+        }
+        if let icon = try arguments.optionalString("icon") { values["icon"] = icon.isEmpty ? .null : .text(icon) }
+        if let shown = try arguments.optionalBool("show_in_calendar") { values["show_in_calendar"] = .bool(shown) }
+        if let order = try arguments.optionalInt("sort_order") { values["sort_order"] = .int(Int64(order)) }
+        guard !values.isEmpty else {
+            throw CommandError.invalidArgument("name", "or 'icon', 'show_in_calendar' or 'sort_order' must be given")
+        }
+        let changes = values
+        return try await writes.once(request.id) { db, outbox in
+            let id = try Self.collectionID(given, in: db)
+            if case .text(let name) = changes["name"] { try Self.refuseTakenName(name, except: id, in: db) }
+            return try commit(EntityRef(kind: Todos.collectionKind, id: id), changes, in: db, outbox: outbox)
+        }
+    }
+
+    /// Removes a collection and every todo in it, in one transaction (history keeps them).
+    func removeCollection(_ request: CommandRequest) async throws -> JSONValue {
+        let given = try Arguments(request.arguments).requiredString("collection")
+        return try await writes.once(request.id) { db, outbox in
+            let id = try Self.collectionID(given, in: db)
+            let todos = try String.fetchAll(db, sql: "SELECT id FROM todo WHERE collection = ?", arguments: [id])
+            for todo in todos {
+                try commit(EntityRef(kind: Todos.todoKind, id: todo), ["deleted": .bool(true)], in: db, outbox: outbox)
+            }
+            var reply =
+                try commit(
+                    EntityRef(kind: Todos.collectionKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox
+                )
+                .objectValue ?? [:]
+            reply["removed_todos"] = .int(Int64(todos.count))
+            return .object(reply)
+        }
+    }
+
+    func listCollections(_ request: CommandRequest) async throws -> JSONValue {
+        try await database.pool.read { db in
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM todo_collection ORDER BY sort_order, name, id")
+            return ["collections": .array(try ids.compactMap { try Self.collection($0, in: db) })]
+        }
+    }
+
+    static func refuseTakenName(_ name: String, except id: String?, in db: Database) throws {
+        let taken = try String.fetchOne(
+            db, sql: "SELECT id FROM todo_collection WHERE lower(name) = lower(?) AND id IS NOT ?",
+            arguments: [name, id])
+        if taken != nil {
+            throw CommandError.invalidArgument("name", "must be unique: a collection '\(name)' already exists")
+        }
+    }
+
+    static func collection(_ id: String, in db: Database) throws -> JSONValue? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT c.*, (SELECT COUNT(*) FROM todo WHERE todo.collection = c.id) AS todos,
+                           (SELECT COUNT(*) FROM todo WHERE todo.collection = c.id AND completed) AS done
+                    FROM todo_collection AS c WHERE c.id = ?
+                    """, arguments: [id])
+        else { return nil }
+        return [
+            "id": .string(id), "name": .string(row["name"]), "kind": .string(row["kind"]),
+            "icon": (row["icon"] as String?).map(JSONValue.string) ?? .null, "sort_order": .int(row["sort_order"]),
+            "show_in_calendar": .bool(row["show_in_calendar"]), "todos": .int(row["todos"]), "done": .int(row["done"]),
+            "conflicted": .bool(row["conflicted"]),
+        ]
+    }
+
+    /// The collection `given` names: its name (any case), its id, or a unique prefix of the id.
+    static func collectionID(_ given: String, in db: Database, field: String = "collection") throws -> String {
+        if let id = try String.fetchOne(
+            db, sql: "SELECT id FROM todo_collection WHERE lower(name) = lower(?)", arguments: [given])
+        {
+            return id
+        }
+        return try uniqueID(given, table: "todo_collection", what: "collection", field: field, in: db)
+    }
+}
