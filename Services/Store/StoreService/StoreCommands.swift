@@ -125,9 +125,12 @@ struct StoreCommands: Sendable {
         return .object(description.merging(["seq": .int(seq), "op": .string(operation.id.description)]) { $1 })
     }
 
-    func check(_ body: () throws(RuleError) -> Void) throws {
+    /// Runs a domain rule check, turning its `RuleError` into the command's refusal naming the
+    /// field; returns what the check returns (a parsed date, a trimmed title…).
+    @discardableResult
+    func check<T>(_ body: () throws(RuleError) -> T) throws -> T {
         do {
-            try body()
+            return try body()
         } catch {
             throw CommandError.invalidArgument(error.field, error.rule)
         }

@@ -21,7 +21,7 @@ extension StoreCommands {
         let priority = try arguments.optionalString("priority")
         let status = try arguments.optionalString("status")
         let kind = try arguments.optionalString("kind")
-        try rule { () throws(RuleError) in
+        try check { () throws(RuleError) in
             if let priority { _ = try Todos.choice(priority, field: "priority", as: Todos.Priority.self) }
             if let kind { _ = try Todos.choice(kind, field: "kind", as: Todos.Kind.self) }
         }

@@ -9,8 +9,8 @@ extension StoreCommands {
     func addCollection(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let (nameText, kindText) = (try arguments.requiredString("name"), try arguments.requiredString("kind"))
-        let name = try rule { () throws(RuleError) in try Todos.name(nameText) }
-        let kind = try rule { () throws(RuleError) in try Todos.choice(kindText, field: "kind", as: Todos.Kind.self) }
+        let name = try check { () throws(RuleError) in try Todos.name(nameText) }
+        let kind = try check { () throws(RuleError) in try Todos.choice(kindText, field: "kind", as: Todos.Kind.self) }
         var values: [String: FieldValue] = [
             "name": .text(name), "kind": .text(kind.rawValue),
             "show_in_calendar": .bool(try arguments.optionalBool("show_in_calendar") ?? true),
@@ -32,7 +32,7 @@ extension StoreCommands {
         let given = try arguments.requiredString("collection")
         var values: [String: FieldValue] = [:]
         if let name = try arguments.optionalString("name") {
-            values["name"] = .text(try rule { () throws(RuleError) in try Todos.name(name) })
+            values["name"] = .text(try check { () throws(RuleError) in try Todos.name(name) })
         }
         if let icon = try arguments.optionalString("icon") { values["icon"] = icon.isEmpty ? .null : .text(icon) }
         if let shown = try arguments.optionalBool("show_in_calendar") { values["show_in_calendar"] = .bool(shown) }

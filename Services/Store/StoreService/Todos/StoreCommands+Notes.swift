@@ -13,7 +13,7 @@ extension StoreCommands {
         var values: [String: FieldValue] = [:]
         let mood = try arguments.optionalString("mood")
         let text = try arguments.optionalString("text")
-        try rule { () throws(RuleError) in
+        try check { () throws(RuleError) in
             if let mood { values["mood"] = .text(try Todos.choice(mood, field: "mood", as: Todos.Mood.self).rawValue) }
             if let text {
                 try TextRules.check(text, field: "text", maximumLength: Todos.maximumDescriptionLength, multiline: true)
@@ -54,7 +54,7 @@ extension StoreCommands {
         let since = try arguments.optionalDate("since")?.description
         let mood = try arguments.optionalString("mood")
         if let mood {
-            try rule { () throws(RuleError) in _ = try Todos.choice(mood, field: "mood", as: Todos.Mood.self) }
+            try check { () throws(RuleError) in _ = try Todos.choice(mood, field: "mood", as: Todos.Mood.self) }
         }
         return try await database.pool.read { db in
             let dates = try String.fetchAll(

@@ -9,7 +9,7 @@ extension StoreCommands {
         let arguments = Arguments(request.arguments)
         let given = try arguments.requiredString("todo")
         let titleText = try arguments.requiredString("title")
-        let title = try rule { () throws(RuleError) in try Todos.title(titleText) }
+        let title = try check { () throws(RuleError) in try Todos.title(titleText) }
         let entity = EntityRef(kind: Todos.subtaskKind, id: UUIDText.make())
         return try await writes.once(request.id) { db, outbox in
             let todo = try Self.todoID(given, in: db, field: "todo")

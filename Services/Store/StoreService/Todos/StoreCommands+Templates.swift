@@ -23,7 +23,7 @@ extension StoreCommands {
             throw CommandError.invalidArgument("start", "is required")
         }
         let requested = try arguments.optionalString("collection_name").map { text in
-            try rule { () throws(RuleError) in try Todos.name(text, field: "collection_name") }
+            try check { () throws(RuleError) in try Todos.name(text, field: "collection_name") }
         }
         return try await writes.once(request.id) { db, outbox in
             let base = requested ?? template.name
@@ -60,7 +60,7 @@ extension StoreCommands {
                     values["due_date"] = .text(due.description)
                     if let time = item.time {
                         values["due_time"] = .text(
-                            try rule { () throws(RuleError) in
+                            try check { () throws(RuleError) in
                                 try LocalTime(parsing: time, field: "time").description
                             })
                     }

@@ -89,13 +89,6 @@ extension StoreCommands {
         return id
     }
 
-    func rule<T>(_ body: () throws(RuleError) -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            throw CommandError.invalidArgument(error.field, error.rule)
-        }
-    }
 }
 
 extension Arguments {

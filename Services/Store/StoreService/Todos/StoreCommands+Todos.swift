@@ -14,7 +14,7 @@ extension StoreCommands {
             texts[name] = try arguments.optionalString(name)
         }
         var values: [String: FieldValue] = [:]
-        try rule { () throws(RuleError) in
+        try check { () throws(RuleError) in
             if let title = texts["title"] { values["title"] = .text(try Todos.title(title)) }
             if let note = texts["description"] {
                 try TextRules.check(
