@@ -122,6 +122,9 @@ struct ReminderTests {
         let waited = Date().timeIntervalSince(pressed)
         #expect(waited >= 1.9 && waited < 4, "raised again \(waited) s after Snooze")
         #expect(try JSONValue.parse(again)["actions"] == ["done", "Done", "snooze", "Snooze"])
+        // The monitor is a process of its own: wait for it to have printed both events.
+        #expect(
+            await household.monitor.output.waitForLines(2) { $0.contains("\"topic\":\"reminder.due\"") })
         #expect(reminderEvents(household.monitor) == [id, id])
         #expect(reminderEvents(household.monitor, topic: "reminder.snoozed") == [id])
         await finish(household)
@@ -184,6 +187,9 @@ struct ReminderTests {
         _ = await household.server.output.waitForLines(200, timeout: .seconds(20), from: mark) {
             $0.contains("\"call\": \"Notify\"") && $0.contains("Chore ")
         }
+        // The monitor is a process of its own: wait for it to have printed every event.
+        #expect(
+            await household.monitor.output.waitForLines(200) { $0.contains("\"topic\":\"reminder.due\"") })
         let fired = reminderEvents(household.monitor)
         #expect(fired.count == 200)
         #expect(Set(fired) == ids)
