@@ -28,10 +28,14 @@ public struct HouseholdTime: Sendable {
 
     /// The wall-clock date and time at `instant`.
     public func wallClock(at instant: Date) -> (date: LocalDate, time: LocalTime) {
-        let date = LocalDate(instant, in: timeZone)
+        // One reading of the offset for both: the date and the time of day of the same wall second.
         let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: instant)
-        let intoDay = ((seconds % 86_400) + 86_400) % 86_400
-        return (date, LocalTime(hour: intoDay / 3600, minute: intoDay / 60 % 60, second: intoDay % 60)!)
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let intoDay = seconds - days * 86_400
+        return (
+            LocalDate(dayNumber: days),
+            LocalTime(hour: intoDay / 3600, minute: intoDay / 60 % 60, second: intoDay % 60)!
+        )
     }
 
     /// Today's date on the household's wall clock.

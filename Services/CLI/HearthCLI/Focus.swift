@@ -122,7 +122,6 @@ struct FocusSession {
     init(queue: [JSONValue], collection: String) {
         self.queue = queue
         self.collection = collection
-        finished = false
     }
 
     var current: JSONValue? { queue.first }

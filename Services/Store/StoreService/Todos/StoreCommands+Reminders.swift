@@ -14,9 +14,10 @@ extension StoreCommands {
         let after = try arguments.optionalString("after") ?? ""
         let since = try arguments.optionalDate("since")?.description ?? "0000"
         let ids: [String]? = try arguments.values["ids"].map { value in
-            guard case .array(let items) = value, items.count <= 1_000,
-                let ids = Optional(items.compactMap(\.stringValue)), ids.count == items.count
-            else { throw CommandError.invalidArgument("ids", "must be a list of at most 1000 todo ids") }
+            let ids = value.arrayValue?.compactMap(\.stringValue)
+            guard let ids, ids.count == value.arrayValue?.count, ids.count <= 1_000 else {
+                throw CommandError.invalidArgument("ids", "must be a list of at most 1000 todo ids")
+            }
             return ids
         }
         return try await database.pool.read { db in
