@@ -38,6 +38,7 @@ struct Button: Equatable, Sendable {
 /// | `reminder.due` | `reminder {id, title, due, detail?, reschedule?}` | title and time, **Done**, **Snooze**, **Reschedule** when offered |
 /// | `reminder.snoozed` | `reminder {id, title}`, `until` | "Snoozed until 18:30", replacing the reminder |
 /// | `reminder.done`, `reminder.rescheduled`, `reminder.cancelled` | `reminder {id}` | closes the reminder |
+/// | `class.next` | `class {id, member {id, name}, subject, room, teacher?, period, start}` | "Next: Maths in R12 at 10:00 · Mr S" (normal, brief), one popup per member |
 /// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts) |
 /// | `sync.failed` | `peer {device, name}`, `reason` | "Sync with Mum failed" (normal) |
 /// | `store.changed` on `store.suggestion.changed` | `suggestion {…}` | "Mum suggested 'Beach day' for August", **Accept**, **Decline**; closed once decided |
@@ -84,6 +85,8 @@ struct NotificationCatalog {
         case "reminder.done", "reminder.rescheduled", "reminder.cancelled":
             guard let id = data["reminder"]?["id"]?.stringValue else { return .ignore }
             return .close(["reminder.\(id)"])
+        case "class.next":
+            return nextClass(data["class"] ?? .null)
         case "sync.completed", "sync.failed":
             return sync(envelope.type, data)
         case "store.changed" where topic == "store.suggestion.changed":
@@ -211,6 +214,29 @@ struct NotificationCatalog {
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.hour, .minute], from: date)
         return (parts.hour! < 10 ? "0" : "") + "\(parts.hour!):" + (parts.minute! < 10 ? "0" : "") + "\(parts.minute!)"
+    }
+
+    // MARK: - Classes
+
+    /// "Next: Maths in R12 at 10:00 · Mr S", brief, under the member's key (the next one replaces it).
+    private func nextClass(_ lesson: JSONValue) -> NotificationPlan {
+        guard let member = lesson["member"]?["id"]?.stringValue, let subject = lesson["subject"]?.stringValue,
+            let room = lesson["room"]?.stringValue, let start = lesson["start"]?.stringValue.flatMap(Timestamp.parse)
+        else { return .ignore }
+        let teacher = lesson["teacher"]?.stringValue.map { " · \($0)" } ?? ""
+        var body: [String] = []
+        if let name = lesson["member"]?["name"]?.stringValue { body.append(name) }
+        if let period = lesson["period"]?.stringValue {
+            body.append(Int(period) != nil ? "period \(period)" : period)
+        }
+        return .show(
+            Popup(
+                key: "class.\(member)", category: .classes,
+                notification: DesktopNotification(
+                    summary: "Next: \(subject) in \(room) at \(clock(start))\(teacher)",
+                    body: body.joined(separator: " · "),
+                    icon: "x-office-calendar", urgency: .normal, category: "hearth.class", timeout: 10_000),
+                buttons: [:]))
     }
 
     // MARK: - Sync

@@ -6,6 +6,7 @@ import HearthCore
 /// What a reminder's buttons (and `hearth`) ask of the scheduler.
 struct SchedulerCommands: Sendable {
     let board: ReminderBoard
+    let classes: ClassBoard
     let store: CommandClient
     let snooze: Duration
     let clock: any SchedulerClock
@@ -17,6 +18,7 @@ struct SchedulerCommands: Sendable {
         case "reminder.snooze": return try await snooze(request.arguments)
         case "reminder.showing": return ["reminders": .array(await board.showing())]
         case "reminder.list": return ["reminders": .array(await board.upcomingList())]
+        case "class.list": return ["classes": .array(await classes.upcoming(now: clock.now()))]
         default: throw CommandError.unknownCommand(request.command, service: "scheduler")
         }
     }

@@ -5,7 +5,7 @@ import HearthCore
 import Logging
 import ServiceLifecycle
 
-/// `hearth-scheduler`: owns every timer. Today: todo reminders.
+/// `hearth-scheduler`: owns every timer: todo reminders and next-class notifications.
 ///
 /// It holds the next reminder of every todo that has one in memory (`ReminderBoard`), loaded
 /// from the store at start (`reminder.sources`) and kept current from the store's change feed
@@ -18,13 +18,20 @@ import ServiceLifecycle
 /// Commands on `scheduler.cmd`: `reminder.done {id}` (completes the todo, or that day's
 /// occurrence), `reminder.snooze {id, minutes?}` (default `[reminders] snooze`; survives a
 /// restart), `reminder.showing` (what is on screen, for a notifier that starts late),
-/// `reminder.list` (every upcoming reminder).
+/// `reminder.list` (every upcoming reminder), `class.list` (the next-class notifications loaded).
+///
+/// Next-class notifications (`class.next`) come from a second loop over `ClassBoard`: today's and
+/// tomorrow's lessons of every member whose notifications are on (`class.sources`), loaded again
+/// at midnight and whenever a hub entity changes, each raised once at its member's lead before
+/// the lesson (recorded in the store first, so a restart never raises it twice).
 public final class SchedulerService: Service {
     private let configuration: HearthConfiguration
     private let context: ZMQContext
     private let publisher: Publisher
     private let store: CommandClient
     private let board: ReminderBoard
+    private let classes: ClassBoard
+    private let classWake = AsyncSignal()
     private let commands: CommandServer
     private let clock: any SchedulerClock
     private let wake: AsyncSignal
@@ -50,10 +57,12 @@ public final class SchedulerService: Service {
             clock.now()
         }
         self.board = board
+        let classes = ClassBoard(clock: HouseholdTime(timeZone: configuration.household.timeZone))
+        self.classes = classes
         let wake = AsyncSignal()
         self.wake = wake
         let handler = SchedulerCommands(
-            board: board, store: store, snooze: configuration.household.snooze, clock: clock,
+            board: board, classes: classes, store: store, snooze: configuration.household.snooze, clock: clock,
             publish: { topic, data in
                 Self.publish(topic, data, on: publisher, logger: logger)
                 wake.fire()
@@ -61,7 +70,7 @@ public final class SchedulerService: Service {
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.scheduler), service: "scheduler",
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
-            pingInfo: { ["reminders": .int(Int64(await board.count))] },
+            pingInfo: { ["reminders": .int(Int64(await board.count)), "classes": .int(Int64(await classes.count))] },
             handler: { request in try await handler.handle(request) })
     }
 
@@ -74,7 +83,8 @@ public final class SchedulerService: Service {
                     await store.close()
                     await publisher.close()
                 },
-                ServiceLoop("store changes", followStore), ServiceLoop("timers", fireReminders), commands,
+                ServiceLoop("store changes", followStore), ServiceLoop("timers", fireReminders),
+                ServiceLoop("classes", fireClasses), commands,
             ], logger: logger
         ).run()
     }
@@ -100,6 +110,9 @@ public final class SchedulerService: Service {
                     case Todos.todoKind: try await refresh(id)
                     case Todos.completionKind:
                         if let (template, _) = Todos.completionParts(id) { try await refresh(template) }
+                    case let kind where Hub.entityKinds.contains(kind):
+                        await classes.markStale()
+                        classWake.fire()
                     default: continue
                     }
                 }
@@ -156,6 +169,8 @@ public final class SchedulerService: Service {
         await board.load(sources)
         logger.info("hearth-scheduler: \(sources.count) todos with reminders")
         wake.fire()
+        await classes.markStale()
+        classWake.fire()
         return seq
     }
 
@@ -210,6 +225,44 @@ public final class SchedulerService: Service {
             logger.warning("hearth-scheduler: cannot record \(reminders.count) reminders firing: \(error)")
             // A retry timer while the store is away, not synchronisation.
             try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    // MARK: - Next-class notifications
+
+    /// Loads today's and tomorrow's lessons when the board is stale or the day moved on, raises
+    /// the notifications whose time has come, and sleeps until the next one, midnight or a
+    /// change to the timetable.
+    private func fireClasses() async {
+        while !Task.isCancelled {
+            classWake.reset()
+            let now = clock.now()
+            let today = classes.clock.today(at: now)
+            do {
+                let (stale, through) = (await classes.stale, await classes.loadedThrough)
+                if stale || (through ?? today) <= today {
+                    let reply = try await store.request(
+                        "class.sources",
+                        args: ["from": .string(today.description), "to": .string(today.adding(days: 1).description)])
+                    await classes.load(reply, through: today.adding(days: 1))
+                }
+                for alert in await classes.ready(now: now) {
+                    _ = try await store.request(
+                        "class.record",
+                        args: ["member": .string(alert.member), "start": .int(ReminderBoard.milliseconds(alert.start))])
+                    await classes.raisedAlert(alert)
+                    publish("class.next", alert.event)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("hearth-scheduler: cannot load or record next-class notifications: \(error)")
+                // A retry timer while the store is away, not synchronisation.
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            let midnight = classes.clock.instant(today.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
+            let next = [await classes.nextWake(after: now), midnight].compactMap { $0 }.min()
+            await clock.wait(until: next, or: classWake)
         }
     }
 

@@ -84,3 +84,11 @@ public final class StoreService: Service {
         ).run()
     }
 }
+
+extension StoreService {
+    /// Fault injection for the crash tests only: stall every confirmed timetable import halfway
+    /// through its transaction for `duration` (`HEARTH_FAULT_IMPORT_STALL_MS`).
+    public static func faultImportStall(_ duration: Duration) {
+        StoreCommands.importStall.withLock { $0 = duration }
+    }
+}

@@ -8,7 +8,7 @@
 public struct NotifySettings: Sendable, Equatable {
     /// The kinds of notification a person can turn off.
     public enum Category: String, Sendable, CaseIterable, Comparable {
-        case turns, reminders, snoozes, sync, suggestions
+        case turns, reminders, snoozes, sync, suggestions, classes
 
         public static func < (lhs: Category, rhs: Category) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -1,0 +1,137 @@
+import ArgumentParser
+import HearthBus
+
+/// `hearth member`: the family hub's members and this device's profile.
+struct Member: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The household's members (students and parents) and this device's profile.",
+        discussion: """
+            A student's profile sees and edits only their own timetable; a parent's sees and edits \
+            everyone's. The profile is this device's alone (`hearth member use NAME`); a device with \
+            none acts as a parent's.
+            """,
+        subcommands: [Add.self, List.self, Rename.self, Remove.self, Use.self, Notify.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a member.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The member's name (unique, ignoring case).") var name: String
+        @Option(help: "student or parent.") var role: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "member.add", ["name": .string(name), "role": .string(role)])
+            Member.show(reply, options, verb: "added")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the members; * marks this device's profile.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "member.list")
+            if options.json { return Output.json(reply) }
+            let members = reply["members"]?.arrayValue ?? []
+            if members.isEmpty { return Output.line("no members yet: hearth member add NAME --role student|parent") }
+            let profile = reply["profile"]?.stringValue
+            for member in members {
+                let name = member["name"]?.stringValue ?? "?"
+                let notify =
+                    member["notify"] == true
+                    ? "next class \(member["lead"]?.intValue ?? 10) min ahead" : "no class notifications"
+                Output.line(
+                    "\(name == profile ? "*" : " ") \(name) · \(member["role"]?.stringValue ?? "") · \(member["entries"]?.intValue ?? 0) lessons · \(notify)"
+                )
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a member.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The member's name (any case) or id.") var member: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "member.rename", ["member": .string(member), "name": .string(name)])
+            Member.show(reply, options, verb: "renamed")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member and their timetable.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The member's name (any case) or id.") var member: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "member.remove", ["member": .string(member)])
+            if options.json { return Output.json(reply) }
+            Output.line("removed \(member) and \(reply["removed_entries"]?.intValue ?? 0) lessons")
+        }
+    }
+
+    struct Use: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Use a member's profile on this device (--none: no profile).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The member's name (any case) or id.") var member: String?
+        @Flag(help: "Use no profile (acts as a parent's).") var none = false
+
+        func validate() throws {
+            guard (member == nil) == none else { throw ValidationError("give a member's name, or --none") }
+        }
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "member.use", ["member": member.map(JSONValue.string) ?? .null])
+            if options.json { return Output.json(reply) }
+            let profile = reply["profile"] ?? .null
+            Output.line(
+                profile == .null
+                    ? "this device uses no profile"
+                    : "this device uses \(profile["name"]?.stringValue ?? "?")'s profile (\(profile["role"]?.stringValue ?? ""))"
+            )
+        }
+    }
+
+    struct Notify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a member's next-class notifications: --lead MINUTES before each class, or --off.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The member's name (default: this device's profile).") var member: String?
+        @Option(help: "Minutes before each class (1–240; default 10).") var lead: Int?
+        @Flag(help: "No next-class notifications.") var off = false
+
+        func validate() throws {
+            guard lead == nil || !off else { throw ValidationError("give --lead or --off, not both") }
+        }
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["off": .bool(off)]
+            if let member { arguments["member"] = .string(member) }
+            if let lead { arguments["lead"] = .int(Int64(lead)) }
+            let reply = try await ServiceCall.run(options, .store, "member.notify", arguments)
+            Member.show(reply, options, verb: "notifications set")
+        }
+    }
+
+    static func show(_ reply: JSONValue, _ options: GlobalOptions, verb: String) {
+        if options.json { return Output.json(reply) }
+        let member = reply["member"] ?? .null
+        let notify =
+            member["notify"] == true
+            ? "next class \(member["lead"]?.intValue ?? 10) min ahead" : "no class notifications"
+        Output.line(
+            "\(verb): \(member["name"]?.stringValue ?? "?") · \(member["role"]?.stringValue ?? "") · \(notify)"
+                + "  (\(member["id"]?.stringValue?.prefix(8) ?? ""))")
+    }
+}

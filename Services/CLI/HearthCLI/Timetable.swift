@@ -1,0 +1,183 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+
+/// `hearth timetable`: the members' two-week school timetables, the school's calendar, and
+/// their views.
+struct Timetable: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Two-week school timetables: settings, bells, holidays, lessons, import, clashes and views.",
+        discussion: """
+            Weeks alternate Week 1 / Week 2 from the Monday of the Week-1 start date (holidays do not \
+            shift them; an override does). Slots are a week, a day and a period: `1 Mon 3`, \
+            `2 Fri "AM Reg"`. --member defaults to this device's profile (`hearth member use`).
+            """,
+        subcommands: [
+            Settings.self, Bells.self, Override.self, Holiday.self, Add.self, Edit.self, Remove.self, Duplicate.self,
+            CopyDay.self, CopyWeek.self, TimetableImport.self, List.self, TimetableDay.self, TimetableWeek.self,
+            Fortnight.self, Now.self, Clashes.self, Reference.self,
+        ]
+    )
+
+    struct Settings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the school's settings, or set the Week-1 start date.")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(name: .customLong("week1-start"), help: "The Week-1 start date, YYYY-MM-DD.") var week1Start: String?
+
+        func run() async throws {
+            let reply =
+                if let week1Start {
+                    try await ServiceCall.run(
+                        options, .store, "timetable.configure",
+                        ["week1_start": .string(try Todo.resolve(week1Start, options))])
+                } else {
+                    try await ServiceCall.run(options, .store, "timetable.settings")
+                }
+            Timetable.printSettings(reply, options)
+        }
+    }
+
+    struct Bells: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set bell times: \"AM Registration=08:40-09:00\" \"1=09:00-10:00\" …; none: show them.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "PERIOD=HH:MM-HH:MM, one per period to set.") var bells: [String] = []
+
+        func run() async throws {
+            let reply =
+                bells.isEmpty
+                ? try await ServiceCall.run(options, .store, "timetable.settings")
+                : try await ServiceCall.run(
+                    options, .store, "timetable.bells", ["bells": .array(bells.map(JSONValue.string))])
+            Timetable.printSettings(reply, options)
+        }
+    }
+
+    struct Override: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make dates a given rotation week (--week 1|2 --from D --to D), or --clear overrides.")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "The week the range starts in: 1 or 2.") var week: Int?
+        @Option(help: "First date, YYYY-MM-DD.") var from: String?
+        @Option(help: "Last date, YYYY-MM-DD.") var to: String?
+        @Flag(help: "Remove the overrides touching --from..--to (all, without them).") var clear = false
+
+        func validate() throws {
+            guard clear || (week != nil && from != nil && to != nil) else {
+                throw ValidationError("give --week, --from and --to, or --clear")
+            }
+            guard !(clear && week != nil) else { throw ValidationError("--clear takes no --week") }
+        }
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = [:]
+            if let from { arguments["from"] = .string(try Todo.resolve(from, options)) }
+            if let to { arguments["to"] = .string(try Todo.resolve(to, options)) }
+            if let week { arguments["week"] = .int(Int64(week)) }
+            let reply = try await ServiceCall.run(
+                options, .store, clear ? "timetable.override.clear" : "timetable.override", arguments)
+            Timetable.printSettings(reply, options)
+        }
+    }
+
+    static func printSettings(_ reply: JSONValue, _ options: GlobalOptions) {
+        if options.json { return Output.json(reply) }
+        Output.line(
+            "Week 1 starts: \(reply["week1_start"]?.stringValue ?? "not set (hearth timetable settings --week1-start D)")"
+        )
+        let bells = reply["bells"]?.arrayValue ?? []
+        Output.line(bells.isEmpty ? "Bells: none set" : "Bells:")
+        for bell in bells {
+            Output.line(
+                "  \(pad(bell["period"]?.stringValue ?? "", 16)) \(bell["start"]?.stringValue ?? "")–\(bell["end"]?.stringValue ?? "")"
+            )
+        }
+        for override in reply["overrides"]?.arrayValue ?? [] {
+            Output.line(
+                "Override: week \(override["week"]?.intValue ?? 0) from \(override["from"]?.stringValue ?? "") to \(override["to"]?.stringValue ?? "")"
+            )
+        }
+        for holiday in reply["holidays"]?.arrayValue ?? [] { Output.line("Holiday: " + Holiday.describe(holiday)) }
+        if let cleared = reply["cleared"]?.intValue {
+            Output.line("cleared \(cleared) override\(cleared == 1 ? "" : "s")")
+        }
+    }
+
+    /// `text` padded with spaces to `width` characters.
+    static func pad(_ text: String, _ width: Int) -> String {
+        let visible = Output.visible(text)
+        return visible.count >= width ? visible : visible + String(repeating: " ", count: width - visible.count)
+    }
+
+    /// The `--member` option every member's command takes.
+    struct MemberOption: ParsableArguments {
+        @Option(help: "The member (default: this device's profile).") var member: String?
+
+        var arguments: [String: JSONValue] { member.map { ["member": .string($0)] } ?? [:] }
+    }
+}
+
+extension Timetable {
+    struct Holiday: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "School holidays: no lessons and no notifications on their days.",
+            subcommands: [Add.self, List.self, Remove.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a holiday FROM TO (dates included).")
+
+            @OptionGroup var options: GlobalOptions
+            @Argument(help: "First day, YYYY-MM-DD.") var from: String
+            @Argument(help: "Last day, YYYY-MM-DD.") var to: String
+            @Option(help: "Its name (Half term).") var name: String?
+
+            func run() async throws {
+                var arguments: [String: JSONValue] = [
+                    "from": .string(try Todo.resolve(from, options)), "to": .string(try Todo.resolve(to, options)),
+                ]
+                if let name { arguments["name"] = .string(name) }
+                let reply = try await ServiceCall.run(options, .store, "timetable.holiday.add", arguments)
+                if options.json { return Output.json(reply) }
+                Output.line("added holiday: " + Holiday.describe(reply["holiday"] ?? .null))
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the holidays.")
+
+            @OptionGroup var options: GlobalOptions
+
+            func run() async throws {
+                let reply = try await ServiceCall.run(options, .store, "timetable.holiday.list")
+                if options.json { return Output.json(reply) }
+                let holidays = reply["holidays"]?.arrayValue ?? []
+                if holidays.isEmpty { Output.line("no holidays") }
+                for holiday in holidays { Output.line(Holiday.describe(holiday)) }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a holiday (its name or id).")
+
+            @OptionGroup var options: GlobalOptions
+            @Argument(help: "The holiday's name or id (or its first characters).") var holiday: String
+
+            func run() async throws {
+                let reply = try await ServiceCall.run(
+                    options, .store, "timetable.holiday.remove", ["holiday": .string(holiday)])
+                if options.json { return Output.json(reply) }
+                Output.line("removed holiday \(holiday)")
+            }
+        }
+
+        static func describe(_ holiday: JSONValue) -> String {
+            let name = holiday["name"]?.stringValue.map { Output.visible($0) + " · " } ?? ""
+            return "\(name)\(holiday["from"]?.stringValue ?? "") to \(holiday["to"]?.stringValue ?? "")"
+                + "  (\(holiday["id"]?.stringValue?.prefix(8) ?? ""))"
+        }
+    }
+}

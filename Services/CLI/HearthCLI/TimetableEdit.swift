@@ -1,0 +1,199 @@
+import ArgumentParser
+import HearthBus
+
+/// Editing a member's lessons.
+extension Timetable {
+    /// A lesson's fields as options.
+    struct LessonOptions: ParsableArguments {
+        @Option(help: "Week 1 or 2.") var week: String?
+        @Option(help: "Monday–Friday (Mon, tue…).") var day: String?
+        @Option(help: "AM Registration, 1–5 or PM Registration (AM Reg, Period 3…).") var period: String?
+        @Option(help: "The subject.") var subject: String?
+        @Option(help: "The teacher's code (\"\" clears it).") var teacher: String?
+        @Option(help: "The room.") var room: String?
+        @Option(help: "Its own start time HH:MM, instead of the bell's (\"\" clears it).") var start: String?
+        @Option(help: "Its own end time HH:MM (\"\" clears it).") var end: String?
+
+        var arguments: [String: JSONValue] {
+            var arguments: [String: JSONValue] = [:]
+            let pairs = [
+                ("week", week), ("day", day), ("period", period), ("subject", subject), ("teacher", teacher),
+                ("room", room), ("start", start), ("end", end),
+            ]
+            for (name, value) in pairs { if let value { arguments[name] = .string(value) } }
+            return arguments
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a lesson: --week --day --period --subject --room [--teacher] [--start --end].")
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var member: MemberOption
+        @OptionGroup var lesson: LessonOptions
+
+        func run() async throws {
+            try await Timetable.change(
+                options, "timetable.add", member.arguments.merging(lesson.arguments) { $1 }, verb: "added")
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a lesson (its id, or its slot: \"1 Mon 3\").")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The lesson's id (or first characters) or slot, \"1 Mon 3\".") var entry: String
+        @OptionGroup var member: MemberOption
+        @OptionGroup var lesson: LessonOptions
+
+        func run() async throws {
+            var arguments = member.arguments.merging(lesson.arguments) { $1 }
+            arguments["entry"] = .string(entry)
+            try await Timetable.change(options, "timetable.edit", arguments, verb: "changed")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a lesson (its id, or its slot: \"1 Mon 3\").")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The lesson's id (or first characters) or slot, \"1 Mon 3\".") var entry: String
+        @OptionGroup var member: MemberOption
+
+        func run() async throws {
+            var arguments = member.arguments
+            arguments["entry"] = .string(entry)
+            let reply = try await ServiceCall.run(options, .store, "timetable.remove", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line("removed lesson \(entry)")
+        }
+    }
+
+    struct Duplicate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy a lesson into another slot: ENTRY --week W --day D --period P.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The lesson's id (or first characters) or slot, \"1 Mon 3\".") var entry: String
+        @OptionGroup var member: MemberOption
+        @Option(help: "The new slot's week.") var week: String
+        @Option(help: "The new slot's day.") var day: String
+        @Option(help: "The new slot's period.") var period: String
+
+        func run() async throws {
+            var arguments = member.arguments
+            arguments["entry"] = .string(entry)
+            arguments["week"] = .string(week)
+            arguments["day"] = .string(day)
+            arguments["period"] = .string(period)
+            try await Timetable.change(options, "timetable.duplicate", arguments, verb: "added")
+        }
+    }
+
+    struct CopyDay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "copy-day", abstract: "Copy a day onto another, replacing it: \"1 Mon\" \"2 Tue\".")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The day to copy, \"1 Mon\".") var from: String
+        @Argument(help: "The day to replace, \"2 Tue\".") var to: String
+        @OptionGroup var member: MemberOption
+
+        func run() async throws {
+            var arguments = member.arguments
+            arguments["from"] = .string(from)
+            arguments["to"] = .string(to)
+            try await Timetable.change(options, "timetable.copy_day", arguments, verb: "copied")
+        }
+    }
+
+    struct CopyWeek: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "copy-week", abstract: "Copy a week onto the other, replacing it: 1 2.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The week to copy.") var from: String
+        @Argument(help: "The week to replace.") var to: String
+        @OptionGroup var member: MemberOption
+
+        func run() async throws {
+            var arguments = member.arguments
+            arguments["from"] = .string(from)
+            arguments["to"] = .string(to)
+            try await Timetable.change(options, "timetable.copy_week", arguments, verb: "copied")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a member's lessons with their ids.")
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var member: MemberOption
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "timetable.entries", member.arguments)
+            if options.json { return Output.json(reply) }
+            let lessons = reply["entries"]?.arrayValue ?? []
+            Output.line("\(reply["member"]?.stringValue.map(Output.visible) ?? "?"): \(lessons.count) lessons")
+            for lesson in lessons { Output.line("  " + Timetable.describe(lesson, slot: true)) }
+        }
+    }
+
+    /// Sends an editing command and prints the lessons it wrote and any clash it made.
+    static func change(
+        _ options: GlobalOptions, _ command: String, _ arguments: [String: JSONValue], verb: String
+    ) async throws {
+        let reply = try await ServiceCall.run(options, .store, command, arguments)
+        if options.json { return Output.json(reply) }
+        let lessons = reply["entries"]?.arrayValue ?? []
+        if let replaced = reply["replaced"]?.intValue {
+            Output.line("\(verb) \(lessons.count) lessons (replacing \(replaced))")
+        }
+        for lesson in lessons {
+            Output.line((reply["replaced"] == nil ? "\(verb): " : "  ") + describe(lesson, slot: true))
+        }
+        printClashes(reply["clashes"]?.arrayValue ?? [], warning: true)
+    }
+
+    /// One lesson: `W1 Mon P3  09:00–10:00  Maths · R12 · MrS  (id)`.
+    static func describe(_ lesson: JSONValue, slot: Bool) -> String {
+        var parts: [String] = []
+        if slot {
+            let period = lesson["period"]?.stringValue ?? ""
+            parts.append(
+                "W\(lesson["week"]?.intValue ?? 0) \(lesson["day"]?.stringValue?.prefix(3) ?? "") "
+                    + pad(Int(period) != nil ? "P\(period)" : period, 15))
+        } else {
+            parts.append(pad(lesson["period"]?.stringValue ?? "", 15))
+        }
+        let times =
+            lesson["start"]?.stringValue.map { "\($0)–\(lesson["end"]?.stringValue ?? "")" } ?? "--:-----:--"
+        parts.append(times)
+        var what = [lesson["subject"]?.stringValue ?? "?", lesson["room"]?.stringValue ?? "?"]
+        if let teacher = lesson["teacher"]?.stringValue { what.append(teacher) }
+        parts.append(Output.visible(what.joined(separator: " · ")))
+        return parts.joined(separator: "  ") + "  (\(lesson["id"]?.stringValue?.prefix(8) ?? ""))"
+    }
+
+    static func printClashes(_ clashes: [JSONValue], warning: Bool) {
+        if clashes.isEmpty && !warning { return Output.line("no clashes") }
+        for clash in clashes {
+            let (first, second) = (clash["first"] ?? .null, clash["second"] ?? .null)
+            func side(_ lesson: JSONValue) -> String {
+                "\(lesson["member"]?.stringValue ?? "?") \(lesson["subject"]?.stringValue ?? "?") in \(lesson["room"]?.stringValue ?? "?")"
+                    + (lesson["teacher"]?.stringValue.map { " with \($0)" } ?? "")
+                    + " (period \(lesson["period"]?.stringValue ?? "?")"
+                    + (lesson["start"]?.stringValue.map { ", \($0)–\(lesson["end"]?.stringValue ?? "")" } ?? "") + ")"
+            }
+            let what =
+                clash["kind"] == "teacher"
+                ? "teacher \(clash["value"]?.stringValue ?? "?") in two places"
+                : "room \(clash["value"]?.stringValue ?? "?") booked twice"
+            Output.line(
+                Output.visible(
+                    "\(warning ? "clash: " : "")\(what), week \(clash["week"]?.intValue ?? 0) \(clash["day"]?.stringValue ?? ""): \(side(first)) and \(side(second))"
+                ))
+        }
+    }
+}

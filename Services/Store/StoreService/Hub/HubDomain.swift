@@ -1,0 +1,197 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// The family hub in the store (SPEC part 4): members, timetable entries, bell times, holidays,
+/// week overrides and the school's settings, materialised into tables of the same names. A
+/// deleted entity's row goes; its operations stay, so an import's replaced entries keep their
+/// history.
+///
+/// Two tables are this device's alone (never in the operation log): `hub_profile`, the member
+/// whose profile this device is using (`hearth member use`), and `class_alert`, how far
+/// `hearth-scheduler` has raised each member's next-class notifications, so a restart never
+/// raises one twice.
+enum HubDomain: StoreDomain {
+    typealias Rules = Hub
+
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v4: family hub") { db in
+            try db.create(table: "member") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("role", .text).notNull()
+                table.column("notify", .boolean).notNull()
+                table.column("lead", .integer).notNull()
+                table.column("modified_at", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(table: "timetable_entry") { table in
+                table.primaryKey("id", .text)
+                table.column("member", .text).notNull()
+                table.column("week", .integer).notNull()
+                table.column("day", .integer).notNull()
+                // The period's rank, 0 (AM Registration) to 6 (PM Registration), so rows sort.
+                table.column("period", .integer).notNull()
+                table.column("subject", .text).notNull()
+                table.column("teacher", .text)
+                table.column("room", .text).notNull()
+                table.column("start", .text)
+                table.column("end", .text)
+                table.column("modified_at", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(
+                index: "timetable_entry_slot", on: "timetable_entry", columns: ["member", "week", "day", "period"])
+            try db.create(table: "school_bell") { table in
+                table.primaryKey("period", .integer)
+                table.column("start", .text)
+                table.column("end", .text)
+            }
+            try db.create(table: "school_holiday") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text)
+                table.column("from", .text).notNull()
+                table.column("to", .text).notNull()
+            }
+            try db.create(table: "week_override") { table in
+                table.primaryKey("id", .text)
+                table.column("week", .integer).notNull()
+                table.column("from", .text).notNull()
+                table.column("to", .text).notNull()
+            }
+            try db.create(table: "timetable_settings") { table in
+                table.primaryKey("id", .text)
+                table.column("week1_start", .text)
+            }
+            // This device's alone: never replicated.
+            try db.create(table: "hub_profile") { table in
+                table.primaryKey("id", .integer)
+                table.column("member", .text)
+            }
+            try db.create(table: "class_alert") { table in
+                table.primaryKey("member", .text)
+                table.column("fired_start", .integer).notNull()
+            }
+        }
+    }
+
+    /// The hub's commands; those that write hold their reply for the fault-injection delay.
+    private static let handlers: [String: StoreCommands.Handler] = {
+        var handlers: [String: StoreCommands.Handler] = [
+            "member.list": { commands, request in try await commands.listMembers(request) },
+            "timetable.settings": { commands, request in try await commands.timetableSettings(request) },
+            "timetable.entries": { commands, request in try await commands.timetableEntries(request) },
+            "timetable.days": { commands, request in try await commands.timetableDays(request) },
+            "timetable.clashes": { commands, request in try await commands.timetableClashes(request) },
+            "timetable.reference": { commands, request in try await commands.timetableReference(request) },
+            "timetable.holiday.list": { commands, request in try await commands.listHolidays(request) },
+            "class.sources": { commands, request in try await commands.classSources(request) },
+        ]
+        let writes: [String: StoreCommands.Handler] = [
+            "member.add": { commands, request in try await commands.addMember(request) },
+            "member.rename": { commands, request in try await commands.renameMember(request) },
+            "member.remove": { commands, request in try await commands.removeMember(request) },
+            "member.use": { commands, request in try await commands.useMember(request) },
+            "member.notify": { commands, request in try await commands.memberNotify(request) },
+            "timetable.configure": { commands, request in try await commands.configureTimetable(request) },
+            "timetable.bells": { commands, request in try await commands.setBells(request) },
+            "timetable.override": { commands, request in try await commands.overrideWeek(request) },
+            "timetable.override.clear": { commands, request in try await commands.clearOverrides(request) },
+            "timetable.holiday.add": { commands, request in try await commands.addHoliday(request) },
+            "timetable.holiday.remove": { commands, request in try await commands.removeHoliday(request) },
+            "timetable.add": { commands, request in try await commands.addEntry(request) },
+            "timetable.edit": { commands, request in try await commands.editEntry(request) },
+            "timetable.remove": { commands, request in try await commands.removeEntry(request) },
+            "timetable.duplicate": { commands, request in try await commands.duplicateEntry(request) },
+            "timetable.copy_day": { commands, request in try await commands.copyDay(request) },
+            "timetable.copy_week": { commands, request in try await commands.copyWeek(request) },
+            "timetable.import": { commands, request in try await commands.importTimetable(request) },
+            "class.record": { commands, request in try await commands.recordClassAlert(request) },
+        ]
+        for (name, handler) in writes {
+            handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
+        }
+        return handlers
+    }()
+
+    static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
+
+    static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
+        switch entity.kind {
+        case Hub.memberKind:
+            return ["member": try StoreCommands.member(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        case Hub.entryKind:
+            return ["entry": try StoreCommands.entry(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        default:
+            return [entity.kind: ["id": .string(entity.id)]]
+        }
+    }
+
+    // MARK: - Materialising
+
+    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        let fields = FieldReader(log.entity(entity))
+        let operations = log.operations.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        guard let last = operations.last else { return }
+        let modified = Timestamp.format(Date(milliseconds: last.time.wall))
+        let conflicted = fields.states.values.contains { $0.isConflict }
+        let deleted = fields.bool("deleted") == true
+        switch entity.kind {
+        case Hub.memberKind:
+            guard !deleted, let name = fields.text("name") else {
+                return try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [entity.id])
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO member (id, name, role, notify, lead, modified_at, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    entity.id, name, fields.text("role") ?? Hub.Role.student.rawValue, fields.bool("notify") ?? true,
+                    fields.int("lead") ?? Int64(Hub.defaultLead), modified, conflicted,
+                ])
+        case Hub.entryKind:
+            guard !deleted, let member = fields.text("member"), let week = fields.int("week"),
+                let day = fields.int("day"), let period = fields.text("period").flatMap(Period.init(code:)),
+                let subject = fields.text("subject"), let room = fields.text("room")
+            else {
+                return try db.execute(sql: "DELETE FROM timetable_entry WHERE id = ?", arguments: [entity.id])
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO timetable_entry
+                        (id, member, week, day, period, subject, teacher, room, start, "end", modified_at, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                entity.id, member, week, day, period.rawValue, subject, fields.text("teacher"), room,
+                fields.text("start"), fields.text("end"), modified, conflicted,
+            ])
+        case Hub.bellKind:
+            guard let period = Period(code: entity.id) else { return }
+            try db.execute(
+                sql: #"INSERT OR REPLACE INTO school_bell (period, start, "end") VALUES (?, ?, ?)"#,
+                arguments: [period.rawValue, fields.text("start"), fields.text("end")])
+        case Hub.holidayKind:
+            guard !deleted, let from = fields.text("from"), let to = fields.text("to") else {
+                return try db.execute(sql: "DELETE FROM school_holiday WHERE id = ?", arguments: [entity.id])
+            }
+            try db.execute(
+                sql: #"INSERT OR REPLACE INTO school_holiday (id, name, "from", "to") VALUES (?, ?, ?, ?)"#,
+                arguments: [entity.id, fields.text("name"), from, to])
+        case Hub.overrideKind:
+            guard !deleted, let week = fields.int("week"), let from = fields.text("from"), let to = fields.text("to")
+            else {
+                return try db.execute(sql: "DELETE FROM week_override WHERE id = ?", arguments: [entity.id])
+            }
+            try db.execute(
+                sql: #"INSERT OR REPLACE INTO week_override (id, week, "from", "to") VALUES (?, ?, ?, ?)"#,
+                arguments: [entity.id, week, from, to])
+        default:
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO timetable_settings (id, week1_start) VALUES (?, ?)",
+                arguments: [entity.id, fields.text("week1_start")])
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// The family hub's members and this device's profile: who is asking decides what they may see.
+/// A student's profile sees and edits only their own timetable; a parent's, everyone's. A device
+/// with no profile chosen acts as a parent's (the household's first run).
+extension StoreCommands {
+    func addMember(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let (nameText, roleText) = (try arguments.requiredString("name"), try arguments.requiredString("role"))
+        let name = try check { () throws(RuleError) in try Hub.name(nameText) }
+        let role = try check { () throws(RuleError) in try Todos.choice(roleText, field: "role", as: Hub.Role.self) }
+        let entity = EntityRef(kind: Hub.memberKind, id: UUIDText.make())
+        return try await writes.once(request.id) { db, outbox in
+            try Self.requireParent(to: "add a member", in: db)
+            try Self.refuseTakenMemberName(name, except: nil, in: db)
+            return try commit(
+                entity, ["name": .text(name), "role": .text(role.rawValue), "notify": .bool(true)], in: db,
+                outbox: outbox)
+        }
+    }
+
+    func renameMember(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let (given, nameText) = (try arguments.requiredString("member"), try arguments.requiredString("name"))
+        let name = try check { () throws(RuleError) in try Hub.name(nameText) }
+        return try await writes.once(request.id) { db, outbox in
+            let member = try Self.access(given, to: "rename", in: db)
+            try Self.refuseTakenMemberName(name, except: member.id, in: db)
+            return try commit(
+                EntityRef(kind: Hub.memberKind, id: member.id), ["name": .text(name)], in: db, outbox: outbox)
+        }
+    }
+
+    /// Removes a member and their timetable, in one transaction (history keeps both).
+    func removeMember(_ request: CommandRequest) async throws -> JSONValue {
+        let given = try Arguments(request.arguments).requiredString("member")
+        return try await writes.once(request.id) { db, outbox in
+            try Self.requireParent(to: "remove a member", in: db)
+            let member = try Self.member(named: given, in: db)
+            let entries = try String.fetchAll(
+                db, sql: "SELECT id FROM timetable_entry WHERE member = ?", arguments: [member.id])
+            for entry in entries {
+                try commit(EntityRef(kind: Hub.entryKind, id: entry), ["deleted": .bool(true)], in: db, outbox: outbox)
+            }
+            try db.execute(sql: "DELETE FROM hub_profile WHERE member = ?", arguments: [member.id])
+            var reply =
+                try commit(
+                    EntityRef(kind: Hub.memberKind, id: member.id), ["deleted": .bool(true)], in: db, outbox: outbox
+                )
+                .objectValue ?? [:]
+            reply["removed_entries"] = .int(Int64(entries.count))
+            return .object(reply)
+        }
+    }
+
+    /// Chooses this device's profile (`member`), or clears it (`null`). Kept on this device only.
+    func useMember(_ request: CommandRequest) async throws -> JSONValue {
+        let given = try Arguments(request.arguments).optionalString("member")
+        return try await writes.once(request.id) { db, _ in
+            guard let given else {
+                try db.execute(sql: "DELETE FROM hub_profile")
+                return ["profile": .null]
+            }
+            let member = try Self.member(named: given, in: db)
+            try db.execute(sql: "INSERT OR REPLACE INTO hub_profile (id, member) VALUES (1, ?)", arguments: [member.id])
+            return ["profile": try Self.member(member.id, in: db) ?? .null]
+        }
+    }
+
+    /// Sets a member's next-class notifications: `lead` minutes before each class, or `off`.
+    func memberNotify(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.optionalString("member")
+        let off = try arguments.optionalBool("off") ?? false
+        let lead = try arguments.optionalInt("lead")
+        var values: [String: FieldValue] = ["notify": .bool(!off)]
+        if let lead {
+            guard !off else { throw CommandError.invalidArgument("lead", "cannot be given with 'off'") }
+            guard Hub.leadRange.contains(Int64(lead)) else {
+                throw CommandError.invalidArgument(
+                    "lead", "must be \(Hub.leadRange.lowerBound)–\(Hub.leadRange.upperBound) minutes, got \(lead)")
+            }
+            values["lead"] = .int(Int64(lead))
+        }
+        let changes = values
+        return try await writes.once(request.id) { db, outbox in
+            let member = try Self.access(given, to: "change the notifications of", in: db)
+            return try commit(EntityRef(kind: Hub.memberKind, id: member.id), changes, in: db, outbox: outbox)
+        }
+    }
+
+    func listMembers(_ request: CommandRequest) async throws -> JSONValue {
+        try await database.pool.read { db in
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM member ORDER BY lower(name), id")
+            let profile = try Self.profile(in: db)
+            return [
+                "members": .array(try ids.compactMap { try Self.member($0, in: db) }),
+                "profile": profile.map { .string($0.name) } ?? .null,
+            ]
+        }
+    }
+
+    // MARK: - Who may do what
+
+    /// A member as commands name them: by name (any case), id or unique id prefix.
+    struct Member {
+        let id: String
+        let name: String
+        let role: Hub.Role
+    }
+
+    static func member(named given: String, in db: Database, field: String = "member") throws -> Member {
+        let id =
+            try String.fetchOne(db, sql: "SELECT id FROM member WHERE lower(name) = lower(?)", arguments: [given])
+            ?? uniqueID(given, table: "member", what: "member", field: field, in: db)
+        guard let row = try Row.fetchOne(db, sql: "SELECT name, role FROM member WHERE id = ?", arguments: [id]) else {
+            throw CommandError(code: "not_found", message: "'\(field)': no member '\(given)'")
+        }
+        return Member(id: id, name: row["name"], role: Hub.Role(rawValue: row["role"]) ?? .student)
+    }
+
+    /// This device's profile, if one is chosen (and its member still exists).
+    static func profile(in db: Database) throws -> Member? {
+        guard let id = try String.fetchOne(db, sql: "SELECT member FROM hub_profile WHERE id = 1"),
+            let row = try Row.fetchOne(db, sql: "SELECT name, role FROM member WHERE id = ?", arguments: [id])
+        else { return nil }
+        return Member(id: id, name: row["name"], role: Hub.Role(rawValue: row["role"]) ?? .student)
+    }
+
+    /// The member a command is about: `given`, else this device's profile; refused when a
+    /// student's profile asks about anyone else.
+    /// - Parameter action: what is being done, for the refusal ("see the timetable of").
+    static func access(_ given: String?, to action: String, in db: Database) throws -> Member {
+        let profile = try profile(in: db)
+        guard let given else {
+            guard let profile else {
+                throw CommandError.invalidArgument(
+                    "member", "is required: this device has no profile (choose one with `hearth member use NAME`)")
+            }
+            return profile
+        }
+        let member = try member(named: given, in: db)
+        if let profile, profile.role == .student, profile.id != member.id {
+            throw CommandError(
+                code: "not_allowed",
+                message:
+                    "this device's profile is \(profile.name)'s, a student's: it may only \(action) \(profile.name)'s own timetable, not \(member.name)'s (a parent's profile may)"
+            )
+        }
+        return member
+    }
+
+    /// Refuses a command only a parent may give, on a device whose profile is a student's.
+    static func requireParent(to action: String, in db: Database) throws {
+        if let profile = try profile(in: db), profile.role == .student {
+            throw CommandError(
+                code: "not_allowed",
+                message:
+                    "this device's profile is \(profile.name)'s, a student's: only a parent's profile may \(action)")
+        }
+    }
+
+    static func refuseTakenMemberName(_ name: String, except id: String?, in db: Database) throws {
+        let taken = try String.fetchOne(
+            db, sql: "SELECT id FROM member WHERE lower(name) = lower(?) AND id IS NOT ?", arguments: [name, id])
+        if taken != nil {
+            throw CommandError.invalidArgument(
+                "name", "must be unique ignoring case: a member '\(name)' already exists")
+        }
+    }
+
+    static func member(_ id: String, in db: Database) throws -> JSONValue? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT m.*, (SELECT COUNT(*) FROM timetable_entry WHERE member = m.id) AS entries
+                    FROM member AS m WHERE m.id = ?
+                    """, arguments: [id])
+        else { return nil }
+        return [
+            "id": .string(id), "name": .string(row["name"]), "role": .string(row["role"]),
+            "notify": .bool(row["notify"]), "lead": .int(row["lead"]), "entries": .int(row["entries"]),
+            "conflicted": .bool(row["conflicted"]),
+        ]
+    }
+}

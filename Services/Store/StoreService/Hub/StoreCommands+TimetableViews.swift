@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// Reading timetables: a member's lessons, their days as the rotation and holidays make them,
+/// clashes across the household, the reference data, and what `hearth-scheduler` needs for
+/// next-class notifications.
+extension StoreCommands {
+    func timetableEntries(_ request: CommandRequest) async throws -> JSONValue {
+        let given = try Arguments(request.arguments).optionalString("member")
+        return try await database.pool.read { db in
+            let member = try Self.access(given, to: "see", in: db)
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM timetable_entry WHERE member = ? ORDER BY week, day, period, id",
+                arguments: [member.id])
+            return [
+                "member": .string(member.name), "entries": .array(try ids.compactMap { try Self.entry($0, in: db) }),
+                "settings": try Self.settings(in: db),
+            ]
+        }
+    }
+
+    /// A member's days from `from` to `to` (at most 62): each with its rotation week, whether it
+    /// is a school day, weekend or holiday, and on a school day its lessons in period order with
+    /// the times they run.
+    func timetableDays(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.optionalString("member")
+        let (from, to) = try Self.range(arguments)
+        guard to.dayNumber - from.dayNumber < 62 else {
+            throw CommandError.invalidArgument("to", "must be within 62 days of 'from'")
+        }
+        return try await database.pool.read { db in
+            let member = try Self.access(given, to: "see", in: db)
+            let calendar = try Self.requireCalendar(in: db)
+            let bells = try Self.bells(in: db)
+            let lessons = try Self.entries(in: db, member: member.id)
+            var days: [JSONValue] = []
+            for number in from.dayNumber...to.dayNumber {
+                let date = LocalDate(dayNumber: number)
+                let day = calendar.day(date)
+                var json: [String: JSONValue] = [
+                    "date": .string(date.description), "week": .int(Int64(day.week)),
+                    "weekday": .int(Int64(date.weekday)),
+                ]
+                switch day {
+                case .school:
+                    json["status"] = "school"
+                    let today = lessons.filter { $0.week == day.week && $0.day.rawValue == date.weekday }
+                        .sorted { $0.period < $1.period }
+                    json["lessons"] = .array(today.map { Self.lessonJSON($0, bells: bells) })
+                case .weekend: json["status"] = "weekend"
+                case .holiday(let name, _):
+                    json["status"] = "holiday"
+                    json["holiday"] = name.map(JSONValue.string) ?? .null
+                }
+                days.append(.object(json))
+            }
+            return ["member": .string(member.name), "days": .array(days)]
+        }
+    }
+
+    /// Every clash across the household's timetables (for a student's profile, those involving
+    /// their lessons).
+    func timetableClashes(_ request: CommandRequest) async throws -> JSONValue {
+        try await database.pool.read { db in
+            let profile = try Self.profile(in: db)
+            var clashes = TimetableClash.find(in: try Self.entries(in: db), bells: try Self.bells(in: db))
+            if let profile, profile.role == .student {
+                clashes = clashes.filter { $0.first.member == profile.id || $0.second.member == profile.id }
+            }
+            return ["clashes": .array(try clashes.map { try Self.clashJSON($0, in: db) })]
+        }
+    }
+
+    /// The subjects, teachers or rooms (`what`) the timetables use, with how many lessons each.
+    func timetableReference(_ request: CommandRequest) async throws -> JSONValue {
+        let what = try Arguments(request.arguments).requiredString("what")
+        let columns = ["subjects": "subject", "teachers": "teacher", "rooms": "room"]
+        guard let column = columns[what] else {
+            throw CommandError.invalidArgument("what", "must be subjects, teachers or rooms, got '\(what)'")
+        }
+        return try await database.pool.read { db in
+            let profile = try Self.profile(in: db)
+            let own = profile?.role == .student ? profile?.id : nil
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT MIN(\(column)) AS name, COUNT(*) AS lessons, COUNT(DISTINCT member) AS members
+                    FROM timetable_entry WHERE \(column) IS NOT NULL AND (? IS NULL OR member = ?)
+                    GROUP BY lower(\(column)) ORDER BY lower(\(column))
+                    """, arguments: [own, own])
+            return [
+                what: .array(
+                    rows.map {
+                        ["name": .string($0["name"]), "lessons": .int($0["lessons"]), "members": .int($0["members"])]
+                    })
+            ]
+        }
+    }
+
+    // MARK: - Next-class notifications
+
+    /// For `hearth-scheduler`: each member whose notifications are on, with their lead, how far
+    /// this device has raised their notifications (`alerted_until`, ms), and their lessons on
+    /// school days from `from` to `to` (at most 14 days) with wall-clock times (the scheduler
+    /// turns them into instants in the household's zone). Lessons without times are left out.
+    func classSources(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let (from, to) = try Self.range(arguments)
+        guard to.dayNumber - from.dayNumber < 14 else {
+            throw CommandError.invalidArgument("to", "must be within 14 days of 'from'")
+        }
+        return try await database.pool.read { db in
+            guard let calendar = try Self.schoolCalendar(in: db) else { return ["members": []] }
+            let bells = try Self.bells(in: db)
+            let lessons = Dictionary(grouping: try Self.entries(in: db), by: \.member)
+            var members: [JSONValue] = []
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT m.id, m.name, m.lead, a.fired_start FROM member AS m
+                    LEFT JOIN class_alert AS a ON a.member = m.id WHERE m.notify ORDER BY m.id
+                    """)
+            {
+                let id: String = row["id"]
+                var classes: [JSONValue] = []
+                for number in from.dayNumber...to.dayNumber {
+                    let date = LocalDate(dayNumber: number)
+                    let day = calendar.day(date)
+                    guard day.isSchoolDay else { continue }
+                    for lesson in (lessons[id] ?? []).filter({ $0.week == day.week && $0.day.rawValue == date.weekday })
+                    {
+                        guard lesson.times(bells) != nil else { continue }
+                        var json = Self.lessonJSON(lesson, bells: bells).objectValue ?? [:]
+                        json["date"] = .string(date.description)
+                        classes.append(.object(json))
+                    }
+                }
+                members.append([
+                    "id": .string(id), "name": .string(row["name"]), "lead": .int(row["lead"]),
+                    "alerted_until": (row["fired_start"] as Int64?).map(JSONValue.int) ?? .null,
+                    "classes": .array(classes),
+                ])
+            }
+            return ["members": .array(members)]
+        }
+    }
+
+    /// Records that `member`'s next-class notification for the lesson starting at `start` (ms)
+    /// was raised on this device (it only grows).
+    func recordClassAlert(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let (member, start) = (try arguments.requiredString("member"), try arguments.int("start"))
+        guard Todos.isEntityID(member) else { throw CommandError.invalidArgument("member", "must be a member id") }
+        guard start >= 0 else { throw CommandError.invalidArgument("start", "must not be negative") }
+        return try await writes.once(request.id) { db, _ in
+            try db.execute(
+                sql: """
+                    INSERT INTO class_alert (member, fired_start) VALUES (?, ?)
+                    ON CONFLICT (member) DO UPDATE SET fired_start = MAX(fired_start, excluded.fired_start)
+                    """, arguments: [member, start])
+            return ["recorded": true]
+        }
+    }
+
+    // MARK: - Rows
+
+    static func requireCalendar(in db: Database) throws -> SchoolCalendar {
+        guard let calendar = try schoolCalendar(in: db) else {
+            throw CommandError(
+                code: "not_configured",
+                message:
+                    "the Week-1 start date is not set: set it with `hearth timetable settings --week1-start YYYY-MM-DD`"
+            )
+        }
+        return calendar
+    }
+
+    /// Every lesson (of `member`, if given).
+    static func entries(in db: Database, member: String? = nil) throws -> [TimetableEntry] {
+        try lessons(
+            in: db,
+            sql: "SELECT * FROM timetable_entry WHERE ? IS NULL OR member = ? ORDER BY member, week, day, period, id",
+            arguments: [member, member])
+    }
+
+    private static func lessons(in db: Database, sql: String, arguments: StatementArguments) throws -> [TimetableEntry]
+    {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+            guard let day = SchoolDay(rawValue: row["day"]), let period = Period(rawValue: row["period"]) else {
+                return nil
+            }
+            return TimetableEntry(
+                id: row["id"], member: row["member"], week: row["week"], day: day, period: period,
+                subject: row["subject"], teacher: row["teacher"], room: row["room"],
+                start: (row["start"] as String?).flatMap { try? LocalTime(parsing: $0, field: "start") },
+                end: (row["end"] as String?).flatMap { try? LocalTime(parsing: $0, field: "end") })
+        }
+    }
+
+    static func lessonJSON(_ lesson: TimetableEntry, bells: Bells) -> JSONValue {
+        let times = lesson.times(bells)
+        return [
+            "id": .string(lesson.id), "week": .int(Int64(lesson.week)), "day": .string(lesson.day.name),
+            "period": .string(lesson.period.name), "period_code": .string(lesson.period.code),
+            "subject": .string(lesson.subject), "teacher": lesson.teacher.map(JSONValue.string) ?? .null,
+            "room": .string(lesson.room), "start": times.map { .string($0.start.short) } ?? .null,
+            "end": times.map { .string($0.end.short) } ?? .null,
+            "own_times": .bool(lesson.start != nil || lesson.end != nil),
+        ]
+    }
+
+    static func entry(_ id: String, in db: Database) throws -> JSONValue? {
+        guard let lesson = try lessons(in: db, sql: "SELECT * FROM timetable_entry WHERE id = ?", arguments: [id]).first
+        else { return nil }
+        var json = lessonJSON(lesson, bells: try bells(in: db)).objectValue ?? [:]
+        json["member"] = .string(
+            try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [lesson.member])
+                ?? lesson.member)
+        return .object(json)
+    }
+
+    static func clashJSON(_ clash: TimetableClash, in db: Database) throws -> JSONValue {
+        func side(_ lesson: TimetableEntry) throws -> JSONValue {
+            var json = lessonJSON(lesson, bells: try bells(in: db)).objectValue ?? [:]
+            json["member"] = .string(
+                try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [lesson.member])
+                    ?? lesson.member)
+            return .object(json)
+        }
+        return [
+            "kind": .string(clash.kind.rawValue), "value": .string(clash.value), "week": .int(Int64(clash.first.week)),
+            "day": .string(clash.first.day.name), "first": try side(clash.first), "second": try side(clash.second),
+        ]
+    }
+}
