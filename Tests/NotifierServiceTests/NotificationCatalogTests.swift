@@ -114,6 +114,39 @@ struct NotificationCatalogTests {
                 == .close(["turn.J7X-3", "turn.J7X-3.roster", "turn.J7X-3.leader"]))
     }
 
+    @Test("next class: 'Next: SUBJECT in ROOM at HH:MM · TEACHER', normal and brief, one popup per member")
+    mutating func nextClass() throws {
+        var london = NotificationCatalog(device: Self.here, timeZone: TimeZone(identifier: "Europe/London")!)
+        let lesson: JSONValue = [
+            "class": [
+                "id": "e1@2026-06-15", "member": ["id": "m1", "name": "Ann"], "subject": "Maths", "room": "R12",
+                "teacher": "Mr S", "period": "2", "start": "2026-06-15T09:00:00.000Z",
+            ]
+        ]
+        let popup = try Self.popup(london.plan(topic: "class.next", envelope: Self.event("class.next", lesson)))
+        #expect(popup.key == "class.m1")
+        #expect(popup.category == .classes)
+        #expect(popup.notification.summary == "Next: Maths in R12 at 10:00 · Mr S")  // BST
+        #expect(popup.notification.body == "Ann · period 2")
+        #expect(popup.notification.urgency == .normal)
+        #expect(popup.notification.timeout == 10_000)
+        #expect(popup.buttons.isEmpty)
+        var noTeacher = lesson
+        noTeacher = [
+            "class": [
+                "id": "e2@2026-06-15", "member": ["id": "m1", "name": "Ann"], "subject": "Registration", "room": "R1",
+                "teacher": .null, "period": "AM Registration", "start": "2026-06-15T07:40:00.000Z",
+            ]
+        ]
+        let registration = try Self.popup(
+            london.plan(topic: "class.next", envelope: Self.event("class.next", noTeacher)))
+        #expect(registration.notification.summary == "Next: Registration in R1 at 08:40")
+        #expect(registration.notification.body == "Ann · AM Registration")
+        #expect(
+            london.plan(topic: "class.next", envelope: Self.event("class.next", ["class": ["subject": "x"]])) == .ignore
+        )
+    }
+
     @Test("a reminder shows title and local time with Done and Snooze, Reschedule only when offered")
     mutating func reminder() throws {
         let plain = try Self.popup(

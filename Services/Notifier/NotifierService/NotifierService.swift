@@ -52,7 +52,8 @@ public final class NotifierService: Service {
         let popups = PopupRecord(runDirectory: configuration.runDirectory)
         self.popups = popups
         let board = PopupBoard(
-            catalog: NotificationCatalog(device: device), settings: configuration.notify, sink: notifications,
+            catalog: NotificationCatalog(device: device, timeZone: configuration.household.timeZone),
+            settings: configuration.notify, sink: notifications,
             record: { popups.save($0) },
             report: { type, data in
                 if type == "notify.failed" { logger.warning("hearth-notifier: \(data["reason"]?.stringValue ?? "")") }

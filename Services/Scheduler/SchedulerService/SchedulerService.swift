@@ -252,6 +252,8 @@ public final class SchedulerService: Service {
                         args: ["member": .string(alert.member), "start": .int(ReminderBoard.milliseconds(alert.start))])
                     await classes.raisedAlert(alert)
                     publish("class.next", alert.event)
+                    logger.debug(
+                        "hearth-scheduler: next class for \(alert.memberName): \(alert.subject) at \(alert.start)")
                 }
             } catch {
                 if Task.isCancelled { return }

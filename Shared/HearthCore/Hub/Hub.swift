@@ -56,13 +56,13 @@ public enum Hub {
         return trimmed
     }
 
-    /// Text as a person may spell a week, day or period: lower case, with runs of spaces,
-    /// underscores, hyphens and dots made one space.
+    /// Text as a person may spell a week, day or period: lower case, dots dropped (`a.m.`), and
+    /// runs of spaces, underscores and hyphens made one space.
     public static func normalized(_ text: String) -> String {
         var out = ""
         var gap = false
-        for character in text.lowercased() {
-            if character == " " || character == "_" || character == "-" || character == "." || character == "\t" {
+        for character in text.lowercased() where character != "." {
+            if character == " " || character == "_" || character == "-" || character == "\t" {
                 gap = !out.isEmpty
             } else {
                 if gap { out.append(" ") }
