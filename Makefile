@@ -21,6 +21,7 @@ bench: deps test-deps
 	.build/release/hearth-bench notify --json
 	.build/release/hearth-bench turn --json
 	.build/release/hearth-bench scheduler --json
+	.build/release/hearth-bench timetable --json
 
 ## Build each fuzz target (libFuzzer + AddressSanitizer) and run it for FUZZ_SECONDS (default 60).
 fuzz:

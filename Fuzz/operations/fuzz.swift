@@ -13,6 +13,7 @@ public func fuzzOperations(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             switch operation.entity.kind {
             case _ where YearPlanner.entityKinds.contains(operation.entity.kind): try YearPlanner.validate(operation)
             case _ where Todos.entityKinds.contains(operation.entity.kind): try Todos.validate(operation)
+            case _ where Hub.entityKinds.contains(operation.entity.kind): try Hub.validate(operation)
             default: continue
             }
         } catch {

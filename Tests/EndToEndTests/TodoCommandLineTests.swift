@@ -57,7 +57,10 @@ struct TodoCommandLineTests {
         try "#!/bin/sh\nprintf 'Long walk.\\nEarly night.\\n' > \"$1\"\n".write(
             toFile: editor, atomically: true, encoding: .utf8)
         chmod(editor, 0o755)
-        let edited = try await hearth(["note", "set", "2026-11-22", "--mood", "calm", "--edit"], ["EDITOR": editor])
+        // Run through `sh` rather than exec'd: a file just written can still be open for writing
+        // in a child another test forked meanwhile, and exec then fails with ETXTBSY.
+        let edited = try await hearth(
+            ["note", "set", "2026-11-22", "--mood", "calm", "--edit"], ["EDITOR": "sh \(editor)"])
         #expect(edited.0 == 0, "\(edited.2)")
         let note = try await hearth(["note", "show", "2026-11-22"])
         #expect(note.1.contains("2026-11-22 calm"))

@@ -29,7 +29,8 @@ struct StoreHubTests {
         + "1;Tue;6;Art;;A1\r\n"  // 8: period out of range
         + "3;Tue;1;Art;;A1\r\n"  // 9: week not 1 or 2
         + "1;Tue;2;;MrX;\r\n"  // 10: missing subject and room
-        + "\"1\";\"Wed\";\"P2\";\"Science\r\nlab\";\"Mr \"\"X\"\"\";\" L3 \"\r\n"  // 11–12: a line break in a quoted field
+        // 11–12: a line break in a quoted field
+        + "\"1\";\"Wed\";\"P2\";\"Science\r\nlab\";\"Mr \"\"X\"\"\";\" L3 \"\r\n"
         + "wk1;MON;1;Double;X;Y\r\n"  // 13: a second row for line 4's slot
         + "  2 ; fri ; pm registration ; Reg ;  ; R1 \r\n"  // 14
         + "\r\n"  // 15
@@ -246,7 +247,8 @@ struct StoreHubTests {
                 }
             }
             #expect(try await classes("2026-11-16", "2026-11-17") == ["2026-11-16 Art 10:00"])
-            #expect(try await classes("2026-11-21", "2026-11-24") == ["2026-11-23 Maths 09:00"])  // weekend, then Inset day
+            // The weekend, then the Inset day.
+            #expect(try await classes("2026-11-21", "2026-11-24") == ["2026-11-23 Maths 09:00"])
             _ = try await running.commands.request(
                 "timetable.override", args: ["week": 1, "from": "2026-11-16", "to": "2026-11-20"])
             #expect(

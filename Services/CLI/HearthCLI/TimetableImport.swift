@@ -59,9 +59,15 @@ struct TimetableImport: AsyncParsableCommand {
         for error in errors {
             Output.line("line \(error["line"]?.intValue ?? 0): \(Output.visible(error["reason"]?.stringValue ?? ""))")
         }
+        for (what, count) in reply["omitted"]?.objectValue?.sorted(by: { $0.key < $1.key }) ?? [] {
+            if let count = count.intValue, count > 0 {
+                Output.line("(\(count) more \(what) not shown; --json has the counts)")
+            }
+        }
         Timetable.printClashes(reply["clashes"]?.arrayValue ?? [], warning: true)
         let valid = reply["valid"]?.intValue ?? 0
-        let bad = "\(errors.count) bad row\(errors.count == 1 ? "" : "s")"
+        let invalid = reply["invalid"]?.intValue ?? Int64(errors.count)
+        let bad = "\(invalid) bad row\(invalid == 1 ? "" : "s")"
         if confirm {
             Output.line(
                 "imported \(valid) lessons for \(name) (replacing \(reply["replaced"]?.intValue ?? 0)); \(bad) skipped")

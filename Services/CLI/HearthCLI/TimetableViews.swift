@@ -169,7 +169,11 @@ extension Timetable {
                 return start <= seconds && seconds < end
             }
             var next: (lesson: JSONValue, date: String)?
-            if let lesson = todays.first(where: { (secondsOf($0["start"]?.stringValue) ?? -1) > seconds }) {
+            // Lessons with their own times may run out of period order: the next is the soonest.
+            let later = todays.filter { (secondsOf($0["start"]?.stringValue) ?? -1) > seconds }
+            if let lesson = later.min(by: {
+                (secondsOf($0["start"]?.stringValue) ?? 0) < (secondsOf($1["start"]?.stringValue) ?? 0)
+            }) {
                 next = (lesson, today.description)
             } else if let day = days.dropFirst().first(where: {
                 $0["lessons"]?.arrayValue?.contains { $0["start"] != .null } == true
@@ -221,7 +225,11 @@ extension Timetable {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .store, "timetable.clashes")
             if options.json { return Output.json(reply) }
-            Timetable.printClashes(reply["clashes"]?.arrayValue ?? [], warning: false)
+            let clashes = reply["clashes"]?.arrayValue ?? []
+            Timetable.printClashes(clashes, warning: false)
+            if let total = reply["total"]?.intValue, total > clashes.count {
+                Output.line("… and \(total - Int64(clashes.count)) more (\(total) clashes in all)")
+            }
         }
     }
 

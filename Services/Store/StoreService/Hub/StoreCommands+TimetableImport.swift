@@ -7,8 +7,9 @@ import Synchronization
 /// `timetable.import {member?, csv, confirm?}`: a CSV file's rows checked (`TimetableCSV`);
 /// without `confirm` a preview that writes nothing, with it the member's timetable replaced by
 /// the valid rows in one transaction (the replaced lessons stay in history). The reply has
-/// `valid` (count), `rows` (the valid rows), `errors` (`[{line, reason}]`) and `clashes` (with
-/// the rest of the household, as the new timetable would have them).
+/// `valid` and `invalid` (counts), `rows` (the valid rows), `errors` (`[{line, reason}]`) and
+/// `clashes` (with the rest of the household, as the new timetable would have them); lists too
+/// long for one message are cut, and `omitted` says how many of each were left out.
 extension StoreCommands {
     /// For the crash tests only: stall an import's transaction this long after half its rows,
     /// having said so on standard error, so a test can kill the store mid-import
@@ -21,6 +22,7 @@ extension StoreCommands {
         let text = try arguments.requiredString("csv")
         let confirm = try arguments.optionalBool("confirm") ?? false
         let file = TimetableCSV(text)
+        let budget = maximumReplyBytes
         let report: @Sendable (Database, Member) throws -> [String: JSONValue] = { db, member in
             let lessons = file.lessons.enumerated().map { index, row in
                 TimetableEntry(
@@ -31,19 +33,39 @@ extension StoreCommands {
             let clashes = TimetableClash.find(in: others + lessons, bells: try Self.bells(in: db)).filter {
                 $0.first.member == member.id || $0.second.member == member.id
             }
+            // The reply stays under the bus's largest message: every count is exact, and the
+            // lists are cut (errors first, then rows, then clashes) with what was left out said.
+            var room = budget - 4_096
+            func take<T>(_ items: [T], bytes: (T) -> Int, json: (T) throws -> JSONValue) rethrows -> [JSONValue] {
+                var out: [JSONValue] = []
+                for item in items {
+                    let size = bytes(item)
+                    guard size <= room else { break }
+                    room -= size
+                    out.append(try json(item))
+                }
+                return out
+            }
+            let errors = take(file.problems, bytes: { 40 + $0.reason.utf8.count }) {
+                ["line": .int(Int64($0.line)), "reason": .string($0.reason)]
+            }
+            let rows = take(file.lessons, bytes: { 130 + $0.subject.utf8.count + $0.room.utf8.count }) { row in
+                [
+                    "line": .int(Int64(row.line)), "week": .int(Int64(row.week)), "day": .string(row.day.name),
+                    "period": .string(row.period.name), "subject": .string(row.subject),
+                    "teacher": row.teacher.map(JSONValue.string) ?? .null, "room": .string(row.room),
+                ]
+            }
+            let shownClashes = try take(clashes, bytes: { _ in 700 }) { try Self.clashJSON($0, in: db) }
             return [
-                "member": .string(member.name), "valid": .int(Int64(lessons.count)),
-                "rows": .array(
-                    file.lessons.map { row in
-                        [
-                            "line": .int(Int64(row.line)), "week": .int(Int64(row.week)), "day": .string(row.day.name),
-                            "period": .string(row.period.name), "subject": .string(row.subject),
-                            "teacher": row.teacher.map(JSONValue.string) ?? .null, "room": .string(row.room),
-                        ]
-                    }),
-                "errors": .array(
-                    file.problems.map { ["line": .int(Int64($0.line)), "reason": .string($0.reason)] }),
-                "clashes": .array(try clashes.map { try Self.clashJSON($0, in: db) }),
+                "member": .string(member.name), "valid": .int(Int64(lessons.count)), "rows": .array(rows),
+                "errors": .array(errors), "clashes": .array(shownClashes),
+                "invalid": .int(Int64(file.problems.count)), "clashes_total": .int(Int64(clashes.count)),
+                "omitted": [
+                    "rows": .int(Int64(file.lessons.count - rows.count)),
+                    "errors": .int(Int64(file.problems.count - errors.count)),
+                    "clashes": .int(Int64(clashes.count - shownClashes.count)),
+                ],
                 "delimiter": .string(String(file.delimiter)),
             ]
         }

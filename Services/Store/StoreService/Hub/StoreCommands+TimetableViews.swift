@@ -62,7 +62,7 @@ extension StoreCommands {
     }
 
     /// Every clash across the household's timetables (for a student's profile, those involving
-    /// their lessons).
+    /// their lessons): the first 200 in week, day and period order, and `total`.
     func timetableClashes(_ request: CommandRequest) async throws -> JSONValue {
         try await database.pool.read { db in
             let profile = try Self.profile(in: db)
@@ -70,7 +70,10 @@ extension StoreCommands {
             if let profile, profile.role == .student {
                 clashes = clashes.filter { $0.first.member == profile.id || $0.second.member == profile.id }
             }
-            return ["clashes": .array(try clashes.map { try Self.clashJSON($0, in: db) })]
+            return [
+                "clashes": .array(try clashes.prefix(200).map { try Self.clashJSON($0, in: db) }),
+                "total": .int(Int64(clashes.count)),
+            ]
         }
     }
 
