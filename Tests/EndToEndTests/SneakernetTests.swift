@@ -46,10 +46,10 @@ struct SneakernetTests {
         let fromDad = try await export(dad, ["--all"], to: "dad-1.json")
         #expect(
             try await hearthSucceeding(mum, ["ops", "import", fromDad]).contains(
-                "received 1, already had 1, open conflicts 1"))
+                "received 1, already had 1, new conflicts 1 (open 1)"))
         #expect(
             try await hearthSucceeding(dad, ["ops", "import", fromMum]).contains(
-                "received 1, already had 0, open conflicts 1"))
+                "received 1, already had 0, new conflicts 1 (open 1)"))
 
         for command in [
             ["event", "show", "aug", "--year", "2026", "--json"], ["history", "--json"], ["conflicts", "--json"],

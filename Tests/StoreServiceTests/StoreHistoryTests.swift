@@ -89,7 +89,7 @@ struct StoreHistoryTests {
                         Self.remote("\(Self.dad):1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
                     ]
                 ])
-            #expect(report == ["received": 1, "already_had": 0, "conflicts": 1])
+            #expect(report == ["received": 1, "already_had": 0, "conflicts": 1, "quarantined": []])
 
             let open = try await running.commands.request("conflicts")
             let conflict = try #require(open["conflicts"]?.arrayValue?.first)
@@ -143,15 +143,7 @@ struct StoreHistoryTests {
                     "operations[1].fields.title.value"
                 ),
                 ([good, Self.remote("\(Self.dad):4", wall: 1, month: 8, [:])], "at least one field"),
-                (
-                    [
-                        good,
-                        Self.remote(
-                            "\(Self.dad):5", wall: Int64(Date().timeIntervalSince1970 * 1000) + 7_200_000, month: 8,
-                            ["title": "x"]),
-                    ],
-                    "in the future"
-                ),
+                // (An operation from a clock too far ahead is held back, not refused: StoreExchangeTests.)
                 ("not a list", "'operations' is required and must be an array"),
             ]
             for (operations, message) in cases {

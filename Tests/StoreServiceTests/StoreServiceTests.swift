@@ -20,12 +20,13 @@ struct RunningStore {
 func withStore(
     context: ZMQContext,
     home existing: TemporaryHome? = nil,
+    device: String = "dev-a",
     _ body: (RunningStore) async throws -> Void
 ) async throws {
     let home = try existing ?? TemporaryHome()
     let configuration = try home.configuration()
     let store = try StoreService(
-        configuration: configuration, context: context, device: "dev-a", logger: Logger(label: "store"))
+        configuration: configuration, context: context, device: device, logger: Logger(label: "store"))
     let commands = CommandClient(
         context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5))
     try await withRunning([store]) {

@@ -29,8 +29,22 @@ struct Ops: AsyncParsableCommand {
                 let value = try Ops.readJSON(sinceVector)
                 arguments["since_vector"] = value["vector"] ?? value
             }
-            let reply = try await ServiceCall.run(options, .store, "ops.export", arguments)
-            Output.json(reply)
+            // The store answers in pages (each under the largest message); the file holds them all,
+            // with the vector of the first page (what the file is known to cover).
+            var operations: [JSONValue] = []
+            var first: JSONValue?
+            var after: JSONValue = .null
+            repeat {
+                arguments["after"] = after
+                let page = try await ServiceCall.run(options, .store, "ops.export", arguments)
+                first = first ?? page
+                operations += page["operations"]?.arrayValue ?? []
+                after = page["next"] ?? .null
+            } while after != .null
+            var file = first?.objectValue ?? [:]
+            file["operations"] = .array(operations)
+            file["next"] = nil
+            Output.json(.object(file))
         }
     }
 
@@ -60,7 +74,8 @@ struct Ops: AsyncParsableCommand {
             // Operations are idempotent: after a failed page, importing the file again finishes
             // the job.
             let limit = try options.loadConfiguration().maximumMessageBytes - 4_096
-            var (received, already) = (Int64(0), Int64(0))
+            var (received, already, conflicts) = (Int64(0), Int64(0), Int64(0))
+            var quarantined: [JSONValue] = []
             let pages = Self.pages(list, limit: limit)
             for (number, page) in pages.enumerated() {
                 do {
@@ -68,6 +83,8 @@ struct Ops: AsyncParsableCommand {
                         options, .store, "ops.import", ["format": .string(format), "operations": .array(page)])
                     received += reply["received"]?.intValue ?? 0
                     already += reply["already_had"]?.intValue ?? 0
+                    conflicts += reply["conflicts"]?.intValue ?? 0
+                    quarantined += reply["quarantined"]?.arrayValue ?? []
                 } catch {
                     if number > 0 {
                         Output.error(
@@ -77,13 +94,21 @@ struct Ops: AsyncParsableCommand {
                     throw error
                 }
             }
-            let conflicts = try await ServiceCall.run(options, .store, "conflicts")["conflicts"]?.arrayValue?.count ?? 0
+            let open = try await ServiceCall.run(options, .store, "conflicts")["conflicts"]?.arrayValue?.count ?? 0
             let report: JSONValue = [
-                "received": .int(received), "already_had": .int(already), "conflicts": .int(Int64(conflicts)),
+                "received": .int(received), "already_had": .int(already), "conflicts": .int(conflicts),
+                "open_conflicts": .int(Int64(open)), "quarantined": .array(quarantined),
                 "pages": .int(Int64(pages.count)),
             ]
             if options.json { return Output.json(report) }
-            Output.line("received \(received), already had \(already), open conflicts \(conflicts)")
+            Output.line(
+                "received \(received), already had \(already), new conflicts \(conflicts) (open \(open))"
+                    + (quarantined.isEmpty ? "" : ", held back \(quarantined.count)"))
+            for held in quarantined {
+                Output.line(
+                    "  held back \(held["id"]?.stringValue ?? "?"): \(held["reason"]?.stringValue ?? "") (tried again on each import)"
+                )
+            }
         }
 
         /// `operations` in time order, cut into pages of at most `limit` bytes of JSON (an

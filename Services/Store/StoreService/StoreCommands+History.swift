@@ -223,146 +223,28 @@ extension StoreCommands {
         }
     }
 
+    /// Names a device for the whole household: a `device` operation, so the name travels with
+    /// sync to every device (the local one's too).
     func renameDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
         guard let id = try arguments.optionalString("id"), !id.isEmpty else {
             throw CommandError.invalidArgument("id", "is required")
         }
-        guard let name = try arguments.optionalString("name"),
-            !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 60
-        else { throw CommandError.invalidArgument("name", "is required, 1–60 characters") }
+        let given = try arguments.optionalString("name") ?? ""
+        let name = try check { () throws(RuleError) in
+            try TextRules.required(given, field: "name", maximumLength: Devices.maximumNameLength)
+        }
         return try await writes.once(requestID) { db, outbox in
             let matches = try String.fetchAll(
-                db, sql: "SELECT id FROM device WHERE id = ? OR id LIKE ?", arguments: [id, id.lowercased() + "%"])
+                db, sql: "SELECT id FROM device WHERE id = ? OR id LIKE ? OR lower(name) = lower(?)",
+                arguments: [id, id.lowercased() + "%", id])
             guard matches.count == 1 else {
                 throw CommandError(
                     code: matches.isEmpty ? "not_found" : "ambiguous",
                     message: matches.isEmpty ? "no device '\(id)'" : "'\(id)' matches \(matches.count) devices")
             }
-            try db.execute(sql: "UPDATE device SET name = ? WHERE id = ?", arguments: [name, matches[0]])
+            try commit(EntityRef(kind: Devices.kind, id: matches[0]), ["name": .text(name)], in: db, outbox: outbox)
             return ["id": .string(matches[0]), "name": .string(name)]
         }
-    }
-
-    // MARK: - Sneakernet sync
-
-    /// Every operation, or those a version vector lacks, for another home to import.
-    func exportOperations(_ arguments: Arguments) async throws -> JSONValue {
-        var vector = VersionVector()
-        if let given = arguments.values["since_vector"], given != .null {
-            guard let object = given.objectValue else {
-                throw CommandError.invalidArgument("since_vector", "must be an object of device → counter")
-            }
-            var counters: [String: UInt64] = [:]
-            for (device, counter) in object {
-                guard let value = counter.intValue, value >= 0 else {
-                    throw CommandError.invalidArgument("since_vector.\(device)", "must be a whole number ≥ 0")
-                }
-                counters[device] = UInt64(value)
-            }
-            vector = VersionVector(counters)
-        }
-        let lacking = vector
-        return try await database.pool.read { [database] db in
-            let records = try OperationRecord.fetchAll(
-                db, sql: "SELECT * FROM operation ORDER BY wall, logical, device"
-            )
-            .filter { !lacking.contains(OperationID(device: $0.device, counter: UInt64($0.counter))) }
-            return [
-                "format": .string(Self.exchangeFormat), "device": .string(database.localDevice),
-                "vector": try Self.vector(in: db).json, "operations": .array(try records.map { try $0.json }),
-            ]
-        }
-    }
-
-    /// Applies operations from another home, all or nothing, and reports what happened.
-    /// The version of the exchange format `ops.export` writes and `ops.import` reads.
-    static let exchangeFormat = "hearth-ops/1"
-
-    func importOperations(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        if let format = try arguments.optionalString("format"), format != Self.exchangeFormat {
-            throw CommandError.invalidArgument(
-                "format", "must be \(Self.exchangeFormat), got \(format) (made by a newer Hearth?)")
-        }
-        guard let list = arguments.values["operations"]?.arrayValue else {
-            throw CommandError.invalidArgument("operations", "is required and must be an array")
-        }
-        let operations = try list.enumerated().map { try Operation(json: $1, at: "operations[\($0)]") }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        // The import is whole or nothing: its shape is checked here, its domains' rules as each
-        // is applied, in one transaction that any refusal rolls back.
-        for (index, operation) in operations.enumerated() {
-            let path = "operations[\(index)]"
-            do {
-                try operation.validate()
-            } catch {
-                throw CommandError.invalidArgument(path, "\(error)")
-            }
-            guard operation.author == database.localDevice || DeviceID.isValid(operation.author) else {
-                throw CommandError.invalidArgument(
-                    "\(path).id", "'\(operation.author)' is not a device id (a device id is a lower-case UUID)")
-            }
-            guard operation.time.wall <= now + HybridClock.maximumDrift else {
-                throw CommandError.invalidArgument(
-                    "\(path).time", "is more than an hour in the future (a clock is wrong)")
-            }
-        }
-        return try await writes.once(requestID) { db, outbox in
-            var received = 0
-            var already = 0
-            var touched = Set<EntityRef>()
-            // Parents before children keeps the feed readable; the fold does not depend on it.
-            for (index, operation) in operations.enumerated().sorted(by: {
-                ($0.element.time, $0.element.id) < ($1.element.time, $1.element.id)
-            }) {
-                // This device's own operations come back in a peer's export: ones it holds are
-                // "already had"; one it never made is a forgery and is never added.
-                if operation.author == database.localDevice,
-                    try OperationRecord.fetchOne(db, key: operation.id.description) == nil
-                {
-                    throw CommandError.invalidArgument(
-                        "operations[\(index)].id",
-                        "claims to be this device's operation \(operation.id.counter), which this device never made")
-                }
-                let seq: Int64?
-                do {
-                    // The domain's rules run here, as for every write (`StoreDatabase.apply`); a
-                    // refusal rolls the whole import back.
-                    seq = try StoreDatabase.apply(operation, in: db)
-                } catch let error as OperationLogError {
-                    throw CommandError.invalidArgument("operations", "\(error)")
-                } catch let error as RuleError {
-                    let field = error.field.hasPrefix("entity.") ? error.field : "fields.\(error.field)"
-                    throw CommandError.invalidArgument("operations[\(index)].\(field)", error.rule)
-                }
-                guard let seq else {
-                    already += 1
-                    continue
-                }
-                received += 1
-                touched.insert(operation.entity)
-                try db.execute(
-                    sql: """
-                        INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, ?, 0, ?)
-                        ON CONFLICT(id) DO NOTHING
-                        """,
-                    arguments: [operation.author, "Device \(operation.author.prefix(8))", Timestamp.format(Date())])
-                try outbox.add(operation, seq: seq, in: db)
-            }
-            var conflicts = 0
-            for entity in touched { conflicts += try StoreDatabase.log(of: entity, in: db).conflicts.count }
-            return [
-                "received": .int(Int64(received)), "already_had": .int(Int64(already)),
-                "conflicts": .int(Int64(conflicts)),
-            ]
-        }
-    }
-
-    static func vector(in db: Database) throws -> VersionVector {
-        var counters: [String: UInt64] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT device, MAX(counter) AS counter FROM operation GROUP BY device") {
-            counters[row["device"]] = UInt64(row["counter"] as Int64)
-        }
-        return VersionVector(counters)
     }
 
     // MARK: - Backup
@@ -386,8 +268,4 @@ extension StoreCommands {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         return ["path": .string(path), "bytes": .int(Int64(size))]
     }
-}
-
-extension VersionVector {
-    var json: JSONValue { .object(counters.mapValues { .int(Int64($0)) }) }
 }

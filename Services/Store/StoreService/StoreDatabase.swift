@@ -37,10 +37,10 @@ final class StoreDatabase: Sendable {
         try pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, 'This device', 1, ?)
+                    INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, ?, 1, ?)
                     ON CONFLICT(id) DO NOTHING
                     """,
-                arguments: [localDevice, Timestamp.format(Date())])
+                arguments: [localDevice, "This device", Timestamp.format(Date())])
         }
     }
 

@@ -81,6 +81,17 @@ enum StoreMigrations {
                 }
             }
         }
+        migrator.registerMigration("core: quarantined operations") { db in
+            // Operations from other devices held back (stamped beyond the allowed clock drift),
+            // with why; tried again on each later import.
+            try db.create(table: "quarantine") { table in
+                table.primaryKey("id", .text)
+                table.column("wall", .integer).notNull()
+                table.column("operation", .text).notNull()
+                table.column("reason", .text).notNull()
+                table.column("held_at", .text).notNull()
+            }
+        }
         // Then each domain's own, in registration order.
         for domain in StoreDomains.all { domain.registerMigrations(in: &migrator) }
         return migrator

@@ -41,10 +41,7 @@ public enum Hub {
 
     /// Trimmed text that must not be blank, by `TextRules`.
     public static func required(_ text: String, field: String, maximumLength: Int) throws(RuleError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw RuleError(field: field, rule: "is required and must not be blank") }
-        try TextRules.check(trimmed, field: field, maximumLength: maximumLength)
-        return trimmed
+        try TextRules.required(text, field: field, maximumLength: maximumLength)
     }
 
     /// Trimmed text, `nil` when blank, by `TextRules`.

@@ -33,4 +33,13 @@ public enum TextRules {
             throw RuleError(field: field, rule: "must be at most \(maximumLength) characters, got \(text.count)")
         }
     }
+
+    /// `text` trimmed, required (not blank) and checked for `field`.
+    /// - Throws: `RuleError` naming the field and the rule.
+    public static func required(_ text: String, field: String, maximumLength: Int) throws(RuleError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw RuleError(field: field, rule: "is required and must not be blank") }
+        try check(trimmed, field: field, maximumLength: maximumLength)
+        return trimmed
+    }
 }

@@ -147,7 +147,7 @@ extension StoreCommands {
             throw CommandError(
                 code: "not_allowed",
                 message:
-                    "this device's profile is \(profile.name)'s, a student's: it may only \(action) \(profile.name)'s own timetable, not \(member.name)'s (a parent's profile may)"
+                    "this device's profile is \(profile.name)'s, a student's: it may \(action) \(profile.name)'s own timetable and profile only, not \(member.name)'s (a parent's profile may)"
             )
         }
         return member

@@ -1,0 +1,247 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// Moving operations between homes: by file today (`hearth ops export/import`), by
+/// `hearth-sync` between paired devices. Both read the operations a version vector lacks, in
+/// bounded pages in (wall, logical) order, and apply a page in one transaction.
+extension StoreCommands {
+    /// The version of the exchange format `ops.export` writes and `ops.import` reads.
+    static let exchangeFormat = "hearth-ops/1"
+
+    /// The operations `since_vector` lacks (every one without it), a page at a time: at most
+    /// `limit` operations (default 10,000) and under the largest message, in (wall, logical,
+    /// device, counter) order from after the cursor `after`. `next` is the cursor of the next
+    /// page, `null` on the last; `vector` is this store's own (the contiguous prefix per device).
+    func exportOperations(_ arguments: Arguments) async throws -> JSONValue {
+        var vector = VersionVector()
+        if let given = arguments.values["since_vector"], given != .null {
+            guard let object = given.objectValue else {
+                throw CommandError.invalidArgument("since_vector", "must be an object of device → counter")
+            }
+            var counters: [String: UInt64] = [:]
+            for (device, counter) in object {
+                guard let value = counter.intValue, value >= 0 else {
+                    throw CommandError.invalidArgument("since_vector.\(device)", "must be a whole number ≥ 0")
+                }
+                counters[device] = UInt64(value)
+            }
+            vector = VersionVector(counters)
+        }
+        let limit = try arguments.optionalInt("limit") ?? 10_000
+        guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
+        let after = try arguments.optionalString("after").map { try ExportCursor(parsing: $0) }
+        let (lacking, budget) = (vector, maximumReplyBytes - 8_192)
+        return try await database.pool.read { [database] db in
+            let start = after ?? ExportCursor(wall: Int64.min, logical: Int64.min, device: "", counter: Int64.min)
+            let rows = try OperationRecord.fetchCursor(
+                db,
+                sql: """
+                    SELECT * FROM operation WHERE (wall, logical, device, counter) > (?, ?, ?, ?)
+                    ORDER BY wall, logical, device, counter
+                    """, arguments: [start.wall, start.logical, start.device, start.counter])
+            var operations: [JSONValue] = []
+            var bytes = 0
+            var next: ExportCursor?
+            while let record = try rows.next() {
+                if lacking.contains(OperationID(device: record.device, counter: UInt64(record.counter))) { continue }
+                let size = record.fields.utf8.count + 200
+                if !operations.isEmpty && (operations.count == limit || bytes + size > budget) {
+                    next = ExportCursor(operations.last!)
+                    break
+                }
+                bytes += size
+                operations.append(try record.json)
+            }
+            return [
+                "format": .string(Self.exchangeFormat), "device": .string(database.localDevice),
+                "vector": try Self.vector(in: db).json, "operations": .array(operations),
+                "next": next.map { .string($0.description) } ?? .null,
+            ]
+        }
+    }
+
+    /// Applies operations from another home in one transaction and reports what happened:
+    /// `received`, `already_had`, `conflicts` (entities this import put in conflict; ones already
+    /// in conflict are not counted again) and `quarantined`.
+    ///
+    /// An operation stamped beyond the allowed clock drift is not applied and does not refuse
+    /// the rest: it is held back (`quarantine`, with the reason) and tried again on each later
+    /// import, so one device's wrong clock never blocks what a peer relays for others. Anything
+    /// else malformed, forged or against its domain's rules refuses the whole import.
+    func importOperations(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        if let format = try arguments.optionalString("format"), format != Self.exchangeFormat {
+            throw CommandError.invalidArgument(
+                "format", "must be \(Self.exchangeFormat), got \(format) (made by a newer Hearth?)")
+        }
+        guard let list = arguments.values["operations"]?.arrayValue else {
+            throw CommandError.invalidArgument("operations", "is required and must be an array")
+        }
+        let operations = try list.enumerated().map { try Operation(json: $1, at: "operations[\($0)]") }
+        for (index, operation) in operations.enumerated() {
+            let path = "operations[\(index)]"
+            do {
+                try operation.validate()
+                try StoreDomains.domain(of: operation.entity.kind).validate(operation)
+            } catch let error as RuleError {
+                let field = error.field.hasPrefix("entity.") ? error.field : "fields.\(error.field)"
+                throw CommandError.invalidArgument("\(path).\(field)", error.rule)
+            } catch {
+                throw CommandError.invalidArgument(path, "\(error)")
+            }
+            guard operation.author == database.localDevice || DeviceID.isValid(operation.author) else {
+                throw CommandError.invalidArgument(
+                    "\(path).id", "'\(operation.author)' is not a device id (a device id is a lower-case UUID)")
+            }
+        }
+        let localDevice = database.localDevice
+        return try await writes.once(requestID) { db, outbox in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            // Held back earlier and now within the bound: tried again first.
+            let released = try Self.releaseQuarantine(now: now, in: db)
+            var (received, already) = (0, 0)
+            var quarantined: [JSONValue] = []
+            var touched: [EntityRef: Bool] = [:]
+            // Parents before children keeps the feed readable; the fold does not depend on it.
+            let ordered = (released.map { (-1, $0) } + operations.enumerated().map { ($0.offset, $0.element) })
+                .sorted { ($0.1.time, $0.1.id) < ($1.1.time, $1.1.id) }
+            for (index, operation) in ordered {
+                if operation.time.wall > now + HybridClock.maximumDrift {
+                    let reason =
+                        "stamped \((operation.time.wall - now) / 60_000) min in the future, beyond the \(HybridClock.maximumDrift / 60_000) min a clock may drift"
+                    try Self.quarantine(operation, reason: reason, in: db)
+                    quarantined.append(["id": .string(operation.id.description), "reason": .string(reason)])
+                    continue
+                }
+                // This device's own operations come back in a peer's export: ones it holds are
+                // "already had"; one it never made is a forgery and is never added.
+                if operation.author == localDevice,
+                    try OperationRecord.fetchOne(db, key: operation.id.description) == nil
+                {
+                    throw CommandError.invalidArgument(
+                        "operations[\(index)].id",
+                        "claims to be this device's operation \(operation.id.counter), which this device never made")
+                }
+                if touched[operation.entity] == nil {
+                    touched[operation.entity] = try Self.inConflict(operation.entity, in: db)
+                }
+                let seq: Int64?
+                do {
+                    seq = try StoreDatabase.apply(operation, in: db)
+                } catch  where index < 0 {
+                    // One released from quarantine that no longer applies is dropped, not
+                    // allowed to refuse this import.
+                    continue
+                } catch let error as OperationLogError {
+                    throw CommandError.invalidArgument("operations", "\(error)")
+                } catch let error as RuleError {
+                    let field = error.field.hasPrefix("entity.") ? error.field : "fields.\(error.field)"
+                    throw CommandError.invalidArgument("operations[\(index)].\(field)", error.rule)
+                }
+                guard let seq else {
+                    already += 1
+                    continue
+                }
+                received += 1
+                try db.execute(
+                    sql: """
+                        INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, ?, 0, ?)
+                        ON CONFLICT(id) DO NOTHING
+                        """,
+                    arguments: [operation.author, "Device \(operation.author.prefix(8))", Timestamp.format(Date())])
+                try outbox.add(operation, seq: seq, in: db)
+            }
+            var conflicts = 0
+            for (entity, before) in touched where !before {
+                if try Self.inConflict(entity, in: db) { conflicts += 1 }
+            }
+            return [
+                "received": .int(Int64(received)), "already_had": .int(Int64(already)),
+                "conflicts": .int(Int64(conflicts)), "quarantined": .array(quarantined),
+            ]
+        }
+    }
+
+    private static func inConflict(_ entity: EntityRef, in db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM conflict WHERE entity_kind = ? AND entity_id = ?",
+            arguments: [entity.kind, entity.id]) ?? false
+    }
+
+    private static func quarantine(_ operation: Operation, reason: String, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO quarantine (id, wall, operation, reason, held_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET reason = excluded.reason
+                """,
+            arguments: [
+                operation.id.description, operation.time.wall, operation.json.jsonText, reason,
+                Timestamp.format(Date()),
+            ])
+    }
+
+    /// Takes out of quarantine the operations now within the drift bound.
+    private static func releaseQuarantine(now: Int64, in db: Database) throws -> [Operation] {
+        let bound = now + HybridClock.maximumDrift
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, operation FROM quarantine WHERE wall <= ? ORDER BY wall", arguments: [bound])
+        try db.execute(sql: "DELETE FROM quarantine WHERE wall <= ?", arguments: [bound])
+        return rows.compactMap { row in
+            try? Operation(json: try JSONValue.parse(Array((row["operation"] as String).utf8)), at: row["id"])
+        }
+    }
+
+    /// This store's version vector: per device, the last counter up to which it holds every
+    /// operation (1, 2, … n with no hole). A device that holds a:1–2 and a:6–7 claims a:2, so
+    /// a peer sends a:3 on (a:6–7 again, which are already had): holes always fill.
+    static func vector(in db: Database) throws -> VersionVector {
+        var counters: [String: UInt64] = [:]
+        // Counters are unique per device and start at 1, so a counter equal to its rank in its
+        // device's order has every counter below it present.
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT device, MAX(counter) AS counter FROM (
+                    SELECT device, counter, ROW_NUMBER() OVER (PARTITION BY device ORDER BY counter) AS rank
+                    FROM operation)
+                WHERE counter = rank GROUP BY device
+                """)
+        for row in rows { counters[row["device"]] = UInt64(row["counter"] as Int64) }
+        return VersionVector(counters)
+    }
+}
+
+/// Where an export page ends: the last operation's (wall, logical, device, counter).
+struct ExportCursor: CustomStringConvertible {
+    let wall: Int64
+    let logical: Int64
+    let device: String
+    let counter: Int64
+
+    init(wall: Int64, logical: Int64, device: String, counter: Int64) {
+        (self.wall, self.logical, self.device, self.counter) = (wall, logical, device, counter)
+    }
+
+    init(_ operation: JSONValue) {
+        let id = operation["id"]?.stringValue ?? ""
+        let parts = id.split(separator: ":")
+        self.init(
+            wall: operation["time"]?["wall"]?.intValue ?? 0, logical: operation["time"]?["logical"]?.intValue ?? 0,
+            device: parts.first.map(String.init) ?? "", counter: parts.last.flatMap { Int64($0) } ?? 0)
+    }
+
+    init(parsing text: String) throws {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, let wall = Int64(parts[0]), let logical = Int64(parts[1]),
+            let counter = Int64(parts[3])
+        else { throw CommandError.invalidArgument("after", "must be a cursor from an earlier page's 'next'") }
+        self.init(wall: wall, logical: logical, device: String(parts[2]), counter: counter)
+    }
+
+    var description: String { "\(wall)/\(logical)/\(device)/\(counter)" }
+}
+
+extension VersionVector {
+    var json: JSONValue { .object(counters.mapValues { .int(Int64($0)) }) }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+import HearthTesting
+import Logging
+import Testing
+
+@testable import StoreService
+
+/// What sync needs of the store, with the defects that would have lost data: the version vector
+/// is the contiguous prefix, exports come in bounded pages, conflicts are counted when new, an
+/// operation from a wrong clock is held back without refusing the rest, and device names travel.
+@Suite("hearth-store: exchanging operations between devices", .serialized, .timeLimit(.minutes(2)))
+struct StoreExchangeTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    static let mum = "a0a00000-0000-4000-8000-00000000000a"
+
+    static func card(_ counter: Int, wall: Int64, month: Int = 1, title: String) -> JSONValue {
+        StoreHistoryTests.remote("\(mum):\(counter)", wall: wall, month: month, ["title": .string(title)])
+    }
+
+    @Test("a store holding a:1–2 and a:6–7 claims a:2 (not a:7), so a peer sends a:3 on and the holes fill")
+    func contiguousVector() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let held = [1, 2, 6, 7].map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }
+            _ = try await running.commands.request("ops.import", args: ["operations": .array(held)])
+            let export = try await running.commands.request("ops.export", args: ["since_vector": [:]])
+            #expect(export["vector"]?[Self.mum] == 2)
+            // What a peer with a:1–7 sends for that vector: a:3–7 (6 and 7 again, already had).
+            try await withStore(context: context) { (peer: RunningStore) async throws in
+                let all = (1...7).map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }
+                _ = try await peer.commands.request("ops.import", args: ["operations": .array(all)])
+                let lacking = try await peer.commands.request(
+                    "ops.export", args: ["since_vector": export["vector"] ?? [:]])
+                let ids = (lacking["operations"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+                #expect(ids == (3...7).map { "\(Self.mum):\($0)" })
+                let applied = try await running.commands.request(
+                    "ops.import", args: ["operations": lacking["operations"] ?? []])
+                #expect(applied["received"] == 3)
+                #expect(applied["already_had"] == 2)
+                let after = try await running.commands.request("ops.export", args: ["since_vector": [:], "limit": 1])
+                #expect(after["vector"]?[Self.mum] == 7)
+            }
+        }
+    }
+
+    @Test("an export comes in pages under the message limit, in time order, each operation once")
+    func pagedExport() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let title = String(repeating: "x", count: 190)
+            var counter = 0
+            for batch in 0..<6 {
+                let operations = (0..<500).map { index -> JSONValue in
+                    counter += 1
+                    // A card of its own each (a year per twelve), as a long history spreads over many.
+                    return [
+                        "id": .string("\(Self.mum):\(counter)"),
+                        "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
+                        "entity": [
+                            "kind": "event_card",
+                            "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", index % 12 + 1))"),
+                        ],
+                        "fields": ["title": ["value": .string("\(title)\(batch)"), "overwrites": []]],
+                    ]
+                }
+                _ = try await running.commands.request("ops.import", args: ["operations": .array(operations)])
+            }
+            var pages = 0
+            var ids: [String] = []
+            var after: JSONValue = .null
+            repeat {
+                let page = try await running.commands.request(
+                    "ops.export", args: ["since_vector": [:], "after": after])
+                #expect(page.jsonText.utf8.count < running.configuration.maximumMessageBytes)
+                ids += (page["operations"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+                after = page["next"] ?? .null
+                pages += 1
+            } while after != .null && pages < 100
+            #expect(pages > 1)
+            #expect(ids == (1...3_000).map { "\(Self.mum):\($0)" })
+            let limited = try await running.commands.request("ops.export", args: ["since_vector": [:], "limit": 10])
+            #expect(limited["operations"]?.arrayValue?.count == 10)
+            let bad = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("ops.export", args: ["after": "nonsense"])
+            }
+            #expect(bad?.description.contains("'after' must be a cursor") == true)
+        }
+    }
+
+    @Test("an import counts the conflicts it made: the same conflicting file twice reports it once")
+    func newConflicts() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 1, "title": "Mine"])
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let theirs = [Self.card(1, wall: now - 1_000, title: "Theirs")]
+            let first = try await running.commands.request("ops.import", args: ["operations": .array(theirs)])
+            #expect(first["conflicts"] == 1)
+            let again = try await running.commands.request("ops.import", args: ["operations": .array(theirs)])
+            #expect(again["already_had"] == 1)
+            #expect(again["conflicts"] == 0)
+            let more = [Self.card(2, wall: now - 500, month: 2, title: "Elsewhere")]
+            #expect(
+                try await running.commands.request("ops.import", args: ["operations": .array(more)])["conflicts"] == 0)
+        }
+    }
+
+    @Test("an operation beyond the clock-drift bound is held back, the rest applied; it applies once within the bound")
+    func quarantine() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let relayed = "b0b00000-0000-4000-8000-00000000000b"
+            let future = StoreHistoryTests.remote(
+                "\(relayed):1", wall: now + HybridClock.maximumDrift + 1_500, month: 3, ["title": "From the future"])
+            let fine = Self.card(1, wall: now - 1_000, month: 4, title: "On time")
+            let reply = try await running.commands.request("ops.import", args: ["operations": [future, fine]])
+            #expect(reply["received"] == 1)
+            let held = try #require(reply["quarantined"]?.arrayValue?.first)
+            #expect(held["id"]?.stringValue == "\(relayed):1")
+            #expect(held["reason"]?.stringValue?.contains("in the future, beyond the 60 min a clock may drift") == true)
+            #expect(
+                !(try await running.commands.request("event.show", args: ["year": 2026, "month": 3]).jsonText
+                    .contains("From the future")))
+            // Once the clock reaches it (a second and a half on), any later import applies it.
+            var released = 0
+            let deadline = ContinuousClock.now + .seconds(10)
+            while released == 0 && ContinuousClock.now < deadline {
+                released = Int(
+                    try await running.commands.request("ops.import", args: ["operations": []])["received"]?.intValue
+                        ?? 0)
+            }
+            #expect(released == 1)
+            let card = try await running.commands.request("event.show", args: ["year": 2026, "month": 3])
+            #expect(card.jsonText.contains("From the future"))
+        }
+    }
+
+    @Test("a device's name is an operation: renamed on one store, it shows on another after an exchange")
+    func namesTravel() async throws {
+        try await withStore(context: context, device: UUIDText.make()) { (first: RunningStore) async throws in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            _ = try await first.commands.request(
+                "ops.import", args: ["operations": [Self.card(1, wall: now - 1_000, title: "x")]])
+            let renamed = try await first.commands.request(
+                "device.rename", args: ["id": .string(Self.mum), "name": "Mum's phone"])
+            #expect(renamed["name"] == "Mum's phone")
+            let refused = await #expect(throws: CommandClientError.self) {
+                try await first.commands.request(
+                    "device.rename", args: ["id": .string(Self.mum), "name": "bell\u{07}"])
+            }
+            #expect(refused?.description.contains("'name' must not contain control characters") == true)
+            let export = try await first.commands.request("ops.export", args: ["since_vector": [:]])
+            try await withStore(context: context, device: UUIDText.make()) { (second: RunningStore) async throws in
+                _ = try await second.commands.request("ops.import", args: ["operations": export["operations"] ?? []])
+                let devices = try await second.commands.request("device.list")["devices"]?.arrayValue ?? []
+                #expect(devices.contains { $0["id"]?.stringValue == Self.mum && $0["name"] == "Mum's phone" })
+            }
+        }
+    }
+}
