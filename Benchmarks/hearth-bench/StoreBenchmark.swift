@@ -131,17 +131,25 @@ enum RawSQLite {
         }
     }
 
-    private static func run(_ count: Int, path: String) throws -> Double {
+    /// Opens `path` as the store does (WAL, synchronous=FULL); close it with `sqlite3_close`.
+    static func open(_ path: String) throws -> OpaquePointer? {
         var db: OpaquePointer?
         guard sqlite3_open(path, &db) == SQLITE_OK else { throw BenchError.sqlite("open") }
-        defer { sqlite3_close(db) }
-        func exec(_ sql: String) throws {
-            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-                throw BenchError.sqlite(String(cString: sqlite3_errmsg(db)))
-            }
+        try exec(db, "PRAGMA journal_mode = WAL")
+        try exec(db, "PRAGMA synchronous = FULL")
+        return db
+    }
+
+    static func exec(_ db: OpaquePointer?, _ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchError.sqlite(String(cString: sqlite3_errmsg(db)))
         }
-        try exec("PRAGMA journal_mode = WAL")
-        try exec("PRAGMA synchronous = FULL")
+    }
+
+    private static func run(_ count: Int, path: String) throws -> Double {
+        let db = try open(path)
+        defer { sqlite3_close(db) }
+        func exec(_ sql: String) throws { try Self.exec(db, sql) }
         try exec(
             """
             CREATE TABLE operation (id TEXT PRIMARY KEY, device TEXT NOT NULL, counter INTEGER NOT NULL,

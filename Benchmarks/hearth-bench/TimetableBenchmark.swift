@@ -123,16 +123,9 @@ extension RawSQLite {
     }
 
     private static func insertAll(_ count: Int, path: String) throws -> Double {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK else { throw BenchError.sqlite("open") }
+        let db = try open(path)
         defer { sqlite3_close(db) }
-        func exec(_ sql: String) throws {
-            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-                throw BenchError.sqlite(String(cString: sqlite3_errmsg(db)))
-            }
-        }
-        try exec("PRAGMA journal_mode = WAL")
-        try exec("PRAGMA synchronous = FULL")
+        func exec(_ sql: String) throws { try Self.exec(db, sql) }
         try exec(
             """
             CREATE TABLE operation (id TEXT PRIMARY KEY, entity_id TEXT NOT NULL, fields TEXT NOT NULL);

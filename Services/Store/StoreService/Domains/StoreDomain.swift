@@ -66,6 +66,18 @@ enum StoreDomains {
         return domain
     }
 
+    /// A domain's command table: `reads` as they are, `writes` holding their reply for the
+    /// fault-injection delay (`StoreCommands.delayed`).
+    static func table(
+        reads: [String: StoreCommands.Handler], writes: [String: StoreCommands.Handler]
+    ) -> [String: StoreCommands.Handler] {
+        var handlers = reads
+        for (name, handler) in writes {
+            handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
+        }
+        return handlers
+    }
+
     /// The handler of `command` in whichever domain answers it.
     static func handler(for command: String) -> StoreCommands.Handler? {
         for domain in all {

@@ -77,8 +77,8 @@ enum HubDomain: StoreDomain {
     }
 
     /// The hub's commands; those that write hold their reply for the fault-injection delay.
-    private static let handlers: [String: StoreCommands.Handler] = {
-        var handlers: [String: StoreCommands.Handler] = [
+    private static let handlers = StoreDomains.table(
+        reads: [
             "member.list": { commands, request in try await commands.listMembers(request) },
             "timetable.settings": { commands, request in try await commands.timetableSettings(request) },
             "timetable.entries": { commands, request in try await commands.timetableEntries(request) },
@@ -87,8 +87,8 @@ enum HubDomain: StoreDomain {
             "timetable.reference": { commands, request in try await commands.timetableReference(request) },
             "timetable.holiday.list": { commands, request in try await commands.listHolidays(request) },
             "class.sources": { commands, request in try await commands.classSources(request) },
-        ]
-        let writes: [String: StoreCommands.Handler] = [
+        ],
+        writes: [
             "member.add": { commands, request in try await commands.addMember(request) },
             "member.rename": { commands, request in try await commands.renameMember(request) },
             "member.remove": { commands, request in try await commands.removeMember(request) },
@@ -108,12 +108,7 @@ enum HubDomain: StoreDomain {
             "timetable.copy_week": { commands, request in try await commands.copyWeek(request) },
             "timetable.import": { commands, request in try await commands.importTimetable(request) },
             "class.record": { commands, request in try await commands.recordClassAlert(request) },
-        ]
-        for (name, handler) in writes {
-            handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
-        }
-        return handlers
-    }()
+        ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
 

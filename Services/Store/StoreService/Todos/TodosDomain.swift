@@ -82,8 +82,8 @@ enum TodosDomain: StoreDomain {
     }
 
     /// The todos commands; those that write hold their reply for the fault-injection delay.
-    private static let handlers: [String: StoreCommands.Handler] = {
-        var handlers: [String: StoreCommands.Handler] = [
+    private static let handlers = StoreDomains.table(
+        reads: [
             "collection.list": { commands, request in try await commands.listCollections(request) },
             "todo.list": { commands, request in try await commands.listTodos(request) },
             "todo.show": { commands, request in try await commands.showTodo(request) },
@@ -93,8 +93,8 @@ enum TodosDomain: StoreDomain {
             "note.list": { commands, request in try await commands.listNotes(request) },
             "todo.occurrences": { commands, request in try await commands.occurrences(request) },
             "reminder.sources": { commands, request in try await commands.reminderSources(request) },
-        ]
-        let writes: [String: StoreCommands.Handler] = [
+        ],
+        writes: [
             "collection.add": { commands, request in try await commands.addCollection(request) },
             "collection.edit": { commands, request in try await commands.editCollection(request) },
             "collection.remove": { commands, request in try await commands.removeCollection(request) },
@@ -111,12 +111,7 @@ enum TodosDomain: StoreDomain {
             "reminder.record": { commands, request in try await commands.recordReminder(request) },
             "note.set": { commands, request in try await commands.setNote(request) },
             "template.apply": { commands, request in try await commands.applyTemplate(request) },
-        ]
-        for (name, handler) in writes {
-            handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
-        }
-        return handlers
-    }()
+        ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
 
