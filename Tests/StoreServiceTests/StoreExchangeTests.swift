@@ -29,8 +29,9 @@ struct StoreExchangeTests {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let held = [1, 2, 6, 7].map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }
             _ = try await running.commands.request("ops.import", args: ["operations": .array(held)])
-            let export = try await running.commands.request("ops.export", args: ["since_vector": [:]])
+            let export = try await running.commands.request("ops.vector")
             #expect(export["vector"]?[Self.mum] == 2)
+            #expect(export["device"] == "dev-a")
             // What a peer with a:1–7 sends for that vector: a:3–7 (6 and 7 again, already had).
             try await withStore(context: context) { (peer: RunningStore) async throws in
                 let all = (1...7).map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }

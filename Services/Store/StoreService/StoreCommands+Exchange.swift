@@ -10,6 +10,13 @@ extension StoreCommands {
     /// The version of the exchange format `ops.export` writes and `ops.import` reads.
     static let exchangeFormat = "hearth-ops/1"
 
+    /// This store's version vector alone (what a peer asks first, to send only what is lacking).
+    func versionVector() async throws -> JSONValue {
+        try await database.pool.read { [database] db in
+            ["device": .string(database.localDevice), "vector": try Self.vector(in: db).json]
+        }
+    }
+
     /// The operations `since_vector` lacks (every one without it), a page at a time: at most
     /// `limit` operations (default 10,000) and under the largest message, in (wall, logical,
     /// device, counter) order from after the cursor `after`. `next` is the cursor of the next

@@ -25,6 +25,7 @@ struct StoreCommands: Sendable {
             case "device.list": return try await devices()
             case "device.rename": return try await renameDevice(request.id, arguments)
             case "ops.export": return try await exportOperations(arguments)
+            case "ops.vector": return try await versionVector()
             case "ops.import": return try await importOperations(request.id, arguments)
             case "backup": return try await backup(arguments)
             default:
