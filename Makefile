@@ -4,7 +4,7 @@ SOURCES := Package.swift Shared Services Tests Benchmarks Fuzz
 
 .PHONY: run test bench fuzz build release deps test-deps lint format install clean
 
-## Build in release mode and run the whole stack in the foreground under supervisord (Ctrl-C stops it).
+## Build in release mode and run the whole stack in the foreground under runit (Ctrl-C stops it).
 run: deps release
 	deploy/run-stack
 

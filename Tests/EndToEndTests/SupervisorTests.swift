@@ -3,7 +3,7 @@ import HearthBus
 import HearthTesting
 import Testing
 
-/// The stack as `make run` launches it: supervisord configured from the Procfile.
+/// The stack as `make run` launches it: runit (runsvdir, one runsv per process) from the Procfile.
 @Suite("End to end: supervised launch", .serialized, .timeLimit(.minutes(2)))
 struct SupervisorTests {
     let context: ZMQContext
@@ -13,12 +13,6 @@ struct SupervisorTests {
     /// The repository root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-
-    static func supervisord() -> String? {
-        ["/usr/bin/supervisord", "/usr/local/bin/supervisord"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
 
     func ping(_ endpoint: String) async -> Int64? {
         let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(100), attempts: 1)
@@ -37,42 +31,137 @@ struct SupervisorTests {
         #expect(names.sorted() == HearthService.launched.map(\.rawValue).sorted())
     }
 
-    @Test("supervisord starts every Procfile process and restarts a killed one within about a second")
-    func restartsKilledProcess() async throws {
-        let supervisord = try #require(Self.supervisord(), "supervisord is missing: `make test` installs it")
+    /// Runs `sv` on every service directory (`sv -w 3 force-stop`, `sv exit`…).
+    private func sv(_ arguments: [String], _ services: String) async throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: services).sorted()
+        _ = try await ChildProcess.run("/usr/bin/sv", arguments + names.map { "\(services)/\($0)" })
+    }
+
+    @Test(
+        "runit starts every Procfile process and brings each one killed back within a second, losing no store event and no reminder"
+    )
+    func restartsKilledProcesses() async throws {
+        #expect(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/runsvdir"),
+            "runit is missing: `make test` installs it")
         let home = try TemporaryHome()
-        let environment = ["HEARTH_HOME": home.path, "HEARTH_BIN_DIR": ChildProcess.binaryDirectory]
-        let generated = try await ChildProcess.run("\(Self.root)/deploy/supervisord-conf", [], environment: environment)
+        let environment = [
+            "HEARTH_HOME": home.path, "HEARTH_BIN_DIR": ChildProcess.binaryDirectory, "HEARTH_TIME_ZONE": "UTC",
+        ]
+        let generated = try await ChildProcess.run("\(Self.root)/deploy/runit-services", [], environment: environment)
         #expect(generated.status == 0, "\(generated.stderr)")
-        let conf = home.file("run/supervisord.conf")
-        try generated.stdout.write(toFile: conf, atomically: true, encoding: .utf8)
+        let services = generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let supervisor = try await ChildProcess("/usr/bin/runsvdir", ["-P", services], environment: environment)
+        let configuration = try home.configuration(["HEARTH_TIME_ZONE": "UTC"])
+        var upSince: [HearthService: ContinuousClock.Instant] = [:]
+        for service in HearthService.launched {
+            #expect(
+                await TestStack.waitUntilAnswering(
+                    configuration.commandEndpoint(service), context: context, timeout: .seconds(10)),
+                "hearth-\(service.rawValue) never answered")
+            upSince[service] = .now
+        }
+        let store = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5))
+        let bus = CommandClient(context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .seconds(1))
+        _ = try await store.request("event.set", args: ["year": 2026, "month": 1, "title": "Before"])
+        var notes: [String] = []
+        var subscriber: Subscriber?
+        for service in HearthService.launched {
+            // runsv restarts at once a process that ran a second or more (one that dies sooner
+            // waits out that second, so a crash loop cannot spin): let each reach a second.
+            let age = ContinuousClock.now - (upSince[service] ?? .now)
+            if age < .milliseconds(1_100) { try await Task.sleep(for: .milliseconds(1_100) - age) }
+            let endpoint = configuration.commandEndpoint(service)
+            let first = try #require(await ping(endpoint), "hearth-\(service.rawValue) is not answering")
+            kill(Int32(first), SIGKILL)
+            let killed = ContinuousClock.now
+            if service == .bus {
+                // Committed while the bus is away: its event reaches followers only by replay.
+                _ = try await store.request(
+                    "event.set", args: ["year": 2026, "month": 2, "title": "While the bus was down"])
+            }
+            var second: Int64?
+            while ContinuousClock.now - killed < .seconds(5) {
+                if let pid = await ping(endpoint), pid != first {
+                    second = pid
+                    break
+                }
+            }
+            let downtime = ContinuousClock.now - killed
+            upSince[service] = .now
+            notes.append("\(service.rawValue) \(downtime)")
+            #expect(second != nil, "hearth-\(service.rawValue) was not restarted")
+            #expect(downtime < .seconds(1), "hearth-\(service.rawValue) answered again only after \(downtime)")
+            if service == .bus {
+                let events = try Subscriber(
+                    context: context, endpoint: configuration.busSubscribeEndpoint, prefixes: ["reminder.due"])
+                #expect(await events.waitUntilSubscribed(bus: bus, timeout: .seconds(5)))
+                subscriber = events
+                // A reminder due a few seconds from now, across the scheduler's own kill below.
+                let due = Date().addingTimeInterval(4)
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: "UTC")!
+                let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: due)
+                _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+                _ = try await store.request(
+                    "todo.add",
+                    args: [
+                        "title": "Across a restart", "collection": "Habits", "remind": true,
+                        "due": .string(String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)),
+                        "time": .string(String(format: "%02d:%02d:%02d", parts.hour!, parts.minute!, parts.second!)),
+                    ])
+            }
+        }
+        print("restart times: \(notes.joined(separator: ", "))")
+        _ = try await store.request("event.set", args: ["year": 2026, "month": 3, "title": "After"])
 
-        let supervisor = try await ChildProcess(supervisord, ["-c", conf], environment: environment)
-        let endpoint = try home.configuration().commandEndpoint(.bus)
-        #expect(await TestStack.waitUntilAnswering(endpoint, context: context, timeout: .seconds(10)))
-        let firstPID = try #require(await ping(endpoint))
-
-        kill(Int32(firstPID), SIGKILL)
-        let clock = ContinuousClock()
-        let killed = clock.now
-        var secondPID: Int64?
-        while clock.now - killed < .seconds(5) {
-            if let pid = await ping(endpoint), pid != firstPID {
-                secondPID = pid
+        // The reminder fires once the scheduler is back, though it was killed before its time.
+        let reminders = try #require(subscriber)
+        var iterator = reminders.makeAsyncIterator()
+        var reminder: String?
+        // A bound on the wait: the subscription is closed after 15 s if nothing came.
+        let waiting = Task {
+            try? await Task.sleep(for: .seconds(15))
+            await reminders.close()
+        }
+        while let message = await iterator.next() {
+            if case .event(_, let envelope) = message {
+                reminder = envelope.data["reminder"]?["title"]?.stringValue
                 break
             }
         }
-        let downtime = clock.now - killed
-        #expect(secondPID != nil, "hearth-bus was not restarted")
-        // supervisord reaps and respawns on its one-second poll tick, so a restart takes one or
-        // two ticks (1.0–2.0 s measured); more than that means it did not restart promptly.
-        #expect(downtime < .milliseconds(2_500), "restarted after \(downtime)")
+        waiting.cancel()
+        #expect(reminder == "Across a restart")
 
+        // Every store change, the one made while the bus was down included, in order, once.
+        let follower = try await ChangeFollower(
+            context: context, busEndpoint: configuration.busSubscribeEndpoint, bus: bus, source: "store",
+            prefix: "store.", commands: store, since: 0)
+        var titles: [String] = []
+        var seqs: [UInt64] = []
+        for try await change in follower {
+            seqs.append(change.seq)
+            if change.data["operation"]?["entity"]?["kind"] == "event_card",
+                let title = change.data["operation"]?["fields"]?["title"]?["value"]?.stringValue
+            {
+                titles.append(title)
+            }
+            if titles.last == "After" { break }
+        }
+        await follower.close()
+        #expect(titles == ["Before", "While the bus was down", "After"])
+        #expect(seqs == Array(1...UInt64(seqs.count)))
+
+        try await sv(["-w", "3", "force-stop"], services)
+        try await sv(["exit"], services)
         supervisor.signal(SIGTERM)
-        // Every service exits within a second of the SIGTERM, but supervisord reaps and reports
-        // one child per one-second tick (seen: five services stopped over 3.0 s, then its own
-        // exit), so with five services its exit takes 4–5 s; the bound leaves room above that.
-        #expect(await supervisor.waitForExit(timeout: .seconds(10)) == 0)
-        #expect(await ping(endpoint) == nil)
+        _ = await supervisor.waitForExit(timeout: .seconds(5))
+        for service in HearthService.launched {
+            #expect(await ping(configuration.commandEndpoint(service)) == nil, "hearth-\(service.rawValue) still runs")
+        }
+        await reminders.close()
+        await store.close()
+        await bus.close()
     }
 }
