@@ -93,4 +93,40 @@ struct StoreImportRulesTests {
             #expect(try await operationCount(running) == 0)
         }
     }
+
+    @Test("every domain's text fields refuse control characters, direction overrides and over-long text in an import")
+    func textFieldsOfEveryDomain() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let uuid = "0b0b0000-0000-4000-8000-0000000000c1"
+            let fields: [(kind: String, entity: String, field: String, limit: Int)] = [
+                ("event_card", "2026-08", "title", 200), ("event_card", "2026-08", "location", 200),
+                ("todo_collection", uuid, "name", 100), ("todo", uuid, "title", 200),
+                ("todo_subtask", uuid, "title", 200), ("member", uuid, "name", 100),
+                ("timetable_entry", uuid, "subject", 100), ("timetable_entry", uuid, "teacher", 40),
+                ("timetable_entry", uuid, "room", 40), ("school_holiday", uuid, "name", 100),
+                ("device", uuid, "name", 60),
+            ]
+            var counter = 0
+            for (kind, entity, field, limit) in fields {
+                for (value, rule) in [
+                    ("bell\u{07}", "must not contain control characters or direction overrides (found U+0007)"),
+                    ("red\u{1B}[31m", "(found U+001B)"), ("abc\u{202E}cba", "(found U+202E)"),
+                    ("\u{2066}x", "(found U+2066)"), ("c1\u{85}", "(found U+0085)"),
+                    (String(repeating: "x", count: limit + 1), "must be at most \(limit) characters"),
+                ] {
+                    counter += 1
+                    let operation = Self.operation(
+                        "\(Self.dad):\(counter)", kind: kind, entity: entity, [field: .string(value)])
+                    let error = await #expect(throws: CommandClientError.self, "\(kind).\(field)") {
+                        try await running.commands.request("ops.import", args: ["operations": [operation]])
+                    }
+                    #expect(
+                        error?.description.contains("operations[0].fields.\(field)' \(rule.hasPrefix("(") ? "" : rule)")
+                            == true && error?.description.contains(rule) == true,
+                        "\(kind).\(field): \(String(describing: error))")
+                }
+            }
+            #expect(try await operationCount(running) == 0)
+        }
+    }
 }
