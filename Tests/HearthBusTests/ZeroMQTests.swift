@@ -166,4 +166,19 @@ struct ZeroMQTests {
         #expect(await waiting)
         #expect(await signal.wait(timeout: .milliseconds(1)))
     }
+
+    @Test("a ZAP handler closed and bound again at once in one context never finds its inproc name taken")
+    func zapHandlerRebinds() async throws {
+        let context = try ZMQContext()
+        for round in 0..<300 {
+            do {
+                let handler = try CurveAuthenticator(context: context, logger: Logger(label: "test.zap"))
+                await handler.close()
+            } catch {
+                Issue.record("round \(round): \(error)")
+                break
+            }
+        }
+        await context.terminate()
+    }
 }

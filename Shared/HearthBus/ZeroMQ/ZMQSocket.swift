@@ -9,6 +9,8 @@ public final class ZMQSocket {
     /// The socket pattern.
     public let kind: ZMQSocketKind
     private var isClosed = false
+    /// `inproc://` endpoints bound, unbound before closing (see `close`).
+    private var inprocEndpoints: [String] = []
 
     /// Opens a socket of `kind` on `context`.
     /// - Throws: `ZMQError` when libzmq refuses (for example after the context was shut down).
@@ -25,9 +27,15 @@ public final class ZMQSocket {
     }
 
     /// Closes the socket; pending outgoing messages get at most the configured linger to leave.
+    ///
+    /// An `inproc://` endpoint is unbound first: `zmq_unbind` frees its name in the context at
+    /// once, while `zmq_close` leaves that to libzmq's reaper thread, so a service restarted in
+    /// the same process (a test's device, the ZAP handler's fixed name) could find the name still
+    /// taken.
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        for endpoint in inprocEndpoints { zmq_unbind(handle, endpoint) }
         zmq_close(handle)
     }
 
@@ -36,6 +44,7 @@ public final class ZMQSocket {
     /// Binds to `endpoint` (`ipc://`, `tcp://` or `inproc://`).
     public func bind(_ endpoint: String) throws {
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("bind \(endpoint)") }
+        if endpoint.hasPrefix("inproc://") { inprocEndpoints.append(endpoint) }
     }
 
     /// Connects to `endpoint`; libzmq reconnects by itself whenever the peer goes away.
