@@ -110,6 +110,9 @@ extension StoreCommands {
             var (received, already) = (0, 0)
             var quarantined: [JSONValue] = []
             var touched: [EntityRef: Bool] = [:]
+            // Each entity's log, folded once for the whole import and kept current.
+            var logs: [EntityRef: OperationLog] = [:]
+            var applied: [(operation: Operation, seq: Int64)] = []
             // Parents before children keeps the feed readable; the fold does not depend on it.
             let ordered = (released.map { (-1, $0) } + operations.enumerated().map { ($0.offset, $0.element) })
                 .sorted { ($0.1.time, $0.1.id) < ($1.1.time, $1.1.id) }
@@ -134,11 +137,14 @@ extension StoreCommands {
                     touched[operation.entity] = try Self.inConflict(operation.entity, in: db)
                 }
                 let seq: Int64?
+                var folded = try logs[operation.entity] ?? StoreDatabase.log(of: operation.entity, in: db)
                 do {
-                    seq = try StoreDatabase.apply(operation, in: db)
+                    seq = try StoreDatabase.apply(operation, in: db, folded: &folded, materializing: false)
+                    logs[operation.entity] = folded
                 } catch  where index < 0 {
                     // One released from quarantine that no longer applies is dropped, not
                     // allowed to refuse this import.
+                    logs[operation.entity] = nil
                     continue
                 } catch let error as OperationLogError {
                     throw CommandError.invalidArgument("operations", "\(error)")
@@ -157,8 +163,13 @@ extension StoreCommands {
                         ON CONFLICT(id) DO NOTHING
                         """,
                     arguments: [operation.author, "Device \(operation.author.prefix(8))", Timestamp.format(Date())])
-                try outbox.add(operation, seq: seq, in: db)
+                applied.append((operation, seq))
             }
+            // Each entity's row once, then the changes' events (which describe the rows).
+            for entity in Set(applied.map(\.operation.entity)) {
+                if let folded = logs[entity] { try StoreDatabase.settle(entity, from: folded, in: db) }
+            }
+            for (operation, seq) in applied { try outbox.add(operation, seq: seq, in: db) }
             var conflicts = 0
             for (entity, before) in touched where !before {
                 if try Self.inConflict(entity, in: db) { conflicts += 1 }

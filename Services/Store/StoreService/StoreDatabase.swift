@@ -53,6 +53,18 @@ final class StoreDatabase: Sendable {
     /// - Throws: `OperationLogError` for a malformed or forged operation, `RuleError` for one its
     ///   domain's rules refuse (or of a kind no domain keeps); nothing is written then.
     static func apply(_ operation: Operation, in db: Database, log: OperationLog? = nil) throws -> Int64? {
+        var folded = try log ?? Self.log(of: operation.entity, in: db)
+        return try apply(operation, in: db, folded: &folded)
+    }
+
+    /// Applies `operation` onto `folded`, the entity's log as held (and kept current) by the
+    /// caller: an import of many operations on one entity folds its log once, not once each.
+    /// `folded` holds the operation afterwards, unless it was already applied.
+    /// - Parameter materializing: `false` leaves the entity's row and its conflict mark to the
+    ///   caller's `settle` (an import settles each entity once, after all its operations).
+    static func apply(
+        _ operation: Operation, in db: Database, folded: inout OperationLog, materializing: Bool = true
+    ) throws -> Int64? {
         try operation.validate()
         let domain = try StoreDomains.domain(of: operation.entity.kind)
         try domain.validate(operation)
@@ -62,19 +74,23 @@ final class StoreDatabase: Sendable {
             }
             return nil
         }
-        var folded = try log ?? Self.log(of: operation.entity, in: db)
         try folded.apply(operation)
         try OperationRecord(operation).insert(db)
-        try domain.materialize(operation.entity, from: folded, in: db)
-        let conflicted = folded.entity(operation.entity).values.contains(where: \.isConflict)
+        if materializing { try settle(operation.entity, from: folded, in: db) }
+        try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
+            .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
+        return db.lastInsertedRowID
+    }
+
+    /// Rewrites `entity`'s materialised row from its folded log and marks or clears its conflict.
+    static func settle(_ entity: EntityRef, from folded: OperationLog, in db: Database) throws {
+        try StoreDomains.domain(of: entity.kind).materialize(entity, from: folded, in: db)
+        let conflicted = folded.entity(entity).values.contains(where: \.isConflict)
         try db.cachedStatement(
             sql: conflicted
                 ? "INSERT OR IGNORE INTO conflict (entity_kind, entity_id) VALUES (?, ?)"
                 : "DELETE FROM conflict WHERE entity_kind = ? AND entity_id = ?"
-        ).execute(arguments: [operation.entity.kind, operation.entity.id])
-        try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
-            .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
-        return db.lastInsertedRowID
+        ).execute(arguments: [entity.kind, entity.id])
     }
 
     /// The log of one entity's operations, folded.
