@@ -48,6 +48,12 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CSodium",
+            path: "Shared/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibICal",
             path: "Shared/CLibICal",
             pkgConfig: "libical",
@@ -72,6 +78,12 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Shared/HearthBus",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HearthPairing",
+            dependencies: ["CSodium", "HearthCore"],
+            path: "Shared/HearthPairing",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -266,6 +278,11 @@ let package = Package(
         .testTarget(
             name: "HearthCoreTests",
             dependencies: ["HearthCore", "HearthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthPairingTests",
+            dependencies: ["HearthPairing", "HearthCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
