@@ -54,6 +54,35 @@ struct ConfigurationTests {
         #expect(fromEnvironment.maximumMessageBytes == 2_048)
     }
 
+    @Test("[sync]: endpoint and interval from the file and the environment; an interval under 5 minutes is refused")
+    func syncSettings() throws {
+        let home = try TemporaryHome()
+        let defaults = try home.configuration()
+        #expect(defaults.sync.endpoint == "tcp://*:*")
+        #expect(defaults.sync.interval == .seconds(300))
+        try "[sync]\nendpoint = \"tcp://0.0.0.0:7400\"\ninterval = \"1h\"\ncmd = \"ipc:///tmp/s.sock\"\n".write(
+            toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let fromFile = try home.configuration()
+        #expect(fromFile.sync.endpoint == "tcp://0.0.0.0:7400")
+        #expect(fromFile.sync.interval == .seconds(3_600))
+        #expect(fromFile.commandEndpoint(.sync) == "ipc:///tmp/s.sock")
+        #expect(try home.configuration(["HEARTH_SYNC_INTERVAL": "10m"]).sync.interval == .seconds(600))
+        #expect(
+            throws: ConfigurationError(
+                origin: "environment variable HEARTH_SYNC_INTERVAL", key: "sync.interval",
+                rule: "must be at least 5m (two devices sync at most once every 5 minutes), got \"2m\"")
+        ) {
+            try home.configuration(["HEARTH_SYNC_INTERVAL": "2m"])
+        }
+        try "[sync]\ninterval = \"299s\"\n".write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let short = #expect(throws: ConfigurationError.self) { try home.configuration() }
+        #expect(short?.origin == "hearth.toml")
+        #expect(short?.key == "sync.interval")
+        try "[sync]\nendpoint = \"ipc:///x\"\n".write(
+            toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try home.configuration() }
+    }
+
     @Test("a bad setting names the key, where it came from, and the rule")
     func errors() throws {
         let home = try TemporaryHome()

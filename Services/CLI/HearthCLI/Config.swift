@@ -32,6 +32,8 @@ struct Config: AsyncParsableCommand {
         values.append(("household.time_zone", .string(configuration.household.timeZone.identifier)))
         values.append(("household.week_start", .string(configuration.household.weekStart == 7 ? "sunday" : "monday")))
         values.append(("reminders.snooze", .string("\(configuration.household.snooze.components.seconds)s")))
+        values.append(("sync.endpoint", .string(configuration.sync.endpoint)))
+        values.append(("sync.interval", .string("\(configuration.sync.interval.components.seconds)s")))
         if options.json {
             Output.json(.object(Dictionary(uniqueKeysWithValues: values)))
         } else {

@@ -31,6 +31,8 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let turn: TurnSettings
     /// The household's time zone, week start and snooze: `[household]`, `[reminders]`.
     public let household: HouseholdSettings
+    /// How `hearth-sync` replicates: the `[sync]` table and `HEARTH_SYNC_*`.
+    public let sync: SyncSettings
 
     /// The endpoint publishers connect to (the bus's XSUB side).
     public var busPublishEndpoint: String { endpoints["bus.pub"]! }
@@ -100,7 +102,8 @@ public struct HearthConfiguration: Sendable, Equatable {
             heartbeatMilliseconds: heartbeat,
             notify: file.notify,
             turn: try file.turn.overridden(by: environment),
-            household: try file.household.overridden(by: environment)
+            household: try file.household.overridden(by: environment),
+            sync: try file.sync.overridden(by: environment)
         )
     }
 
@@ -193,6 +196,7 @@ struct FileSettings: Equatable {
     var notify = NotifySettings()
     var turn = TurnSettings()
     var household = HouseholdSettings()
+    var sync = SyncSettings()
 
     static func read(_ path: String) throws(ConfigurationError) -> FileSettings {
         guard FileManager.default.fileExists(atPath: path) else { return FileSettings() }
@@ -229,6 +233,9 @@ struct FileSettings: Equatable {
             if section == "turn" {
                 settings.turn = try TurnSettings.read(values)
             }
+            if section == "sync" {
+                settings.sync = try SyncSettings.read(values)
+            }
             if section == "household" {
                 try HouseholdSettings.read(values, into: &settings.household)
                 continue
@@ -249,7 +256,7 @@ struct FileSettings: Equatable {
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
                 case (_, "cmd") where serviceNames.contains(section):
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
-                case ("turn", _):
+                case ("turn", _), ("sync", _):
                     continue  // read above
                 default:
                     throw ConfigurationError(origin: origin, key: fullKey, rule: "is not a Hearth setting")
