@@ -121,6 +121,11 @@ struct SoakBenchmark: AsyncParsableCommand {
                 "rss_end_kb": .int(Int64(end.rssKB)), "rss_max_kb": .int(Int64(mine.map(\.rssKB).max() ?? 0)),
                 "rss_growth_pct": .double(round3(Double(end.rssKB - base.rssKB) / Double(max(base.rssKB, 1)) * 100)),
                 "fds_base": .int(Int64(base.fds)), "fds_end": .int(Int64(end.fds)),
+                // The trend, to tell a plateau from a leak: RSS at each tenth of the run.
+                "rss_kb_by_tenth": .array(
+                    (1...10).compactMap { tenth in
+                        mine.last { $0.seconds <= minutes * 6 * Double(tenth) }.map { .int(Int64($0.rssKB)) }
+                    }),
                 "exit_status": statuses[HearthService(rawValue: name)!].flatMap { $0 }.map { .int(Int64($0)) } ?? .null,
             ]
         }
