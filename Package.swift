@@ -287,7 +287,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthCalendarTests",
-            dependencies: ["HearthCalendar", "HearthCore", "HearthTesting"],
+            dependencies: ["HearthCalendar", "HearthCore", "HearthBus", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,68 @@
+import CLibICal
+import Foundation
+
+/// Writes events as an iCalendar file (RFC 5545) through libical, for other calendar apps.
+public enum CalendarExport {
+    /// One event to write. Times are written in UTC, which every calendar app reads.
+    public struct Event: Sendable {
+        public let uid: String
+        public let summary: String
+        public let start: Date
+        public let end: Date
+        /// Whether it still happens (`CONFIRMED`) or not (`CANCELLED`, so an app that imported
+        /// it before removes it).
+        public let cancelled: Bool
+        /// Raised whenever the event changes, so apps take the newer copy (RFC 5545 §3.8.7.4).
+        public let sequence: Int
+        public let description: String?
+
+        public init(
+            uid: String, summary: String, start: Date, end: Date, cancelled: Bool, sequence: Int,
+            description: String? = nil
+        ) {
+            self.uid = uid
+            self.summary = summary
+            self.start = start
+            self.end = end
+            self.cancelled = cancelled
+            self.sequence = sequence
+            self.description = description
+        }
+    }
+
+    /// The calendar text of `events`, stamped `stamp` (DTSTAMP).
+    public static func text(_ events: [Event], stamp: Date, name: String) -> String {
+        let calendar = icalcomponent_new_vcalendar()!
+        defer { icalcomponent_free(calendar) }
+        icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
+        icalcomponent_add_property(calendar, icalproperty_new_prodid("-//Hearth//Social planner//EN"))
+        icalcomponent_add_property(calendar, icalproperty_new_method(ICAL_METHOD_PUBLISH))
+        icalcomponent_add_property(calendar, icalproperty_new_x(name))
+        if let property = icalcomponent_get_first_property(calendar, ICAL_X_PROPERTY) {
+            icalproperty_set_x_name(property, "X-WR-CALNAME")
+        }
+        for event in events {
+            let component = icalcomponent_new_vevent()!
+            icalcomponent_add_property(component, icalproperty_new_uid(event.uid))
+            icalcomponent_add_property(component, icalproperty_new_dtstamp(utc(stamp)))
+            icalcomponent_add_property(component, icalproperty_new_dtstart(utc(event.start)))
+            icalcomponent_add_property(component, icalproperty_new_dtend(utc(event.end)))
+            icalcomponent_add_property(component, icalproperty_new_summary(event.summary))
+            icalcomponent_add_property(component, icalproperty_new_sequence(Int32(clamping: event.sequence)))
+            icalcomponent_add_property(
+                component, icalproperty_new_status(event.cancelled ? ICAL_STATUS_CANCELLED : ICAL_STATUS_CONFIRMED))
+            if let description = event.description {
+                icalcomponent_add_property(component, icalproperty_new_description(description))
+            }
+            icalcomponent_add_component(calendar, component)
+        }
+        guard let text = icalcomponent_as_ical_string_r(calendar) else { return "" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    private static func utc(_ date: Date) -> icaltimetype {
+        icaltime_from_timet_with_zone(
+            time_t(date.timeIntervalSince1970.rounded(.down)), 0, icaltimezone_get_utc_timezone())
+    }
+}

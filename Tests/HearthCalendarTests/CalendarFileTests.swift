@@ -1,0 +1,191 @@
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+import HearthTesting
+import Testing
+
+@Suite("iCalendar busy times in, check-ins out", .timeLimit(.minutes(1)))
+struct CalendarFileTests {
+    let london = TimeZone(identifier: "Europe/London")!
+    let from = LocalDate(year: 2026, month: 10, day: 19)!
+    let through = LocalDate(year: 2026, month: 11, day: 15)!
+
+    static let file = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//Test//EN\r
+        BEGIN:VEVENT\r
+        UID:standup@work\r
+        SUMMARY:Standup\r
+        DTSTART;TZID=America/New_York:20261019T090000\r
+        DTEND;TZID=America/New_York:20261019T093000\r
+        RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=5\r
+        EXDATE;TZID=America/New_York:20261026T090000\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:standup@work\r
+        RECURRENCE-ID;TZID=America/New_York:20261109T090000\r
+        SUMMARY:Standup (moved)\r
+        DTSTART;TZID=America/New_York:20261109T150000\r
+        DURATION:PT1H\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:dentist\r
+        SUMMARY:Dentist\r
+        DTSTART:20261021T140000\r
+        DTEND:20261021T150000\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:flight\r
+        SUMMARY:Flight\r
+        DTSTART:20261022T080000Z\r
+        DURATION:PT2H30M\r
+        RDATE:20261029T080000Z\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:holiday\r
+        SUMMARY:Half term\r
+        DTSTART;VALUE=DATE:20261026\r
+        DTEND;VALUE=DATE:20261028\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:free\r
+        SUMMARY:Maybe lunch\r
+        DTSTART:20261020T120000Z\r
+        DTEND:20261020T130000Z\r
+        TRANSP:TRANSPARENT\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:off\r
+        SUMMARY:Cancelled gym\r
+        STATUS:CANCELLED\r
+        DTSTART:20261020T180000Z\r
+        DTEND:20261020T190000Z\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:broken\r
+        SUMMARY:Broken\r
+        DTSTART:notadate\r
+        DTEND:20261020T190000Z\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:nowhere\r
+        DTSTART;TZID=Mars/Olympus:20261020T100000\r
+        DTEND;TZID=Mars/Olympus:20261020T110000\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:backwards\r
+        DTSTART:20261020T100000Z\r
+        DTEND:20261020T090000Z\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    private func utc(_ text: String) -> Date { Timestamp.parse(text)! }
+
+    @Test("time zones, floating and UTC times, all-day events, recurrences with exceptions and overrides")
+    func reads() throws {
+        let reading = try CalendarFile.read(Self.file, from: from, through: through, zone: london)
+        let byUID = Dictionary(grouping: reading.busy, by: \.uid)
+        // New York's 09:00 is 13:00 UTC in summer time and 14:00 UTC after 1 November; the 26th
+        // is excluded, the 9th moved to 15:00 for an hour; COUNT=5 ends on the 16th (outside).
+        let standups = try #require(byUID["standup@work"]).map {
+            [Timestamp.format($0.start), Timestamp.format($0.end)]
+        }
+        #expect(
+            standups == [
+                ["2026-10-19T13:00:00.000Z", "2026-10-19T13:30:00.000Z"],
+                ["2026-11-02T14:00:00.000Z", "2026-11-02T14:30:00.000Z"],
+                ["2026-11-09T20:00:00.000Z", "2026-11-09T21:00:00.000Z"],
+            ])
+        // Floating: the household's (London's) 14:00, summer time.
+        #expect(byUID["dentist"]?.map(\.start) == [utc("2026-10-21T13:00:00Z")])
+        #expect(byUID["flight"]?.map(\.start) == [utc("2026-10-22T08:00:00Z"), utc("2026-10-29T08:00:00Z")])
+        #expect(byUID["flight"]?.first?.end == utc("2026-10-22T10:30:00Z"))
+        // All day from London's midnight (GMT again by then) for two days.
+        let holiday = try #require(byUID["holiday"]?.first)
+        #expect(holiday.allDay)
+        #expect(holiday.start == utc("2026-10-26T00:00:00Z") && holiday.end == utc("2026-10-28T00:00:00Z"))
+        #expect(byUID["free"] == nil && byUID["off"] == nil)
+        #expect(reading.free == 2)
+        let errors = Dictionary(uniqueKeysWithValues: reading.errors.map { ($0.event, $0.reason) })
+        #expect(errors.count == 3, "\(reading.errors)")
+        #expect(errors.keys.contains { $0.contains("UID broken") })
+        #expect(errors.first { $0.key.contains("nowhere") }?.value.contains("TZID=Mars/Olympus") == true)
+        #expect(errors.first { $0.key.contains("backwards") }?.value.contains("before it starts") == true)
+        #expect(reading.uids.isSuperset(of: ["standup@work", "dentist", "broken", "free"]))
+    }
+
+    @Test("a text that is no calendar is refused whole; a runaway rule is reported, not expanded forever")
+    func refuses() throws {
+        #expect(throws: CalendarFile.FileError.self) {
+            try CalendarFile.read("name,date\nAnn,2026-01-01\n", from: from, through: through, zone: london)
+        }
+        let minutely = """
+            BEGIN:VCALENDAR\r
+            BEGIN:VEVENT\r
+            UID:tick\r
+            DTSTART:20261020T000000Z\r
+            DURATION:PT1M\r
+            RRULE:FREQ=MINUTELY\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let reading = try CalendarFile.read(minutely, from: from, through: through, zone: london)
+        #expect(reading.busy.isEmpty)
+        #expect(reading.errors.first?.reason.contains("more than") == true)
+    }
+
+    @Test("an export reads back through libical and through Python's icalendar")
+    func exports() async throws {
+        let start = utc("2026-11-24T18:00:00Z")
+        let events = [
+            CalendarExport.Event(
+                uid: "a1@hearth", summary: "Catch up with Sam", start: start, end: start.addingTimeInterval(1800),
+                cancelled: false, sequence: 0),
+            CalendarExport.Event(
+                uid: "b2@hearth", summary: "Catch up with Zoë, \"Z\"; & co", start: start.addingTimeInterval(86_400),
+                end: start.addingTimeInterval(86_400 + 3600), cancelled: true, sequence: 3),
+        ]
+        let text = CalendarExport.text(events, stamp: utc("2026-11-23T08:00:00Z"), name: "Hearth check-ins")
+        #expect(
+            text.contains("SEQUENCE:3") && text.contains("STATUS:CANCELLED")
+                && text.contains("DTSTAMP:20261123T080000Z"))
+        let back = try CalendarFile.read(
+            text, from: LocalDate(year: 2026, month: 11, day: 20)!, through: LocalDate(year: 2026, month: 11, day: 30)!,
+            zone: london)
+        // The cancelled one is not busy; the other comes back exactly.
+        #expect(back.busy.map(\.uid) == ["a1@hearth"])
+        #expect(back.busy.first?.start == start && back.busy.first?.end == start.addingTimeInterval(1800))
+        #expect(back.uids == ["a1@hearth", "b2@hearth"])
+        let script = """
+            import json, sys
+            from icalendar import Calendar
+            cal = Calendar.from_ical(open(sys.argv[1], "rb").read())
+            out = []
+            for ev in cal.walk("VEVENT"):
+                out.append([str(ev["UID"]), str(ev["SUMMARY"]), ev["DTSTART"].dt.isoformat(), ev["DTEND"].dt.isoformat(),
+                            str(ev["STATUS"]), int(ev["SEQUENCE"]), ev["DTSTAMP"].dt.isoformat()])
+            print(json.dumps(out))
+            """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-export-\(UUID()).ics").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try await ChildProcess.run("/usr/bin/python3", ["-c", script, path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[Any]]
+        let rows = try #require(parsed)
+        #expect(rows.count == 2)
+        #expect(rows[0][0] as? String == "a1@hearth")
+        #expect(rows[0][1] as? String == "Catch up with Sam")
+        #expect(rows[0][2] as? String == "2026-11-24T18:00:00+00:00")
+        #expect(rows[0][3] as? String == "2026-11-24T18:30:00+00:00")
+        #expect(rows[0][4] as? String == "CONFIRMED")
+        #expect(rows[1][1] as? String == "Catch up with Zoë, \"Z\"; & co")
+        #expect(rows[1][4] as? String == "CANCELLED")
+        #expect(rows[1][5] as? Int == 3)
+    }
+}
