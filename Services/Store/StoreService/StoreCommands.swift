@@ -10,6 +10,9 @@ struct StoreCommands: Sendable {
     let replyDelay: Duration
     /// Replies are kept under this size (the bus's maximum message, less room for the envelope).
     let maximumReplyBytes: Int
+    /// The household's time zone (`[household] time_zone`), for commands that read the wall
+    /// clock (the social planner's windows and days).
+    var timeZone = TimeZone.current
 
     /// Runs one command: the core's own, or one a domain answers (`StoreDomain.handler`).
     typealias Handler = @Sendable (StoreCommands, CommandRequest) async throws -> JSONValue

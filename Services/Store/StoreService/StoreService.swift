@@ -43,7 +43,7 @@ public final class StoreService: Service {
         }
         let handlers = StoreCommands(
             database: database, writes: writes, replyDelay: replyDelay,
-            maximumReplyBytes: configuration.maximumMessageBytes - 4_096)
+            maximumReplyBytes: configuration.maximumMessageBytes - 4_096, timeZone: configuration.household.timeZone)
         commands = try CommandServer(
             context: context,
             endpoint: configuration.commandEndpoint(.store),

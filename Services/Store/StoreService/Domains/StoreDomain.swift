@@ -41,7 +41,9 @@ extension StoreDomain {
 
 /// The domains the store keeps, in the order their migrations run.
 enum StoreDomains {
-    static let all: [any StoreDomain.Type] = [PlannerDomain.self, TodosDomain.self, HubDomain.self, DevicesDomain.self]
+    static let all: [any StoreDomain.Type] = [
+        PlannerDomain.self, TodosDomain.self, HubDomain.self, DevicesDomain.self, SocialDomain.self,
+    ]
 
     private static let byKind: [String: any StoreDomain.Type] = {
         var kinds: [String: any StoreDomain.Type] = [:]

@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+import HearthCore
+
+/// `hearth people`: the people who matter, how often to see each, and when we last did.
+struct People: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The people who matter: goals (how often, when), priorities and the interaction log.",
+        discussion: """
+            A person's score is 0.7 × urgency (days overdue past the cadence, as cadences) + \
+            0.3 × importance (1–5 made 0–1); `hearth people list` shows the highest first. \
+            Logging an interaction restarts the cadence. `hearth plan week` places check-ins.
+            """,
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Goal.self, Log.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a person.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their name (unique, ignoring case).") var name: String
+        @Option(help: "Tags, comma-separated (family, school).") var tags: String?
+        @Option(help: "Why they matter, in a line.") var purpose: String?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["name": .string(name)]
+            if let tags { arguments["tags"] = .string(tags) }
+            if let purpose { arguments["purpose"] = .string(purpose) }
+            let reply = try await ServiceCall.run(options, .store, "people.add", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line("added \(Output.visible(name))  (\(reply["person"]?["id"]?.stringValue?.prefix(8) ?? ""))")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List people by score, highest first.")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: .hidden) var now: String?
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "people.list", try Plan.nowArgument(now))
+            if options.json { return Output.json(reply) }
+            let people = reply["people"]?.arrayValue ?? []
+            if people.isEmpty { return Output.line("no people yet: hearth people add NAME") }
+            let zone = try options.loadConfiguration().household.timeZone
+            Output.line("score  urgency  overdue  person")
+            for person in people {
+                let name = Output.visible(person["name"]?.stringValue ?? "?")
+                guard person["goal"] != nil, let score = person["score"]?.doubleValue else {
+                    Output.line("    —        —        —  \(name) (no goal: hearth people goal)")
+                    continue
+                }
+                let next =
+                    person["next"].flatMap { $0["start"]?.stringValue }.map { " · next \(Plan.local($0, zone))" } ?? ""
+                Output.line(
+                    String(
+                        format: "%5.2f  %7.2f  %5dd  ", score, person["urgency"]?.doubleValue ?? 0,
+                        Int(person["overdue_days"]?.intValue ?? 0))
+                        + "\(name) · every \(person["goal"]?["every"]?.intValue ?? 0)d · due \(person["due"]?.stringValue ?? "?")\(next)"
+                )
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a person: goal, priority, log and check-ins.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their name (any case) or id.") var person: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "people.show", ["person": .string(person)])
+            if options.json { return Output.json(reply) }
+            let zone = try options.loadConfiguration().household.timeZone
+            Output.line(Output.visible(reply["name"]?.stringValue ?? "?"))
+            if let tags = reply["tags"]?.stringValue { Output.line("  tags: \(Output.visible(tags))") }
+            if let purpose = reply["purpose"]?.stringValue { Output.line("  purpose: \(Output.visible(purpose))") }
+            if let goal = reply["goal"] {
+                Output.line(
+                    "  every \(goal["every"]?.intValue ?? 0) days · importance \(goal["importance"]?.intValue ?? 0) · "
+                        + "\(Social.durationText(Int(goal["duration"]?.intValue ?? 0))) · \(goal["windows"]?.stringValue ?? "")"
+                )
+                if let exclude = goal["exclude"]?.stringValue { Output.line("  not on \(exclude)") }
+                Output.line(
+                    String(
+                        format: "  last %@ · due %@ · %d days overdue · urgency %.2f · score %.2f",
+                        reply["last"]?.stringValue ?? "never", reply["due"]?.stringValue ?? "?",
+                        Int(reply["overdue_days"]?.intValue ?? 0), reply["urgency"]?.doubleValue ?? 0,
+                        reply["score"]?.doubleValue ?? 0))
+            } else {
+                Output.line("  no goal yet: hearth people goal NAME --every DAYS --window 'Mon-Fri 18:00-21:00'")
+            }
+            for interaction in reply["interactions"]?.arrayValue ?? [] {
+                let note = interaction["note"]?.stringValue.map { " — \(Output.visible($0))" } ?? ""
+                Output.line(
+                    "  \(Plan.local(interaction["at"]?.stringValue ?? "", zone)) \(interaction["outcome"]?.stringValue ?? "")\(note)"
+                )
+            }
+            for item in reply["items"]?.arrayValue ?? [] { Output.line("  " + Plan.itemLine(item, zone)) }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a person or change their tags or purpose.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their name (any case) or id.") var person: String
+        @Option(help: "A new name.") var name: String?
+        @Option(help: "Tags, comma-separated (empty clears).") var tags: String?
+        @Option(help: "Why they matter (empty clears).") var purpose: String?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["person": .string(person)]
+            if let name { arguments["name"] = .string(name) }
+            if let tags { arguments["tags"] = .string(tags) }
+            if let purpose { arguments["purpose"] = .string(purpose) }
+            let reply = try await ServiceCall.run(options, .store, "people.edit", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line(
+                reply["unchanged"] == true
+                    ? "unchanged" : "saved \(Output.visible(reply["person"]?["name"]?.stringValue ?? person))")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a person, their goal and pending check-ins.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their name (any case) or id.") var person: String
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "people.remove", ["person": .string(person)])
+            if options.json { return Output.json(reply) }
+            Output.line(
+                "removed \(Output.visible(person)) and cancelled \(reply["canceled_items"]?.intValue ?? 0) check-ins")
+        }
+    }
+
+    struct Goal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set how often to see someone and when: --every 14 --window 'Mon-Fri 18:00-21:00'.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their name (any case) or id.") var person: String
+        @Option(help: "Days between check-ins (1–3650).") var every: Int?
+        @Option(help: "How much it matters, 1–5 (default 3).") var importance: Int?
+        @Option(help: "The shortest check-in worth having: 30m, 1h, 1h30m (default 30m).") var duration: String?
+        @Option(
+            help: "When they can be seen: 'Mon-Fri 18:00-21:00', 'Sat 10:00-16:00' (repeatable; replaces the list).")
+        var window: [String] = []
+        @Option(help: "A date not to plan on, YYYY-MM-DD (repeatable; replaces the list).") var exclude: [String] = []
+        @Flag(help: "Clear the excluded dates.") var clearExcluded = false
+        @Option(help: "When you last saw them, YYYY-MM-DD.") var last: String?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["person": .string(person)]
+            if let every { arguments["every"] = .int(Int64(every)) }
+            if let importance { arguments["importance"] = .int(Int64(importance)) }
+            if let duration { arguments["duration"] = .string(duration) }
+            if !window.isEmpty { arguments["windows"] = .array(window.map(JSONValue.string)) }
+            if !exclude.isEmpty || clearExcluded { arguments["exclude"] = .array(exclude.map(JSONValue.string)) }
+            if let last { arguments["last"] = .string(try Todo.resolve(last, options)) }
+            let reply = try await ServiceCall.run(options, .store, "people.goal", arguments)
+            if options.json { return Output.json(reply) }
+            let goal = reply["goal"] ?? .null
+            Output.line(
+                "\(Output.visible(reply["name"]?.stringValue ?? person)): every \(goal["every"]?.intValue ?? 0) days · "
+                    + "importance \(goal["importance"]?.intValue ?? 0) · \(Social.durationText(Int(goal["duration"]?.intValue ?? 0))) · "
+                    + "\(goal["windows"]?.stringValue ?? "") · due \(reply["due"]?.stringValue ?? "?")")
+        }
+    }
+
+    struct Log: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Log an interaction; it restarts the cadence.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their name (any case) or id.") var person: String
+        @Option(help: "met, call, text or other.") var outcome: String
+        @Option(help: "When, 'YYYY-MM-DD HH:MM' (default now).") var when: String?
+        @Option(help: "A note.") var note: String?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = ["person": .string(person), "outcome": .string(outcome)]
+            if let when { arguments["when"] = .string(try Plan.resolveTime(when, options)) }
+            if let note { arguments["note"] = .string(note) }
+            let reply = try await ServiceCall.run(options, .store, "people.log", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line(
+                "logged \(outcome) with \(Output.visible(reply["name"]?.stringValue ?? person)); next due \(reply["due"]?.stringValue ?? "—")"
+            )
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+
+/// `hearth plan prefs`, `hearth plan busy` and `hearth plan export`: how the planner plans, the
+/// busy times it avoids, and the plan out to other calendar apps.
+extension Plan {
+    struct Prefs: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set the planning preferences (capacity, quiet hours, horizon, lead, times).")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Most check-ins in a week (Monday to Sunday).") var capacity: Int?
+        @Option(help: "Quiet hours start, HH:MM (no check-ins, no popups).") var quietStart: String?
+        @Option(help: "Quiet hours end, HH:MM.") var quietEnd: String?
+        @Option(help: "Days ahead the planner fills (1–90).") var horizon: Int?
+        @Option(help: "Minutes before a check-in its reminder comes.") var lead: Int?
+        @Option(help: "When the daily refresh runs, HH:MM.") var refresh: String?
+        @Option(help: "Where snooze-tonight moves check-ins, HH:MM tomorrow.") var morning: String?
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = [:]
+            for (name, value) in [("capacity", capacity), ("horizon", horizon), ("lead", lead)] {
+                if let value { arguments[name] = .int(Int64(value)) }
+            }
+            let times = [
+                ("quiet_start", quietStart), ("quiet_end", quietEnd), ("refresh", refresh), ("morning", morning),
+            ]
+            for (name, value) in times {
+                if let value { arguments[name] = .string(value) }
+            }
+            let reply = try await ServiceCall.run(
+                options, .store, arguments.isEmpty ? "plan.prefs" : "plan.prefs.set", arguments)
+            if options.json { return Output.json(reply) }
+            Output.line(
+                "capacity \(reply["capacity"]?.intValue ?? 0) a week · quiet \(reply["quiet_start"]?.stringValue ?? "")–"
+                    + "\(reply["quiet_end"]?.stringValue ?? "") · horizon \(reply["horizon"]?.intValue ?? 0) days · "
+                    + "reminders \(reply["lead"]?.intValue ?? 0) min ahead · refresh at \(reply["refresh"]?.stringValue ?? "") · "
+                    + "snooze-tonight to \(reply["morning"]?.stringValue ?? "")")
+        }
+    }
+
+    struct Busy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Busy times the planner avoids, from iCalendar (.ics) files.",
+            subcommands: [Import.self, List.self, Clear.self])
+
+        struct Import: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Import busy times from an .ics file (a re-import replaces its events).")
+
+            @OptionGroup var options: GlobalOptions
+            @Argument(help: "The .ics file.") var file: String
+            @Option(help: .hidden) var now: String?
+
+            func run() async throws {
+                let path = URL(fileURLWithPath: file).standardizedFileURL.path
+                var arguments = try Plan.nowArgument(now)
+                arguments["path"] = .string(path)
+                let reply = try await ServiceCall.run(options, .store, "plan.busy.import", arguments)
+                if options.json { return Output.json(reply) }
+                Output.line(
+                    "\(reply["file"]?.stringValue ?? file): \(reply["events"]?.intValue ?? 0) events, "
+                        + "\(reply["busy"]?.intValue ?? 0) busy times, \(reply["free"]?.intValue ?? 0) free or cancelled"
+                )
+                for error in reply["errors"]?.arrayValue ?? [] {
+                    Output.line(
+                        "  ✗ \(Output.visible(error["event"]?.stringValue ?? "")): \(Output.visible(error["reason"]?.stringValue ?? ""))"
+                    )
+                }
+                if let omitted = reply["omitted_errors"]?.intValue, omitted > 0 {
+                    Output.line("  … and \(omitted) more")
+                }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the busy times still to come.")
+
+            @OptionGroup var options: GlobalOptions
+
+            func run() async throws {
+                let reply = try await ServiceCall.run(options, .store, "plan.busy.list")
+                if options.json { return Output.json(reply) }
+                let zone = try options.loadConfiguration().household.timeZone
+                let busy = reply["busy"]?.arrayValue ?? []
+                if busy.isEmpty { return Output.line("no busy times: hearth plan busy import FILE.ics") }
+                for time in busy {
+                    let end = Plan.local(time["end"]?.stringValue ?? "", zone).suffix(5)
+                    Output.line(
+                        "\(Plan.local(time["start"]?.stringValue ?? "", zone))–\(end)  \(Output.visible(time["summary"]?.stringValue ?? ""))"
+                    )
+                }
+            }
+        }
+
+        struct Clear: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Forget every imported busy time.")
+
+            @OptionGroup var options: GlobalOptions
+
+            func run() async throws {
+                let reply = try await ServiceCall.run(options, .store, "plan.busy.clear")
+                if options.json { return Output.json(reply) }
+                Output.line("cleared \(reply["cleared"]?.intValue ?? 0) busy times")
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the check-ins to an .ics file other calendar apps import (re-exports update).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The .ics file to write.") var file: String
+        @Option(help: .hidden) var now: String?
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "plan.export", try Plan.nowArgument(now))
+            guard let text = reply["ics"]?.stringValue else { throw ExitCode(1) }
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+            } catch {
+                Output.error("hearth: cannot write \(file): \(error.localizedDescription)")
+                throw ExitCode(1)
+            }
+            if options.json { return Output.json(["file": .string(file), "events": reply["events"] ?? 0]) }
+            Output.line("wrote \(reply["events"]?.intValue ?? 0) check-ins to \(file)")
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// The social planner in the store (SPEC part 5): people, their goals, planned check-ins, the
+/// interaction log and the planning preferences, materialised into tables of the same names.
+///
+/// Two tables are this device's alone (never in the operation log): `social_busy`, busy times
+/// imported from this person's calendar file (by UID, so a re-import replaces them), and
+/// `plan_alert`, the check-ins whose reminder `hearth-scheduler` has raised, so a restart never
+/// raises one twice.
+enum SocialDomain: StoreDomain {
+    typealias Rules = Social
+
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v5: social planner") { db in
+            try db.create(table: "person") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("tags", .text)
+                table.column("purpose", .text)
+                table.column("modified_at", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(table: "social_goal") { table in
+                table.primaryKey("person", .text)
+                table.column("every", .integer).notNull()
+                table.column("importance", .integer).notNull()
+                table.column("duration", .integer).notNull()
+                table.column("windows", .text).notNull()
+                table.column("exclude", .text)
+                table.column("last", .text)
+                table.column("modified_at", .text).notNull()
+            }
+            try db.create(table: "plan_item") { table in
+                table.primaryKey("id", .text)
+                table.column("person", .text).notNull()
+                table.column("start", .integer).notNull()
+                table.column("duration", .integer).notNull()
+                table.column("status", .text).notNull()
+                table.column("origin", .text).notNull()
+                table.column("previous", .text)
+                table.column("modified_at", .text).notNull()
+                table.column("conflicted", .boolean).notNull()
+            }
+            try db.create(index: "plan_item_time", on: "plan_item", columns: ["status", "start"])
+            try db.create(index: "plan_item_person", on: "plan_item", columns: ["person", "start"])
+            try db.create(table: "interaction") { table in
+                table.primaryKey("id", .text)
+                table.column("person", .text).notNull()
+                table.column("at", .integer).notNull()
+                table.column("outcome", .text).notNull()
+                table.column("note", .text)
+                table.column("item", .text)
+            }
+            try db.create(index: "interaction_person", on: "interaction", columns: ["person", "at"])
+            try db.create(table: "plan_prefs") { table in
+                table.primaryKey("id", .text)
+                table.column("capacity", .integer)
+                table.column("quiet_start", .text)
+                table.column("quiet_end", .text)
+                table.column("horizon", .integer)
+                table.column("lead", .integer)
+                table.column("refresh", .text)
+                table.column("morning", .text)
+            }
+            // This device's alone: never replicated.
+            try db.create(table: "social_busy") { table in
+                table.column("uid", .text).notNull()
+                table.column("start", .integer).notNull()
+                table.column("end", .integer).notNull()
+                table.column("summary", .text).notNull()
+                table.column("all_day", .boolean).notNull()
+                table.column("file", .text).notNull()
+                table.primaryKey(["uid", "start"])
+            }
+            try db.create(index: "social_busy_time", on: "social_busy", columns: ["start"])
+            try db.create(table: "plan_alert") { table in
+                table.primaryKey("item", .text)
+                table.column("fired_start", .integer).notNull()
+            }
+        }
+    }
+
+    /// The social planner's commands; those that write hold their reply for the fault-injection
+    /// delay.
+    private static let handlers = StoreDomains.table(
+        reads: [
+            "people.list": { commands, request in try await commands.listPeople(request) },
+            "people.show": { commands, request in try await commands.showPerson(request) },
+            "plan.next": { commands, request in try await commands.nextItems(request) },
+            "plan.list": { commands, request in try await commands.listItems(request) },
+            "plan.slots": { commands, request in try await commands.rescheduleSlots(request) },
+            "plan.prefs": { commands, request in try await commands.planPreferences(request) },
+            "plan.busy.list": { commands, request in try await commands.listBusy(request) },
+            "plan.export": { commands, request in try await commands.exportPlan(request) },
+            "plan.sources": { commands, request in try await commands.planSources(request) },
+        ],
+        writes: [
+            "people.add": { commands, request in try await commands.addPerson(request) },
+            "people.edit": { commands, request in try await commands.editPerson(request) },
+            "people.remove": { commands, request in try await commands.removePerson(request) },
+            "people.goal": { commands, request in try await commands.setGoal(request) },
+            "people.log": { commands, request in try await commands.logInteraction(request) },
+            "plan.week": { commands, request in try await commands.planWeek(request) },
+            "plan.add": { commands, request in try await commands.addItem(request) },
+            "plan.done": { commands, request in try await commands.itemDone(request) },
+            "plan.cancel": { commands, request in try await commands.cancelItem(request) },
+            "plan.snooze": { commands, request in try await commands.snoozeItem(request) },
+            "plan.reschedule": { commands, request in try await commands.rescheduleItem(request) },
+            "plan.snooze_tonight": { commands, request in try await commands.snoozeTonight(request) },
+            "plan.prefs.set": { commands, request in try await commands.setPlanPreferences(request) },
+            "plan.busy.import": { commands, request in try await commands.importBusy(request) },
+            "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
+            "plan.record": { commands, request in try await commands.recordPlanAlert(request) },
+        ])
+
+    static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
+
+    static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
+        switch entity.kind {
+        case Social.personKind:
+            return ["person": try StoreCommands.person(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        case Social.itemKind:
+            return ["item": try StoreCommands.item(entity.id, in: db) ?? ["id": .string(entity.id)]]
+        default:
+            return [entity.kind: ["id": .string(entity.id)]]
+        }
+    }
+
+    // MARK: - Materialising
+
+    static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        let fields = FieldReader(log.entity(entity))
+        guard let last = log.operations.values.max(by: { ($0.time, $0.id) < ($1.time, $1.id) }) else { return }
+        let modified = Timestamp.format(Date(milliseconds: last.time.wall))
+        let conflicted = fields.states.values.contains { $0.isConflict }
+        let deleted = fields.bool("deleted") == true
+        switch entity.kind {
+        case Social.personKind:
+            guard !deleted, let name = fields.text("name") else {
+                return try db.execute(sql: "DELETE FROM person WHERE id = ?", arguments: [entity.id])
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO person (id, name, tags, purpose, modified_at, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [entity.id, name, fields.text("tags"), fields.text("purpose"), modified, conflicted])
+        case Social.goalKind:
+            guard !deleted, let every = fields.int("every"), let windows = fields.text("windows") else {
+                return try db.execute(sql: "DELETE FROM social_goal WHERE person = ?", arguments: [entity.id])
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO social_goal
+                        (person, every, importance, duration, windows, exclude, last, modified_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    entity.id, every, fields.int("importance") ?? 3, fields.int("duration") ?? 30, windows,
+                    fields.text("exclude"), fields.text("last"), modified,
+                ])
+        case Social.itemKind:
+            guard let person = fields.text("person"), let start = fields.int("start"),
+                let duration = fields.int("duration")
+            else { return try db.execute(sql: "DELETE FROM plan_item WHERE id = ?", arguments: [entity.id]) }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO plan_item
+                        (id, person, start, duration, status, origin, previous, modified_at, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                entity.id, person, start, duration, fields.text("status") ?? Social.Status.pending.rawValue,
+                fields.text("origin") ?? Social.Origin.manual.rawValue, fields.text("previous"), modified, conflicted,
+            ])
+        case Social.interactionKind:
+            guard !deleted, let person = fields.text("person"), let at = fields.int("at"),
+                let outcome = fields.text("outcome")
+            else { return try db.execute(sql: "DELETE FROM interaction WHERE id = ?", arguments: [entity.id]) }
+            try db.execute(
+                sql:
+                    "INSERT OR REPLACE INTO interaction (id, person, at, outcome, note, item) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [entity.id, person, at, outcome, fields.text("note"), fields.text("item")])
+        default:
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO plan_prefs (id, capacity, quiet_start, quiet_end, horizon, lead, refresh, morning)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    entity.id, fields.int("capacity"), fields.text("quiet_start"), fields.text("quiet_end"),
+                    fields.int("horizon"), fields.int("lead"), fields.text("refresh"), fields.text("morning"),
+                ])
+        }
+    }
+}

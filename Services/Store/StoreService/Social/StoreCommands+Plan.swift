@@ -1,0 +1,318 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// Planned check-ins: "Plan my week" (prune, then fill the horizon), "What's next", and what a
+/// person does with a check-in — done, cancel, snooze, reschedule, snooze tonight.
+///
+/// Snoozing or rescheduling closes the check-in in its slot (`snoozed`, `rescheduled`) and
+/// plans a new one that names it (`previous`): the slot's outcome is what learning counts, and
+/// history shows the move.
+extension StoreCommands {
+    /// "Plan my week": marks past pending check-ins missed, then places everyone who needs one.
+    /// The daily refresh (`hearth-scheduler`) runs the same.
+    func planWeek(_ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(Arguments(request.arguments))
+        return try await writes.once(request.id) { db, outbox in
+            let missed = try String.fetchAll(
+                db, sql: "SELECT id FROM plan_item WHERE status = 'pending' AND start + duration * 60000 <= ?",
+                arguments: [Self.milliseconds(now)])
+            for item in missed {
+                try commit(
+                    EntityRef(kind: Social.itemKind, id: item), ["status": .text("missed")], in: db, outbox: outbox)
+            }
+            let preferences = try Self.preferences(in: db)
+            var planner = try planner(in: db, now: now, preferences: preferences)
+            let people = try plannerPeople(in: db)
+            let planned = Set(
+                try String.fetchAll(db, sql: "SELECT DISTINCT person FROM plan_item WHERE status = 'pending'"))
+            let today = household.today(at: now)
+            let plan = planner.plan(people: people, planned: planned, today: today, now: wallMinute(now))
+            let names = Dictionary(people.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            var placed: [JSONValue] = []
+            for placement in plan.placed {
+                let id = UUIDText.make()
+                try commit(
+                    EntityRef(kind: Social.itemKind, id: id),
+                    [
+                        "person": .text(placement.person), "start": .int(Self.milliseconds(instant(placement.start))),
+                        "duration": .int(Int64(placement.duration)), "status": .text("pending"),
+                        "origin": .text("auto"),
+                    ], in: db, outbox: outbox)
+                var item = try Self.item(id, in: db)?.objectValue ?? [:]
+                item["score"] = .double(placement.score)
+                placed.append(.object(item))
+            }
+            let reasons = { (list: [SocialPlanner.Unplaced]) -> JSONValue in
+                .array(
+                    list.map {
+                        [
+                            "person": .string($0.person), "name": .string(names[$0.person] ?? ""),
+                            "reason": .string($0.reason),
+                        ]
+                    })
+            }
+            return [
+                "placed": .array(placed), "unplaced": reasons(plan.unplaced), "skipped": reasons(plan.skipped),
+                "missed": .int(Int64(missed.count)), "today": .string(today.description),
+                "horizon": .int(Int64(preferences.horizon)),
+            ]
+        }
+    }
+
+    /// A check-in a person chose (`origin: manual`): refused when it clashes.
+    func addItem(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("person")
+        guard let at = try instant(arguments, "at") else { throw CommandError.invalidArgument("at", "is required") }
+        let durationText = try arguments.optionalString("duration")
+        let now = try now(arguments)
+        return try await writes.once(request.id) { db, outbox in
+            let person = try Self.person(named: given, in: db)
+            let duration =
+                try durationText.map { text in try check { () throws(RuleError) in try Social.duration(text) } }
+                ?? Int.fetchOne(db, sql: "SELECT duration FROM social_goal WHERE person = ?", arguments: [person]) ?? 30
+            let planner = try planner(in: db, now: now, preferences: try Self.preferences(in: db))
+            try refuseClash(planner, at: at, duration: duration, field: "at")
+            let id = UUIDText.make()
+            return try commit(
+                EntityRef(kind: Social.itemKind, id: id),
+                [
+                    "person": .text(person), "start": .int(Self.milliseconds(at)), "duration": .int(Int64(duration)),
+                    "status": .text("pending"), "origin": .text("manual"),
+                ], in: db, outbox: outbox)
+        }
+    }
+
+    /// Done: the check-in happened; it is logged as an interaction (`outcome`, default `met`),
+    /// which restarts the person's cadence.
+    func itemDone(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("item")
+        let outcomeText = try arguments.optionalString("outcome") ?? Social.Outcome.met.rawValue
+        let outcome = try check { () throws(RuleError) in
+            try Todos.choice(outcomeText, field: "outcome", as: Social.Outcome.self)
+        }
+        let now = try now(arguments)
+        return try await writes.once(request.id) { db, outbox in
+            let (id, row) = try Self.openItem(given, in: db)
+            let reply = try commit(
+                EntityRef(kind: Social.itemKind, id: id), ["status": .text("done")], in: db, outbox: outbox)
+            try commit(
+                EntityRef(kind: Social.interactionKind, id: UUIDText.make()),
+                [
+                    "person": .text(row["person"]), "at": .int(Self.milliseconds(now)),
+                    "outcome": .text(outcome.rawValue),
+                    "item": .text(id),
+                ], in: db, outbox: outbox)
+            return reply
+        }
+    }
+
+    func cancelItem(_ request: CommandRequest) async throws -> JSONValue {
+        let given = try Arguments(request.arguments).requiredString("item")
+        return try await writes.once(request.id) { db, outbox in
+            let (id, _) = try Self.openItem(given, in: db)
+            return try commit(
+                EntityRef(kind: Social.itemKind, id: id), ["status": .text("canceled")], in: db, outbox: outbox)
+        }
+    }
+
+    /// Snooze by `minutes` (the popup offers 60, 1440 and 4320): from the check-in's start (or
+    /// now, if that has passed), moved on to the next valid slot if that time clashes.
+    func snoozeItem(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("item")
+        let minutes = try arguments.optionalInt("minutes") ?? 60
+        try Self.require(minutes, in: 5...(14 * 1440), "minutes", unit: "minutes")
+        let now = try now(arguments)
+        return try await writes.once(request.id) { db, outbox in
+            let (id, row) = try Self.openItem(given, in: db)
+            let start = max(Date(milliseconds: row["start"]), now).addingTimeInterval(Double(minutes) * 60)
+            return try move(id, row: row, to: start, status: .snoozed, exact: false, now: now, in: db, outbox: outbox)
+        }
+    }
+
+    /// Reschedule to `to`, which must be free (`plan.slots` offers valid times).
+    func rescheduleItem(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("item")
+        guard let to = try instant(arguments, "to") else { throw CommandError.invalidArgument("to", "is required") }
+        let now = try now(arguments)
+        return try await writes.once(request.id) { db, outbox in
+            let (id, row) = try Self.openItem(given, in: db)
+            return try move(id, row: row, to: to, status: .rescheduled, exact: true, now: now, in: db, outbox: outbox)
+        }
+    }
+
+    /// The times a check-in may be rescheduled to: the earliest valid slot on each of the next
+    /// days that have one (five at most, three or more when they exist).
+    func rescheduleSlots(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("item")
+        let now = try now(arguments)
+        return try await database.pool.read { db in
+            let (id, row) = try Self.openItem(given, in: db)
+            let preferences = try Self.preferences(in: db)
+            let planner = try planner(in: db, now: now, preferences: preferences, excluding: [id])
+            guard let person = try plannerPeople(in: db, only: row["person"], duration: row["duration"]).first else {
+                throw CommandError(
+                    code: "not_found", message: "'item': its person has no goal with windows to choose from")
+            }
+            let slots = planner.slots(
+                for: person, after: wallMinute(now), count: 5, days: max(preferences.horizon, 14))
+            return [
+                "item": try Self.item(id, in: db) ?? .null,
+                "slots": .array(slots.map { .string(Timestamp.format(instant($0))) }),
+            ]
+        }
+    }
+
+    /// "Snooze tonight": today's pending check-ins to tomorrow morning (`morning`), each moved
+    /// on to the next valid slot if that clashes.
+    func snoozeTonight(_ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(Arguments(request.arguments))
+        return try await writes.once(request.id) { db, outbox in
+            let today = household.today(at: now)
+            let (from, to) = (
+                household.instant(today, LocalTime(hour: 0, minute: 0)!),
+                household.instant(today.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
+            )
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM plan_item WHERE status = 'pending' AND start >= ? AND start < ? ORDER BY start",
+                arguments: [Self.milliseconds(from), Self.milliseconds(to)])
+            let morning = household.instant(today.adding(days: 1), try Self.preferences(in: db).morning)
+            var moved: [JSONValue] = []
+            for row in rows {
+                let id: String = row["id"]
+                moved.append(
+                    try move(
+                        id, row: row, to: morning, status: .snoozed, exact: false, now: now, in: db, outbox: outbox))
+            }
+            return ["moved": .array(moved)]
+        }
+    }
+
+    /// Closes `id` with `status` and plans its successor at `start`: there if free, else (unless
+    /// `exact`, which refuses a clash) at the next valid slot after it.
+    private func move(
+        _ id: String, row: Row, to start: Date, status: Social.Status, exact: Bool, now: Date, in db: Database,
+        outbox: ChangeOutbox
+    ) throws -> JSONValue {
+        let preferences = try Self.preferences(in: db)
+        let planner = try planner(in: db, now: now, preferences: preferences, excluding: [id])
+        let duration: Int = row["duration"]
+        var target = wallMinute(start)
+        if exact {
+            try refuseClash(planner, at: start, duration: duration, field: "to")
+        } else {
+            let person =
+                try plannerPeople(in: db, only: row["person"], duration: duration).first
+                ?? SocialPlanner.Person(
+                    id: row["person"], name: "", cadence: 1, importance: 1, duration: duration,
+                    windows: [AvailabilityWindow(days: Set(1...7), start: 0, end: 1440)!])
+            guard let free = planner.moved(person, duration: duration, to: target, days: max(preferences.horizon, 14))
+            else {
+                throw CommandError(
+                    code: "no_slot",
+                    message: "'item': no free time for it in the \(preferences.horizon) days after that")
+            }
+            target = free
+        }
+        let next = UUIDText.make()
+        try commit(EntityRef(kind: Social.itemKind, id: id), ["status": .text(status.rawValue)], in: db, outbox: outbox)
+        try commit(
+            EntityRef(kind: Social.itemKind, id: next),
+            [
+                "person": .text(row["person"]), "start": .int(Self.milliseconds(instant(target))),
+                "duration": .int(Int64(duration)), "status": .text("pending"),
+                "origin": .text(status == .rescheduled ? "manual" : row["origin"] as String), "previous": .text(id),
+            ], in: db, outbox: outbox)
+        return try Self.item(next, in: db) ?? .null
+    }
+
+    private func refuseClash(_ planner: SocialPlanner, at: Date, duration: Int, field: String) throws {
+        let start = wallMinute(at)
+        guard planner.isFree(start, start + duration) else {
+            throw CommandError.invalidArgument(
+                field,
+                "\(Timestamp.format(at)) for \(Social.durationText(duration)) clashes with quiet hours, a busy time or another check-in"
+            )
+        }
+    }
+
+    func nextItems(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let now = try now(arguments)
+        let count = try arguments.optionalInt("count") ?? 3
+        try Self.require(count, in: 1...100, "count", unit: "")
+        return try await database.pool.read { db in
+            let ids = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT id FROM plan_item WHERE status = 'pending' AND start + duration * 60000 > ?
+                    ORDER BY start, id LIMIT ?
+                    """, arguments: [Self.milliseconds(now), count])
+            return ["items": .array(try ids.compactMap { try Self.item($0, in: db) })]
+        }
+    }
+
+    /// Check-ins from `from` to `to` (dates, default this week), every status.
+    func listItems(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let today = household.today(at: try now(arguments))
+        let from = try arguments.optionalDate("from") ?? today.adding(days: 1 - today.weekday)
+        let to = try arguments.optionalDate("to") ?? from.adding(days: 6)
+        let midnight = LocalTime(hour: 0, minute: 0)!
+        return try await database.pool.read { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM plan_item WHERE start >= ? AND start < ? ORDER BY start, id",
+                arguments: [
+                    Self.milliseconds(household.instant(from, midnight)),
+                    Self.milliseconds(household.instant(to.adding(days: 1), midnight)),
+                ])
+            return [
+                "from": .string(from.description), "to": .string(to.description),
+                "items": .array(try ids.compactMap { try Self.item($0, in: db) }),
+            ]
+        }
+    }
+
+    // MARK: - Reading
+
+    /// A check-in with its person's name and the summary other calendars show.
+    static func item(_ id: String, in db: Database) throws -> JSONValue? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT i.*, p.name FROM plan_item AS i LEFT JOIN person AS p ON p.id = i.person WHERE i.id = ?",
+                arguments: [id])
+        else { return nil }
+        let start = Date(milliseconds: row["start"])
+        let duration: Int = row["duration"]
+        let name = (row["name"] as String?) ?? "someone"
+        return [
+            "id": .string(id), "person": .string(row["person"]), "name": .string(name),
+            "title": .string("Catch up with \(name)"), "start": .string(Timestamp.format(start)),
+            "end": .string(Timestamp.format(start.addingTimeInterval(Double(duration) * 60))),
+            "duration": .int(Int64(duration)), "status": .string(row["status"]), "origin": .string(row["origin"]),
+            "previous": (row["previous"] as String?).map(JSONValue.string) ?? .null,
+            "conflicted": .bool(row["conflicted"]),
+        ]
+    }
+
+    /// A check-in still to happen, by id or unique id prefix.
+    static func openItem(_ given: String, in db: Database) throws -> (String, Row) {
+        let id = try uniqueID(given, table: "plan_item", what: "check-in", field: "item", in: db)
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM plan_item WHERE id = ?", arguments: [id]) else {
+            throw CommandError(code: "not_found", message: "'item': no check-in '\(given)'")
+        }
+        guard row["status"] == Social.Status.pending.rawValue else {
+            throw CommandError(
+                code: "conflict", message: "'item': that check-in is \(row["status"] as String), no longer pending")
+        }
+        return (id, row)
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// The planner's preferences, busy times in from a calendar file, check-ins out to one, and
+/// what `hearth-scheduler` needs for their reminders.
+extension StoreCommands {
+    func planPreferences(_ request: CommandRequest) async throws -> JSONValue {
+        try await database.pool.read { db in Self.preferencesJSON(try Self.preferences(in: db)) }
+    }
+
+    func setPlanPreferences(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        var values: [String: FieldValue] = [:]
+        let ranges: [(String, ClosedRange<Int64>, String)] = [
+            ("capacity", Social.capacityRange, "check-ins a week"), ("horizon", Social.horizonRange, "days"),
+            ("lead", Social.leadRange, "minutes"),
+        ]
+        for (name, range, unit) in ranges {
+            if let value = try arguments.optionalInt(name) {
+                try Self.require(value, in: range, name, unit: unit)
+                values[name] = .int(Int64(value))
+            }
+        }
+        for name in ["quiet_start", "quiet_end", "refresh", "morning"] {
+            if let text = try arguments.optionalString(name) {
+                let time = try check { () throws(RuleError) in try LocalTime(parsing: text, field: name) }
+                values[name] = .text(time.description)
+            }
+        }
+        guard !values.isEmpty else {
+            throw CommandError.invalidArgument(
+                "capacity",
+                "nothing to change: give capacity, quiet_start, quiet_end, horizon, lead, refresh or morning")
+        }
+        let changes = values
+        return try await writes.once(request.id) { db, outbox in
+            try commit(EntityRef(kind: Social.prefsKind, id: Social.prefsID), changes, in: db, outbox: outbox)
+            return Self.preferencesJSON(try Self.preferences(in: db))
+        }
+    }
+
+    static func preferencesJSON(_ preferences: Social.Preferences) -> JSONValue {
+        [
+            "capacity": .int(Int64(preferences.capacity)), "quiet_start": .string(preferences.quietStart.short),
+            "quiet_end": .string(preferences.quietEnd.short), "horizon": .int(Int64(preferences.horizon)),
+            "lead": .int(Int64(preferences.lead)), "refresh": .string(preferences.refresh.short),
+            "morning": .string(preferences.morning.short),
+        ]
+    }
+
+    // MARK: - Busy times
+
+    /// The largest calendar file read (a year of a busy person's calendar is well under 5 MB).
+    static let maximumCalendarBytes = 32 * 1024 * 1024
+
+    /// Reads the calendar file at `path` (this machine's: the command line sends the path) and
+    /// replaces the busy times of every UID it holds with its events' occurrences from today to
+    /// the longest horizon. Bad events are reported; the rest import.
+    func importBusy(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let path = try arguments.requiredString("path")
+        let now = try now(arguments)
+        guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
+        let text = try await Self.readCalendar(path)
+        let today = household.today(at: now)
+        let reading: CalendarFile.Reading
+        do {
+            reading = try CalendarFile.read(
+                text, from: today.adding(days: -7), through: today.adding(days: Int(Social.horizonRange.upperBound)),
+                zone: timeZone)
+        } catch {
+            throw CommandError(code: "invalid_file", message: "'path': \(path) \(error.description)")
+        }
+        let file = (path as NSString).lastPathComponent
+        return try await writes.once(request.id) { db, _ in
+            for uid in reading.uids {
+                try db.execute(sql: "DELETE FROM social_busy WHERE uid = ?", arguments: [uid])
+            }
+            let insert = try db.cachedStatement(
+                sql:
+                    #"INSERT OR REPLACE INTO social_busy (uid, start, "end", summary, all_day, file) VALUES (?, ?, ?, ?, ?, ?)"#
+            )
+            for busy in reading.busy {
+                try insert.execute(arguments: [
+                    busy.uid, Self.milliseconds(busy.start), Self.milliseconds(busy.end), busy.summary, busy.allDay,
+                    file,
+                ])
+            }
+            return [
+                "file": .string(file), "busy": .int(Int64(reading.busy.count)),
+                "events": .int(Int64(reading.uids.count)),
+                "free": .int(Int64(reading.free)),
+                "errors": .array(
+                    reading.errors.prefix(100).map { ["event": .string($0.event), "reason": .string($0.reason)] }),
+                "omitted_errors": .int(Int64(max(0, reading.errors.count - 100))),
+            ]
+        }
+    }
+
+    /// Reads a calendar file off the cooperative pool (a file read blocks).
+    private static func readCalendar(_ path: String) async throws -> String {
+        let result: Result<String, CommandError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                guard let handle = FileHandle(forReadingAtPath: path) else {
+                    return continuation.resume(
+                        returning: .failure(CommandError(code: "not_found", message: "'path': cannot read \(path)")))
+                }
+                defer { try? handle.close() }
+                let data = (try? handle.read(upToCount: maximumCalendarBytes + 1)) ?? Data()
+                guard data.count <= maximumCalendarBytes else {
+                    return continuation.resume(
+                        returning: .failure(
+                            CommandError(
+                                code: "too_large",
+                                message: "'path': \(path) is over the \(maximumCalendarBytes / 1_048_576) MiB limit")))
+                }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    return continuation.resume(
+                        returning: .failure(CommandError.invalidArgument("path", "\(path) is not UTF-8 text")))
+                }
+                continuation.resume(returning: .success(text))
+            }
+        }
+        return try result.get()
+    }
+
+    func listBusy(_ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(Arguments(request.arguments))
+        return try await database.pool.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: #"SELECT * FROM social_busy WHERE "end" > ? ORDER BY start, uid LIMIT 500"#,
+                arguments: [Self.milliseconds(now)])
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM social_busy") ?? 0
+            return [
+                "total": .int(Int64(total)),
+                "busy": .array(
+                    rows.map { row in
+                        [
+                            "uid": .string(row["uid"]), "summary": .string(row["summary"]),
+                            "start": .string(Timestamp.format(Date(milliseconds: row["start"]))),
+                            "end": .string(Timestamp.format(Date(milliseconds: row["end"]))),
+                            "all_day": .bool(row["all_day"]), "file": .string(row["file"]),
+                        ]
+                    }),
+            ]
+        }
+    }
+
+    func clearBusy(_ request: CommandRequest) async throws -> JSONValue {
+        try await writes.once(request.id) { db, _ in
+            try db.execute(sql: "DELETE FROM social_busy")
+            return ["cleared": .int(Int64(db.changesCount))]
+        }
+    }
+
+    // MARK: - Export
+
+    /// The check-ins from 30 days ago on as iCalendar text: one VEVENT each, UID from the
+    /// check-in's id, SEQUENCE its number of changes (so a re-export updates), moved or cancelled
+    /// ones as CANCELLED.
+    func exportPlan(_ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(Arguments(request.arguments))
+        return try await database.pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT i.*, p.name,
+                        (SELECT COUNT(*) FROM operation WHERE entity_kind = 'plan_item' AND entity_id = i.id) AS changes
+                    FROM plan_item AS i LEFT JOIN person AS p ON p.id = i.person
+                    WHERE i.start >= ? ORDER BY i.start, i.id
+                    """, arguments: [Self.milliseconds(now) - 30 * 86_400_000])
+            let events = rows.map { row in
+                let start = Date(milliseconds: row["start"])
+                let status = Social.Status(rawValue: row["status"]) ?? .pending
+                return CalendarExport.Event(
+                    uid: "\(row["id"] as String)@hearth",
+                    summary: "Catch up with \((row["name"] as String?) ?? "someone")",
+                    start: start, end: start.addingTimeInterval(Double(row["duration"] as Int) * 60),
+                    cancelled: !status.holdsTime, sequence: max(0, (row["changes"] as Int) - 1),
+                    description: status == .done ? "Done" : nil)
+            }
+            return [
+                "ics": .string(CalendarExport.text(events, stamp: now, name: "Hearth check-ins")),
+                "events": .int(Int64(events.count)),
+            ]
+        }
+    }
+
+    // MARK: - Reminders
+
+    /// The pending check-ins whose reminder may still come (ending after `now`), with the lead
+    /// time and whether this device raised each reminder already.
+    func planSources(_ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(Arguments(request.arguments))
+        return try await database.pool.read { db in
+            let preferences = try Self.preferences(in: db)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT i.id, i.start, a.fired_start FROM plan_item AS i
+                    LEFT JOIN plan_alert AS a ON a.item = i.id
+                    WHERE i.status = 'pending' AND i.start + i.duration * 60000 > ? ORDER BY i.start LIMIT 2000
+                    """, arguments: [Self.milliseconds(now)])
+            return [
+                "lead": .int(Int64(preferences.lead)), "refresh": .string(preferences.refresh.description),
+                "items": .array(
+                    try rows.compactMap { row in
+                        guard var item = try Self.item(row["id"], in: db)?.objectValue else { return nil }
+                        item["start_ms"] = .int(row["start"])
+                        item["fired"] = .bool((row["fired_start"] as Int64?) == (row["start"] as Int64))
+                        return .object(item)
+                    }),
+            ]
+        }
+    }
+
+    /// Records that the reminders of `items` (each `{item, start}`) were raised.
+    func recordPlanAlert(_ request: CommandRequest) async throws -> JSONValue {
+        let list = Arguments(request.arguments).values["items"]?.arrayValue ?? []
+        let records = try list.map { value -> (String, Int64) in
+            guard let item = value["item"]?.stringValue, let start = value["start"]?.intValue,
+                Social.instantRange.contains(start)
+            else { throw CommandError.invalidArgument("items", "each must be {item, start (milliseconds)}") }
+            return (item, start)
+        }
+        return try await writes.once(request.id) { db, _ in
+            for (item, start) in records {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO plan_alert (item, fired_start) VALUES (?, ?)",
+                    arguments: [item, start])
+            }
+            return ["recorded": .int(Int64(records.count))]
+        }
+    }
+}
