@@ -35,8 +35,9 @@ struct Button: Equatable, Sendable {
 /// |---|---|---|
 /// | `turn.your-turn` | `YourTurnEvent`: `code`, `seq`, `turn`, `player {id, name, device}` | "Your turn, NAME" (critical, **Done**) on the player's device, "NAME is playing" (low) elsewhere; one popup per game |
 /// | `turn.changed` | `TurnChangedEvent`: `session` (a whole `TurnSession`), `change {kind, player}` | joined / left (low), "You are the leader now"; `ended` closes the game's popups |
-/// | `reminder.due` | `reminder {id, title, due, detail?, reschedule?}` | title and time, **Done**, **Snooze**, **Reschedule** when offered |
-/// | `reminder.snoozed` | `reminder {id, title}`, `until` | "Snoozed until 18:30", replacing the reminder |
+/// | `reminder.due` | `reminder {id, title, due, detail?, snooze_options?, reschedule?}` | title and time, **Done**, **Snooze** (one button per `snooze_options` minutes: "+1 hour", "+1 day", "+3 days"), **Reschedule** when offered (`true`: asks for slots) |
+/// | `reminder.slots` | `reminder {id, title}`, `slots` (instants) | "Reschedule: TITLE", one button per slot ("Tue 18:00"), replacing the reminder |
+/// | `reminder.snoozed` | `reminder {id, title}`, `until`, `moved?` | "Snoozed until 18:30" ("Moved to Tue 18:30" when `moved`), replacing the reminder |
 /// | `reminder.done`, `reminder.rescheduled`, `reminder.cancelled` | `reminder {id}` | closes the reminder |
 /// | `class.next` | `class {id, member {id, name}, subject, room, teacher?, period, start}` | "Next: Maths in R12 at 10:00 · Mr S" (normal, brief), one popup per member |
 /// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts) |
@@ -81,7 +82,9 @@ struct NotificationCatalog {
         case "reminder.due":
             return reminderDue(data["reminder"] ?? .null)
         case "reminder.snoozed":
-            return snoozed(data["reminder"] ?? .null, until: data["until"]?.stringValue)
+            return snoozed(data["reminder"] ?? .null, until: data["until"]?.stringValue, withDay: data["moved"] == true)
+        case "reminder.slots":
+            return slots(data["reminder"] ?? .null, data["slots"]?.arrayValue ?? [])
         case "reminder.done", "reminder.rescheduled", "reminder.cancelled":
             guard let id = data["reminder"]?["id"]?.stringValue else { return .ignore }
             return .close(["reminder.\(id)"])
@@ -178,15 +181,24 @@ struct NotificationCatalog {
         var body: [String] = []
         if let due = reminder["due"]?.stringValue.flatMap(Timestamp.parse) { body.append("Due \(clock(due))") }
         if let detail = reminder["detail"]?.stringValue { body.append(detail) }
-        var actions = [(key: "done", label: "Done"), (key: "snooze", label: "Snooze")]
-        var buttons = [
-            "done": Button(service: .scheduler, command: "reminder.done", arguments: ["id": .string(id)]),
-            "snooze": Button(service: .scheduler, command: "reminder.snooze", arguments: ["id": .string(id)]),
-        ]
-        if let reschedule = reminder["reschedule"], reschedule != .null {
+        var actions = [(key: "done", label: "Done")]
+        var buttons = ["done": Button(service: .scheduler, command: "reminder.done", arguments: ["id": .string(id)])]
+        let snoozes = (reminder["snooze_options"]?.arrayValue ?? []).compactMap(\.intValue).filter { $0 > 0 }.prefix(3)
+        if snoozes.isEmpty {
+            actions.append((key: "snooze", label: "Snooze"))
+            buttons["snooze"] = Button(service: .scheduler, command: "reminder.snooze", arguments: ["id": .string(id)])
+        }
+        for minutes in snoozes {
+            actions.append((key: "snooze-\(minutes)", label: Self.snoozeLabel(minutes)))
+            buttons["snooze-\(minutes)"] = Button(
+                service: .scheduler, command: "reminder.snooze",
+                arguments: ["id": .string(id), "minutes": .int(minutes)])
+        }
+        if let reschedule = reminder["reschedule"], reschedule != .null, reschedule != false {
             actions.append((key: "reschedule", label: "Reschedule"))
             buttons["reschedule"] = Button(
-                service: .scheduler, command: "reminder.reschedule", arguments: ["id": .string(id), "to": reschedule])
+                service: .scheduler, command: "reminder.reschedule",
+                arguments: reschedule == true ? ["id": .string(id)] : ["id": .string(id), "to": reschedule])
         }
         return .show(
             Popup(
@@ -197,14 +209,65 @@ struct NotificationCatalog {
                 buttons: buttons))
     }
 
+    /// "+1 hour", "+1 day", "+3 days", "+90 min".
+    static func snoozeLabel(_ minutes: Int64) -> String {
+        switch minutes {
+        case let whole where whole % 1440 == 0: "+\(whole / 1440) day\(whole == 1440 ? "" : "s")"
+        case let whole where whole % 60 == 0: "+\(whole / 60) hour\(whole == 60 ? "" : "s")"
+        default: "+\(minutes) min"
+        }
+    }
+
+    /// The times a reminder's item can move to, one button each, in place of the reminder.
+    private func slots(_ reminder: JSONValue, _ slots: [JSONValue]) -> NotificationPlan {
+        guard let id = reminder["id"]?.stringValue else { return .ignore }
+        let times = slots.compactMap(\.stringValue).prefix(4)
+        guard !times.isEmpty else {
+            return .show(
+                Popup(
+                    key: "reminder.\(id)", category: .reminders,
+                    notification: DesktopNotification(
+                        summary: "No free time to move it to", body: reminder["title"]?.stringValue ?? "",
+                        icon: "appointment-soon", urgency: .normal, category: "hearth.reminder", timeout: 5_000),
+                    buttons: [:]))
+        }
+        var actions: [(key: String, label: String)] = []
+        var buttons: [String: Button] = [:]
+        for (index, time) in times.enumerated() {
+            guard let instant = Timestamp.parse(time) else { continue }
+            actions.append((key: "slot-\(index)", label: dayAndClock(instant)))
+            buttons["slot-\(index)"] = Button(
+                service: .scheduler, command: "reminder.reschedule",
+                arguments: ["id": .string(id), "to": .string(time)])
+        }
+        return .show(
+            Popup(
+                key: "reminder.\(id)", category: .reminders,
+                notification: DesktopNotification(
+                    summary: "Reschedule: \(reminder["title"]?.stringValue ?? "")", body: "Choose a new time",
+                    icon: "appointment-soon", urgency: .normal, category: "hearth.reminder", timeout: 0,
+                    actions: actions),
+                buttons: buttons))
+    }
+
+    /// `Tue 18:00` in the household's zone.
+    private func dayAndClock(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let weekday = calendar.component(.weekday, from: date)
+        return "\(["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][weekday - 1]) \(clock(date))"
+    }
+
     /// A brief "Snoozed until 18:30" in place of the reminder.
-    private func snoozed(_ reminder: JSONValue, until: String?) -> NotificationPlan {
+    /// - Parameter withDay: the item moved (a check-in snoozed a day on): "Moved to Tue 18:00".
+    private func snoozed(_ reminder: JSONValue, until: String?, withDay: Bool) -> NotificationPlan {
         guard let id = reminder["id"]?.stringValue, let until = until.flatMap(Timestamp.parse) else { return .ignore }
         return .show(
             Popup(
                 key: "reminder.\(id)", category: .snoozes,
                 notification: DesktopNotification(
-                    summary: "Snoozed until \(clock(until))", body: reminder["title"]?.stringValue ?? "",
+                    summary: withDay ? "Moved to \(dayAndClock(until))" : "Snoozed until \(clock(until))",
+                    body: reminder["title"]?.stringValue ?? "",
                     icon: "appointment-soon", urgency: .low, category: "hearth.snooze", timeout: 3_000),
                 buttons: [:]))
     }

@@ -7,15 +7,23 @@ import HearthCore
 struct SchedulerCommands: Sendable {
     let board: ReminderBoard
     let classes: ClassBoard
+    let plans: PlanBoard
     let store: CommandClient
     let snooze: Duration
     let clock: any SchedulerClock
     let publish: @Sendable (String, JSONValue) -> Void
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
+        if let id = request.arguments["id"]?.stringValue, id.hasPrefix(PlanBoard.prefix) {
+            return try await checkIn(
+                request.command, item: String(id.dropFirst(PlanBoard.prefix.count)), request.arguments)
+        }
         switch request.command {
         case "reminder.done": return try await done(request.arguments)
         case "reminder.snooze": return try await snooze(request.arguments)
+        case "reminder.reschedule":
+            throw CommandError.invalidArgument("id", "only a check-in's reminder (plan:<id>) can be rescheduled here")
+        case "plan.reminders": return ["reminders": .array(await plans.upcoming())]
         case "reminder.showing": return ["reminders": .array(await board.showing())]
         case "reminder.list": return ["reminders": .array(await board.upcomingList())]
         case "class.list": return ["classes": .array(await classes.upcoming(now: clock.now()))]
@@ -77,5 +85,52 @@ struct SchedulerCommands: Sendable {
                 "until": .string(Timestamp.format(until)),
             ])
         return ["reminder": ["id": .string(id)], "until": .string(Timestamp.format(until))]
+    }
+
+    // MARK: - Check-in reminders
+
+    /// A check-in reminder's buttons: Done (the check-in happened), Snooze by 1 hour, 1 day or
+    /// 3 days (the store re-checks clashes), Reschedule (without `to`: offers free slots in a
+    /// popup of their own; with `to`: moves it there).
+    private func checkIn(_ command: String, item: String, _ arguments: [String: JSONValue]) async throws -> JSONValue {
+        let id = PlanBoard.prefix + item
+        let now: JSONValue = .int(ReminderBoard.milliseconds(clock.now()))
+        let title = await plans.reminder(item)?.title
+        switch command {
+        case "reminder.done":
+            let reply = try await store.request("plan.done", args: ["item": .string(item), "now": now])
+            publish("reminder.done", ["reminder": ["id": .string(id)]])
+            return reply
+        case "reminder.snooze":
+            let minutes = arguments["minutes"]?.intValue ?? 60
+            let moved = try await store.request(
+                "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes), "now": now])
+            publish(
+                "reminder.snoozed",
+                [
+                    "reminder": ["id": .string(id), "title": .string(title ?? moved["title"]?.stringValue ?? "")],
+                    "until": moved["start"] ?? .null, "moved": true,
+                ])
+            return moved
+        case "reminder.reschedule":
+            if let to = arguments["to"], to != .null {
+                let moved = try await store.request("plan.reschedule", args: ["item": .string(item), "to": to])
+                publish("reminder.rescheduled", ["reminder": ["id": .string(id)], "to": moved["start"] ?? .null])
+                return moved
+            }
+            let offer = try await store.request("plan.slots", args: ["item": .string(item), "now": now])
+            let slots = Array((offer["slots"]?.arrayValue ?? []).prefix(4))
+            publish(
+                "reminder.slots",
+                [
+                    "reminder": [
+                        "id": .string(id), "title": .string(title ?? offer["item"]?["title"]?.stringValue ?? ""),
+                    ],
+                    "slots": .array(slots),
+                ])
+            return ["slots": .array(slots)]
+        default:
+            throw CommandError.invalidArgument("id", "'\(command)' does not take a check-in's reminder")
+        }
     }
 }

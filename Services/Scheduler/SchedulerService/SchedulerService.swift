@@ -15,6 +15,10 @@ import ServiceLifecycle
 /// so a restart, a replayed change or a sync never fires it twice. A reminder whose time passed
 /// while it was down fires once on start, saying it is late.
 ///
+/// Check-in reminders (`reminder.due` with id `plan:<item>`) come from a third loop over
+/// `PlanBoard`, which also runs the social planner's daily refresh (`plan.week`) at start and at
+/// the preferred time each day.
+///
 /// Commands on `scheduler.cmd`: `reminder.done {id}` (completes the todo, or that day's
 /// occurrence), `reminder.snooze {id, minutes?}` (default `[reminders] snooze`; survives a
 /// restart), `reminder.showing` (what is on screen, for a notifier that starts late),
@@ -28,14 +32,16 @@ public final class SchedulerService: Service {
     private let configuration: HearthConfiguration
     private let context: ZMQContext
     private let publisher: Publisher
-    private let store: CommandClient
+    let store: CommandClient
     private let board: ReminderBoard
     private let classes: ClassBoard
     private let classWake = AsyncSignal()
+    let plans: PlanBoard
+    let planWake: AsyncSignal
     private let commands: CommandServer
-    private let clock: any SchedulerClock
+    let clock: any SchedulerClock
     private let wake: AsyncSignal
-    private let logger: Logger
+    let logger: Logger
 
     public init(
         configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger,
@@ -59,18 +65,29 @@ public final class SchedulerService: Service {
         self.board = board
         let classes = ClassBoard(clock: HouseholdTime(timeZone: configuration.household.timeZone))
         self.classes = classes
+        let plans = PlanBoard(clock: HouseholdTime(timeZone: configuration.household.timeZone))
+        self.plans = plans
+        let planWake = AsyncSignal()
+        self.planWake = planWake
         let wake = AsyncSignal()
         self.wake = wake
         let handler = SchedulerCommands(
-            board: board, classes: classes, store: store, snooze: configuration.household.snooze, clock: clock,
+            board: board, classes: classes, plans: plans, store: store, snooze: configuration.household.snooze,
+            clock: clock,
             publish: { topic, data in
                 Self.publish(topic, data, on: publisher, logger: logger)
                 wake.fire()
+                planWake.fire()
             })
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.scheduler), service: "scheduler",
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
-            pingInfo: { ["reminders": .int(Int64(await board.count)), "classes": .int(Int64(await classes.count))] },
+            pingInfo: {
+                [
+                    "reminders": .int(Int64(await board.count)), "classes": .int(Int64(await classes.count)),
+                    "plans": .int(Int64(await plans.count)),
+                ]
+            },
             handler: { request in try await handler.handle(request) })
     }
 
@@ -84,7 +101,7 @@ public final class SchedulerService: Service {
                     await publisher.close()
                 },
                 ServiceLoop("store changes", followStore), ServiceLoop("timers", fireReminders),
-                ServiceLoop("classes", fireClasses), commands,
+                ServiceLoop("classes", fireClasses), ServiceLoop("check-ins", firePlans), commands,
             ], logger: logger
         ).run()
     }
@@ -113,6 +130,9 @@ public final class SchedulerService: Service {
                     case let kind where Hub.entityKinds.contains(kind):
                         await classes.markStale()
                         classWake.fire()
+                    case let kind where Social.entityKinds.contains(kind):
+                        await plans.markStale()
+                        planWake.fire()
                     default: continue
                     }
                 }
@@ -171,6 +191,8 @@ public final class SchedulerService: Service {
         wake.fire()
         await classes.markStale()
         classWake.fire()
+        await plans.markStale()
+        planWake.fire()
         return seq
     }
 
@@ -268,7 +290,7 @@ public final class SchedulerService: Service {
         }
     }
 
-    private func publish(_ topic: String, _ data: JSONValue) {
+    func publish(_ topic: String, _ data: JSONValue) {
         Self.publish(topic, data, on: publisher, logger: logger)
     }
 

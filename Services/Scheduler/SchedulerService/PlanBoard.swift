@@ -1,0 +1,102 @@
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// One check-in's reminder: raised `lead` before the check-in starts, with Done, three snoozes
+/// and Reschedule.
+struct PlanReminder: Sendable, Equatable {
+    /// The check-in's id.
+    let item: String
+    let title: String
+    let name: String
+    let start: Date
+    let end: Date
+    let fireAt: Date
+
+    /// The reminder's id on the bus: `plan:<item>` (todo reminders use the todo's id).
+    var id: String { PlanBoard.prefix + item }
+
+    /// The snoozes the popup offers, in minutes: an hour, a day, three days (SPEC part 5).
+    static let snoozes: [JSONValue] = [60, 1440, 4320]
+
+    /// `reminder.due`'s data, as the notifier catalog specifies.
+    func event(now: Date, household: HouseholdTime) -> JSONValue {
+        let minutes = Int(end.timeIntervalSince(start) / 60)
+        var detail = "\(name) · \(Social.durationText(minutes))"
+        if now >= start { detail += " · started at \(household.wallClock(at: start).time.short)" }
+        return [
+            "reminder": [
+                "id": .string(id), "title": .string(title), "due": .string(Timestamp.format(start)),
+                "detail": .string(detail), "snooze_options": .array(Self.snoozes), "reschedule": true,
+            ]
+        ]
+    }
+}
+
+/// The pending check-ins whose reminders are still to come (`plan.sources`), and the daily
+/// refresh time. None of its methods suspends, so each runs whole.
+actor PlanBoard {
+    static let prefix = "plan:"
+
+    private var reminders: [PlanReminder] = []
+    private var raised: Set<String> = []
+    /// When the daily refresh runs, on the household's wall clock.
+    private(set) var refresh = Social.Preferences().refresh
+    /// Set when a social planner entity changed since the load.
+    private(set) var stale = true
+    let clock: HouseholdTime
+
+    init(clock: HouseholdTime) { self.clock = clock }
+
+    var count: Int { reminders.count }
+
+    func markStale() { stale = true }
+
+    /// Takes a `plan.sources` reply.
+    func load(_ reply: JSONValue) {
+        let lead = Double(reply["lead"]?.intValue ?? 30) * 60
+        if let text = reply["refresh"]?.stringValue, let time = try? LocalTime(parsing: text, field: "refresh") {
+            refresh = time
+        }
+        reminders = (reply["items"]?.arrayValue ?? []).compactMap { item in
+            guard let id = item["id"]?.stringValue, let title = item["title"]?.stringValue,
+                let start = item["start"]?.stringValue.flatMap(Timestamp.parse),
+                let end = item["end"]?.stringValue.flatMap(Timestamp.parse)
+            else { return nil }
+            if item["fired"] == true { raised.insert(id) }
+            return PlanReminder(
+                item: id, title: title, name: item["name"]?.stringValue ?? "", start: start, end: end,
+                fireAt: start.addingTimeInterval(-lead))
+        }
+        .sorted { ($0.fireAt, $0.item) < ($1.fireAt, $1.item) }
+        stale = false
+    }
+
+    /// The reminders to raise now: their time has come, the check-in has not ended, and this
+    /// device has not raised them (a scheduler that was down raises a missed one once, late).
+    func ready(now: Date) -> [PlanReminder] {
+        reminders.filter { $0.fireAt <= now && now < $0.end && !raised.contains($0.item) }
+    }
+
+    /// Notes that `reminder` was raised (recorded in the store first).
+    func raise(_ reminder: PlanReminder) { raised.insert(reminder.item) }
+
+    /// When the next reminder is due, if any.
+    func nextWake(after now: Date) -> Date? {
+        reminders.first { !raised.contains($0.item) && $0.fireAt > now }?.fireAt
+    }
+
+    func reminder(_ item: String) -> PlanReminder? { reminders.first { $0.item == item } }
+
+    /// What is to come, soonest first (for `plan.reminders`).
+    func upcoming() -> [JSONValue] {
+        reminders.map { reminder in
+            [
+                "id": .string(reminder.id), "title": .string(reminder.title),
+                "start": .string(Timestamp.format(reminder.start)), "fires": .string(Timestamp.format(reminder.fireAt)),
+                "raised": .bool(raised.contains(reminder.item)),
+            ]
+        }
+    }
+}

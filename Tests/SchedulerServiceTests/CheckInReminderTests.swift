@@ -1,0 +1,146 @@
+import BusService
+import Foundation
+import HearthBus
+import HearthCore
+import HearthTesting
+import Logging
+import StoreService
+import Testing
+
+@testable import SchedulerService
+
+/// Check-in reminders end to end: bus, store and scheduler in process with the scheduler's clock
+/// driven by the test, a real `hearth-notifier` process raising popups on a private D-Bus
+/// session's notification test server, and the test pressing their buttons there.
+@Suite("hearth-scheduler: check-in reminders with Done, Snooze and Reschedule", .serialized, .timeLimit(.minutes(2)))
+struct CheckInReminderTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    private func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    @Test(
+        "a reminder pops up at start minus lead; Snooze +1 hour moves past a clash; Reschedule offers slots; Done restarts the cadence"
+    )
+    func checkIns() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let zone = ["HEARTH_TIME_ZONE": "Europe/London"]
+        let configuration = try home.configuration(zone)
+        let clock = ManualSchedulerClock(instant("2026-11-23T09:00:00Z"))  // Monday morning, GMT
+        let device = UUIDText.make()
+        let bus = try BusService(
+            configuration: configuration, context: context, device: device, logger: Logger(label: "bus"))
+        let store = try StoreService(
+            configuration: configuration, context: context, device: device, logger: Logger(label: "store"))
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: Self.root)
+        let server = try #require(session.server)
+        let commands = (
+            store: CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5)),
+            scheduler: CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.scheduler), timeout: .seconds(5))
+        )
+        try await withRunning([bus, store]) {
+            _ = try await commands.store.request("plan.prefs.set", args: ["lead": 30])
+            for (name, last) in [("Sam", "2026-11-02"), ("Ann", "2026-11-09")] {
+                _ = try await commands.store.request("people.add", args: ["name": .string(name)])
+                _ = try await commands.store.request(
+                    "people.goal",
+                    args: [
+                        "person": .string(name), "every": 14, "duration": "1h", "windows": ["Mon-Fri 18:00-21:00"],
+                        "last": .string(last),
+                    ])
+            }
+            let environment = ["HEARTH_HOME": home.path].merging(session.environment) { $1 }.merging(zone) { $1 }
+            let notifier = try await TestStack.start(.notifier, environment: environment)
+            #expect(
+                await TestStack.waitUntilAnswering(
+                    configuration.commandEndpoint(.notifier), context: context, timeout: .seconds(10)))
+            let scheduler = try SchedulerService(
+                configuration: configuration, context: context, device: device, logger: Logger(label: "scheduler"),
+                clock: clock)
+            try await withRunning([scheduler]) {
+                /// Waits until the scheduler holds `count` check-in reminders, `raised` of them raised.
+                func loaded(_ count: Int) async throws {
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while ContinuousClock.now < deadline {
+                        let list = try await commands.scheduler.request("plan.reminders")["reminders"]?.arrayValue ?? []
+                        if list.count == count { return }
+                    }
+                    Issue.record("the scheduler never held \(count) check-in reminders")
+                }
+                var seen = 0
+                /// The next Notify call, which must show `summary`.
+                func popup(_ summary: String) async throws -> JSONValue {
+                    seen += 1
+                    let count = seen
+                    let arrived = await server.output.waitForLines(count) { $0.contains("\"call\": \"Notify\"") }
+                    try #require(arrived, "no popup '\(summary)'; the notifier said: \(notifier.errors.text)")
+                    let calls = server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }
+                    let call = try JSONValue.parse(try #require(calls.count >= count ? calls[count - 1] : nil))
+                    #expect(call["summary"]?.stringValue == summary)
+                    return call
+                }
+                func press(_ call: JSONValue, _ action: String) async throws {
+                    #expect(
+                        try await session.press(id: UInt32(try #require(call["id"]?.intValue)), action: action) == 0)
+                }
+                func item(_ name: String) async throws -> JSONValue? {
+                    let next = try await commands.store.request(
+                        "plan.next", args: ["count": 10, "now": 1_795_424_400_000])
+                    return next["items"]?.arrayValue?.first { $0["name"]?.stringValue == name }
+                }
+
+                // The refresh at start placed Sam at 18:00 and Ann at 19:00.
+                try await loaded(2)
+                #expect(try await item("Sam")?["start"] == "2026-11-23T18:00:00.000Z")
+                #expect(try await item("Ann")?["start"] == "2026-11-23T19:00:00.000Z")
+
+                clock.advance(to: instant("2026-11-23T17:30:00Z"))
+                let sam = try await popup("Catch up with Sam")
+                #expect(sam["body"]?.stringValue?.contains("Due 18:00") == true)
+                #expect(
+                    sam["actions"]?.arrayValue?.compactMap(\.stringValue)
+                        == [
+                            "done", "Done", "snooze-60", "+1 hour", "snooze-1440", "+1 day", "snooze-4320", "+3 days",
+                            "reschedule", "Reschedule",
+                        ])
+                // +1 hour is 19:00, Ann's: moved on to 20:00.
+                try await press(sam, "snooze-60")
+                _ = try await popup("Moved to Mon 20:00")
+                #expect(try await item("Sam")?["start"] == "2026-11-23T20:00:00.000Z")
+
+                clock.advance(to: instant("2026-11-23T18:30:00Z"))
+                let ann = try await popup("Catch up with Ann")
+                try await press(ann, "reschedule")
+                let offer = try await popup("Reschedule: Catch up with Ann")
+                let labels = offer["actions"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                #expect(labels.count >= 6, "at least three slots: \(labels)")
+                // Sam's 18:00 was snoozed away, so Monday 18:30 is free; Tuesday follows.
+                #expect(labels.prefix(4) == ["slot-0", "Mon 18:30", "slot-1", "Tue 18:00"])
+                try await press(offer, "slot-1")
+                let deadline = ContinuousClock.now + .seconds(10)
+                while try await item("Ann")?["start"] != "2026-11-24T18:00:00.000Z", ContinuousClock.now < deadline {}
+                #expect(try await item("Ann")?["start"] == "2026-11-24T18:00:00.000Z")
+
+                clock.advance(to: instant("2026-11-23T19:30:00Z"))
+                let moved = try await popup("Catch up with Sam")
+                try await press(moved, "done")
+                let restarted = ContinuousClock.now + .seconds(10)
+                var person = JSONValue.null
+                while ContinuousClock.now < restarted {
+                    person = try await commands.store.request("people.show", args: ["person": "Sam"])
+                    if person["last"] == "2026-11-23" { break }
+                }
+                #expect(person["last"] == "2026-11-23")
+                #expect(person["due"] == "2026-12-07")
+                #expect(person["items"]?.arrayValue?.first?["status"] == "done")
+            }
+            notifier.signal(SIGTERM)
+            _ = await notifier.waitForExit(timeout: .seconds(5))
+        }
+        await commands.store.close()
+        await commands.scheduler.close()
+    }
+}
