@@ -4,7 +4,12 @@ import Synchronization
 /// Remembers the replies to recent request ids, so a retried request is answered, not re-run.
 ///
 /// A duplicate that arrives while the first copy is still running waits for that run's reply.
-/// The cache is bounded: the oldest finished replies are forgotten first.
+/// Finished replies are forgotten oldest first once any bound is passed: `capacity` replies,
+/// `maximumBytes` of reply bytes, or `retention` since the reply was stored. A client retries
+/// within seconds (its timeout times its attempts), so a reply older than `retention` is never
+/// asked for again; bounding by age keeps a long-running service's memory flat — a count bound
+/// alone grew each service's memory for as long as it took to fill (4,096 replies, about 7
+/// minutes at the soak's 10 commands a second).
 public final class ReplyCache: Sendable {
     /// What to do with an arriving request.
     public enum Admission: Equatable {
@@ -16,22 +21,39 @@ public final class ReplyCache: Sendable {
         case joined
     }
 
+    private struct Finished {
+        let reply: [UInt8]
+        let at: ContinuousClock.Instant
+    }
+
     private struct State: ~Copyable {
-        var finished: OrderedDictionary<String, [UInt8]> = [:]
+        var finished: OrderedDictionary<String, Finished> = [:]
+        var bytes = 0
         var running: [String: [Frame]] = [:]
     }
 
     private let capacity: Int
+    private let maximumBytes: Int
+    private let retention: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Mutex(State())
 
-    public init(capacity: Int) {
+    /// - Parameter now: the clock ages are measured by (tests inject one).
+    public init(
+        capacity: Int, maximumBytes: Int = 8 * 1024 * 1024, retention: Duration = .seconds(120),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.capacity = capacity
+        self.maximumBytes = maximumBytes
+        self.retention = retention
+        self.now = now
     }
 
     /// Registers a request from the peer with routing id `route`.
     public func admit(id: String, route: Frame) -> Admission {
-        state.withLock { state in
-            if let reply = state.finished[id] { return .answered(reply) }
+        let now = now()
+        return state.withLock { state in
+            if let finished = state.finished[id], now - finished.at <= retention { return .answered(finished.reply) }
             if state.running[id] != nil {
                 state.running[id]!.append(route)
                 return .joined
@@ -43,15 +65,24 @@ public final class ReplyCache: Sendable {
 
     /// Stores the reply for `id` and returns the routes of duplicates that joined while it ran.
     public func finish(id: String, reply: [UInt8]) -> [Frame] {
-        state.withLock { state in
+        let now = now()
+        return state.withLock { state in
             let joined = state.running.removeValue(forKey: id) ?? []
-            state.finished[id] = reply
-            if state.finished.count > capacity {
-                state.finished.removeFirst(state.finished.count - capacity)
+            if let previous = state.finished.removeValue(forKey: id) { state.bytes -= previous.reply.count }
+            state.finished[id] = Finished(reply: reply, at: now)
+            state.bytes += reply.count
+            while let oldest = state.finished.values.first,
+                state.finished.count > capacity || state.bytes > maximumBytes || now - oldest.at > retention
+            {
+                state.bytes -= oldest.reply.count
+                state.finished.removeFirst()
             }
             return joined
         }
     }
 
     public var count: Int { state.withLock { $0.finished.count } }
+
+    /// The bytes of the replies held.
+    public var bytes: Int { state.withLock { $0.bytes } }
 }
