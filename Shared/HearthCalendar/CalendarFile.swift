@@ -37,6 +37,10 @@ public enum CalendarFile {
     /// The most occurrences one event may have in the range (a `FREQ=MINUTELY` rule would
     /// otherwise fill the table).
     public static let maximumOccurrences = 2000
+    /// The most recurrence steps one event may take to reach the range (a `FREQ=SECONDLY` rule
+    /// from years ago would otherwise iterate for minutes), and one file in all.
+    public static let maximumSteps = 200_000
+    public static let maximumFileSteps = 2_000_000
 
     /// Reads every `VEVENT` of `text`, expanding occurrences that start in `from...through`.
     /// - Parameter zone: the zone of floating times (the household's).
@@ -78,6 +82,7 @@ public enum CalendarFile {
         }
         let firstInstant = HouseholdTime(timeZone: zone).instant(from, LocalTime(hour: 0, minute: 0)!)
         let lastInstant = HouseholdTime(timeZone: zone).instant(through.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
+        var budget = maximumFileSteps
         for (index, event) in parsed {
             guard event.busy else {
                 reading.free += 1
@@ -85,7 +90,8 @@ public enum CalendarFile {
             }
             do {
                 let skip = event.recurrenceID == nil ? overridden[event.uid] ?? [] : []
-                for start in try event.occurrences(from: from, through: through) where !skip.contains(start) {
+                for start in try event.occurrences(from: from, through: through, budget: &budget)
+                where !skip.contains(start) {
                     let end = start.addingTimeInterval(event.length)
                     guard end > firstInstant, start < lastInstant else { continue }
                     reading.busy.append(
@@ -192,7 +198,7 @@ public enum CalendarFile {
         }
 
         /// The starts of every occurrence on `from...through`, expanded in floating time.
-        func occurrences(from: LocalDate, through: LocalDate) throws(FileError) -> [Date] {
+        func occurrences(from: LocalDate, through: LocalDate, budget: inout Int) throws(FileError) -> [Date] {
             var walls = [start] + extraDates
             if var rule {
                 let floating = icaltimetype(
@@ -217,8 +223,14 @@ public enum CalendarFile {
                 }
                 var steps = 0
                 walls = extraDates
-                while steps < 1_000_000 {
+                while true {
                     steps += 1
+                    budget -= 1
+                    guard steps <= maximumSteps, budget >= 0 else {
+                        throw FileError(
+                            description:
+                                "repeats too often to expand (RRULE over \(maximumSteps) steps to reach the range)")
+                    }
                     let next = icalrecur_iterator_next(iterator)
                     guard icaltime_is_null_time(next) == 0, let wall = try? Self.wall(next, field: "RRULE") else {
                         break

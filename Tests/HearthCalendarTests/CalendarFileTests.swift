@@ -137,6 +137,14 @@ struct CalendarFileTests {
         let reading = try CalendarFile.read(minutely, from: from, through: through, zone: london)
         #expect(reading.busy.isEmpty)
         #expect(reading.errors.first?.reason.contains("more than") == true)
+        // Every second since 2020: millions of steps before the range; stopped and reported.
+        let secondly = minutely.replacingOccurrences(of: "FREQ=MINUTELY", with: "FREQ=SECONDLY;COUNT=900000000")
+            .replacingOccurrences(of: "20261020T000000Z", with: "20200101T000000Z")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stopped = try CalendarFile.read(secondly, from: from, through: through, zone: london)
+        #expect(stopped.errors.first?.reason.contains("repeats too often") == true, "\(stopped.errors)")
+        #expect(clock.now - start < .seconds(5))
     }
 
     @Test("an export reads back through libical and through Python's icalendar")
