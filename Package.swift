@@ -251,6 +251,8 @@ let package = Package(
             dependencies: [
                 "CZeroMQ",
                 "HearthBus",
+                "HearthCalendar",
+                "HearthCore",
                 "HearthNotify",
                 "HearthTesting",
                 "BusService",
