@@ -104,7 +104,8 @@ struct StoreImportRulesTests {
                 ("todo_subtask", uuid, "title", 200), ("member", uuid, "name", 100),
                 ("timetable_entry", uuid, "subject", 100), ("timetable_entry", uuid, "teacher", 40),
                 ("timetable_entry", uuid, "room", 40), ("school_holiday", uuid, "name", 100),
-                ("device", uuid, "name", 60),
+                ("device", uuid, "name", 60), ("person", uuid, "name", 100), ("person", uuid, "tags", 200),
+                ("person", uuid, "purpose", 500), ("interaction", uuid, "note", 2000),
             ]
             var counter = 0
             for (kind, entity, field, limit) in fields {
