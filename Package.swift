@@ -167,6 +167,18 @@ let package = Package(
             path: "Services/Turn/TurnService",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "SyncService",
+            dependencies: [
+                "HearthBus",
+                "HearthCore",
+                "HearthPairing",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Sync/SyncService",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth-turn",
             dependencies: [
@@ -319,6 +331,14 @@ let package = Package(
         .testTarget(
             name: "NotifierServiceTests",
             dependencies: ["NotifierService", "HearthBus", "HearthCore", "HearthNotify"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SyncServiceTests",
+            dependencies: [
+                "SyncService", "HearthBus", "HearthCore", "HearthPairing", "HearthTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -52,6 +52,18 @@ public enum Pairing {
         return PairingCode(value: UInt32(number % 1_000_000))
     }
 
+    /// A device key's fingerprint as people read it: twelve hex digits in three groups
+    /// (`3F2A 9C1E 7B04`), from BLAKE2b of the key, for lists and logs (not for pairing: the
+    /// code does that).
+    public static func fingerprint(_ key: String) -> String {
+        let digest = hash("hearth/fingerprint/1", [Array(key.utf8)]).prefix(6)
+        let hex = digest.map { byte in String(byte, radix: 16, uppercase: true) }
+            .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        return stride(from: 0, to: 12, by: 4).map { start in
+            String(hex[hex.index(hex.startIndex, offsetBy: start)..<hex.index(hex.startIndex, offsetBy: start + 4)])
+        }.joined(separator: " ")
+    }
+
     private static func hash(_ purpose: String, _ parts: [[UInt8]]) -> [UInt8] {
         Sodium.ready()
         var input: [UInt8] = []

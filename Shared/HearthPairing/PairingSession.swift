@@ -110,12 +110,14 @@ public struct PairingSession: Sendable {
                 return fail("the other device's nonce does not match its commitment (a device in the middle?)")
             }
             state = .comparing(
-                Pairing.code(initiatorKey: localKey, responderKey: remoteKey, initiatorNonce: nonce, responderNonce: theirs))
+                Pairing.code(
+                    initiatorKey: localKey, responderKey: remoteKey, initiatorNonce: nonce, responderNonce: theirs))
             return nil
         case (.responder, .exchanging, .reveal(let theirs)):
             guard theirs.count == Pairing.nonceBytes else { return fail("the other device's nonce is malformed") }
             state = .comparing(
-                Pairing.code(initiatorKey: remoteKey, responderKey: localKey, initiatorNonce: theirs, responderNonce: nonce))
+                Pairing.code(
+                    initiatorKey: remoteKey, responderKey: localKey, initiatorNonce: theirs, responderNonce: nonce))
             return .reveal(nonce)
         case (_, .comparing(let code), .confirm):
             confirmedThere = true
