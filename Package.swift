@@ -336,8 +336,10 @@ let package = Package(
         .testTarget(
             name: "SyncServiceTests",
             dependencies: [
-                "SyncService", "HearthBus", "HearthCore", "HearthPairing", "HearthTesting",
+                "SyncService", "StoreService", "HearthBus", "HearthCore", "HearthPairing", "HearthTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

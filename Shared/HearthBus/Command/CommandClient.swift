@@ -17,6 +17,8 @@ public final class CommandClient: Sendable {
     private let context: ZMQContext
     private let logger: Logger
     private let maximumMessageBytes: Int
+    /// This device's keys and the server's public key, for a CURVE-encrypted link to another device.
+    private let curve: (keyPair: CurveKeyPair, serverKey: String)?
     /// The DEALER socket in use; replaced after a timeout.
     private let connection = Mutex<SocketThread?>(nil)
     private let pending = PendingReplies()
@@ -67,8 +69,10 @@ public final class CommandClient: Sendable {
         timeout: Duration = .seconds(2),
         attempts: Int = 3,
         maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        curve: (keyPair: CurveKeyPair, serverKey: String)? = nil,
         logger: Logger = Logger(label: "hearth.command-client")
     ) {
+        self.curve = curve
         precondition(attempts >= 1, "a request needs at least one attempt")
         self.context = context
         self.endpoint = endpoint
@@ -151,7 +155,8 @@ public final class CommandClient: Sendable {
                     return true
                 },
                 tick: { pending.expire() },
-                setUp: { [endpoint, maximumMessageBytes] socket in
+                setUp: { [endpoint, maximumMessageBytes, curve] socket in
+                    if let curve { try socket.makeCurveClient(keyPair: curve.keyPair, serverKey: curve.serverKey) }
                     try socket.setLinger(milliseconds: 0)
                     try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
                     try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)

@@ -6,6 +6,9 @@ public struct CommandRequest: Sendable, Equatable {
     public let id: String
     public let command: String
     public let arguments: [String: JSONValue]
+    /// The CURVE public key (Z85) of the peer that sent it, on a server that authenticates its
+    /// peers (`CommandServer(curveSecretKey:)`); never read from the request itself.
+    public var peerKey: String?
 
     public init(id: String = UUIDText.make(), command: String, arguments: [String: JSONValue] = [:]) {
         self.id = id

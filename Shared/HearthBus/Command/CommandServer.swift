@@ -24,6 +24,8 @@ public final class CommandServer: Service {
     private let cache: ReplyCache
     private let maximumMessageBytes: Int
     private let logger: Logger
+    /// Whether peers are CURVE-authenticated (each message comes with its peer's key).
+    private let authenticated: Bool
     private let started = ContinuousClock.now
     private let counters = Counters()
 
@@ -41,6 +43,7 @@ public final class CommandServer: Service {
         service: String,
         maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
         cacheCapacity: Int = 4_096,
+        curveSecretKey: String? = nil,
         logger: Logger,
         pingInfo: @escaping @Sendable () async -> [String: JSONValue] = { [:] },
         handler: @escaping Handler
@@ -52,12 +55,17 @@ public final class CommandServer: Service {
         self.maximumMessageBytes = maximumMessageBytes
         self.logger = logger
         var bound = endpoint
+        authenticated = curveSecretKey != nil
         socket = try SocketThread(
             context: context,
             kind: .router,
             name: "\(service).cmd",
             logger: logger,
+            receiveUserID: curveSecretKey != nil,
             setUp: { socket in
+                // A CURVE server: every peer proves its key at the handshake (a `CurveAuthenticator`
+                // in this context decides which keys may connect), and each request carries it.
+                if let curveSecretKey { try socket.makeCurveServer(secretKey: curveSecretKey) }
                 try socket.setLinger(milliseconds: 500)
                 try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
                 // Frames a little over the limit are still read so the sender gets a clear error;
@@ -85,7 +93,16 @@ public final class CommandServer: Service {
 
     // MARK: - Answering
 
-    private func answer(_ frames: [Frame]) async {
+    private func answer(_ received: [Frame]) async {
+        var frames = received
+        var peerKey: String?
+        if authenticated {
+            guard !frames.isEmpty, !frames[0].isEmpty else {
+                counters.malformed.add(1, ordering: .relaxed)
+                return
+            }
+            peerKey = String(decoding: frames.removeFirst(), as: UTF8.self)
+        }
         // A DEALER or REQ peer sends [empty, request]; the ROUTER puts the routing id in front.
         guard frames.count == 2 || (frames.count == 3 && frames[1].isEmpty) else {
             counters.malformed.add(1, ordering: .relaxed)
@@ -111,15 +128,18 @@ public final class CommandServer: Service {
             send(CommandReply(id: nil, result: .failure(error)).jsonBytes, to: route, delimited: delimited)
             return
         }
-        let request: CommandRequest
+        var request: CommandRequest
         do {
             request = try CommandRequest.decode(payload)
+            request.peerKey = peerKey
         } catch {
             counters.malformed.add(1, ordering: .relaxed)
             send(CommandReply(id: nil, result: .failure(error)).jsonBytes, to: route, delimited: delimited)
             return
         }
-        switch cache.admit(id: request.id, route: route) {
+        // Replies are cached per peer: one peer can never be sent another's reply by reusing its id.
+        let cacheID = peerKey.map { "\($0)/\(request.id)" } ?? request.id
+        switch cache.admit(id: cacheID, route: route) {
         case .answered(let reply):
             counters.duplicates.add(1, ordering: .relaxed)
             send(reply, to: route, delimited: delimited)
@@ -128,7 +148,7 @@ public final class CommandServer: Service {
         case .run:
             let reply = CommandReply(id: request.id, result: await run(request)).jsonBytes
             counters.handled.add(1, ordering: .relaxed)
-            let joined = cache.finish(id: request.id, reply: reply)
+            let joined = cache.finish(id: cacheID, reply: reply)
             for peer in [route] + joined { send(reply, to: peer, delimited: delimited) }
         }
     }

@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+import HearthTesting
+import Logging
+import ServiceLifecycle
+import StoreService
+import Testing
+
+@testable import SyncService
+
+/// Replication between two real stores, each with its own ZeroMQ context (one ZAP handler each),
+/// over a CURVE `tcp://` link on loopback whose authenticator admits only paired keys.
+@Suite("hearth-sync: replication between paired devices over CURVE", .serialized, .timeLimit(.minutes(2)))
+struct SyncReplicatorTests {
+    /// One device: its home, store, sync state, keys and a CURVE command server for peers.
+    final class Device: Sendable {
+        let id = UUIDText.make()
+        let home: TemporaryHome
+        let context: ZMQContext
+        let keyPair: CurveKeyPair
+        let database: SyncDatabase
+        let store: StoreService
+        let commands: CommandClient
+        let authenticator: CurveAuthenticator
+        let server: CommandServer
+        let replicator: SyncReplicator
+
+        init() throws {
+            home = try TemporaryHome()
+            context = try ZMQContext()
+            let configuration = try home.configuration()
+            keyPair = try DeviceIdentity.keyPair(home: home.path)
+            let database = try SyncDatabase(path: home.file("sync.sqlite"))
+            self.database = database
+            store = try StoreService(
+                configuration: configuration, context: context, device: id, logger: Logger(label: "store"))
+            commands = CommandClient(
+                context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(10))
+            authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "zap")) { key, _ in
+                (try? database.device(forKey: key)) != nil
+            }
+            let replicator = SyncReplicator(
+                database: database, store: commands, context: context, keyPair: keyPair,
+                maximumMessageBytes: configuration.maximumMessageBytes, logger: Logger(label: "sync"),
+                timeout: .milliseconds(1_500))
+            self.replicator = replicator
+            server = try CommandServer(
+                context: context, endpoint: "tcp://127.0.0.1:*", service: "sync-peer",
+                maximumMessageBytes: configuration.maximumMessageBytes, curveSecretKey: keyPair.secretKey,
+                logger: Logger(label: "sync-peer"), handler: { request in try await replicator.answer(request) })
+        }
+
+        func pair(with other: Device, name: String) throws {
+            try database.pair(device: other.id, name: name, key: other.keyPair.publicKey, at: Date())
+        }
+
+        func sync(with other: Device) async throws -> SyncDatabase.Entry {
+            let peer = try #require(try database.device(forKey: other.keyPair.publicKey))
+            return await replicator.sync(
+                with: peer, endpoint: other.server.endpoint.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"))
+        }
+
+        func cards() async throws -> [String] {
+            let list = try await commands.request("event.list", args: ["year": 2026])
+            return (list["cards"]?.arrayValue ?? []).compactMap { event in
+                guard let title = event["title"]?.stringValue else { return nil }
+                return "\(event["month"]?.intValue ?? 0) \(title)"
+            }
+        }
+
+        func vector() async throws -> JSONValue { try await commands.request("ops.vector")["vector"] ?? .null }
+    }
+
+    private func run(_ devices: [Device], _ body: () async throws -> Void) async throws {
+        var services: [any Service] = []
+        for device in devices { services += [device.store, device.server] }
+        try await withRunning(services) {
+            let zaps = devices.map { device in Task { await device.authenticator.run() } }
+            try await body()
+            for device in devices {
+                await device.commands.close()
+                await device.authenticator.close()
+            }
+            for zap in zaps { await zap.value }
+        }
+    }
+
+    @Test("edits made apart on both devices meet: one sync pulls and pushes, a second moves nothing")
+    func converge() async throws {
+        let (dad, mum) = (try Device(), try Device())
+        try dad.pair(with: mum, name: "Mum's phone")
+        try mum.pair(with: dad, name: "Dad's laptop")
+        try await run([dad, mum]) {
+            for (month, title) in [(8, "Beach day"), (12, "Christmas")] {
+                _ = try await dad.commands.request(
+                    "event.set", args: ["year": 2026, "month": .int(Int64(month)), "title": .string(title)])
+            }
+            _ = try await mum.commands.request("event.set", args: ["year": 2026, "month": 7, "title": "Camping"])
+            // Both edit August while apart: a conflict, kept on both.
+            _ = try await mum.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
+
+            let first = try await dad.sync(with: mum)
+            #expect(first.outcome == .completed, "\(first.detail)")
+            #expect(first.received == 2 && first.sent == 2)
+            #expect(first.conflicts == 1)
+            #expect(try await dad.vector() == (try await mum.vector()))
+            #expect(try await dad.cards() == (try await mum.cards()))
+            #expect(try await dad.cards().count == 3)
+            let conflicts = try await mum.commands.request("conflicts")
+            #expect((conflicts["conflicts"]?.arrayValue?.count ?? 0) == 1)
+
+            let again = try await mum.sync(with: dad)
+            #expect(again.outcome == .completed && again.received == 0 && again.sent == 0)
+            #expect(again.bytes < 1_024, "an idle sync moved \(again.bytes) bytes")
+            let log = try mum.database.entries()
+            #expect(log.first?.peerName == "Dad's laptop")
+            #expect(try dad.database.peers().first?.lastSyncAt != nil)
+        }
+    }
+
+    @Test("an unpaired device and a forgotten one are refused at the handshake; nothing of theirs is stored")
+    func refuses() async throws {
+        let (dad, mum, eve) = (try Device(), try Device(), try Device())
+        try dad.pair(with: mum, name: "Mum's phone")
+        try mum.pair(with: dad, name: "Dad's laptop")
+        // Eve knows Mum's key and claims to be paired, but Mum never paired with her.
+        try eve.pair(with: mum, name: "Mum's phone")
+        try await run([dad, mum, eve]) {
+            _ = try await eve.commands.request("event.set", args: ["year": 2026, "month": 5, "title": "Eve's party"])
+            let refused = try await eve.sync(with: mum)
+            #expect(refused.outcome == .failed)
+            #expect(refused.detail.contains("did not answer"), "\(refused.detail)")
+            #expect(try await mum.cards().isEmpty)
+
+            try mum.database.forget(dad.id, at: Date())
+            _ = try await dad.commands.request("event.set", args: ["year": 2026, "month": 6, "title": "Picnic"])
+            let forgotten = try await dad.sync(with: mum)
+            #expect(forgotten.outcome == .failed)
+            #expect(try await mum.cards().isEmpty)
+            #expect(try dad.database.entries().first?.outcome == .failed)
+        }
+    }
+}
