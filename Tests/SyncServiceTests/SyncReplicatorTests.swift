@@ -120,6 +120,28 @@ struct SyncReplicatorTests {
         }
     }
 
+    @Test("pairing is not transitive, but edits travel: Gran gets Dad's card through Mum")
+    func relays() async throws {
+        let (dad, mum, gran) = (try Device(), try Device(), try Device())
+        try dad.pair(with: mum, name: "Mum's phone")
+        try mum.pair(with: dad, name: "Dad's laptop")
+        try mum.pair(with: gran, name: "Gran's tablet")
+        try gran.pair(with: mum, name: "Mum's phone")
+        try await run([dad, mum, gran]) {
+            _ = try await dad.commands.request(
+                "event.set", args: ["year": 2026, "month": 3, "title": "Gran's birthday"])
+            _ = try await gran.commands.request("event.set", args: ["year": 2026, "month": 4, "title": "Easter"])
+            #expect(try await mum.sync(with: dad).received == 1)
+            let relayed = try await gran.sync(with: mum)
+            #expect(relayed.received == 1 && relayed.sent == 1)
+            #expect(try await gran.cards() == ["3 Gran's birthday", "4 Easter"])
+            // Dad never paired with Gran, yet gets her card through Mum.
+            #expect(try await dad.sync(with: mum).received == 1)
+            #expect(try await dad.cards() == (try await gran.cards()))
+            #expect(try await dad.vector() == (try await gran.vector()))
+        }
+    }
+
     @Test("an unpaired device and a forgotten one are refused at the handshake; nothing of theirs is stored")
     func refuses() async throws {
         let (dad, mum, eve) = (try Device(), try Device(), try Device())
