@@ -1,6 +1,7 @@
 import BusService
 import Foundation
 import HearthBus
+import HearthCalendar
 import HearthCore
 import HearthTesting
 import Logging
@@ -142,5 +143,36 @@ struct CheckInReminderTests {
         }
         await commands.store.close()
         await commands.scheduler.close()
+    }
+}
+
+@Suite("hearth-scheduler: when a check-in's reminder comes")
+struct PlanBoardTests {
+    @Test("lead minutes before the start, but never inside the planner's quiet hours: their end instead")
+    func quietHours() async throws {
+        let board = PlanBoard(clock: HouseholdTime(timeZone: TimeZone(identifier: "Europe/London")!))
+        let item = { (id: String, start: String, end: String) -> JSONValue in
+            [
+                "id": .string(id), "title": "Catch up with Sam", "name": "Sam", "start": .string(start),
+                "end": .string(end), "fired": false,
+            ]
+        }
+        await board.load(
+            [
+                "lead": 30, "refresh": "06:00:00", "quiet": "22:00-07:00",
+                "items": [
+                    item("early", "2026-11-24T07:15:00.000Z", "2026-11-24T08:15:00.000Z"),
+                    item("evening", "2026-11-24T18:00:00.000Z", "2026-11-24T19:00:00.000Z"),
+                    item("dawn", "2026-11-24T06:50:00.000Z", "2026-11-24T07:30:00.000Z"),
+                ],
+            ])
+        let fires = Dictionary(
+            uniqueKeysWithValues: await board.upcoming().map {
+                ($0["id"]?.stringValue ?? "", $0["fires"]?.stringValue ?? "")
+            })
+        #expect(fires["plan:early"] == "2026-11-24T07:00:00.000Z")
+        #expect(fires["plan:evening"] == "2026-11-24T17:30:00.000Z")
+        // Never after the start: one placed by hand at 06:50 reminds at 06:50.
+        #expect(fires["plan:dawn"] == "2026-11-24T06:50:00.000Z")
     }
 }

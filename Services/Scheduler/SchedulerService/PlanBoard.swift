@@ -59,15 +59,23 @@ actor PlanBoard {
         if let text = reply["refresh"]?.stringValue, let time = try? LocalTime(parsing: text, field: "refresh") {
             refresh = time
         }
+        // A reminder whose time falls in the planner's quiet hours waits for their end (never
+        // past the check-in's start): a 07:15 check-in with a 30-minute lead reminds at 07:00.
+        let quiet = reply["quiet"]?.stringValue.flatMap { try? QuietHours(parsing: $0) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = clock.timeZone
         reminders = (reply["items"]?.arrayValue ?? []).compactMap { item in
             guard let id = item["id"]?.stringValue, let title = item["title"]?.stringValue,
                 let start = item["start"]?.stringValue.flatMap(Timestamp.parse),
                 let end = item["end"]?.stringValue.flatMap(Timestamp.parse)
             else { return nil }
             if item["fired"] == true { raised.insert(id) }
+            var fireAt = start.addingTimeInterval(-lead)
+            if let quiet, quiet.contains(fireAt, calendar: calendar) {
+                fireAt = min(quiet.end(after: fireAt, calendar: calendar), start)
+            }
             return PlanReminder(
-                item: id, title: title, name: item["name"]?.stringValue ?? "", start: start, end: end,
-                fireAt: start.addingTimeInterval(-lead))
+                item: id, title: title, name: item["name"]?.stringValue ?? "", start: start, end: end, fireAt: fireAt)
         }
         .sorted { ($0.fireAt, $0.item) < ($1.fireAt, $1.item) }
         stale = false

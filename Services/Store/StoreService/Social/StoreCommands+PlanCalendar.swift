@@ -206,6 +206,7 @@ extension StoreCommands {
                     """, arguments: [Self.milliseconds(now)])
             return [
                 "lead": .int(Int64(preferences.lead)), "refresh": .string(preferences.refresh.description),
+                "quiet": .string("\(preferences.quietStart.short)-\(preferences.quietEnd.short)"),
                 "items": .array(
                     try rows.compactMap { row in
                         guard var item = try Self.item(row["id"], in: db)?.objectValue else { return nil }
