@@ -40,8 +40,20 @@ final class StoreDatabase: Sendable {
                     INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, ?, 1, ?)
                     ON CONFLICT(id) DO NOTHING
                     """,
-                arguments: [localDevice, "This device", Timestamp.format(Date())])
+                arguments: [localDevice, Self.hostName(), Timestamp.format(Date())])
         }
+    }
+
+    /// This machine's host name, the local device's name until `hearth device rename` (issue 9:
+    /// the family sees "dads-laptop", not "This device"); "This device" if it has none.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "This device" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.count <= 60, (try? TextRules.check(name, field: "name", maximumLength: 60)) != nil
+        else { return "This device" }
+        return name
     }
 
     // MARK: - Applying operations
