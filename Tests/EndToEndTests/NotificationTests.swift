@@ -63,7 +63,7 @@ struct ScreenshotTests {
         #expect(result.stdout.contains("dunst shows 1 notification(s)"))
         #expect(
             result.stdout.contains(
-                "dunst history: This device suggested 'Beach day' at Brighton on the 14th for August"))
+                "dunst history: \(DeviceIdentity.hostName()) suggested 'Beach day' at Brighton on the 14th for August"))
         let data = try #require(FileManager.default.contents(atPath: png))
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(data.count > 2_000)
@@ -116,7 +116,9 @@ struct DemoTests {
             summaries.filter { $0.hasPrefix("Your turn") } == [
                 "Your turn, Ann", "Your turn, Bob", "Your turn, Ann", "Your turn, Bob", "Your turn, Ann",
             ])
-        #expect(summaries.contains("This device suggested 'Camping' at Lake District on the 20th for July"))
+        #expect(
+            summaries.contains("\(DeviceIdentity.hostName()) suggested 'Camping' at Lake District on the 20th for July")
+        )
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
 }

@@ -26,7 +26,7 @@ struct NotifierTests {
 
         let line = try #require(await server.output.waitForLine(containing: "\"call\": \"Notify\""))
         let call = try JSONValue.parse(line)
-        #expect(call["summary"] == "This device suggested 'Beach day' on the 14th for August")
+        #expect(call["summary"] == .string("\(DeviceIdentity.hostName()) suggested 'Beach day' on the 14th for August"))
         #expect(call["actions"] == ["accept", "Accept", "decline", "Decline"])
         #expect(call["category"] == "hearth.suggestion")
         let id = try #require(call["id"]?.intValue)
@@ -75,7 +75,9 @@ struct NotifierTests {
         let server = try await session.startNotificationServer(repositoryRoot: SupervisorTests.root)
         let line = try #require(
             await server.output.waitForLine(timeout: .seconds(40)) { $0.contains("\"call\": \"Notify\"") })
-        #expect(try JSONValue.parse(line)["summary"] == "This device suggested 'Camping' for August")
+        #expect(
+            try JSONValue.parse(line)["summary"]
+                == .string("\(DeviceIdentity.hostName()) suggested 'Camping' for August"))
         #expect(
             await monitor.output.waitForLine(timeout: .seconds(5)) { $0.contains("\"topic\":\"notify.shown\"") } != nil)
         #expect(server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.count == 1)

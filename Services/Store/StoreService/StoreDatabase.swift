@@ -44,16 +44,10 @@ final class StoreDatabase: Sendable {
         }
     }
 
-    /// This machine's host name, the local device's name until `hearth device rename` (issue 9:
-    /// the family sees "dads-laptop", not "This device"); "This device" if it has none.
+    /// The local device's name until `hearth device rename`: the host's (`DeviceIdentity.hostName`).
     static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count) == 0 else { return "This device" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.count <= 60, (try? TextRules.check(name, field: "name", maximumLength: 60)) != nil
-        else { return "This device" }
-        return name
+        let name = DeviceIdentity.hostName()
+        return (try? TextRules.check(name, field: "name", maximumLength: 60)) != nil ? name : "This device"
     }
 
     // MARK: - Applying operations
@@ -72,6 +66,10 @@ final class StoreDatabase: Sendable {
     /// Applies `operation` onto `folded`, the entity's log as held (and kept current) by the
     /// caller: an import of many operations on one entity folds its log once, not once each.
     /// `folded` holds the operation afterwards, unless it was already applied.
+    ///
+    /// The field heads are kept in the same transaction: a write some held operation already
+    /// overwrote (it arrived late) is not a head; the writes it overwrites stop being heads. So
+    /// `folded`, a log of heads only (`log(of:)`), stays what folding the whole history gives.
     /// - Parameter materializing: `false` leaves the entity's row and its conflict mark to the
     ///   caller's `settle` (an import settles each entity once, after all its operations).
     static func apply(
@@ -86,11 +84,59 @@ final class StoreDatabase: Sendable {
             }
             return nil
         }
-        try folded.apply(operation)
+        let entity = operation.entity
+        var heads: [String: FieldWrite] = [:]
+        var emptied = false
+        // A late write that overwrote others changes heads the fold cannot be told about
+        // without holding the late write itself: the heads are read back instead.
+        var reread = false
+        for (name, write) in operation.fields {
+            let key: [any DatabaseValueConvertible] = [entity.kind, entity.id, name]
+            let late =
+                try Bool.fetchOne(
+                    try db.cachedStatement(
+                        sql:
+                            "SELECT 1 FROM field_overwritten WHERE entity_kind = ? AND entity_id = ? AND field = ? AND op_id = ?"
+                    ),
+                    arguments: StatementArguments(key + [operation.id.description])) ?? false
+            for replaced in write.overwrites {
+                try db.cachedStatement(
+                    sql:
+                        "INSERT OR IGNORE INTO field_overwritten (entity_kind, entity_id, field, op_id) VALUES (?, ?, ?, ?)"
+                ).execute(arguments: StatementArguments(key + [replaced.description]))
+                try db.cachedStatement(
+                    sql: "DELETE FROM field_head WHERE entity_kind = ? AND entity_id = ? AND field = ? AND op_id = ?"
+                ).execute(arguments: StatementArguments(key + [replaced.description]))
+            }
+            if late {
+                if !write.overwrites.isEmpty { reread = true }
+                // Every write of a field overwritten: only a cycle, which honest devices never
+                // make; the whole fold settles it (the latest write shows).
+                let remaining =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM field_head WHERE entity_kind = ? AND entity_id = ? AND field = ?",
+                        arguments: StatementArguments(key)) ?? 0
+                if remaining == 0 { emptied = true }
+            } else {
+                heads[name] = write
+                try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO field_head (entity_kind, entity_id, field, op_id) VALUES (?, ?, ?, ?)"
+                ).execute(arguments: StatementArguments(key + [operation.id.description]))
+            }
+        }
         try OperationRecord(operation).insert(db)
-        if materializing { try settle(operation.entity, from: folded, in: db) }
+        if emptied || reread {
+            if emptied { try rebuildHeads(of: entity, in: db) }
+            folded = try log(of: entity, in: db)
+        } else if heads.isEmpty {
+            folded.record(operation)
+        } else {
+            try folded.apply(Operation(id: operation.id, time: operation.time, entity: entity, fields: heads))
+        }
+        if materializing { try settle(entity, from: folded, in: db) }
         try db.cachedStatement(sql: "INSERT INTO change (op_id, entity_kind, entity_id) VALUES (?, ?, ?)")
-            .execute(arguments: [operation.id.description, operation.entity.kind, operation.entity.id])
+            .execute(arguments: [operation.id.description, entity.kind, entity.id])
         return db.lastInsertedRowID
     }
 
@@ -105,14 +151,75 @@ final class StoreDatabase: Sendable {
         ).execute(arguments: [entity.kind, entity.id])
     }
 
-    /// The log of one entity's operations, folded.
+    /// One entity's log as folding its whole history gives it, holding only what that fold shows:
+    /// each field's heads (`field_head`: the writes nobody overwrote) and the entity's first
+    /// operation (for when it was created). A local write or an arriving operation costs the same
+    /// however long the entity's history: reading 6,000 operations to edit one todo is what made
+    /// the store's memory and write time grow with history in the soak.
     static func log(of entity: EntityRef, in db: Database) throws -> OperationLog {
+        var log = OperationLog()
+        let rows = try Row.fetchAll(
+            try db.cachedStatement(
+                sql: """
+                    SELECT h.field AS head_field, o.* FROM field_head AS h JOIN operation AS o ON o.id = h.op_id
+                    WHERE h.entity_kind = ? AND h.entity_id = ?
+                    """), arguments: [entity.kind, entity.id])
+        var fieldsByOperation: [String: (record: OperationRecord, fields: Set<String>)] = [:]
+        for row in rows {
+            let record = try OperationRecord(row: row)
+            fieldsByOperation[record.id, default: (record, [])].fields.insert(row["head_field"])
+        }
+        for (record, fields) in fieldsByOperation.values {
+            let operation = try record.operation
+            try log.apply(
+                Operation(
+                    id: operation.id, time: operation.time, entity: entity,
+                    fields: operation.fields.filter { fields.contains($0.key) }))
+        }
+        if let first = try OperationRecord.fetchOne(
+            try db.cachedStatement(
+                sql: "SELECT * FROM operation WHERE entity_kind = ? AND entity_id = ? ORDER BY wall, logical LIMIT 1"),
+            arguments: [entity.kind, entity.id])
+        {
+            log.record(try first.operation)
+        }
+        return log
+    }
+
+    /// The log of one entity's operations, every one folded: for history and for rebuilding the
+    /// heads.
+    static func fullLog(of entity: EntityRef, in db: Database) throws -> OperationLog {
         var log = OperationLog()
         let records = try OperationRecord.fetchAll(
             try db.cachedStatement(sql: "SELECT * FROM operation WHERE entity_kind = ? AND entity_id = ?"),
             arguments: [entity.kind, entity.id])
         for record in records { try log.apply(try record.operation) }
         return log
+    }
+
+    /// Writes `entity`'s field heads and overwritten writes afresh from its whole history.
+    static func rebuildHeads(of entity: EntityRef, in db: Database) throws {
+        let log = try fullLog(of: entity, in: db)
+        try db.execute(
+            sql: "DELETE FROM field_head WHERE entity_kind = ? AND entity_id = ?", arguments: [entity.kind, entity.id])
+        for (name, state) in log.entity(entity) {
+            for head in state.heads {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO field_head (entity_kind, entity_id, field, op_id) VALUES (?, ?, ?, ?)",
+                    arguments: [entity.kind, entity.id, name, head.id.description])
+            }
+        }
+        for operation in log.operations.values {
+            for (name, write) in operation.fields {
+                for replaced in write.overwrites {
+                    try db.execute(
+                        sql: """
+                            INSERT OR IGNORE INTO field_overwritten (entity_kind, entity_id, field, op_id)
+                            VALUES (?, ?, ?, ?)
+                            """, arguments: [entity.kind, entity.id, name, replaced.description])
+                }
+            }
+        }
     }
 
     /// A new local operation setting `values` on `entity`: the next counter of this device and a

@@ -74,7 +74,7 @@ enum StoreMigrations {
             let entities = try Row.fetchAll(db, sql: "SELECT DISTINCT entity_kind, entity_id FROM operation")
             for row in entities {
                 let entity = EntityRef(kind: row[0], id: row[1])
-                if try StoreDatabase.log(of: entity, in: db).entity(entity).values.contains(where: \.isConflict) {
+                if try StoreDatabase.fullLog(of: entity, in: db).entity(entity).values.contains(where: \.isConflict) {
                     try db.execute(
                         sql: "INSERT INTO conflict (entity_kind, entity_id) VALUES (?, ?)",
                         arguments: [entity.kind, entity.id])
@@ -90,6 +90,32 @@ enum StoreMigrations {
                 table.column("operation", .text).notNull()
                 table.column("reason", .text).notNull()
                 table.column("held_at", .text).notNull()
+            }
+        }
+        migrator.registerMigration("core: field heads") { db in
+            // Each field's current heads, and every write some operation overwrote: what a local
+            // write or an arriving operation needs, so neither folds the entity's whole history
+            // (`StoreDatabase.log(of:)`). Filled once from the log folded whole.
+            try db.create(table: "field_head") { table in
+                table.column("entity_kind", .text).notNull()
+                table.column("entity_id", .text).notNull()
+                table.column("field", .text).notNull()
+                table.column("op_id", .text).notNull()
+                table.primaryKey(["entity_kind", "entity_id", "field", "op_id"])
+            }
+            try db.create(table: "field_overwritten") { table in
+                table.column("entity_kind", .text).notNull()
+                table.column("entity_id", .text).notNull()
+                table.column("field", .text).notNull()
+                table.column("op_id", .text).notNull()
+                table.primaryKey(["entity_kind", "entity_id", "field", "op_id"])
+            }
+            try db.create(
+                index: "operation_entity_time", on: "operation",
+                columns: ["entity_kind", "entity_id", "wall", "logical"])
+            let entities = try Row.fetchAll(db, sql: "SELECT DISTINCT entity_kind, entity_id FROM operation")
+            for row in entities {
+                try StoreDatabase.rebuildHeads(of: EntityRef(kind: row[0], id: row[1]), in: db)
             }
         }
         // Then each domain's own, in registration order.

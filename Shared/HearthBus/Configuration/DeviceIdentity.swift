@@ -27,6 +27,17 @@ public enum DeviceIdentity {
         return CurveKeyPair(publicKey: publicKey, secretKey: secret)
     }
 
+    /// This machine's host name (`gethostname`), what a new device is called until it is renamed
+    /// (the family sees "dads-laptop", not "This device"); "This device" when there is none or it
+    /// is over 60 characters.
+    public static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "This device" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .trimmingCharacters(in: .whitespaces)
+        return name.isEmpty || name.count > 60 ? "This device" : name
+    }
+
     /// The one-line value in `path`, written first (mode 0600) from `make` when absent.
     ///
     /// Two processes starting at once agree: the value is written to a private temporary file and

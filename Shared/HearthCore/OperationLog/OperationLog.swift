@@ -49,6 +49,15 @@ public struct OperationLog: Sendable {
         return true
     }
 
+    /// Holds `operation` for its time and author (`operations`) without folding its writes: for a
+    /// log that folds only some operations' writes (the store's head-only logs, which still need
+    /// an entity's first operation for when it was created).
+    public mutating func record(_ operation: Operation) {
+        guard operations[operation.id] == nil else { return }
+        operations[operation.id] = operation
+        advance(operation.id)
+    }
+
     private mutating func advance(_ id: OperationID) {
         var held = versionVector[id.device]
         guard id.counter > held else { return }

@@ -99,7 +99,10 @@ extension StoreCommands {
                 ]
             }
             card["fields"] = .object(fields)
-            card["operations"] = .int(Int64(log.operations.count))
+            card["operations"] = .int(
+                try Int64.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM operation WHERE entity_kind = ? AND entity_id = ?",
+                    arguments: [entity.kind, entity.id]) ?? 0)
             return .object(card)
         }
     }
