@@ -124,3 +124,25 @@ struct SchedulerClockTests {
         await commands.bus.close()
     }
 }
+
+@Suite("hearth-scheduler: the system clock's waits")
+struct SystemClockTests {
+    @Test("a wait for hours returns after the longest wait, so a wait cut short never holds a timer for hours")
+    func capped() async {
+        let clock = SystemSchedulerClock(longestWait: .milliseconds(100))
+        let started = ContinuousClock.now
+        await clock.wait(until: Date().addingTimeInterval(7_200), or: AsyncSignal())
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(90) && waited < .seconds(5), "\(waited)")
+        // No deadline: the same bound.
+        let again = ContinuousClock.now
+        await clock.wait(until: nil, or: AsyncSignal())
+        #expect(ContinuousClock.now - again < .seconds(5))
+        // A deadline sooner than the cap is kept; a fired signal returns at once.
+        let signal = AsyncSignal()
+        signal.fire()
+        let fired = ContinuousClock.now
+        await SystemSchedulerClock().wait(until: Date().addingTimeInterval(3_600), or: signal)
+        #expect(ContinuousClock.now - fired < .seconds(1))
+    }
+}
