@@ -10,8 +10,8 @@ import ServiceLifecycle
 /// It holds the next reminder of every todo that has one in memory (`ReminderBoard`), loaded
 /// from the store at start (`reminder.sources`) and kept current from the store's change feed
 /// (`ChangeFollower`: nothing missed, a gap replayed). One loop sleeps until the earliest
-/// reminder — no polling; a change wakes it to look again — and publishes `reminder.due` as the
-/// notifier catalog specifies, after recording in the store that it fired (`reminder.record`),
+/// reminder (a minute at most per wait, see `SystemSchedulerClock`; a change wakes it to look
+/// again) and publishes `reminder.due` as the notifier catalog specifies, after recording in the store that it fired (`reminder.record`),
 /// so a restart, a replayed change or a sync never fires it twice. A reminder whose time passed
 /// while it was down fires once on start, saying it is late.
 ///
