@@ -11,8 +11,9 @@ import ServiceLifecycle
 /// from the store at start (`reminder.sources`) and kept current from the store's change feed
 /// (`ChangeFollower`: nothing missed, a gap replayed). One loop sleeps until the earliest
 /// reminder (a minute at most per wait, see `SystemSchedulerClock`; a change wakes it to look
-/// again) and publishes `reminder.due` as the notifier catalog specifies, after recording in the store that it fired (`reminder.record`),
-/// so a restart, a replayed change or a sync never fires it twice. A reminder whose time passed
+/// again) and publishes `reminder.due` as the notifier catalog specifies, after recording in
+/// the store that it fired (`reminder.record`), so a restart, a replayed change or a sync never
+/// fires it twice. A reminder whose time passed
 /// while it was down fires once on start, saying it is late.
 ///
 /// Check-in reminders (`reminder.due` with id `plan:<item>`) come from a third loop over
