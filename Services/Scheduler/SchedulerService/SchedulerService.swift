@@ -13,8 +13,8 @@ import ServiceLifecycle
 /// reminder (a minute at most per wait, see `SystemSchedulerClock`; a change wakes it to look
 /// again) and publishes `reminder.due` as the notifier catalog specifies, after recording in
 /// the store that it fired (`reminder.record`), so a restart, a replayed change or a sync never
-/// fires it twice. A reminder whose time passed
-/// while it was down fires once on start, saying it is late.
+/// fires it twice. A reminder whose time passed while it was down fires once on start, saying it
+/// is late.
 ///
 /// Check-in reminders (`reminder.due` with id `plan:<item>`) come from a third loop over
 /// `PlanBoard`, which also runs the social planner's daily refresh (`plan.week`) at start and at
