@@ -32,6 +32,7 @@ public enum CalendarExport {
 
     /// The calendar text of `events`, stamped `stamp` (DTSTAMP).
     public static func text(_ events: [Event], stamp: Date, name: String) -> String {
+        _ = LibICal.ready
         let calendar = icalcomponent_new_vcalendar()!
         defer { icalcomponent_free(calendar) }
         icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))

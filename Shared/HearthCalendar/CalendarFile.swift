@@ -50,7 +50,7 @@ public enum CalendarFile {
     ) throws(FileError)
         -> Reading
     {
-        _ = setUp
+        _ = LibICal.ready
         guard text.contains("BEGIN:VCALENDAR") || text.contains("BEGIN:VEVENT") else {
             throw FileError(description: "is not an iCalendar file (no BEGIN:VCALENDAR)")
         }
@@ -297,7 +297,4 @@ public enum CalendarFile {
             return found
         }
     }
-
-    /// libical aborts on errors by default; a malformed file must never take a service down.
-    private static let setUp: Void = icalerror_set_errors_are_fatal(0)
 }

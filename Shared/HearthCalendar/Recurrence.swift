@@ -80,7 +80,7 @@ public struct Recurrence: Hashable, Sendable {
     /// Feeds occurrences on or after `from` to `body` until it returns `false` or they end.
     private func expand(from: LocalDate, _ body: (LocalDate) -> Bool) {
         if let until, from > until { return }
-        _ = Self.setUp
+        _ = LibICal.ready
         let parsed = icalrecurrencetype_from_string(rule)
         guard let iterator = icalrecur_iterator_new(parsed, Self.icalDate(start)) else { return }
         defer { icalrecur_iterator_free(iterator) }
@@ -101,9 +101,4 @@ public struct Recurrence: Hashable, Sendable {
             year: Int32(date.year), month: Int32(date.month), day: Int32(date.day), hour: 0, minute: 0, second: 0,
             is_date: 1, is_daylight: 0, zone: nil)
     }
-
-    /// libical aborts the process on an error by default; Hearth's rules are built from checked
-    /// values, but a library error must never take a service down. Set once, before any use
-    /// (a `static let` runs exactly once, thread-safely).
-    private static let setUp: Void = icalerror_set_errors_are_fatal(0)
 }
