@@ -86,7 +86,7 @@ struct StoreSocialTests {
             #expect(
                 await refusal(running, "people.goal", ["person": "Sam", "importance": 9]).contains(
                     "'importance' must be 1–5"))
-            #expect(await refusal(running, "people.add", ["name": "sam"]).contains("already a person called"))
+            #expect(await refusal(running, "people.add", ["name": "sam"]).contains("a person 'sam' already exists"))
             #expect(await refusal(running, "people.add", ["name": "Bell\u{7}"]).contains("'name'"))
             #expect(await refusal(running, "people.log", ["person": "Sam", "outcome": "hug"]).contains("'outcome'"))
             #expect(await refusal(running, "people.goal", ["person": "Nobody", "every": 3]).contains("no person"))

@@ -15,7 +15,7 @@ extension StoreCommands {
         let entity = EntityRef(kind: Hub.memberKind, id: UUIDText.make())
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "add a member", in: db)
-            try Self.refuseTakenMemberName(name, except: nil, in: db)
+            try Self.refuseTakenName(name, table: "member", what: "member", except: nil, in: db)
             return try commit(
                 entity, ["name": .text(name), "role": .text(role.rawValue), "notify": .bool(true)], in: db,
                 outbox: outbox)
@@ -28,7 +28,7 @@ extension StoreCommands {
         let name = try check { () throws(RuleError) in try Hub.name(nameText) }
         return try await writes.once(request.id) { db, outbox in
             let member = try Self.access(given, to: "rename", in: db)
-            try Self.refuseTakenMemberName(name, except: member.id, in: db)
+            try Self.refuseTakenName(name, table: "member", what: "member", except: member.id, in: db)
             return try commit(
                 EntityRef(kind: Hub.memberKind, id: member.id), ["name": .text(name)], in: db, outbox: outbox)
         }
@@ -113,9 +113,7 @@ extension StoreCommands {
     }
 
     static func member(named given: String, in db: Database, field: String = "member") throws -> Member {
-        let id =
-            try String.fetchOne(db, sql: "SELECT id FROM member WHERE lower(name) = lower(?)", arguments: [given])
-            ?? uniqueID(given, table: "member", what: "member", field: field, in: db)
+        let id = try id(named: given, table: "member", what: "member", field: field, in: db)
         guard let row = try Row.fetchOne(db, sql: "SELECT name, role FROM member WHERE id = ?", arguments: [id]) else {
             throw CommandError(code: "not_found", message: "'\(field)': no member '\(given)'")
         }
@@ -160,15 +158,6 @@ extension StoreCommands {
                 code: "not_allowed",
                 message:
                     "this device's profile is \(profile.name)'s, a student's: only a parent's profile may \(action)")
-        }
-    }
-
-    static func refuseTakenMemberName(_ name: String, except id: String?, in db: Database) throws {
-        let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM member WHERE lower(name) = lower(?) AND id IS NOT ?", arguments: [name, id])
-        if taken != nil {
-            throw CommandError.invalidArgument(
-                "name", "must be unique ignoring case: a member '\(name)' already exists")
         }
     }
 

@@ -15,7 +15,7 @@ extension StoreCommands {
         let entity = EntityRef(kind: Social.personKind, id: UUIDText.make())
         let changes = values
         return try await writes.once(request.id) { db, outbox in
-            try Self.refuseTakenPersonName(name, except: nil, in: db)
+            try Self.refuseTakenName(name, table: "person", what: "person", except: nil, in: db)
             return try commit(entity, changes, in: db, outbox: outbox)
         }
     }
@@ -29,7 +29,9 @@ extension StoreCommands {
         }
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.person(named: given, in: db)
-            if case .text(let name) = values["name"] { try Self.refuseTakenPersonName(name, except: id, in: db) }
+            if case .text(let name) = values["name"] {
+                try Self.refuseTakenName(name, table: "person", what: "person", except: id, in: db)
+            }
             return try commit(EntityRef(kind: Social.personKind, id: id), values, in: db, outbox: outbox)
         }
     }
@@ -250,16 +252,7 @@ extension StoreCommands {
 
     /// A person as commands name them: by name (any case), id or unique id prefix.
     static func person(named given: String, in db: Database, field: String = "person") throws -> String {
-        try String.fetchOne(db, sql: "SELECT id FROM person WHERE lower(name) = lower(?)", arguments: [given])
-            ?? uniqueID(given, table: "person", what: "person", field: field, in: db)
-    }
-
-    private static func refuseTakenPersonName(_ name: String, except id: String?, in db: Database) throws {
-        let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM person WHERE lower(name) = lower(?) AND id IS NOT ?", arguments: [name, id])
-        if taken != nil {
-            throw CommandError(code: "conflict", message: "'name': there is already a person called '\(name)'")
-        }
+        try id(named: given, table: "person", what: "person", field: field, in: db)
     }
 
     private func personValues(_ arguments: Arguments, requireName: Bool) throws -> [String: FieldValue] {

@@ -70,6 +70,24 @@ extension StoreCommands {
         try uniqueID(given, table: "todo", what: "todo", field: field, in: db)
     }
 
+    /// The id of the row of `table` a command names by its name (any case), its id or a unique id
+    /// prefix: a member, a person.
+    static func id(named given: String, table: String, what: String, field: String, in db: Database) throws -> String {
+        try String.fetchOne(db, sql: "SELECT id FROM \(table) WHERE lower(name) = lower(?)", arguments: [given])
+            ?? uniqueID(given, table: table, what: what, field: field, in: db)
+    }
+
+    /// Refuses `name` for a row of `table` (other than `id`) when another row has it, ignoring case.
+    static func refuseTakenName(_ name: String, table: String, what: String, except id: String?, in db: Database) throws
+    {
+        let taken = try String.fetchOne(
+            db, sql: "SELECT id FROM \(table) WHERE lower(name) = lower(?) AND id IS NOT ?", arguments: [name, id])
+        if taken != nil {
+            throw CommandError.invalidArgument(
+                "name", "must be unique ignoring case: a \(what) '\(name)' already exists")
+        }
+    }
+
     static func uniqueID(_ given: String, table: String, what: String, field: String, in db: Database) throws -> String
     {
         let prefix = given.lowercased()
