@@ -58,6 +58,12 @@ struct CheckInReminderTests {
             #expect(
                 await TestStack.waitUntilAnswering(
                     configuration.commandEndpoint(.notifier), context: context, timeout: .seconds(10)))
+            let reminders = try Subscriber(
+                context: context, endpoint: configuration.busSubscribeEndpoint,
+                prefixes: ["reminder.rescheduled", "reminder.done"])
+            let bus = CommandClient(context: context, endpoint: configuration.commandEndpoint(.bus))
+            #expect(await reminders.waitUntilSubscribed(bus: bus, timeout: .seconds(5)))
+            await bus.close()
             let scheduler = try SchedulerService(
                 configuration: configuration, context: context, device: device, logger: Logger(label: "scheduler"),
                 clock: clock)
@@ -71,21 +77,21 @@ struct CheckInReminderTests {
                     }
                     Issue.record("the scheduler never held \(count) check-in reminders")
                 }
-                var seen = 0
-                /// The next Notify call, which must show `summary`.
-                func popup(_ summary: String) async throws -> JSONValue {
-                    seen += 1
-                    let count = seen
-                    let arrived = await server.output.waitForLines(count) { $0.contains("\"call\": \"Notify\"") }
-                    try #require(arrived, "no popup '\(summary)'; the notifier said: \(notifier.errors.text)")
-                    let calls = server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }
-                    let call = try JSONValue.parse(try #require(calls.count >= count ? calls[count - 1] : nil))
-                    #expect(call["summary"]?.stringValue == summary)
-                    return call
-                }
+                var popups = Popups(server: server, notifier: notifier)
                 func press(_ call: JSONValue, _ action: String) async throws {
                     #expect(
                         try await session.press(id: UInt32(try #require(call["id"]?.intValue)), action: action) == 0)
+                }
+                /// Waits for the scheduler's `topic` event on the bus (at most 10 s).
+                func announced(_ topic: String) async -> Bool {
+                    let heard = await withTimeout(.seconds(10)) { () async -> Bool? in
+                        var events = reminders.makeAsyncIterator()
+                        while let message = await events.next() {
+                            if case .event(let name, _) = message, name == topic { return true }
+                        }
+                        return nil
+                    }
+                    return heard ?? false
                 }
                 func item(_ name: String) async throws -> JSONValue? {
                     let next = try await commands.store.request(
@@ -99,7 +105,7 @@ struct CheckInReminderTests {
                 #expect(try await item("Ann")?["start"] == "2026-11-23T19:00:00.000Z")
 
                 clock.advance(to: instant("2026-11-23T17:30:00Z"))
-                let sam = try await popup("Catch up with Sam")
+                let sam = try await popups.next("Catch up with Sam")
                 #expect(sam["body"]?.stringValue?.contains("Due 18:00") == true)
                 #expect(
                     sam["actions"]?.arrayValue?.compactMap(\.stringValue)
@@ -109,35 +115,32 @@ struct CheckInReminderTests {
                         ])
                 // +1 hour is 19:00, Ann's: moved on to 20:00.
                 try await press(sam, "snooze-60")
-                _ = try await popup("Moved to Mon 20:00")
+                _ = try await popups.next("Moved to Mon 20:00")
                 #expect(try await item("Sam")?["start"] == "2026-11-23T20:00:00.000Z")
 
                 clock.advance(to: instant("2026-11-23T18:30:00Z"))
-                let ann = try await popup("Catch up with Ann")
+                let ann = try await popups.next("Catch up with Ann")
                 try await press(ann, "reschedule")
-                let offer = try await popup("Reschedule: Catch up with Ann")
+                let offer = try await popups.next("Reschedule: Catch up with Ann")
                 let labels = offer["actions"]?.arrayValue?.compactMap(\.stringValue) ?? []
                 #expect(labels.count >= 6, "at least three slots: \(labels)")
                 // Sam's 18:00 was snoozed away, so Monday 18:30 is free; Tuesday follows.
                 #expect(labels.prefix(4) == ["slot-0", "Mon 18:30", "slot-1", "Tue 18:00"])
                 try await press(offer, "slot-1")
-                let deadline = ContinuousClock.now + .seconds(10)
-                while try await item("Ann")?["start"] != "2026-11-24T18:00:00.000Z", ContinuousClock.now < deadline {}
+                // The scheduler announces the move once the store has committed it.
+                #expect(await announced("reminder.rescheduled"))
                 #expect(try await item("Ann")?["start"] == "2026-11-24T18:00:00.000Z")
 
                 clock.advance(to: instant("2026-11-23T19:30:00Z"))
-                let moved = try await popup("Catch up with Sam")
+                let moved = try await popups.next("Catch up with Sam")
                 try await press(moved, "done")
-                let restarted = ContinuousClock.now + .seconds(10)
-                var person = JSONValue.null
-                while ContinuousClock.now < restarted {
-                    person = try await commands.store.request("people.show", args: ["person": "Sam"])
-                    if person["last"] == "2026-11-23" { break }
-                }
+                #expect(await announced("reminder.done"))
+                let person = try await commands.store.request("people.show", args: ["person": "Sam"])
                 #expect(person["last"] == "2026-11-23")
                 #expect(person["due"] == "2026-12-07")
                 #expect(person["items"]?.arrayValue?.first?["status"] == "done")
             }
+            await reminders.close()
             notifier.signal(SIGTERM)
             _ = await notifier.waitForExit(timeout: .seconds(5))
         }

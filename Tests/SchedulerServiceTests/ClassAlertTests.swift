@@ -85,37 +85,24 @@ struct ClassAlertTests {
                     }
                     Issue.record("the scheduler never loaded \(subject)")
                 }
-                /// The next popup's call, which must show `summary` (the server writes JSON with
-                /// non-ASCII escaped, so lines are parsed, not matched as text).
-                var seen = 0
-                func popup(_ summary: String) async throws -> JSONValue {
-                    seen += 1
-                    let count = seen
-                    let arrived = await server.output.waitForLines(count) { $0.contains("\"call\": \"Notify\"") }
-                    try #require(arrived, "no popup '\(summary)'; the notifier said: \(notifier.errors.text)")
-                    let calls = server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }
-                    let line: String = try #require(calls.count >= count ? calls[count - 1] : nil)
-                    let call = try JSONValue.parse(line)
-                    #expect(call["summary"]?.stringValue == summary)
-                    return call
-                }
+                var popups = Popups(server: server, notifier: notifier)
                 try await loaded("Maths")
                 clock.advance(to: instant("2026-11-16T08:45:00Z"))  // Monday, 15 minutes before Maths
-                let maths = try await popup("Next: Maths in R12 at 09:00 · MrS")
+                let maths = try await popups.next("Next: Maths in R12 at 09:00 · MrS")
                 #expect(maths["body"] == "Ann · period 1")
                 #expect(maths["urgency"] == 1)
                 #expect(maths["category"] == "hearth.class")
 
                 clock.advance(to: instant("2026-11-17T09:45:00Z"))
-                _ = try await popup("Next: English in R4 at 10:00")
+                _ = try await popups.next("Next: English in R4 at 10:00")
                 // Wednesday is the holiday: its Drama is never loaded, so never raised.
                 clock.advance(to: instant("2026-11-18T08:45:00Z"))
                 try await loaded("History")
                 clock.advance(to: instant("2026-11-19T08:45:00Z"))
-                _ = try await popup("Next: History in H2 at 09:00 · MrH")
+                _ = try await popups.next("Next: History in H2 at 09:00 · MrH")
                 // The next Monday is in Week 2: Art, not Maths.
                 clock.advance(to: instant("2026-11-23T08:45:00Z"))
-                _ = try await popup("Next: Art in A1 at 09:00 · MsA")
+                _ = try await popups.next("Next: Art in A1 at 09:00 · MsA")
 
                 let summaries = try server.output.lines.filter { $0.contains("\"call\": \"Notify\"") }.map {
                     try JSONValue.parse($0)["summary"]?.stringValue ?? ""
