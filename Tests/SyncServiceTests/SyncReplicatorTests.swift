@@ -59,7 +59,7 @@ struct SyncReplicatorTests {
         func sync(with other: Device) async throws -> SyncDatabase.Entry {
             let peer = try #require(try database.device(forKey: other.keyPair.publicKey))
             return await replicator.sync(
-                with: peer, endpoint: other.server.endpoint.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"))
+                with: peer, endpoint: other.server.endpoint)
         }
 
         func cards() async throws -> [String] {
