@@ -105,6 +105,8 @@ struct SyncReplicatorTests {
             #expect(first.outcome == .completed, "\(first.detail)")
             #expect(first.received == 2 && first.sent == 2)
             #expect(first.conflicts == 1)
+            // Bytes are what went over the link, both ways: four operations at least.
+            #expect(first.bytes > 4 * 100, "\(first.bytes)")
             #expect(try await dad.vector() == (try await mum.vector()))
             #expect(try await dad.cards() == (try await mum.cards()))
             #expect(try await dad.cards().count == 3)

@@ -69,14 +69,12 @@ struct SyncReplicator: Sendable {
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
         do {
             let theirs = try await link.request("sync.vector")
-            entry.bytes += theirs.jsonText.utf8.count
             let ours = try await store.request("ops.vector")
             // Pull what this store lacks, page by page.
             var after: JSONValue = .null
             repeat {
                 let page = try await link.request(
                     "sync.export", args: ["since_vector": ours["vector"] ?? [:], "after": after])
-                entry.bytes += page.jsonText.utf8.count
                 let operations = page["operations"]?.arrayValue ?? []
                 if !operations.isEmpty {
                     let applied = try await store.request(
@@ -93,11 +91,8 @@ struct SyncReplicator: Sendable {
                     "ops.export", args: ["since_vector": theirs["vector"] ?? [:], "after": after, "limit": 2_000])
                 let operations = page["operations"]?.arrayValue ?? []
                 if !operations.isEmpty {
-                    let pushed: [String: JSONValue] = [
-                        "format": page["format"] ?? .null, "operations": .array(operations),
-                    ]
-                    entry.bytes += JSONValue.object(pushed).jsonText.utf8.count
-                    let applied = try await link.request("sync.import", args: pushed)
+                    let applied = try await link.request(
+                        "sync.import", args: ["format": page["format"] ?? .null, "operations": .array(operations)])
                     entry.sent += Int(applied["received"]?.intValue ?? 0)
                 }
                 after = page["next"] ?? .null
@@ -108,6 +103,7 @@ struct SyncReplicator: Sendable {
             entry.outcome = .failed
             entry.detail = Self.reason(error, peer: peer)
         }
+        entry.bytes = link.bytesExchanged
         await link.close()
         entry.duration = clock.now - started
         do {

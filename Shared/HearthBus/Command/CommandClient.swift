@@ -23,6 +23,15 @@ public final class CommandClient: Sendable {
     private let connection = Mutex<SocketThread?>(nil)
     private let pending = PendingReplies()
     private let isClosed = Atomic<Bool>(false)
+    private let counter = ByteCounter()
+
+    /// Bytes of every request sent and every reply received so far (payloads, as JSON): what a
+    /// sync reports as moved.
+    public var bytesExchanged: Int { counter.total.load(ordering: .relaxed) }
+
+    private final class ByteCounter: Sendable {
+        let total = Atomic<Int>(0)
+    }
 
     /// Requests waiting for their reply, by id, with their deadlines. Tasks register; the socket
     /// thread resumes them with the reply, or with `nil` once the deadline passes.
@@ -107,6 +116,7 @@ public final class CommandClient: Sendable {
             throw CommandClientError.tooLarge(bytes: bytes.count, limit: maximumMessageBytes)
         }
         let frames: [Frame] = [[], bytes]
+        counter.total.add(bytes.count, ordering: .relaxed)
         for attempt in 1...attempts {
             guard !isClosed.load(ordering: .relaxed) else { throw CommandClientError.closed }
             let connection: SocketThread
@@ -139,7 +149,7 @@ public final class CommandClient: Sendable {
     private func currentConnection() throws -> SocketThread {
         try connection.withLock { connection in
             if let connection { return connection }
-            let pending = self.pending
+            let (pending, counter) = (self.pending, self.counter)
             let socket = try SocketThread(
                 context: context,
                 kind: .dealer,
@@ -147,6 +157,7 @@ public final class CommandClient: Sendable {
                 receiveBuffer: 16,
                 logger: logger,
                 intercept: { frames in
+                    counter.total.add(frames.last?.count ?? 0, ordering: .relaxed)
                     // Replies are decoded once and go straight to their waiting request from the
                     // socket's thread; anything unreadable or unasked-for is dropped.
                     if let payload = frames.last, let reply = try? CommandReply.decode(payload), let id = reply.id {
