@@ -145,12 +145,6 @@ final class SyncDatabase: Sendable {
         }
     }
 
-    func rename(_ device: String, to name: String) throws {
-        try queue.write { db in
-            try db.execute(sql: "UPDATE peer SET name = ? WHERE device = ?", arguments: [name, device])
-        }
-    }
-
     func noteSynced(_ device: String, at date: Date, endpoint: String?) throws {
         try queue.write { db in
             try db.execute(
