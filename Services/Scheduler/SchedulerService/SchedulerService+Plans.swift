@@ -22,7 +22,8 @@ extension SchedulerService {
                     logger.info(
                         "hearth-scheduler: daily plan refresh placed \(plan["placed"]?.arrayValue?.count ?? 0) check-ins"
                     )
-                    await plans.markStale()
+                    // What it changed comes back on the store's change feed, which marks the board
+                    // stale and wakes this loop: no second load here.
                 }
                 if await plans.stale {
                     await plans.load(
