@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "hearth-store", targets: ["hearth-store"]),
         .executable(name: "hearth-notifier", targets: ["hearth-notifier"]),
         .executable(name: "hearth-turn", targets: ["hearth-turn"]),
+        .executable(name: "hearth-sync", targets: ["hearth-sync"]),
         .executable(name: "hearth-scheduler", targets: ["hearth-scheduler"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
@@ -175,8 +176,20 @@ let package = Package(
                 "HearthPairing",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Sync/SyncService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-sync",
+            dependencies: [
+                "SyncService",
+                "HearthBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Sync/hearth-sync",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

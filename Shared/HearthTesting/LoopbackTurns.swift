@@ -8,14 +8,16 @@ public enum LoopbackTurns {
     /// The environment variables for a stack.
     /// - Parameters:
     ///   - port: the beacon port.
-    ///   - peers: other stacks' beacon ports to send beacons to directly (`[turn] peers`).
+    ///   - peers: other stacks' beacon ports to send beacons to directly (`[discovery] peers`).
     ///   - broadcast: `false` keeps beacons off the loopback broadcast address, so only `peers` hear them.
     public static func environment(port: Int, peers: [Int] = [], broadcast: Bool = true) -> [String: String] {
         var environment = [
-            "HEARTH_TURN_BEACON_PORT": "\(port)", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
-            "HEARTH_TURN_BEACON_ADDRESS": broadcast ? "127.255.255.255" : "127.0.0.1",
+            "HEARTH_DISCOVERY_BEACON_PORT": "\(port)", "HEARTH_TURN_PEER": "tcp://127.0.0.1:*",
+            "HEARTH_DISCOVERY_BEACON_ADDRESS": broadcast ? "127.255.255.255" : "127.0.0.1",
         ]
-        if !peers.isEmpty { environment["HEARTH_TURN_PEERS"] = peers.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
+        if !peers.isEmpty {
+            environment["HEARTH_DISCOVERY_PEERS"] = peers.map { "127.0.0.1:\($0)" }.joined(separator: ",")
+        }
         return environment
     }
 }

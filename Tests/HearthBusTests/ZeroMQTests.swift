@@ -95,7 +95,7 @@ struct ZeroMQTests {
         let server = try CurveKeyPair.generate()
         let allowed = try CurveKeyPair.generate()
         let refused = try CurveKeyPair.generate()
-        let authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "test.zap")) { key, _ in
+        let authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "test.zap")) { key, _, _ in
             key != refused.publicKey
         }
         let handler = Task { await authenticator.run() }

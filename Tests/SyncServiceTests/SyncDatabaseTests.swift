@@ -13,56 +13,57 @@ struct SyncDatabaseTests {
     let mum = "0b0b0000-0000-4000-8000-00000000000a"
 
     @Test("a paired key admits its device; another key under that id is refused; forgetting refuses the key")
-    func pinning() throws {
+    func pinning() async throws {
         let home = try TemporaryHome()
         let database = try SyncDatabase(path: home.file("sync.sqlite"))
-        try database.pair(device: mum, name: "Mum's phone", key: Self.mumKey, at: Date())
-        #expect(try database.device(forKey: Self.mumKey)?.device == mum)
-        #expect(try database.device(forKey: Self.eveKey) == nil)
-        #expect(throws: SyncDatabaseError.keyMismatch(device: mum)) {
-            try database.pair(device: mum, name: "Mum's phone", key: Self.eveKey, at: Date())
+        try await database.pair(device: mum, name: "Mum's phone", key: Self.mumKey, at: Date())
+        #expect(try await database.device(forKey: Self.mumKey)?.device == mum)
+        #expect(try await database.device(forKey: Self.eveKey) == nil)
+        await #expect(throws: SyncDatabaseError.keyMismatch(device: mum)) {
+            try await database.pair(device: mum, name: "Mum's phone", key: Self.eveKey, at: Date())
         }
-        #expect(throws: SyncDatabaseError.keyTaken(device: mum)) {
-            try database.pair(device: "0b0b0000-0000-4000-8000-00000000000e", name: "Eve", key: Self.mumKey, at: Date())
+        await #expect(throws: SyncDatabaseError.keyTaken(device: mum)) {
+            try await database.pair(
+                device: "0b0b0000-0000-4000-8000-00000000000e", name: "Eve", key: Self.mumKey, at: Date())
         }
-        #expect(try database.forget(mum, at: Date()))
-        #expect(try database.device(forKey: Self.mumKey) == nil)
-        #expect(try database.peers().first?.forgottenAt != nil)
+        #expect(try await database.forget(mum, at: Date()))
+        #expect(try await database.device(forKey: Self.mumKey) == nil)
+        #expect(try await database.peers().first?.forgottenAt != nil)
         // A new pairing (confirmed by a person) brings it back, with whatever key it confirmed.
-        try database.pair(device: mum, name: "Mum's new phone", key: Self.eveKey, at: Date())
-        #expect(try database.device(forKey: Self.eveKey)?.name == "Mum's new phone")
-        #expect(try database.peers().count == 1)
-        #expect(try database.peers().first?.fingerprint == Pairing.fingerprint(Self.eveKey))
+        try await database.pair(device: mum, name: "Mum's new phone", key: Self.eveKey, at: Date())
+        #expect(try await database.device(forKey: Self.eveKey)?.name == "Mum's new phone")
+        #expect(try await database.peers().count == 1)
+        #expect(try await database.peers().first?.fingerprint == Pairing.fingerprint(Self.eveKey))
     }
 
     @Test("the state survives a restart, and the log reads newest first by device and time, private to the user")
-    func durable() throws {
+    func durable() async throws {
         let home = try TemporaryHome()
         let path = home.file("sync.sqlite")
         do {
             let database = try SyncDatabase(path: path)
-            try database.pair(device: mum, name: "Mum's phone", key: Self.mumKey, at: Date())
+            try await database.pair(device: mum, name: "Mum's phone", key: Self.mumKey, at: Date())
             let base = Date(timeIntervalSince1970: 1_795_424_400)
-            try database.log(
+            try await database.log(
                 .init(
                     at: base, peer: mum, peerName: "Mum's phone", outcome: .completed, received: 3, sent: 1,
                     bytes: 2_048,
                     duration: .milliseconds(35)))
-            try database.log(
+            try await database.log(
                 .init(
                     at: base.addingTimeInterval(600), peer: "other", peerName: "Device 3f2a9c1e", outcome: .refused,
                     detail: "unpaired key 3F2A 9C1E 7B04"))
-            try database.noteSynced(mum, at: base, endpoint: "tcp://127.0.0.1:5680")
+            try await database.noteSynced(mum, at: base, endpoint: "tcp://127.0.0.1:5680")
         }
         let reopened = try SyncDatabase(path: path)
-        let peer = try #require(try reopened.device(forKey: Self.mumKey))
+        let peer = try #require(try await reopened.device(forKey: Self.mumKey))
         #expect(peer.lastSyncAt == Date(timeIntervalSince1970: 1_795_424_400))
         #expect(peer.endpoint == "tcp://127.0.0.1:5680")
-        let all = try reopened.entries()
+        let all = try await reopened.entries()
         #expect(all.map(\.outcome) == [.refused, .completed])
         #expect(all[1].duration == .milliseconds(35) && all[1].received == 3 && all[1].bytes == 2_048)
-        #expect(try reopened.entries(device: mum).count == 1)
-        #expect(try reopened.entries(since: Date(timeIntervalSince1970: 1_795_424_700)).map(\.peer) == ["other"])
+        #expect(try await reopened.entries(device: mum).count == 1)
+        #expect(try await reopened.entries(since: Date(timeIntervalSince1970: 1_795_424_700)).map(\.peer) == ["other"])
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }

@@ -21,6 +21,7 @@ struct SyncReplicatorTests {
         let context: ZMQContext
         let keyPair: CurveKeyPair
         let database: SyncDatabase
+        let paired = PairedKeys()
         let store: StoreService
         let commands: CommandClient
         let authenticator: CurveAuthenticator
@@ -38,28 +39,46 @@ struct SyncReplicatorTests {
                 configuration: configuration, context: context, device: id, logger: Logger(label: "store"))
             commands = CommandClient(
                 context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(10))
-            authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "zap")) { key, _ in
-                (try? database.device(forKey: key)) != nil
+            let paired = paired
+            authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "zap")) { key, _, _ in
+                paired.peer(forKey: key) != nil
             }
             let replicator = SyncReplicator(
-                database: database, store: commands, context: context, keyPair: keyPair,
+                store: commands, context: context, keyPair: keyPair,
                 maximumMessageBytes: configuration.maximumMessageBytes, logger: Logger(label: "sync"),
                 timeout: .milliseconds(1_500))
             self.replicator = replicator
             server = try CommandServer(
                 context: context, endpoint: "tcp://127.0.0.1:*", service: "sync-peer",
                 maximumMessageBytes: configuration.maximumMessageBytes, curveSecretKey: keyPair.secretKey,
-                logger: Logger(label: "sync-peer"), handler: { request in try await replicator.answer(request) })
+                logger: Logger(label: "sync-peer"),
+                handler: { request in
+                    guard let key = request.peerKey, let peer = paired.peer(forKey: key) else {
+                        throw CommandError(code: "not_paired", message: "not paired")
+                    }
+                    return try await replicator.answer(request, from: peer).0
+                })
         }
 
-        func pair(with other: Device, name: String) throws {
-            try database.pair(device: other.id, name: name, key: other.keyPair.publicKey, at: Date())
+        func pair(with other: Device, name: String) async throws {
+            try await database.pair(device: other.id, name: name, key: other.keyPair.publicKey, at: Date())
+            paired.replace(with: try await database.peers())
+        }
+
+        func forget(_ other: Device) async throws {
+            try await database.forget(other.id, at: Date())
+            paired.replace(with: try await database.peers())
         }
 
         func sync(with other: Device) async throws -> SyncDatabase.Entry {
-            let peer = try #require(try database.device(forKey: other.keyPair.publicKey))
-            return await replicator.sync(
-                with: peer, endpoint: other.server.endpoint)
+            let peer = try #require(try await database.device(forKey: other.keyPair.publicKey))
+            // What SyncEngine does with a sync's outcome: the log, and the peer's last sync.
+            let entry = await replicator.sync(with: peer, endpoint: other.server.endpoint).entry
+            try await database.log(entry)
+            if entry.outcome == .completed {
+                try await database.noteSynced(peer.device, at: entry.at, endpoint: other.server.endpoint)
+            }
+            return entry
         }
 
         func cards() async throws -> [String] {
@@ -90,8 +109,8 @@ struct SyncReplicatorTests {
     @Test("edits made apart on both devices meet: one sync pulls and pushes, a second moves nothing")
     func converge() async throws {
         let (dad, mum) = (try Device(), try Device())
-        try dad.pair(with: mum, name: "Mum's phone")
-        try mum.pair(with: dad, name: "Dad's laptop")
+        try await dad.pair(with: mum, name: "Mum's phone")
+        try await mum.pair(with: dad, name: "Dad's laptop")
         try await run([dad, mum]) {
             for (month, title) in [(8, "Beach day"), (12, "Christmas")] {
                 _ = try await dad.commands.request(
@@ -116,19 +135,19 @@ struct SyncReplicatorTests {
             let again = try await mum.sync(with: dad)
             #expect(again.outcome == .completed && again.received == 0 && again.sent == 0)
             #expect(again.bytes < 1_024, "an idle sync moved \(again.bytes) bytes")
-            let log = try mum.database.entries()
+            let log = try await mum.database.entries()
             #expect(log.first?.peerName == "Dad's laptop")
-            #expect(try dad.database.peers().first?.lastSyncAt != nil)
+            #expect(try await dad.database.peers().first?.lastSyncAt != nil)
         }
     }
 
     @Test("pairing is not transitive, but edits travel: Gran gets Dad's card through Mum")
     func relays() async throws {
         let (dad, mum, gran) = (try Device(), try Device(), try Device())
-        try dad.pair(with: mum, name: "Mum's phone")
-        try mum.pair(with: dad, name: "Dad's laptop")
-        try mum.pair(with: gran, name: "Gran's tablet")
-        try gran.pair(with: mum, name: "Mum's phone")
+        try await dad.pair(with: mum, name: "Mum's phone")
+        try await mum.pair(with: dad, name: "Dad's laptop")
+        try await mum.pair(with: gran, name: "Gran's tablet")
+        try await gran.pair(with: mum, name: "Mum's phone")
         try await run([dad, mum, gran]) {
             _ = try await dad.commands.request(
                 "event.set", args: ["year": 2026, "month": 3, "title": "Gran's birthday"])
@@ -147,10 +166,10 @@ struct SyncReplicatorTests {
     @Test("an unpaired device and a forgotten one are refused at the handshake; nothing of theirs is stored")
     func refuses() async throws {
         let (dad, mum, eve) = (try Device(), try Device(), try Device())
-        try dad.pair(with: mum, name: "Mum's phone")
-        try mum.pair(with: dad, name: "Dad's laptop")
+        try await dad.pair(with: mum, name: "Mum's phone")
+        try await mum.pair(with: dad, name: "Dad's laptop")
         // Eve knows Mum's key and claims to be paired, but Mum never paired with her.
-        try eve.pair(with: mum, name: "Mum's phone")
+        try await eve.pair(with: mum, name: "Mum's phone")
         try await run([dad, mum, eve]) {
             _ = try await eve.commands.request("event.set", args: ["year": 2026, "month": 5, "title": "Eve's party"])
             let refused = try await eve.sync(with: mum)
@@ -158,12 +177,12 @@ struct SyncReplicatorTests {
             #expect(refused.detail.contains("did not answer"), "\(refused.detail)")
             #expect(try await mum.cards().isEmpty)
 
-            try mum.database.forget(dad.id, at: Date())
+            try await mum.forget(dad)
             _ = try await dad.commands.request("event.set", args: ["year": 2026, "month": 6, "title": "Picnic"])
             let forgotten = try await dad.sync(with: mum)
             #expect(forgotten.outcome == .failed)
             #expect(try await mum.cards().isEmpty)
-            #expect(try dad.database.entries().first?.outcome == .failed)
+            #expect(try await dad.database.entries().first?.outcome == .failed)
         }
     }
 }

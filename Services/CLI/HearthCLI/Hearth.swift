@@ -15,7 +15,8 @@ public struct Hearth: AsyncParsableCommand {
               --timeout <ms>   how long to wait for a service (default 2000)
             """,
         subcommands: [
-            Status.self, Event.self, History.self, Conflicts.self, Device.self, Ops.self, Backup.self, Restore.self,
+            Status.self, Event.self, History.self, Conflicts.self, Device.self, Sync.self, Ops.self, Backup.self,
+            Restore.self,
             Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Templates.self, Note.self,
             Focus.self, Member.self, Timetable.self, People.self, Plan.self, Notify.self, Monitor.self, Publish.self,
             Config.self,

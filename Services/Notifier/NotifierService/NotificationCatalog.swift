@@ -42,6 +42,10 @@ struct Button: Equatable, Sendable {
 /// | `class.next` | `class {id, member {id, name}, subject, room, teacher?, period, start}` | "Next: Maths in R12 at 10:00 · Mr S" (normal, brief), one popup per member |
 /// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts) |
 /// | `sync.failed` | `peer {device, name}`, `reason` | "Sync with Mum failed" (normal) |
+/// | `sync.changed` | `peer {device, name}`, `changes [{year, month, by {device, name}, before, after}]` | "Mum changed August: Beach day → Beach weekend" (normal), one per sync |
+/// | `device.pairing` | `device`, `name`, `code`, `fingerprint` | "Pair with Dad's laptop? Code 123 456" (critical), **Confirm**, **Reject** |
+/// | `device.paired`, `device.pairing.ended` | `device` | closes the pairing popup |
+/// | `device.clone` | `host`, `detail` | "Another device is using this device's identity" (critical) |
 /// | `store.changed` on `store.suggestion.changed` | `suggestion {…}` | "Mum suggested 'Beach day' for August", **Accept**, **Decline**; closed once decided |
 ///
 /// Turn events are ordered by the session's `seq`: one older than the newest seen for its game is
@@ -92,6 +96,22 @@ struct NotificationCatalog {
             return nextClass(data["class"] ?? .null)
         case "sync.completed", "sync.failed":
             return sync(envelope.type, data)
+        case "sync.changed":
+            return remoteChanges(data)
+        case "device.pairing":
+            return pairing(data)
+        case "device.paired", "device.pairing.ended":
+            guard let device = data["device"]?.stringValue else { return .ignore }
+            return .close(["pairing.\(device)"])
+        case "device.clone":
+            return .show(
+                Popup(
+                    key: "device.clone", category: .sync,
+                    notification: DesktopNotification(
+                        summary: "Another device is using this device's identity",
+                        body: data["detail"]?.stringValue ?? "", icon: "dialog-error", urgency: .critical,
+                        category: "hearth.sync", timeout: 0),
+                    buttons: [:]))
         case "store.changed" where topic == "store.suggestion.changed":
             return suggestion(data["suggestion"] ?? .null)
         default:
@@ -330,6 +350,47 @@ struct NotificationCatalog {
                     timeout: 3_000)
         }
         return .show(Popup(key: "sync.\(peerDevice)", category: .sync, notification: notification, buttons: [:]))
+    }
+
+    /// "Mum changed August: Beach day → Beach weekend": the cards another device's operations
+    /// changed, one popup per sync (the first change named, the rest counted).
+    private func remoteChanges(_ data: JSONValue) -> NotificationPlan {
+        let changes = data["changes"]?.arrayValue ?? []
+        guard let first = changes.first, let peer = data["peer"]?["device"]?.stringValue,
+            let month = first["month"]?.intValue, (1...12).contains(month)
+        else { return .ignore }
+        let who = first["by"]?["name"]?.stringValue ?? data["peer"]?["name"]?.stringValue ?? "Another device"
+        let monthName = YearPlanner.monthName(Int(month))
+        let before = first["before"]?.stringValue ?? "(empty)"
+        let after = first["after"]?.stringValue ?? "(cleared)"
+        let more = changes.count > 1 ? " and \(changes.count - 1) more card\(changes.count == 2 ? "" : "s")" : ""
+        return .show(
+            Popup(
+                key: "sync.changed.\(peer)", category: .sync,
+                notification: DesktopNotification(
+                    summary: "\(who) changed \(monthName): \(before) → \(after)",
+                    body: "Year planner \(first["year"]?.intValue ?? 0)\(more)", icon: "x-office-calendar",
+                    urgency: .normal, category: "hearth.sync", timeout: 10_000),
+                buttons: [:]))
+    }
+
+    /// "Pair with Dad's laptop? Code 123 456" with Confirm and Reject, on the asked device.
+    private func pairing(_ data: JSONValue) -> NotificationPlan {
+        guard let device = data["device"]?.stringValue, let code = data["code"]?.stringValue else { return .ignore }
+        let name = data["name"]?.stringValue ?? "a device"
+        let notification = DesktopNotification(
+            summary: "Pair with \(name)? Code \(code)",
+            body: "Confirm only if \(name) shows the same code. Key \(data["fingerprint"]?.stringValue ?? "")",
+            icon: "dialog-password", urgency: .critical, category: "hearth.sync", timeout: 0,
+            actions: [(key: "confirm", label: "Confirm"), (key: "reject", label: "Reject")])
+        return .show(
+            Popup(
+                key: "pairing.\(device)", category: .sync, notification: notification,
+                buttons: [
+                    "confirm": Button(
+                        service: .sync, command: "device.confirm", arguments: ["device": .string(device)]),
+                    "reject": Button(service: .sync, command: "device.reject", arguments: ["device": .string(device)]),
+                ]))
     }
 
     // MARK: - Suggestions

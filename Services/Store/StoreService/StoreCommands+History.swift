@@ -223,6 +223,26 @@ extension StoreCommands {
         }
     }
 
+    /// Notes when this device last synced with `id` (from `hearth-sync`): this device's own
+    /// knowledge, kept beside the device's row, never an operation.
+    func deviceSynced(_ arguments: Arguments) async throws -> JSONValue {
+        guard let id = try arguments.optionalString("id"), DeviceID.isValid(id) else {
+            throw CommandError.invalidArgument("id", "must be a device id (a lower-case UUID)")
+        }
+        guard let text = try arguments.optionalString("at"), Timestamp.parse(text) != nil else {
+            throw CommandError.invalidArgument("at", "must be a time such as 2026-11-23T09:00:00Z")
+        }
+        let changed = try await database.pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device (id, name, is_local, first_seen_at, last_sync_at) VALUES (?, ?, 0, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET last_sync_at = excluded.last_sync_at
+                    """, arguments: [id, "Device \(id.prefix(8))", text, text])
+            return db.changesCount
+        }
+        return ["id": .string(id), "last_sync_at": .string(text), "changed": .bool(changed > 0)]
+    }
+
     /// Names a device for the whole household: a `device` operation, so the name travels with
     /// sync to every device (the local one's too).
     func renameDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {

@@ -27,6 +27,7 @@ struct StoreCommands: Sendable {
             case "conflicts.resolve": return try await delayed(try await resolveConflict(request.id, arguments))
             case "device.list": return try await devices()
             case "device.rename": return try await renameDevice(request.id, arguments)
+            case "device.synced": return try await deviceSynced(arguments)
             case "ops.export": return try await exportOperations(arguments)
             case "ops.vector": return try await versionVector()
             case "ops.import": return try await importOperations(request.id, arguments)

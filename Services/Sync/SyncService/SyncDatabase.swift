@@ -95,8 +95,8 @@ final class SyncDatabase: Sendable {
     /// any key) is a new pairing; a paired device with another key is refused.
     /// - Throws: `SyncDatabaseError.keyMismatch` for a paired id with another key,
     ///   `.keyTaken` for a key already pinned to another device.
-    func pair(device: String, name: String, key: String, at date: Date) throws {
-        try queue.write { db in
+    func pair(device: String, name: String, key: String, at date: Date) async throws {
+        try await queue.write { db in
             if let existing = try Row.fetchOne(
                 db, sql: "SELECT key, forgotten_at FROM peer WHERE device = ?", arguments: [device]),
                 (existing["forgotten_at"] as Double?) == nil, existing["key"] != key
@@ -121,8 +121,8 @@ final class SyncDatabase: Sendable {
     /// Forgets `device`: refused from now on; what it sent stays in the store.
     /// - Returns: whether a paired device was forgotten.
     @discardableResult
-    func forget(_ device: String, at date: Date) throws -> Bool {
-        try queue.write { db in
+    func forget(_ device: String, at date: Date) async throws -> Bool {
+        try await queue.write { db in
             try db.execute(
                 sql: "UPDATE peer SET forgotten_at = ? WHERE device = ? AND forgotten_at IS NULL",
                 arguments: [date.timeIntervalSince1970, device])
@@ -131,22 +131,22 @@ final class SyncDatabase: Sendable {
     }
 
     /// The paired device holding `key`, if any (a forgotten one is not).
-    func device(forKey key: String) throws -> Peer? {
-        try queue.read { db in
+    func device(forKey key: String) async throws -> Peer? {
+        try await queue.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM peer WHERE key = ? AND forgotten_at IS NULL", arguments: [key])
                 .map(Self.peer)
         }
     }
 
     /// Every device paired or forgotten, by name.
-    func peers() throws -> [Peer] {
-        try queue.read { db in
+    func peers() async throws -> [Peer] {
+        try await queue.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM peer ORDER BY lower(name), device").map(Self.peer)
         }
     }
 
-    func noteSynced(_ device: String, at date: Date, endpoint: String?) throws {
-        try queue.write { db in
+    func noteSynced(_ device: String, at date: Date, endpoint: String?) async throws {
+        try await queue.write { db in
             try db.execute(
                 sql: "UPDATE peer SET last_sync_at = ?, endpoint = coalesce(?, endpoint) WHERE device = ?",
                 arguments: [date.timeIntervalSince1970, endpoint, device])
@@ -164,8 +164,8 @@ final class SyncDatabase: Sendable {
 
     // MARK: - The sync log
 
-    func log(_ entry: Entry) throws {
-        try queue.write { db in
+    func log(_ entry: Entry) async throws {
+        try await queue.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO sync_log
@@ -183,8 +183,8 @@ final class SyncDatabase: Sendable {
     }
 
     /// The log, newest first: of one device, since a time, at most `limit` lines.
-    func entries(device: String? = nil, since: Date? = nil, limit: Int = 100) throws -> [Entry] {
-        try queue.read { db in
+    func entries(device: String? = nil, since: Date? = nil, limit: Int = 100) async throws -> [Entry] {
+        try await queue.read { db in
             try Row.fetchAll(
                 db,
                 sql: """

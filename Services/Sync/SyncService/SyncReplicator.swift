@@ -10,7 +10,6 @@ import Logging
 /// and applying one twice changes nothing), so every domain in the operation log replicates with
 /// no code here, and an interrupted sync leaves whole pages, completed by the next one.
 struct SyncReplicator: Sendable {
-    let database: SyncDatabase
     /// The local store's command client.
     let store: CommandClient
     let context: ZMQContext
@@ -19,51 +18,157 @@ struct SyncReplicator: Sendable {
     let logger: Logger
     /// How long one request to a peer may take, per attempt.
     var timeout: Duration = .seconds(10)
+    /// Operations per page each way.
+    var pageSize = 2_000
+
+    /// A card that operations arriving by sync changed, as a person saw it before and after.
+    struct CardChange: Equatable, Sendable {
+        let year: Int
+        let month: Int
+        /// The device whose operation changed it last in the batch, and its household name.
+        let by: String
+        let byName: String
+        let before: String?
+        let after: String?
+
+        var json: JSONValue {
+            [
+                "year": .int(Int64(year)), "month": .int(Int64(month)),
+                "by": ["device": .string(by), "name": .string(byName)],
+                "before": before.map(JSONValue.string) ?? .null, "after": after.map(JSONValue.string) ?? .null,
+            ]
+        }
+    }
+
+    /// What applying one page from a peer did.
+    struct Applied: Sendable {
+        var received = 0
+        var conflicts = 0
+        /// Operations authored by devices other than the peer that brought them.
+        var relayed = 0
+        var quarantined: [String] = []
+        var changes: [CardChange] = []
+    }
 
     // MARK: - Serving paired peers
 
-    /// Answers a request from a peer on the CURVE link. Only a paired, not forgotten key is
-    /// answered (the link's authenticator refuses the rest at the handshake; this refuses a key
-    /// forgotten while its connection was open).
-    func answer(_ request: CommandRequest) async throws -> JSONValue {
-        guard let key = request.peerKey, let peer = try database.device(forKey: key) else {
-            throw CommandError(code: "not_paired", message: "this device is not paired with yours")
-        }
+    /// Answers a request from `peer` (already checked to be paired) on the CURVE link.
+    func answer(_ request: CommandRequest, from peer: SyncDatabase.Peer) async throws -> (JSONValue, Applied?) {
         switch request.command {
         case "sync.vector":
-            return try await store.request("ops.vector")
+            return (try await store.request("ops.vector"), nil)
         case "sync.export":
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
             if let after = request.arguments["after"], after != .null { arguments["after"] = after }
-            arguments["limit"] = request.arguments["limit"] ?? .int(2_000)
-            return try await store.request("ops.export", args: arguments)
+            arguments["limit"] = request.arguments["limit"] ?? .int(Int64(pageSize))
+            return (try await store.request("ops.export", args: arguments), nil)
         case "sync.import":
-            let reply = try await store.request(
-                "ops.import",
-                args: [
-                    "format": request.arguments["format"] ?? .null,
-                    "operations": request.arguments["operations"] ?? .array([]),
-                ])
-            logger.info("hearth-sync: \(peer.name) sent \(reply["received"]?.intValue ?? 0) operations")
-            return reply
+            let operations = request.arguments["operations"]?.arrayValue ?? []
+            let applied = try await importPage(
+                format: request.arguments["format"] ?? .null, operations: operations, from: peer)
+            return (
+                [
+                    "received": .int(Int64(applied.received)), "conflicts": .int(Int64(applied.conflicts)),
+                    "quarantined": .int(Int64(applied.quarantined.count)),
+                ], applied
+            )
         default:
             throw CommandError.unknownCommand(request.command, service: "sync")
         }
     }
 
+    /// Applies one page of operations that `peer` brought, in one store transaction, noting
+    /// which were relayed for other devices and which cards changed as a person sees them.
+    func importPage(format: JSONValue, operations: [JSONValue], from peer: SyncDatabase.Peer) async throws -> Applied {
+        var applied = Applied()
+        guard !operations.isEmpty else { return applied }
+        applied.relayed = operations.count {
+            ($0["id"]?.stringValue ?? "").split(separator: ":").first != Substring(peer.device)
+        }
+        let cards = Self.touchedCards(operations)
+        let before = try await cardTexts(years: Set(cards.keys.map(\.year)))
+        let reply = try await store.request("ops.import", args: ["format": format, "operations": .array(operations)])
+        applied.received = Int(reply["received"]?.intValue ?? 0)
+        applied.conflicts = Int(reply["conflicts"]?.intValue ?? 0)
+        applied.quarantined = (reply["quarantined"]?.arrayValue ?? []).compactMap {
+            guard let id = $0["id"]?.stringValue else { return nil }
+            return "\(id): \($0["reason"]?.stringValue ?? "held back")"
+        }
+        if applied.received > 0, !cards.isEmpty {
+            let after = try await cardTexts(years: Set(cards.keys.map(\.year)))
+            let names = try await deviceNames()
+            for (card, author) in cards.sorted(by: { ($0.key.year, $0.key.month) < ($1.key.year, $1.key.month) })
+            where before[card] != after[card] {
+                applied.changes.append(
+                    CardChange(
+                        year: card.year, month: card.month, by: author, byName: names[author] ?? peer.name,
+                        before: before[card] ?? nil, after: after[card] ?? nil))
+            }
+        }
+        return applied
+    }
+
+    private struct Card: Hashable {
+        let year: Int
+        let month: Int
+    }
+
+    /// The cards `operations` write, each with the device of the latest operation on it.
+    private static func touchedCards(_ operations: [JSONValue]) -> [Card: String] {
+        var latest: [Card: (wall: Int64, logical: Int64, device: String)] = [:]
+        for operation in operations where operation["entity"]?["kind"]?.stringValue == YearPlanner.entityKind {
+            guard let id = operation["entity"]?["id"]?.stringValue,
+                let (year, month) = YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: id)),
+                let author = operation["id"]?.stringValue?.split(separator: ":").first
+            else { continue }
+            let time = (operation["time"]?["wall"]?.intValue ?? 0, operation["time"]?["logical"]?.intValue ?? 0)
+            let card = Card(year: year, month: month)
+            if let known = latest[card], (known.wall, known.logical) > time { continue }
+            latest[card] = (time.0, time.1, String(author))
+        }
+        return latest.mapValues(\.device)
+    }
+
+    /// Each card of `years` as a person reads it ("Beach day, 14th, Porthcurno"; nil when empty).
+    private func cardTexts(years: Set<Int>) async throws -> [Card: String?] {
+        var texts: [Card: String?] = [:]
+        for year in years {
+            let list = try await store.request("event.list", args: ["year": .int(Int64(year))])
+            for card in list["cards"]?.arrayValue ?? [] {
+                guard let month = card["month"]?.intValue else { continue }
+                let parts = [
+                    card["title"]?.stringValue, card["day"]?.intValue.map { "day \($0)" },
+                    card["location"]?.stringValue,
+                ].compactMap { $0 }
+                texts[Card(year: year, month: Int(month))] = parts.isEmpty ? .some(nil) : parts.joined(separator: ", ")
+            }
+        }
+        return texts
+    }
+
+    /// The household's device names, as the store knows them (names travel as operations).
+    private func deviceNames() async throws -> [String: String] {
+        let list = try await store.request("device.list")
+        var names: [String: String] = [:]
+        for device in list["devices"]?.arrayValue ?? [] {
+            if let id = device["id"]?.stringValue, let name = device["name"]?.stringValue { names[id] = name }
+        }
+        return names
+    }
+
     // MARK: - Syncing with a peer
 
-    /// Syncs with `peer` at `endpoint` and records the outcome in the sync log.
-    /// - Returns: the log entry.
-    @discardableResult
+    /// Syncs with `peer` at `endpoint`.
+    /// - Parameter progress: told the operations moved so far, after each page.
+    /// - Returns: the outcome for the sync log, with the cards that changed here.
     func sync(
         with peer: SyncDatabase.Peer, endpoint: String, now: @Sendable () -> Date = { Date() }
-    ) async
-        -> SyncDatabase.Entry
-    {
+    ) async -> (entry: SyncDatabase.Entry, changes: [CardChange]) {
         let clock = ContinuousClock()
         let started = clock.now
         var entry = SyncDatabase.Entry(at: now(), peer: peer.device, peerName: peer.name, outcome: .completed)
+        var changes: [CardChange] = []
+        var (relayed, quarantined) = (0, [String]())
         let link = CommandClient(
             context: context, endpoint: endpoint, timeout: timeout, attempts: 2,
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
@@ -74,21 +179,23 @@ struct SyncReplicator: Sendable {
             var after: JSONValue = .null
             repeat {
                 let page = try await link.request(
-                    "sync.export", args: ["since_vector": ours["vector"] ?? [:], "after": after])
-                let operations = page["operations"]?.arrayValue ?? []
-                if !operations.isEmpty {
-                    let applied = try await store.request(
-                        "ops.import", args: ["format": page["format"] ?? .null, "operations": .array(operations)])
-                    entry.received += Int(applied["received"]?.intValue ?? 0)
-                    entry.conflicts += Int(applied["conflicts"]?.intValue ?? 0)
-                }
+                    "sync.export",
+                    args: ["since_vector": ours["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize))])
+                let applied = try await importPage(
+                    format: page["format"] ?? .null, operations: page["operations"]?.arrayValue ?? [], from: peer)
+                entry.received += applied.received
+                entry.conflicts += applied.conflicts
+                relayed += applied.relayed
+                quarantined += applied.quarantined
+                changes += applied.changes
                 after = page["next"] ?? .null
             } while after != .null
             // Push what the peer lacks, page by page.
             after = .null
             repeat {
                 let page = try await store.request(
-                    "ops.export", args: ["since_vector": theirs["vector"] ?? [:], "after": after, "limit": 2_000])
+                    "ops.export",
+                    args: ["since_vector": theirs["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize))])
                 let operations = page["operations"]?.arrayValue ?? []
                 if !operations.isEmpty {
                     let applied = try await link.request(
@@ -97,21 +204,23 @@ struct SyncReplicator: Sendable {
                 }
                 after = page["next"] ?? .null
             } while after != .null
-            if entry.conflicts > 0 { entry.resolution = "both values kept; the latest shown until a person chooses" }
-            try? database.noteSynced(peer.device, at: entry.at, endpoint: endpoint)
+            if entry.conflicts > 0 {
+                entry.resolution = "both values kept on every device; the latest shown until someone picks one"
+            }
         } catch {
             entry.outcome = .failed
             entry.detail = Self.reason(error, peer: peer)
         }
+        var notes: [String] = []
+        if relayed > 0 { notes.append("\(relayed) relayed for other devices by \(peer.name)") }
+        if !quarantined.isEmpty {
+            notes.append("held back \(quarantined.count): " + quarantined.prefix(3).joined(separator: "; "))
+        }
+        if !notes.isEmpty { entry.detail = ([entry.detail] + notes).filter { !$0.isEmpty }.joined(separator: "; ") }
         entry.bytes = link.bytesExchanged
         await link.close()
         entry.duration = clock.now - started
-        do {
-            try database.log(entry)
-        } catch {
-            logger.error("hearth-sync: cannot write the sync log: \(error)")
-        }
-        return entry
+        return (entry, changes)
     }
 
     /// A failure in words that name the peer.

@@ -58,12 +58,13 @@ public final class TurnService: Service {
             maximumMessageBytes: configuration.maximumMessageBytes)
         do {
             beacon = try Beacon(
-                port: configuration.turn.beaconPort, broadcastAddress: configuration.turn.beaconAddress,
-                staticPeers: configuration.turn.staticPeers)
+                port: configuration.discovery.port(for: .turn),
+                broadcastAddress: configuration.discovery.beaconAddress,
+                staticPeers: configuration.discovery.staticPeers(for: .turn))
         } catch {
             // Games at this device still work; other devices just cannot find them.
             logger.error(
-                "hearth-turn: discovery is off, the beacon cannot start: \(error) (set [turn] beacon_port to a free port)"
+                "hearth-turn: discovery is off, the beacon cannot start: \(error) (set [discovery] beacon_port to a free port)"
             )
             beacon = nil
         }

@@ -36,6 +36,8 @@ public final class CommandServer: Service {
     }
 
     /// Binds the command endpoint. Do start-up work (migrations) before creating the server.
+    /// With `curveSecretKey` it is a CURVE server whose handshakes a `CurveAuthenticator` of the
+    /// context judges, in the ZAP domain `curveDomain`.
     /// - Throws: `ZMQError` when the endpoint cannot be bound (for example, already in use).
     public init(
         context: ZMQContext,
@@ -44,6 +46,7 @@ public final class CommandServer: Service {
         maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
         cacheCapacity: Int = 4_096,
         curveSecretKey: String? = nil,
+        curveDomain: String = "",
         logger: Logger,
         pingInfo: @escaping @Sendable () async -> [String: JSONValue] = { [:] },
         handler: @escaping Handler
@@ -65,7 +68,10 @@ public final class CommandServer: Service {
             setUp: { socket in
                 // A CURVE server: every peer proves its key at the handshake (a `CurveAuthenticator`
                 // in this context decides which keys may connect), and each request carries it.
-                if let curveSecretKey { try socket.makeCurveServer(secretKey: curveSecretKey) }
+                if let curveSecretKey {
+                    try socket.makeCurveServer(secretKey: curveSecretKey)
+                    if !curveDomain.isEmpty { try socket.setZAPDomain(curveDomain) }
+                }
                 try socket.setLinger(milliseconds: 500)
                 try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
                 // Frames a little over the limit are still read so the sender gets a clear error;

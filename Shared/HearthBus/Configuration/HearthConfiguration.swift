@@ -27,8 +27,10 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let heartbeatMilliseconds: Int
     /// What the notifier shows: the `[notify]` table.
     public let notify: NotifySettings
-    /// How `hearth-turn` reaches other devices: the `[turn]` table and `HEARTH_TURN_*`.
+    /// Where `hearth-turn` takes other devices' links: the `[turn]` table and `HEARTH_TURN_PEER`.
     public let turn: TurnSettings
+    /// How this device finds the others (turns and sync): `[discovery]` and `HEARTH_DISCOVERY_*`.
+    public let discovery: DiscoverySettings
     /// The household's time zone, week start and snooze: `[household]`, `[reminders]`.
     public let household: HouseholdSettings
     /// How `hearth-sync` replicates: the `[sync]` table and `HEARTH_SYNC_*`.
@@ -102,6 +104,7 @@ public struct HearthConfiguration: Sendable, Equatable {
             heartbeatMilliseconds: heartbeat,
             notify: file.notify,
             turn: try file.turn.overridden(by: environment),
+            discovery: try file.discovery.overridden(by: environment),
             household: try file.household.overridden(by: environment),
             sync: try file.sync.overridden(by: environment)
         )
@@ -195,6 +198,7 @@ struct FileSettings: Equatable {
     var heartbeatMilliseconds: Int?
     var notify = NotifySettings()
     var turn = TurnSettings()
+    var discovery = DiscoverySettings()
     var household = HouseholdSettings()
     var sync = SyncSettings()
 
@@ -232,6 +236,10 @@ struct FileSettings: Equatable {
             }
             if section == "turn" {
                 settings.turn = try TurnSettings.read(values)
+            }
+            if section == "discovery" {
+                settings.discovery = try DiscoverySettings.read(values)
+                continue
             }
             if section == "sync" {
                 settings.sync = try SyncSettings.read(values)

@@ -12,7 +12,7 @@ public enum HearthService: String, Sendable, CaseIterable, Codable {
     case notifier
 
     /// The services this build runs (the `Procfile`'s lines).
-    public static let launched: [HearthService] = [.bus, .store, .turn, .scheduler, .notifier]
+    public static let launched: [HearthService] = [.bus, .store, .sync, .turn, .scheduler, .notifier]
 
     /// The configuration key of the service's command endpoint, such as `bus.cmd`.
     public var commandKey: String { "\(rawValue).cmd" }

@@ -10,8 +10,10 @@ import Logging
 /// Bind it before the CURVE server socket takes connections, and run `run()` while serving: a
 /// handshake waits for the handler's answer.
 public final class CurveAuthenticator: Sendable {
-    /// Decides whether a client with this public key (Z85) may connect.
-    public typealias Policy = @Sendable (_ clientKey: String, _ address: String) -> Bool
+    /// Decides whether a client with this public key (Z85), from this address, may connect to a
+    /// server socket of this ZAP domain (`ZMQ_ZAP_DOMAIN`; empty unless the socket sets one, as
+    /// `CommandServer(curveDomain:)` does: one handler serves every server socket of a context).
+    public typealias Policy = @Sendable (_ clientKey: String, _ address: String, _ domain: String) -> Bool
 
     private let socket: SocketThread
     private let policy: Policy
@@ -19,7 +21,7 @@ public final class CurveAuthenticator: Sendable {
 
     /// Binds `inproc://zeromq.zap.01` in `context` (one handler per context).
     /// - Throws: `ZMQError` if another handler is bound there already.
-    public init(context: ZMQContext, logger: Logger, policy: @escaping Policy = { _, _ in true }) throws {
+    public init(context: ZMQContext, logger: Logger, policy: @escaping Policy = { _, _, _ in true }) throws {
         self.policy = policy
         self.logger = logger
         socket = try SocketThread(context: context, kind: .router, name: "ZAP handler") { socket in
@@ -44,6 +46,7 @@ public final class CurveAuthenticator: Sendable {
                 reply("400", "unsupported ZAP version", "")
                 continue
             }
+            let domain = String(decoding: request[4], as: UTF8.self)
             let address = String(decoding: request[5], as: UTF8.self)
             let mechanism = String(decoding: request[7], as: UTF8.self)
             guard mechanism == "CURVE", request.count >= 9, request[8].count == 32, let key = Self.z85(request[8])
@@ -51,10 +54,11 @@ public final class CurveAuthenticator: Sendable {
                 reply("400", "only CURVE clients", "")
                 continue
             }
-            if policy(key, address) {
+            if policy(key, address, domain) {
                 reply("200", "OK", key)
             } else {
-                logger.notice("refused a CURVE client from \(address) with key \(key)")
+                logger.notice(
+                    "refused a CURVE client from \(address) with key \(key)\(domain.isEmpty ? "" : " (\(domain))")")
                 reply("400", "key not allowed", "")
             }
         }

@@ -130,6 +130,10 @@ public final class ZMQSocket {
         try setOption(ZMQ_CURVE_SECRETKEY, bytes: Array(secretKey.utf8))
     }
 
+    /// The ZAP domain a CURVE server's handshakes are authenticated in: the handler sees it, so one
+    /// handler can admit different keys to different sockets of its context.
+    public func setZAPDomain(_ domain: String) throws { try setOption(ZMQ_ZAP_DOMAIN, bytes: Array(domain.utf8)) }
+
     /// Makes this socket a CURVE client of the server whose public key is `serverKey`.
     public func makeCurveClient(keyPair: CurveKeyPair, serverKey: String) throws {
         try setOption(ZMQ_CURVE_SERVERKEY, bytes: Array(serverKey.utf8))

@@ -1,13 +1,16 @@
 import Foundation
-import HearthBus
 import Synchronization
 
 /// One beacon heard: what a device announced and the address it came from.
-struct BeaconSighting: Sendable {
-    let payload: JSONValue
+public struct BeaconSighting: Sendable {
+    public let payload: JSONValue
     /// The sender's IPv4 address, dotted.
-    let host: String
-    let port: UInt16
+    public let host: String
+    public let port: UInt16
+
+    public init(payload: JSONValue, host: String, port: UInt16) {
+        (self.payload, self.host, self.port) = (payload, host, port)
+    }
 }
 
 /// Local discovery over UDP, like CZMQ's zbeacon: every second this device's announcement goes to
@@ -15,12 +18,14 @@ struct BeaconSighting: Sendable {
 ///
 /// The socket lives on its own thread (blocking `recvfrom` with a short timeout), never on the
 /// cooperative pool. Several stacks on one machine can share the port (`SO_REUSEADDR`), and all
-/// of them hear a broadcast.
-final class Beacon: Sendable {
+/// of them hear a broadcast, but only the socket bound last gets a unicast datagram: so each
+/// service that announces itself binds a port of its own (`DiscoverySettings.port(for:)`).
+/// Turns and sync share this one implementation and the `[discovery]` settings.
+public final class Beacon: Sendable {
     /// Largest announcement, well inside one unfragmented datagram.
-    static let maximumBytes = 1_400
+    public static let maximumBytes = 1_400
 
-    let sightings: AsyncStream<BeaconSighting>
+    public let sightings: AsyncStream<BeaconSighting>
     private let continuation: AsyncStream<BeaconSighting>.Continuation
     /// The announcement, as broadcast and as sent to static peers (marked `direct`, asking for an answer).
     private let announcement = Mutex<(broadcast: [UInt8], direct: [UInt8])>(([], []))
@@ -32,7 +37,7 @@ final class Beacon: Sendable {
     /// Opens and binds the UDP socket.
     /// - Throws: `SystemCallError` naming the failing call (the port may be taken without
     ///   `SO_REUSEADDR`, or broadcast refused).
-    init(port: Int, broadcastAddress: String, staticPeers: [String]) throws {
+    public init(port: Int, broadcastAddress: String, staticPeers: [String]) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw SystemCallError.last("socket(UDP)") }
         var on: Int32 = 1
@@ -62,7 +67,7 @@ final class Beacon: Sendable {
     }
 
     /// What to announce from now on.
-    func announce(_ payload: JSONValue) {
+    public func announce(_ payload: JSONValue) {
         var direct = payload.objectValue ?? [:]
         direct["direct"] = true
         let bytes = (payload.jsonBytes, JSONValue.object(direct).jsonBytes)
@@ -72,7 +77,7 @@ final class Beacon: Sendable {
 
     /// Sends the announcement to the broadcast address and every static peer. Called once a
     /// second by the service; `sendto` on a datagram socket does not block.
-    func send() {
+    public func send() {
         let bytes = announcement.withLock { $0 }
         guard !bytes.broadcast.isEmpty else { return }
         if let broadcast { send(bytes.broadcast, to: broadcast.address, port: broadcast.port) }
@@ -80,7 +85,7 @@ final class Beacon: Sendable {
     }
 
     /// Sends the announcement to one address (the answer to a static peer's beacon).
-    func reply(to host: String, port: UInt16) {
+    public func reply(to host: String, port: UInt16) {
         let bytes = announcement.withLock { $0.broadcast }
         guard let address = IPv4.parse(host), !bytes.isEmpty else { return }
         send(bytes, to: address, port: port)
@@ -103,7 +108,7 @@ final class Beacon: Sendable {
     }
 
     /// Stops the receiving thread (within its 200 ms timeout) and closes the socket.
-    func stop() {
+    public func stop() {
         stopping.store(true, ordering: .relaxed)
     }
 

@@ -1,0 +1,162 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthPairing
+
+/// The commands on `sync.cmd`, from this device's `hearth device …`, `hearth sync …` and the
+/// pairing popup's buttons.
+extension SyncEngine {
+    func command(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = request.arguments
+        switch request.command {
+        case "device.nearby":
+            return ["devices": .array(nearby())]
+        case "device.pair":
+            return try await pair(with: try required("device", in: arguments))
+        case "device.pairing":
+            return ["pairings": .array(pairings.values.sorted { $0.started < $1.started }.map(pendingJSON))]
+        case "device.confirm":
+            var code: PairingCode?
+            if let text = arguments["code"]?.stringValue {
+                do {
+                    code = try PairingCode(parsing: text)
+                } catch {
+                    throw CommandError.invalidArgument(error.field, error.rule)
+                }
+            }
+            var name: String?
+            if let given = arguments["name"]?.stringValue {
+                do {
+                    name = try TextRules.required(given, field: "name", maximumLength: Devices.maximumNameLength)
+                } catch {
+                    throw CommandError.invalidArgument(error.field, error.rule)
+                }
+            }
+            return try await confirm(try required("device", in: arguments), code: code, name: name)
+        case "device.reject":
+            return reject(try required("device", in: arguments))
+        case "device.paired":
+            return ["devices": .array(try await pairedList())]
+        case "device.forget":
+            return try await forget(try required("device", in: arguments))
+        case "sync.now":
+            return try await syncNow(arguments["device"]?.stringValue)
+        case "sync.log":
+            return try await log(arguments)
+        case "sync.diag":
+            return diag()
+        default:
+            throw CommandError.unknownCommand(request.command, service: "sync")
+        }
+    }
+
+    private func required(_ field: String, in arguments: [String: JSONValue]) throws -> String {
+        guard let text = arguments[field]?.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw CommandError.invalidArgument(field, "is required")
+        }
+        return text
+    }
+
+    private func nearby() -> [JSONValue] {
+        heard.values.sorted { $0.announcement.name < $1.announcement.name }.map { seen in
+            let peer = paired.peer(device: seen.announcement.device)
+            return [
+                "id": .string(seen.announcement.device), "name": .string(seen.announcement.name),
+                "fingerprint": .string(seen.announcement.fingerprint), "host": .string(seen.host),
+                "paired": .bool(peer?.key == seen.announcement.key),
+                "last_heard": .string(Timestamp.format(seen.at)),
+            ]
+        }
+    }
+
+    private func pairedList() async throws -> [JSONValue] {
+        try await database.peers().map { peer in
+            [
+                "id": .string(peer.device), "name": .string(peer.name), "fingerprint": .string(peer.fingerprint),
+                "paired_at": .string(Timestamp.format(peer.pairedAt)),
+                "last_sync_at": peer.lastSyncAt.map { .string(Timestamp.format($0)) } ?? .null,
+                "forgotten": .bool(peer.forgottenAt != nil), "heard": .bool(heard[peer.device] != nil),
+            ]
+        }
+    }
+
+    /// Forgets a paired device: refused from now on, its connection included (every message is
+    /// checked against the paired keys); what it sent stays.
+    private func forget(_ query: String) async throws -> JSONValue {
+        let live = paired.all
+        let other = try DeviceQuery.resolve(query, among: live.map { ($0.device, $0.name) }, what: "paired device")
+        let peer = live.first { $0.device == other }!
+        paired.remove(device: other)
+        try await database.forget(other, at: Date())
+        running.removeValue(forKey: other)?.cancel()
+        note("forgotten", "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on", device: other)
+        publish("device.forgotten", ["device": .string(other), "name": .string(peer.name)])
+        return ["forgotten": .string(other), "name": .string(peer.name)]
+    }
+
+    /// `hearth sync now [DEVICE]`: syncs with one paired device, or every paired device heard,
+    /// and waits for the results.
+    private func syncNow(_ query: String?) async throws -> JSONValue {
+        let live = paired.all
+        var targets: [(SyncDatabase.Peer, String)] = []
+        if let query {
+            let other = try DeviceQuery.resolve(query, among: live.map { ($0.device, $0.name) }, what: "paired device")
+            let peer = live.first { $0.device == other }!
+            guard let endpoint = heard[other]?.endpoint ?? peer.endpoint else {
+                throw CommandError(code: "not_heard", message: "\(peer.name) is not heard on this network now")
+            }
+            targets = [(peer, endpoint)]
+        } else {
+            targets = live.compactMap { peer in heard[peer.device].map { (peer, $0.endpoint) } }
+        }
+        var tasks: [Task<SyncDatabase.Entry, Never>] = []
+        for (peer, endpoint) in targets {
+            lastSync[peer.device] = now()
+            tasks.append(startSync(peer, endpoint: endpoint, reason: "requested"))
+        }
+        var entries: [JSONValue] = []
+        for task in tasks { entries.append(Self.json(await task.value)) }
+        return ["syncs": .array(entries)]
+    }
+
+    private func log(_ arguments: [String: JSONValue]) async throws -> JSONValue {
+        var device: String?
+        if let query = arguments["device"]?.stringValue {
+            let known = try await database.peers()
+            device = try DeviceQuery.resolve(query, among: known.map { ($0.device, $0.name) }, what: "paired device")
+        }
+        var since: Date?
+        if let text = arguments["since"]?.stringValue {
+            guard let date = Timestamp.parse(text) else {
+                throw CommandError.invalidArgument("since", "must be a time such as 2026-11-23T09:00:00Z")
+            }
+            since = date
+        }
+        let limit = arguments["limit"]?.intValue ?? 100
+        guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
+        let entries = try await database.entries(device: device, since: since, limit: Int(limit))
+        return ["entries": .array(entries.map(Self.json))]
+    }
+
+    private func diag() -> JSONValue {
+        [
+            "device": .string(device), "name": .string(name),
+            "fingerprint": .string(Pairing.fingerprint(keyPair.publicKey)),
+            "ports": ["sync": .int(Int64(ports.replication)), "pairing": .int(Int64(ports.pairing))],
+            "heard": .array(nearby()), "refusals": .int(Int64(refusals)),
+            "in_progress": .array(running.keys.sorted().map { .string(paired.peer(device: $0)?.name ?? $0) }),
+            "pairings": .array(pairings.values.map(pendingJSON)), "lines": .array(diagnostics),
+        ]
+    }
+
+    static func json(_ entry: SyncDatabase.Entry) -> JSONValue {
+        [
+            "at": .string(Timestamp.format(entry.at)),
+            "peer": ["device": .string(entry.peer), "name": .string(entry.peerName)],
+            "outcome": .string(entry.outcome.rawValue), "received": .int(Int64(entry.received)),
+            "sent": .int(Int64(entry.sent)), "conflicts": .int(Int64(entry.conflicts)),
+            "resolution": .string(entry.resolution), "bytes": .int(Int64(entry.bytes)),
+            "duration_ms": .int(entry.duration.milliseconds), "detail": .string(entry.detail),
+        ]
+    }
+}

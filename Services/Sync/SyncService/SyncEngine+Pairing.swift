@@ -1,0 +1,325 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthPairing
+
+/// Pairing by numeric comparison (`PairingSession`): this device's side of each attempt, and the
+/// messages on the pairing socket, which any key may reach but which only carries `pair.*`.
+extension SyncEngine {
+    /// How many attempts may be open at once (each holds a little state for two minutes).
+    static let pendingLimit = 8
+
+    // MARK: - Asking another device
+
+    /// `hearth device pair DEVICE`: asks a heard device to pair and returns once both devices
+    /// show the code; a person on each side then compares and confirms.
+    func pair(with query: String) async throws -> JSONValue {
+        let target = try resolveHeard(query)
+        let other = target.announcement.device
+        await refreshLocalName()
+        if let peer = paired.peer(device: other), peer.key == target.announcement.key {
+            throw CommandError(code: "already_paired", message: "\(peer.name) is already paired with this device")
+        }
+        let (session, _) = PairingSession.initiate(
+            localKey: keyPair.publicKey, remoteKey: target.announcement.key, now: now())
+        pairings[other] = Pending(
+            session: session, device: other, name: target.announcement.name, key: target.announcement.key,
+            started: Date())
+        note("pairing", "asked \(target.announcement.name) to pair", device: other)
+        do {
+            let answer = try await sendPairing(
+                "pair.request", ["device": .string(device), "name": .string(name)], to: other)
+            guard let commitment = answer["commit"]?.stringValue.flatMap(Hex.bytes) else {
+                throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no commitment")
+            }
+            guard let reveal = try advance(other, with: .commit(commitment)), case .reveal(let nonce) = reveal else {
+                throw CommandError(code: "pairing_failed", message: "the pairing ended")
+            }
+            let revealed = try await sendPairing("pair.reveal", ["nonce": .string(Hex.text(nonce))], to: other)
+            guard let theirs = revealed["nonce"]?.stringValue.flatMap(Hex.bytes) else {
+                throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no nonce")
+            }
+            _ = try advance(other, with: .reveal(theirs))
+        } catch {
+            end(other, reason: "\(error)", tellOther: true)
+            throw error
+        }
+        guard let pending = pairings[other], let code = pending.session.code else {
+            throw CommandError(code: "pairing_failed", message: "the pairing ended before both devices had the code")
+        }
+        return pendingJSON(pending).merging(["code": .string(code.description)])
+    }
+
+    /// Feeds the other device's message to the attempt.
+    /// - Returns: what to send back.
+    /// - Throws: when the attempt failed on it.
+    private func advance(_ other: String, with message: PairingSession.Message) throws -> PairingSession.Message? {
+        guard var pending = pairings[other] else {
+            throw CommandError(code: "pairing_failed", message: "no pairing with that device is in progress")
+        }
+        let reply = pending.session.receive(message, now: now())
+        pairings[other] = pending
+        if case .failed(let reason) = pending.session.state {
+            end(other, reason: reason, tellOther: false)
+            throw CommandError(code: "pairing_failed", message: reason)
+        }
+        if case .paired = pending.session.state { try complete(other) }
+        return reply
+    }
+
+    // MARK: - People confirming or rejecting here
+
+    /// `hearth device confirm DEVICE --code N [--name NAME]` or a popup's Confirm button (no
+    /// code: the person compared by eye). A wrong code ends the attempt on both devices.
+    func confirm(_ query: String, code: PairingCode?, name given: String?) async throws -> JSONValue {
+        let other = try resolvePending(query)
+        guard var pending = pairings[other] else { throw CommandError.invalidArgument("device", "no pairing with it") }
+        if let given { pending.name = given }
+        let message = pending.session.confirm(typed: code, now: now())
+        pairings[other] = pending
+        if case .abort(let reason)? = message {
+            end(other, reason: reason, tellOther: true)
+            throw CommandError.invalidArgument(code == nil ? "device" : "code", reason)
+        }
+        _ = try await sendPairing("pair.confirm", [:], to: other)
+        guard let current = pairings[other] else {
+            // The other side's confirmation completed it while this one was on its way.
+            return ["device": .string(other), "name": .string(pending.name), "paired": true]
+        }
+        if case .paired = current.session.state { try complete(other) }
+        return pendingJSON(current).merging(["paired": .bool(paired.peer(device: other) != nil)])
+    }
+
+    /// `hearth device reject DEVICE` or a popup's Reject button.
+    func reject(_ query: String) -> JSONValue {
+        guard let other = try? resolvePending(query), var pending = pairings[other] else {
+            return ["rejected": false]
+        }
+        let message = pending.session.reject(now: now())
+        pairings[other] = pending
+        end(other, reason: messageReason(message) ?? "rejected", tellOther: true)
+        return ["rejected": true, "device": .string(other)]
+    }
+
+    // MARK: - The pairing socket
+
+    /// A message from another device on the pairing socket (its key proven by CURVE).
+    func fromPairing(_ request: CommandRequest) async throws -> JSONValue {
+        guard let key = request.peerKey else { throw CommandError(code: "unauthenticated", message: "no key") }
+        switch request.command {
+        case "pair.request":
+            return try pairingRequested(request, key: key)
+        case "pair.reveal":
+            let other = try pendingOf(key)
+            guard let nonce = request.arguments["nonce"]?.stringValue.flatMap(Hex.bytes) else {
+                throw CommandError.invalidArgument("nonce", "must be hex bytes")
+            }
+            guard let reply = try advance(other, with: .reveal(nonce)), case .reveal(let mine) = reply,
+                let pending = pairings[other], let code = pending.session.code
+            else { throw CommandError(code: "pairing_failed", message: "the pairing ended") }
+            note("pairing", "\(pending.name) asks to pair; code \(code)", device: other)
+            publish(
+                "device.pairing",
+                pendingJSON(pending).merging([
+                    "code": .string(code.description), "fingerprint": .string(Pairing.fingerprint(pending.key)),
+                ]))
+            return ["nonce": .string(Hex.text(mine))]
+        case "pair.confirm":
+            let other = try pendingOf(key)
+            _ = try advance(other, with: .confirm)
+            return ["paired": .bool(pairings[other] == nil && paired.peer(device: other) != nil)]
+        case "pair.abort":
+            let other = try pendingOf(key)
+            let reason = request.arguments["reason"]?.stringValue ?? "no reason given"
+            _ = try? advance(other, with: .abort(String(reason.prefix(200))))
+            end(other, reason: "the other device ended it", tellOther: false)
+            return [:]
+        default:
+            throw CommandError.unknownCommand(request.command, service: "sync pairing")
+        }
+    }
+
+    private func pairingRequested(_ request: CommandRequest, key: String) throws -> JSONValue {
+        let other = request.arguments["device"]?.stringValue ?? ""
+        guard DeviceID.isValid(other), other != device else {
+            throw CommandError.invalidArgument("device", "must be another device's id (a lower-case UUID)")
+        }
+        let theirName: String
+        do {
+            theirName = try TextRules.required(
+                request.arguments["name"]?.stringValue ?? "", field: "name", maximumLength: Devices.maximumNameLength)
+        } catch {
+            throw CommandError.invalidArgument(error.field, error.rule)
+        }
+        if let peer = paired.peer(device: other), peer.key != key {
+            throw CommandError(
+                code: "key_mismatch",
+                message: "this device knows \(other) by another key: forget it there before pairing it again")
+        }
+        if pairings[other] == nil, pairings.count >= Self.pendingLimit {
+            throw CommandError(code: "busy", message: "too many pairings in progress; try again in 2 minutes")
+        }
+        let (session, message) = PairingSession.respond(to: key, localKey: keyPair.publicKey, now: now())
+        pairings[other] = Pending(session: session, device: other, name: theirName, key: key, started: Date())
+        guard case .commit(let commitment) = message else { throw CommandError(code: "pairing_failed", message: "") }
+        return ["commit": .string(Hex.text(commitment)), "device": .string(device), "name": .string(name)]
+    }
+
+    /// The attempt whose other side holds `key`.
+    private func pendingOf(_ key: String) throws -> String {
+        guard let pending = pairings.values.first(where: { $0.key == key }) else {
+            throw CommandError(code: "no_pairing", message: "no pairing with this device is in progress")
+        }
+        return pending.device
+    }
+
+    // MARK: - Endings
+
+    /// Both people confirmed: the device's key is pinned and it is synced with from now on.
+    private func complete(_ other: String) throws {
+        guard let pending = pairings.removeValue(forKey: other) else { return }
+        let peer = SyncDatabase.Peer(
+            device: other, name: pending.name, key: pending.key, fingerprint: Pairing.fingerprint(pending.key),
+            pairedAt: Date(), forgottenAt: nil, lastSyncAt: nil, endpoint: heard[other]?.endpoint)
+        paired.add(peer)
+        let database = database
+        Task { try? await database.pair(device: other, name: pending.name, key: pending.key, at: peer.pairedAt) }
+        note("paired", "paired with \(pending.name) (\(peer.fingerprint))", device: other)
+        publish(
+            "device.paired",
+            ["device": .string(other), "name": .string(pending.name), "fingerprint": .string(peer.fingerprint)])
+        if pending.session.role == .initiator, let seen = heard[other] {
+            lastSync[other] = now()
+            _ = startSync(peer, endpoint: seen.endpoint, reason: "first")
+        }
+    }
+
+    /// Ends an attempt here (and tells the other side, best effort).
+    func end(_ other: String, reason: String, tellOther: Bool) {
+        guard let pending = pairings.removeValue(forKey: other) else { return }
+        note("pairing", "pairing with \(pending.name) ended: \(reason)", device: other)
+        publish(
+            "device.pairing.ended",
+            ["device": .string(other), "name": .string(pending.name), "reason": .string(reason)])
+        guard tellOther, let endpoint = heard[other]?.pairingEndpoint else { return }
+        let (context, keyPair) = (context, keyPair)
+        Task {
+            let link = CommandClient(
+                context: context, endpoint: endpoint, timeout: .seconds(2), attempts: 1, curve: (keyPair, pending.key))
+            _ = try? await link.request("pair.abort", args: ["reason": .string(reason)])
+            await link.close()
+        }
+    }
+
+    /// Ends attempts past their two minutes.
+    func expirePairings() {
+        for (other, var pending) in pairings {
+            guard let message = pending.session.expire(now: now()) else { continue }
+            pairings[other] = pending
+            end(other, reason: messageReason(message) ?? "expired", tellOther: true)
+        }
+    }
+
+    private func messageReason(_ message: PairingSession.Message?) -> String? {
+        if case .abort(let reason)? = message { return reason }
+        return nil
+    }
+
+    // MARK: - Helpers
+
+    /// Sends a pairing message to the other device's pairing socket.
+    private func sendPairing(
+        _ command: String, _ arguments: [String: JSONValue], to other: String
+    ) async throws
+        -> JSONValue
+    {
+        guard let pending = pairings[other], let endpoint = heard[other]?.pairingEndpoint else {
+            throw CommandError(code: "not_heard", message: "that device is not heard on this network now")
+        }
+        let link = CommandClient(
+            context: context, endpoint: endpoint, timeout: .seconds(3), attempts: 2, curve: (keyPair, pending.key),
+            logger: logger)
+        defer { Task { await link.close() } }
+        do {
+            return try await link.request(command, args: arguments)
+        } catch let error as CommandClientError {
+            if case .refused(let refusal) = error {
+                throw CommandError(code: refusal.code, message: "\(pending.name): \(refusal.message)")
+            }
+            throw CommandError(code: "unreachable", message: "\(pending.name) did not answer: \(error)")
+        }
+    }
+
+    func pendingJSON(_ pending: Pending) -> JSONValue {
+        let left = max(0, (PairingSession.lifetime - (now() - pending.session.started)).components.seconds)
+        return [
+            "device": .string(pending.device), "name": .string(pending.name),
+            "fingerprint": .string(Pairing.fingerprint(pending.key)), "role": .string(pending.session.role.rawValue),
+            "code": pending.session.code.map { .string($0.description) } ?? .null,
+            "confirmed_here": .bool(pending.session.confirmedHere),
+            "confirmed_there": .bool(pending.session.confirmedThere), "expires_in_s": .int(left),
+        ]
+    }
+
+    /// A heard device by id, id prefix or name.
+    func resolveHeard(_ query: String) throws -> Heard {
+        let other = try DeviceQuery.resolve(
+            query, among: heard.values.map { ($0.announcement.device, $0.announcement.name) }, what: "heard device")
+        return heard[other]!
+    }
+
+    /// A pending attempt's device by id, id prefix or name.
+    func resolvePending(_ query: String) throws -> String {
+        try DeviceQuery.resolve(query, among: pairings.values.map { ($0.device, $0.name) }, what: "pairing request")
+    }
+}
+
+/// Finding a device a person named: its id, a unique id prefix (4 characters at least), or its
+/// name (any case).
+enum DeviceQuery {
+    static func resolve(_ query: String, among devices: [(id: String, name: String)], what: String) throws -> String {
+        let text = query.trimmingCharacters(in: .whitespaces)
+        if let exact = devices.first(where: { $0.id == text }) { return exact.id }
+        let named = devices.filter { $0.name.lowercased() == text.lowercased() }
+        if named.count == 1 { return named[0].id }
+        let prefixed = text.count >= 4 ? devices.filter { $0.id.hasPrefix(text.lowercased()) } : []
+        if prefixed.count == 1 { return prefixed[0].id }
+        if named.count + prefixed.count > 1 {
+            throw CommandError.invalidArgument(
+                "device", "'\(query)' matches more than one \(what); give more of its id")
+        }
+        let known = devices.map { "\($0.name) (\($0.id.prefix(8)))" }.sorted().joined(separator: ", ")
+        throw CommandError.invalidArgument(
+            "device", "no \(what) '\(query)'" + (known.isEmpty ? "" : "; known: \(known)"))
+    }
+}
+
+/// Bytes as lower-case hex, for nonces and commitments in JSON.
+enum Hex {
+    static func text(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
+    static func bytes(_ text: String) -> [UInt8]? {
+        guard text.utf8.count % 2 == 0, text.utf8.count <= 256 else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
+
+extension JSONValue {
+    /// This object with `other`'s keys added (replacing).
+    func merging(_ other: [String: JSONValue]) -> JSONValue {
+        .object((objectValue ?? [:]).merging(other) { _, new in new })
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthPairing
+import Logging
+
+/// `hearth-sync`'s state and decisions: the devices heard on the LAN, pairing attempts, when to
+/// sync with whom, and what happened (diagnostics, the sync log, events on the bus).
+///
+/// By role: hearing devices and syncing (here), pairing (`+Pairing`), this device's commands
+/// (`+Commands`). Its clock is injected, so the five-minute rule is tested by moving it.
+actor SyncEngine {
+    let device: String
+    let keyPair: CurveKeyPair
+    let database: SyncDatabase
+    let paired: PairedKeys
+    let replicator: SyncReplicator
+    let store: CommandClient
+    let publisher: Publisher
+    let context: ZMQContext
+    /// Discovery: `nil` until started, or when the UDP port could not be bound.
+    var beacon: Beacon?
+    /// This device's replication and pairing ports, as announced (set once the sockets are bound).
+    var ports: (replication: Int, pairing: Int) = (0, 0)
+    /// At most one automatic sync per pair this often (`[sync] interval`, 5 minutes at least).
+    let interval: Duration
+    let logger: Logger
+    let now: @Sendable () -> ContinuousClock.Instant
+
+    /// This device's household name (the store's, refreshed as it changes).
+    var name: String
+
+    /// A device heard in a sync beacon.
+    struct Heard {
+        var announcement: SyncAnnouncement
+        var host: String
+        var at: Date
+        var firstHeard: ContinuousClock.Instant
+        var lastHeard: ContinuousClock.Instant
+        var endpoint: String { "tcp://\(host):\(announcement.port)" }
+        var pairingEndpoint: String { "tcp://\(host):\(announcement.pairing)" }
+    }
+    var heard: [String: Heard] = [:]
+
+    /// A pairing attempt in progress, by the other device's id.
+    struct Pending {
+        var session: PairingSession
+        let device: String
+        /// The other device's name as it announced it, or as the person here named it.
+        var name: String
+        let key: String
+        let started: Date
+    }
+    var pairings: [String: Pending] = [:]
+
+    /// When each pair last synced (either side starting it): the five-minute rule's clock.
+    var lastSync: [String: ContinuousClock.Instant] = [:]
+    /// Syncs in progress, by peer: a second request for one joins it.
+    var running: [String: Task<SyncDatabase.Entry, Never>] = [:]
+    /// The last diagnostics lines (`hearth sync diag`), newest last.
+    var diagnostics: [JSONValue] = []
+    static let diagnosticsKept = 200
+    var refusals = 0
+    /// When a refused key was last written to the sync log (at most once a minute each).
+    var refusalLogged: [String: ContinuousClock.Instant] = [:]
+    var cloneReported: ContinuousClock.Instant?
+
+    init(
+        device: String, name: String, keyPair: CurveKeyPair, database: SyncDatabase, paired: PairedKeys,
+        replicator: SyncReplicator, store: CommandClient, publisher: Publisher, context: ZMQContext,
+        interval: Duration, logger: Logger,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.device = device
+        self.name = name
+        self.keyPair = keyPair
+        self.database = database
+        self.paired = paired
+        self.replicator = replicator
+        self.store = store
+        self.publisher = publisher
+        self.context = context
+        self.interval = interval
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Takes the bound sockets' ports and the beacon, before serving starts.
+    func start(beacon: Beacon?, ports: (replication: Int, pairing: Int)) {
+        self.beacon = beacon
+        self.ports = ports
+    }
+
+    // MARK: - Hearing devices
+
+    /// A sync beacon heard.
+    func sighted(_ sighting: BeaconSighting) {
+        guard let announcement = try? sighting.payload.decode(SyncAnnouncement.self), announcement.isUsable else {
+            return
+        }
+        if announcement.direct == true { beacon?.reply(to: sighting.host, port: sighting.port) }
+        if announcement.device == device {
+            // This device's own beacon comes back by broadcast; another key or port is a copy.
+            if announcement.key != keyPair.publicKey || announcement.port != ports.replication {
+                reportClone(announcement, host: sighting.host)
+            }
+            return
+        }
+        let other = announcement.device
+        let instant = now()
+        let previous = heard[other]
+        heard[other] = Heard(
+            announcement: announcement.plain, host: sighting.host, at: Date(),
+            firstHeard: previous?.firstHeard ?? instant, lastHeard: instant)
+        if previous == nil || previous?.announcement != announcement.plain || previous?.host != sighting.host {
+            note(
+                "heard",
+                "\(announcement.name) (\(announcement.fingerprint)) at \(sighting.host), sync port \(announcement.port)",
+                device: other)
+        }
+        guard let peer = paired.peer(device: other) else { return }
+        guard peer.key == announcement.key else {
+            refused(
+                key: announcement.key, address: sighting.host,
+                reason: "announces the id of \(peer.name), paired with another key")
+            return
+        }
+        syncIfDue(peer)
+    }
+
+    /// Starts an automatic sync with `peer` if the pair has not synced within the interval. The
+    /// device with the lower id starts; the other waits 30 s more, so both do not start at once,
+    /// and a pair heard continuously syncs once per interval, not once per beacon.
+    func syncIfDue(_ peer: SyncDatabase.Peer) {
+        guard running[peer.device] == nil, let seen = heard[peer.device] else { return }
+        let lead: Duration = device < peer.device ? .zero : .seconds(30)
+        let since = lastSync[peer.device] ?? (seen.firstHeard - interval)
+        guard now() - since >= interval + lead else { return }
+        lastSync[peer.device] = now()
+        _ = startSync(peer, endpoint: seen.endpoint, reason: "automatic")
+    }
+
+    /// Starts a sync with `peer` (or joins the one running).
+    func startSync(_ peer: SyncDatabase.Peer, endpoint: String, reason: String) -> Task<SyncDatabase.Entry, Never> {
+        if let task = running[peer.device] { return task }
+        note("sync", "\(reason) sync with \(peer.name) at \(endpoint)", device: peer.device)
+        let replicator = replicator
+        let task = Task { [weak self] in
+            let (entry, changes) = await replicator.sync(with: peer, endpoint: endpoint)
+            await self?.finished(peer, entry: entry, changes: changes, endpoint: endpoint)
+            return entry
+        }
+        running[peer.device] = task
+        return task
+    }
+
+    /// Records a sync's outcome: the log, the peer's last sync, events for the popups.
+    private func finished(
+        _ peer: SyncDatabase.Peer, entry: SyncDatabase.Entry, changes: [SyncReplicator.CardChange], endpoint: String
+    ) async {
+        running[peer.device] = nil
+        lastSync[peer.device] = now()
+        do {
+            try await database.log(entry)
+            if entry.outcome == .completed {
+                try await database.noteSynced(peer.device, at: entry.at, endpoint: endpoint)
+                _ = try? await store.request(
+                    "device.synced", args: ["id": .string(peer.device), "at": .string(Timestamp.format(entry.at))])
+            }
+        } catch {
+            logger.error("hearth-sync: cannot write the sync log: \(error)")
+        }
+        let peerJSON: JSONValue = ["device": .string(peer.device), "name": .string(peer.name)]
+        if entry.outcome == .completed {
+            note("completed", Self.describe(entry), device: peer.device)
+            publish(
+                "sync.completed",
+                [
+                    "peer": peerJSON, "received": .int(Int64(entry.received)), "sent": .int(Int64(entry.sent)),
+                    "conflicts": .int(Int64(entry.conflicts)), "bytes": .int(Int64(entry.bytes)),
+                    "duration_ms": .int(Int64(entry.duration.milliseconds)), "detail": .string(entry.detail),
+                ])
+        } else {
+            note("failed", entry.detail, device: peer.device)
+            publish("sync.failed", ["peer": peerJSON, "reason": .string(entry.detail)])
+        }
+        announceChanges(changes, from: peer)
+    }
+
+    /// One "Mum changed August: Beach day → Beach weekend" for the cards a sync changed here.
+    func announceChanges(_ changes: [SyncReplicator.CardChange], from peer: SyncDatabase.Peer) {
+        guard !changes.isEmpty else { return }
+        publish(
+            "sync.changed",
+            [
+                "peer": ["device": .string(peer.device), "name": .string(peer.name)],
+                "changes": .array(changes.map(\.json)),
+            ])
+    }
+
+    static func describe(_ entry: SyncDatabase.Entry) -> String {
+        "\(entry.received) received, \(entry.sent) sent, \(entry.conflicts) conflicts, \(entry.bytes) bytes in \(entry.duration.milliseconds) ms"
+            + (entry.detail.isEmpty ? "" : "; \(entry.detail)")
+    }
+
+    // MARK: - Serving paired peers
+
+    /// A request on the replication socket. The ZAP handler admitted its key at the handshake;
+    /// this checks it again on every message, so a device forgotten while connected is cut off.
+    func fromPeer(_ request: CommandRequest) async throws -> JSONValue {
+        guard let key = request.peerKey, let peer = paired.peer(forKey: key) else {
+            refused(key: request.peerKey ?? "", address: "", reason: "sent a request but is not paired (forgotten?)")
+            throw CommandError(code: "not_paired", message: "this device is not paired with yours")
+        }
+        if request.command == "sync.vector" {
+            // The pair is syncing now, started by the other side: the interval counts from here.
+            lastSync[peer.device] = now()
+            note("sync", "\(peer.name) started a sync", device: peer.device)
+        }
+        let (reply, applied) = try await replicator.answer(request, from: peer)
+        if let applied, applied.received > 0 {
+            note(
+                "received",
+                "\(applied.received) operations from \(peer.name)"
+                    + (applied.relayed > 0 ? " (\(applied.relayed) relayed for other devices)" : ""),
+                device: peer.device)
+            try? await database.log(
+                SyncDatabase.Entry(
+                    at: Date(), peer: peer.device, peerName: peer.name, outcome: .completed,
+                    received: applied.received, conflicts: applied.conflicts,
+                    resolution: applied.conflicts > 0
+                        ? "both values kept; the latest shown until someone picks one" : "",
+                    detail: "sent by \(peer.name)"
+                        + (applied.relayed > 0 ? "; \(applied.relayed) relayed for other devices" : "")))
+            announceChanges(applied.changes, from: peer)
+        }
+        if request.command == "sync.vector", var object = reply.objectValue {
+            object["now"] = .int(Int64(Date().timeIntervalSince1970 * 1000))
+            return .object(object)
+        }
+        return reply
+    }
+
+    // MARK: - Refusals and clones
+
+    /// A key refused at the handshake or on a message: counted, in diagnostics, and in the sync
+    /// log at most once a minute per key.
+    func refused(key: String, address: String, reason: String) {
+        refusals += 1
+        let fingerprint = key.utf8.count == 40 ? Pairing.fingerprint(key) : "no key"
+        let known = paired.peer(forKey: key)
+        let detail = "refused key \(fingerprint)\(address.isEmpty ? "" : " from \(address)"): \(reason)"
+        note("refused", detail, device: known?.device)
+        logger.notice("hearth-sync: \(detail)")
+        if let last = refusalLogged[key], now() - last < .seconds(60) { return }
+        refusalLogged[key] = now()
+        let entry = SyncDatabase.Entry(
+            at: Date(), peer: known?.device ?? "", peerName: known?.name ?? "key \(fingerprint)", outcome: .refused,
+            detail: detail)
+        Task { [database] in try? await database.log(entry) }
+    }
+
+    /// Another device announces this device's id: a copied home (a cloned SD card, a restored
+    /// backup on a second machine). Both would reuse this device's counters; said loudly.
+    private func reportClone(_ announcement: SyncAnnouncement, host: String) {
+        if let last = cloneReported, now() - last < .seconds(300) { return }
+        cloneReported = now()
+        let detail =
+            "another device at \(host) announces this device's id \(device) (key \(announcement.fingerprint), port \(announcement.port)): a copied HEARTH_HOME or a restored backup; give the copy a new identity before it writes"
+        logger.error("hearth-sync: \(detail)")
+        note("clone", detail, device: device)
+        publish(
+            "device.clone",
+            ["host": .string(host), "fingerprint": .string(announcement.fingerprint), "detail": .string(detail)])
+    }
+
+    // MARK: - Beacon
+
+    /// Sends this device's beacon.
+    func announce() {
+        guard let beacon else { return }
+        let announcement = SyncAnnouncement(
+            device: device, name: name, key: keyPair.publicKey, fingerprint: Pairing.fingerprint(keyPair.publicKey),
+            port: ports.replication, pairing: ports.pairing)
+        guard let payload = try? JSONValue(encoding: announcement) else { return }
+        beacon.announce(payload)
+        beacon.send()
+    }
+
+    /// Once a second: the beacon, expired pairings, devices not heard for a minute dropped, and
+    /// every few seconds the household name (a rename shows in the next beacons).
+    func tick(refreshName: Bool) async {
+        if refreshName { await refreshLocalName() }
+        announce()
+        expirePairings()
+        let instant = now()
+        heard = heard.filter { instant - $0.value.lastHeard < .seconds(60) }
+    }
+
+    /// Takes this device's household name from the store (`hearth device rename` changes it there).
+    func refreshLocalName() async {
+        guard let list = try? await store.request("device.list") else { return }
+        for entry in list["devices"]?.arrayValue ?? [] where entry["local"] == true {
+            if let local = entry["name"]?.stringValue { name = local }
+        }
+    }
+
+    /// Cancels syncs in progress (at shutdown).
+    func cancelAll() {
+        for task in running.values { task.cancel() }
+    }
+
+    // MARK: - Diagnostics and events
+
+    /// A diagnostics line, kept for `hearth sync diag` and published as `sync.diag`.
+    func note(_ kind: String, _ text: String, device other: String? = nil) {
+        let line: JSONValue = [
+            "at": .string(Timestamp.format(Date())), "kind": .string(kind), "text": .string(text),
+            "device": other.map(JSONValue.string) ?? .null,
+        ]
+        diagnostics.append(line)
+        if diagnostics.count > Self.diagnosticsKept {
+            diagnostics.removeFirst(diagnostics.count - Self.diagnosticsKept)
+        }
+        publish("sync.diag", line)
+    }
+
+    func publish(_ type: String, _ data: JSONValue) {
+        do {
+            _ = try publisher.publish(topic: type, type: type, data: data)
+        } catch {
+            logger.warning("hearth-sync: cannot publish \(type): \(error)")
+        }
+    }
+}
