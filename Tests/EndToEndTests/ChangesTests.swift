@@ -20,12 +20,13 @@ struct ChangesTests {
         for (month, title) in [("jan", "Skating"), ("feb", "Pancakes"), ("mar", "Kites")] {
             try await setTitle(stack, month, title)
         }
+        // Change 1 is the store naming this device (its first change on a new home), then the three.
         let page = try await hearthSucceeding(stack, ["changes", "--since", "0", "--limit", "2"])
         let lines = page.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines.last == "… 1 more: hearth changes --since 2 (or --follow)")
+        #expect(lines.last == "… 2 more: hearth changes --since 2 (or --follow)")
         let rest = try await hearthSucceeding(stack, ["changes", "--since", "2"])
-        #expect(rest.contains("title=\"Kites\"") && rest.hasSuffix("last seq 3"))
+        #expect(rest.contains("title=\"Kites\"") && rest.hasSuffix("last seq 4"))
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
 
@@ -35,14 +36,15 @@ struct ChangesTests {
         for (month, title) in [("jan", "Skating"), ("feb", "Pancakes"), ("mar", "Kites")] {
             try await setTitle(stack, month, title)
         }
+        // Change 1 is the store naming this device; the cards are 2–4.
         let follower = try await ChildProcess(
-            "hearth", ["changes", "--follow", "--since", "1", "--json"], environment: stack.environment)
+            "hearth", ["changes", "--follow", "--since", "2", "--json"], environment: stack.environment)
         let third = try #require(await follower.output.waitForLine(containing: "Kites"))
-        #expect(try JSONValue.parse(third)["seq"] == 3)
+        #expect(try JSONValue.parse(third)["seq"] == 4)
         try await setTitle(stack, "apr", "Egg hunt")
         let live = try #require(await follower.output.waitForLine(containing: "Egg hunt"))
-        #expect(try JSONValue.parse(live)["seq"] == 4)
-        #expect(follower.output.lines.map { try? JSONValue.parse($0)["seq"] } == [2, 3, 4])
+        #expect(try JSONValue.parse(live)["seq"] == 5)
+        #expect(follower.output.lines.map { try? JSONValue.parse($0)["seq"] } == [3, 4, 5])
         follower.signal(SIGINT)
         #expect(await follower.waitForExit(timeout: .seconds(5)) == 0)
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }

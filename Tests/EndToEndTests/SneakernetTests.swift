@@ -35,7 +35,8 @@ struct SneakernetTests {
         _ = try await hearthSucceeding(
             mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach day", "--location", "Brighton"])
         let first = try await export(mum, ["--all"], to: "mum-1.json")
-        #expect(try await hearthSucceeding(dad, ["ops", "import", first]).contains("received 1, already had 0"))
+        // Mum's card, and the operation naming her device (names travel).
+        #expect(try await hearthSucceeding(dad, ["ops", "import", first]).contains("received 2, already had 0"))
 
         // Apart: both change the title; Dad also sets the day.
         _ = try await hearthSucceeding(mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
@@ -46,7 +47,7 @@ struct SneakernetTests {
         let fromDad = try await export(dad, ["--all"], to: "dad-1.json")
         #expect(
             try await hearthSucceeding(mum, ["ops", "import", fromDad]).contains(
-                "received 1, already had 1, new conflicts 1 (open 1)"))
+                "received 2, already had 2, new conflicts 1 (open 1)"))
         #expect(
             try await hearthSucceeding(dad, ["ops", "import", fromMum]).contains(
                 "received 1, already had 0, new conflicts 1 (open 1)"))
@@ -105,13 +106,13 @@ struct SneakernetTests {
         #expect(foreign.status == 2)
         #expect(foreign.stderr.contains("not a Hearth one"), "\(foreign.stderr)")
         let restored = try JSONValue.parse(try await hearthSucceeding(stack, ["restore", backup, "--json"]))
-        #expect(restored["operations"] == 1)
+        #expect(restored["operations"] == 2, "the card and this device's name")
         // The database it replaced is kept whole beside it: both cards are in it.
         let kept = try #require(restored["replaced_kept_at"]?.stringValue)
         let keptOperations = try await DatabaseQueue(path: kept).read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM operation")
         }
-        #expect(keptOperations == 2)
+        #expect(keptOperations == 3)
 
         let restarted = try await TestStack.start(.store, environment: stack.environment)
         #expect(

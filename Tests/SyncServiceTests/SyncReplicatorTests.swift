@@ -122,7 +122,8 @@ struct SyncReplicatorTests {
 
             let first = try await dad.sync(with: mum)
             #expect(first.outcome == .completed, "\(first.detail)")
-            #expect(first.received == 2 && first.sent == 2)
+            // Two cards each way, and each device's name (names travel as operations).
+            #expect(first.received == 3 && first.sent == 3)
             #expect(first.conflicts == 1)
             // Bytes are what went over the link, both ways: four operations at least.
             #expect(first.bytes > 4 * 100, "\(first.bytes)")
@@ -152,12 +153,14 @@ struct SyncReplicatorTests {
             _ = try await dad.commands.request(
                 "event.set", args: ["year": 2026, "month": 3, "title": "Gran's birthday"])
             _ = try await gran.commands.request("event.set", args: ["year": 2026, "month": 4, "title": "Easter"])
-            #expect(try await mum.sync(with: dad).received == 1)
+            // Names travel too: Mum gets Dad's card and name (and hands him hers); Gran gets
+            // both names with the card; Dad then gets Easter and Gran's name.
+            #expect(try await mum.sync(with: dad).received == 2)
             let relayed = try await gran.sync(with: mum)
-            #expect(relayed.received == 1 && relayed.sent == 1)
+            #expect(relayed.received == 3 && relayed.sent == 2)
             #expect(try await gran.cards() == ["3 Gran's birthday", "4 Easter"])
             // Dad never paired with Gran, yet gets her card through Mum.
-            #expect(try await dad.sync(with: mum).received == 1)
+            #expect(try await dad.sync(with: mum).received == 2)
             #expect(try await dad.cards() == (try await gran.cards()))
             #expect(try await dad.vector() == (try await gran.vector()))
         }
@@ -183,6 +186,60 @@ struct SyncReplicatorTests {
             #expect(forgotten.outcome == .failed)
             #expect(try await mum.cards().isEmpty)
             #expect(try await dad.database.entries().first?.outcome == .failed)
+        }
+    }
+
+    @Test("randomised: rounds of random edits on random devices and random pairwise syncs end with identical replicas")
+    func randomisedConvergence() async throws {
+        let seed = SplitMix.seed()
+        var random = SplitMix(seed: seed)
+        let devices = [try Device(), try Device(), try Device(), try Device()]
+        // A ring of pairings (0–1–2–3–0): no device is paired with every other.
+        for (index, device) in devices.enumerated() {
+            let next = devices[(index + 1) % devices.count]
+            try await device.pair(with: next, name: "next")
+            try await next.pair(with: device, name: "previous")
+        }
+        let titles = ["Beach day", "Camping", "Picnic", "Zoo", "Fair", "Concert"]
+        try await run(devices) {
+            for _ in 0..<30 {
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    let device = devices[Int.random(in: 0..<devices.count, using: &random)]
+                    let month = Int64.random(in: 1...12, using: &random)
+                    if Int.random(in: 0..<6, using: &random) == 0 {
+                        // Clearing an empty card is refused, and changes nothing.
+                        _ = try? await device.commands.request(
+                            "event.clear", args: ["year": 2026, "month": .int(month)])
+                    } else {
+                        let title = titles[Int.random(in: 0..<titles.count, using: &random)]
+                        _ = try await device.commands.request(
+                            "event.set", args: ["year": 2026, "month": .int(month), "title": .string(title)])
+                    }
+                }
+                if Bool.random(using: &random) {
+                    let index = Int.random(in: 0..<devices.count, using: &random)
+                    let (one, other) = (devices[index], devices[(index + 1) % devices.count])
+                    let entry = try await (Bool.random(using: &random) ? one.sync(with: other) : other.sync(with: one))
+                    #expect(entry.outcome == .completed, "seed \(seed): \(entry.detail)")
+                }
+            }
+            // A final round: around the ring twice, so every edit reaches every device.
+            for _ in 0..<2 {
+                for (index, device) in devices.enumerated() {
+                    _ = try await device.sync(with: devices[(index + 1) % devices.count])
+                }
+            }
+            let cards = try await devices[0].cards()
+            let vector = try await devices[0].vector()
+            let conflicts = try await devices[0].commands.request("conflicts")
+            for device in devices.dropFirst() {
+                #expect(try await device.cards() == cards, "seed \(seed)")
+                #expect(try await device.vector() == vector, "seed \(seed)")
+                let theirs = try await device.commands.request("conflicts")
+                #expect(
+                    theirs == conflicts,
+                    "seed \(seed): \(theirs.jsonText.prefix(600)) vs \(conflicts.jsonText.prefix(600))")
+            }
         }
     }
 }

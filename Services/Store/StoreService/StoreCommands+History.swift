@@ -243,6 +243,23 @@ extension StoreCommands {
         return ["id": .string(id), "last_sync_at": .string(text), "changed": .bool(changed > 0)]
     }
 
+    /// Writes this device's current name (its host's, until renamed) as a `device` operation if
+    /// none was ever written, so the name travels with sync like a rename does.
+    func nameThisDeviceOnce() async throws {
+        let local = database.localDevice
+        _ = try await writes.once(UUIDText.make()) { db, outbox in
+            let named =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM operation WHERE entity_kind = ? AND entity_id = ? LIMIT 1",
+                    arguments: [Devices.kind, local]) ?? false
+            guard !named,
+                let name = try String.fetchOne(db, sql: "SELECT name FROM device WHERE id = ?", arguments: [local])
+            else { return JSONValue.null }
+            try commit(EntityRef(kind: Devices.kind, id: local), ["name": .text(name)], in: db, outbox: outbox)
+            return JSONValue.null
+        }
+    }
+
     /// Names a device for the whole household: a `device` operation, so the name travels with
     /// sync to every device (the local one's too).
     func renameDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {

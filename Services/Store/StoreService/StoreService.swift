@@ -15,6 +15,7 @@ public final class StoreService: Service {
 
     let database: StoreDatabase
     private let commands: CommandServer
+    private let handlers: StoreCommands
     private let publisher: Publisher
     private let logger: Logger
 
@@ -41,7 +42,7 @@ public final class StoreService: Service {
                 _ = try? publisher.publish(topic: event.topic, type: "store.changed", data: event.data, seq: event.seq)
             }
         }
-        let handlers = StoreCommands(
+        handlers = StoreCommands(
             database: database, writes: writes, replyDelay: replyDelay,
             maximumReplyBytes: configuration.maximumMessageBytes - 4_096, timeZone: configuration.household.timeZone)
         commands = try CommandServer(
@@ -60,12 +61,20 @@ public final class StoreService: Service {
                     }) ?? (0, 0)
                 return ["operations": .int(Int64(operations)), "last_seq": .int(Int64(changes))]
             },
-            handler: { request in try await handlers.handle(request) }
+            handler: { [handlers] request in try await handlers.handle(request) }
         )
         commandEndpoint = commands.endpoint
     }
 
     public func run() async throws {
+        // The name this device shows (its host's) travels to the others as an operation, once,
+        // so they never see it as "Device 3f2a9c1e": written before any command is answered, so
+        // on a new home it is always the first change.
+        do {
+            try await handlers.nameThisDeviceOnce()
+        } catch {
+            logger.error("hearth-store: cannot record this device's name: \(error)")
+        }
         logger.info("hearth-store up", metadata: ["cmd": "\(commandEndpoint)"])
         let (publisher, logger) = (publisher, logger)
         try await ServiceGroup.parts(

@@ -94,7 +94,7 @@ actor SyncEngine {
     // MARK: - Hearing devices
 
     /// A sync beacon heard.
-    func sighted(_ sighting: BeaconSighting) {
+    func sighted(_ sighting: BeaconSighting) async {
         guard let announcement = try? sighting.payload.decode(SyncAnnouncement.self), announcement.isUsable else {
             return
         }
@@ -120,7 +120,7 @@ actor SyncEngine {
         }
         guard let peer = paired.peer(device: other) else { return }
         guard peer.key == announcement.key else {
-            refused(
+            await refused(
                 key: announcement.key, address: sighting.host,
                 reason: "announces the id of \(peer.name), paired with another key")
             return
@@ -209,7 +209,8 @@ actor SyncEngine {
     /// this checks it again on every message, so a device forgotten while connected is cut off.
     func fromPeer(_ request: CommandRequest) async throws -> JSONValue {
         guard let key = request.peerKey, let peer = paired.peer(forKey: key) else {
-            refused(key: request.peerKey ?? "", address: "", reason: "sent a request but is not paired (forgotten?)")
+            await refused(
+                key: request.peerKey ?? "", address: "", reason: "sent a request but is not paired (forgotten?)")
             throw CommandError(code: "not_paired", message: "this device is not paired with yours")
         }
         if request.command == "sync.vector" {
@@ -245,7 +246,7 @@ actor SyncEngine {
 
     /// A key refused at the handshake or on a message: counted, in diagnostics, and in the sync
     /// log at most once a minute per key.
-    func refused(key: String, address: String, reason: String) {
+    func refused(key: String, address: String, reason: String) async {
         refusals += 1
         let fingerprint = key.utf8.count == 40 ? Pairing.fingerprint(key) : "no key"
         let known = paired.peer(forKey: key)
@@ -257,7 +258,11 @@ actor SyncEngine {
         let entry = SyncDatabase.Entry(
             at: Date(), peer: known?.device ?? "", peerName: known?.name ?? "key \(fingerprint)", outcome: .refused,
             detail: detail)
-        Task { [database] in try? await database.log(entry) }
+        do {
+            try await database.log(entry)
+        } catch {
+            logger.error("hearth-sync: cannot write the sync log: \(error)")
+        }
     }
 
     /// Another device announces this device's id: a copied home (a cloned SD card, a restored
@@ -303,6 +308,11 @@ actor SyncEngine {
         for entry in list["devices"]?.arrayValue ?? [] where entry["local"] == true {
             if let local = entry["name"]?.stringValue { name = local }
         }
+    }
+
+    /// Waits for the syncs in progress to finish (and be logged).
+    func waitForSyncs() async {
+        for task in running.values { _ = await task.value }
     }
 
     /// Cancels syncs in progress (at shutdown).
