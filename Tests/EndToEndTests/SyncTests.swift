@@ -259,6 +259,25 @@ struct SyncTests {
         await bob.stop()
     }
 
+    @Test("a copy of a device's home (a cloned SD card) announcing its id is reported loudly on the original")
+    func clone() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await Device("Ann", port: port, context: context)
+        let copy = try TemporaryHome()
+        for file in ["device-id", "curve-secret-key"] {
+            try FileManager.default.copyItem(atPath: ann.stack.home.file(file), toPath: copy.file(file))
+        }
+        var environment = LoopbackTurns.environment(port: port)
+        environment["HEARTH_SYNC_ENDPOINT"] = "tcp://127.0.0.1:*"
+        let twin = try await TestStack([.bus, .store, .sync], home: copy, environment: environment, context: context)
+        let reported = try #require(await ann.event("device.clone", timeout: .seconds(10)))
+        #expect(reported["detail"]?.stringValue?.contains("announces this device's id \(ann.id)") == true)
+        let diag = try await ann.json(["sync", "diag"])
+        #expect((diag["lines"]?.arrayValue ?? []).contains { $0["kind"] == "clone" })
+        _ = await twin.stop()
+        await ann.stop()
+    }
+
     @Test(
         "hearth-sync killed mid-transfer: after a restart the next sync completes, nothing lost or doubled, the store intact"
     )

@@ -28,7 +28,8 @@ struct SyncReplicatorTests {
         let server: CommandServer
         let replicator: SyncReplicator
 
-        init() throws {
+        /// - Parameter clockError: how wrong this device's wall clock is.
+        init(clockError: Duration = .zero) throws {
             home = try TemporaryHome()
             context = try ZMQContext()
             let configuration = try home.configuration()
@@ -43,11 +44,14 @@ struct SyncReplicatorTests {
             authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "zap")) { key, _, _ in
                 paired.peer(forKey: key) != nil
             }
-            let replicator = SyncReplicator(
+            var replicator = SyncReplicator(
                 store: commands, context: context, keyPair: keyPair,
                 maximumMessageBytes: configuration.maximumMessageBytes, logger: Logger(label: "sync"),
                 timeout: .milliseconds(1_500))
+            let seconds = Double(clockError.components.seconds)
+            replicator.wallClock = { Date().addingTimeInterval(seconds) }
             self.replicator = replicator
+            let answering = replicator
             server = try CommandServer(
                 context: context, endpoint: "tcp://127.0.0.1:*", service: "sync-peer",
                 maximumMessageBytes: configuration.maximumMessageBytes, curveSecretKey: keyPair.secretKey,
@@ -56,7 +60,7 @@ struct SyncReplicatorTests {
                     guard let key = request.peerKey, let peer = paired.peer(forKey: key) else {
                         throw CommandError(code: "not_paired", message: "not paired")
                     }
-                    return try await replicator.answer(request, from: peer).0
+                    return try await answering.answer(request, from: peer).0
                 })
         }
 
@@ -240,6 +244,25 @@ struct SyncReplicatorTests {
                     theirs == conflicts,
                     "seed \(seed): \(theirs.jsonText.prefix(600)) vs \(conflicts.jsonText.prefix(600))")
             }
+        }
+    }
+
+    @Test("a peer whose clock is 2 hours ahead is refused by name before anything moves, both ways")
+    func clockDrift() async throws {
+        let (dad, mum) = (try Device(), try Device(clockError: .seconds(2 * 3_600)))
+        try await dad.pair(with: mum, name: "Mum's phone")
+        try await mum.pair(with: dad, name: "Dad's laptop")
+        try await run([dad, mum]) {
+            _ = try await dad.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
+            _ = try await mum.commands.request("event.set", args: ["year": 2026, "month": 7, "title": "Camping"])
+            let fromDad = try await dad.sync(with: mum)
+            #expect(fromDad.outcome == .failed)
+            #expect(
+                fromDad.detail.contains("Mum's phone's clock is 120 min ahead of this device's"), "\(fromDad.detail)")
+            let fromMum = try await mum.sync(with: dad)
+            #expect(fromMum.detail.contains("Dad's laptop's clock is 120 min behind"), "\(fromMum.detail)")
+            #expect(try await dad.cards() == ["8 Beach day"])
+            #expect(try await mum.cards() == ["7 Camping"])
         }
     }
 }

@@ -316,10 +316,3 @@ enum Hex {
         return bytes
     }
 }
-
-extension JSONValue {
-    /// This object with `other`'s keys added (replacing).
-    func merging(_ other: [String: JSONValue]) -> JSONValue {
-        .object((objectValue ?? [:]).merging(other) { _, new in new })
-    }
-}

@@ -235,10 +235,6 @@ actor SyncEngine {
                         + (applied.relayed > 0 ? "; \(applied.relayed) relayed for other devices" : "")))
             announceChanges(applied.changes, from: peer)
         }
-        if request.command == "sync.vector", var object = reply.objectValue {
-            object["now"] = .int(Int64(Date().timeIntervalSince1970 * 1000))
-            return .object(object)
-        }
         return reply
     }
 

@@ -20,6 +20,8 @@ struct SyncReplicator: Sendable {
     var timeout: Duration = .seconds(10)
     /// Operations per page each way.
     var pageSize = 2_000
+    /// This device's wall clock (tests set another device's clock wrong).
+    var wallClock: @Sendable () -> Date = { Date() }
 
     /// A card that operations arriving by sync changed, as a person saw it before and after.
     struct CardChange: Equatable, Sendable {
@@ -56,7 +58,9 @@ struct SyncReplicator: Sendable {
     func answer(_ request: CommandRequest, from peer: SyncDatabase.Peer) async throws -> (JSONValue, Applied?) {
         switch request.command {
         case "sync.vector":
-            return (try await store.request("ops.vector"), nil)
+            // With this device's clock, so the asking device can see a drift before anything moves.
+            let vector = try await store.request("ops.vector")
+            return (vector.merging(["now": .int(Int64(wallClock().timeIntervalSince1970 * 1000))]), nil)
         case "sync.export":
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
             if let after = request.arguments["after"], after != .null { arguments["after"] = after }
@@ -174,6 +178,7 @@ struct SyncReplicator: Sendable {
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
         do {
             let theirs = try await link.request("sync.vector")
+            try Self.checkClock(theirs["now"]?.intValue, peer: peer, now: wallClock())
             let ours = try await store.request("ops.vector")
             // Pull what this store lacks, page by page.
             var after: JSONValue = .null
@@ -223,13 +228,36 @@ struct SyncReplicator: Sendable {
         return (entry, changes)
     }
 
+    /// Refuses a peer whose clock is further from this one than a clock may drift: its
+    /// operations would be stamped in the future here (or this device's in its past), so nothing
+    /// is exchanged until one of the clocks is set right.
+    static func checkClock(_ theirs: Int64?, peer: SyncDatabase.Peer, now: Date) throws {
+        guard let theirs else { return }
+        let ours = Int64(now.timeIntervalSince1970 * 1000)
+        let drift = theirs - ours
+        guard abs(drift) > HybridClock.maximumDrift else { return }
+        let minutes = abs(drift) / 60_000
+        throw CommandError(
+            code: "clock_drift",
+            message:
+                "\(peer.name)'s clock is \(minutes) min \(drift > 0 ? "ahead of" : "behind") this device's, beyond the \(HybridClock.maximumDrift / 60_000) min allowed: nothing was synced; set the clock right on one of them"
+        )
+    }
+
     /// A failure in words that name the peer.
     static func reason(_ error: any Error, peer: SyncDatabase.Peer) -> String {
         switch error as? CommandClientError {
         case .unreachable:
             "\(peer.name) did not answer (not running, not reachable, or it does not accept this device's key)"
         case .refused(let refusal): "\(peer.name) refused: \(refusal.message)"
-        default: "\(peer.name): \(error)"
+        default: (error as? CommandError)?.message ?? "\(peer.name): \(error)"
         }
+    }
+}
+
+extension JSONValue {
+    /// This object with `other`'s keys added (replacing).
+    func merging(_ other: [String: JSONValue]) -> JSONValue {
+        .object((objectValue ?? [:]).merging(other) { _, new in new })
     }
 }
