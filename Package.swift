@@ -55,6 +55,11 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         .systemLibrary(
+            name: "CZlib",
+            path: "Shared/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibICal",
             path: "Shared/CLibICal",
             pkgConfig: "libical",
@@ -174,6 +179,7 @@ let package = Package(
                 "HearthBus",
                 "HearthCore",
                 "HearthPairing",
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,7 +10,7 @@ struct HearthBench: AsyncParsableCommand {
         abstract: "Benchmarks of Hearth against raw libzmq, in one run on this machine.",
         subcommands: [
             BusBenchmark.self, StoreBenchmark.self, NotifyBenchmark.self, TurnBenchmark.self, SchedulerBenchmark.self,
-            CodecBenchmark.self, TimetableBenchmark.self, SocialBenchmark.self, SoakBenchmark.self,
+            CodecBenchmark.self, TimetableBenchmark.self, SocialBenchmark.self, SyncBenchmark.self, SoakBenchmark.self,
         ]
     )
 }

@@ -111,6 +111,9 @@ extension SyncEngine {
         }
         var tasks: [Task<SyncDatabase.Entry, Never>] = []
         for (peer, endpoint) in targets {
+            // A sync already running may have exchanged vectors before the latest edits: this
+            // one waits for it and then syncs afresh.
+            if let earlier = running[peer.device] { _ = await earlier.value }
             lastSync[peer.device] = now()
             tasks.append(startSync(peer, endpoint: endpoint, reason: "requested"))
         }

@@ -188,8 +188,10 @@ extension SyncEngine {
         publish(
             "device.paired",
             ["device": .string(other), "name": .string(pending.name), "fingerprint": .string(peer.fingerprint)])
+        // The asking device makes the first sync at once; the asked one counts the interval from
+        // now, so the two do not both start one.
+        lastSync[other] = now()
         if pending.session.role == .initiator, let seen = heard[other] {
-            lastSync[other] = now()
             _ = startSync(peer, endpoint: seen.endpoint, reason: "first")
         }
     }

@@ -65,9 +65,10 @@ struct SyncReplicator: Sendable {
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
             if let after = request.arguments["after"], after != .null { arguments["after"] = after }
             arguments["limit"] = request.arguments["limit"] ?? .int(Int64(pageSize))
-            return (try await store.request("ops.export", args: arguments), nil)
+            let page = try await store.request("ops.export", args: arguments)
+            return (Self.packing(page), nil)
         case "sync.import":
-            let operations = request.arguments["operations"]?.arrayValue ?? []
+            let operations = try unpacked(request.arguments)
             let applied = try await importPage(
                 format: request.arguments["format"] ?? .null, operations: operations, from: peer)
             return (
@@ -91,12 +92,15 @@ struct SyncReplicator: Sendable {
         }
         let cards = Self.touchedCards(operations)
         let before = try await cardTexts(years: Set(cards.keys.map(\.year)))
-        let reply = try await store.request("ops.import", args: ["format": format, "operations": .array(operations)])
-        applied.received = Int(reply["received"]?.intValue ?? 0)
-        applied.conflicts = Int(reply["conflicts"]?.intValue ?? 0)
-        applied.quarantined = (reply["quarantined"]?.arrayValue ?? []).compactMap {
-            guard let id = $0["id"]?.stringValue else { return nil }
-            return "\(id): \($0["reason"]?.stringValue ?? "held back")"
+        try await Self.inPieces(operations[...]) { piece in
+            let reply = try await store.request(
+                "ops.import", args: ["format": format, "operations": .array(Array(piece))])
+            applied.received += Int(reply["received"]?.intValue ?? 0)
+            applied.conflicts += Int(reply["conflicts"]?.intValue ?? 0)
+            applied.quarantined += (reply["quarantined"]?.arrayValue ?? []).compactMap {
+                guard let id = $0["id"]?.stringValue else { return nil }
+                return "\(id): \($0["reason"]?.stringValue ?? "held back")"
+            }
         }
         if applied.received > 0, !cards.isEmpty {
             let after = try await cardTexts(years: Set(cards.keys.map(\.year)))
@@ -187,7 +191,7 @@ struct SyncReplicator: Sendable {
                     "sync.export",
                     args: ["since_vector": ours["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize))])
                 let applied = try await importPage(
-                    format: page["format"] ?? .null, operations: page["operations"]?.arrayValue ?? [], from: peer)
+                    format: page["format"] ?? .null, operations: try unpacked(page.objectValue ?? [:]), from: peer)
                 entry.received += applied.received
                 entry.conflicts += applied.conflicts
                 relayed += applied.relayed
@@ -203,9 +207,12 @@ struct SyncReplicator: Sendable {
                     args: ["since_vector": theirs["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize))])
                 let operations = page["operations"]?.arrayValue ?? []
                 if !operations.isEmpty {
-                    let applied = try await link.request(
-                        "sync.import", args: ["format": page["format"] ?? .null, "operations": .array(operations)])
-                    entry.sent += Int(applied["received"]?.intValue ?? 0)
+                    try await Self.inPieces(operations[...]) { piece in
+                        let applied = try await link.request(
+                            "sync.import",
+                            args: ["format": page["format"] ?? .null, "packed": .string(PackedPage.pack(Array(piece)))])
+                        entry.sent += Int(applied["received"]?.intValue ?? 0)
+                    }
                 }
                 after = page["next"] ?? .null
             } while after != .null
@@ -226,6 +233,42 @@ struct SyncReplicator: Sendable {
         await link.close()
         entry.duration = clock.now - started
         return (entry, changes)
+    }
+
+    /// A store's export page with its operations packed for the wire.
+    static func packing(_ page: JSONValue) -> JSONValue {
+        var object = page.objectValue ?? [:]
+        let operations = object.removeValue(forKey: "operations")?.arrayValue ?? []
+        object["packed"] = .string(PackedPage.pack(operations))
+        return .object(object)
+    }
+
+    /// The operations of a page from a peer (`packed`), unpacked within bounds.
+    func unpacked(_ page: [String: JSONValue]) throws -> [JSONValue] {
+        guard let packed = page["packed"]?.stringValue else {
+            throw CommandError.invalidArgument("packed", "is required: a page of operations, deflated, in base64")
+        }
+        do {
+            return try PackedPage.unpack(packed, maximumBytes: maximumMessageBytes * 8)
+        } catch {
+            throw CommandError.invalidArgument("packed", error.description)
+        }
+    }
+
+    /// Sends `operations` with `send`, halving a piece the command size limit refuses: an export
+    /// page is sized by the store's estimate, a request by its real bytes. Each piece is still
+    /// applied whole, in one transaction.
+    static func inPieces(
+        _ operations: ArraySlice<JSONValue>, _ send: (ArraySlice<JSONValue>) async throws -> Void
+    ) async throws {
+        do {
+            try await send(operations)
+        } catch let error as CommandClientError {
+            guard case .tooLarge = error, operations.count > 1 else { throw error }
+            let middle = operations.startIndex + operations.count / 2
+            try await inPieces(operations[..<middle], send)
+            try await inPieces(operations[middle...], send)
+        }
     }
 
     /// Refuses a peer whose clock is further from this one than a clock may drift: its

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import HearthBus
+import HearthTesting
+
+/// `hearth-bench sync`: what syncing costs between two real stacks on loopback.
+struct SyncBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Bytes on the wire for a year's first sync and an idle one; seconds to sync 10,000 operations.",
+        discussion: """
+            Three stacks (bus, store, hearth-sync) on this machine, found by beacon on the loopback \
+            broadcast address and paired through hearth-sync's commands. (a) year_bytes: the first \
+            sync of a device that holds twelve cards each edited three times (target ≤ 5 KB); \
+            (b) idle_bytes: a sync when both are identical (target < 1 KB); (c) ops10k_s: the first \
+            sync of an empty device with one holding 10,000 operations (target < 1 s), beside the \
+            time the store took to import the same operations (ops.import, 800 a page) in this run. \
+            Bytes are request and reply payloads between the two hearth-sync processes (CURVE adds \
+            about 40 bytes a message).
+            """
+    )
+
+    @Option(help: "Operations for (c).") var operations = 10_000
+    @Flag(help: "Print only the JSON report.") var json = false
+
+    /// One device: a stack and clients for its store and hearth-sync.
+    struct Device {
+        let stack: TestStack
+        let id: String
+        let store: CommandClient
+        let sync: CommandClient
+
+        init(port: Int, context: ZMQContext) async throws {
+            var environment = LoopbackTurns.environment(port: port).merging(ServiceProcesses.quiet) { $1 }
+            environment["HEARTH_SYNC_ENDPOINT"] = "tcp://127.0.0.1:*"
+            stack = try await TestStack([.bus, .store, .sync], environment: environment, context: context)
+            id = try DeviceIdentity.load(home: stack.home.path)
+            store = CommandClient(
+                context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(60))
+            sync = CommandClient(
+                context: context, endpoint: stack.configuration.commandEndpoint(.sync), timeout: .seconds(120),
+                attempts: 1)
+        }
+
+        func close() async {
+            await store.close()
+            await sync.close()
+            _ = await stack.stop()
+        }
+    }
+
+    func run() async throws {
+        let context = try ZMQContext()
+        let port = LoopbackTurns.randomPort()
+        let (ann, bob) = (
+            try await Device(port: port, context: context), try await Device(port: port, context: context)
+        )
+
+        log("(a) a year of cards, each edited three times, then the first sync…")
+        for round in 1...3 {
+            for month in 1...12 {
+                _ = try await ann.store.request(
+                    "event.set",
+                    args: ["year": 2027, "month": .int(Int64(month)), "title": .string("Plan \(month).\(round)")])
+            }
+        }
+        let (year, idle) = try await firstAndIdle(bob, with: ann)
+        log("    year \(year.bytes) bytes, \(year.received) operations; idle \(idle.bytes) bytes")
+
+        log("(b) \(operations) operations into a device, then the first sync of an empty one…")
+        let importStarted = ContinuousClock.now
+        try await load(operations, into: ann.store)
+        let importSeconds = (ContinuousClock.now - importStarted).seconds
+        let cy = try await Device(port: port, context: context)
+        let (bulk, _) = try await firstAndIdle(cy, with: ann)
+        log(
+            "    \(bulk.received) operations in \(String(format: "%.3f", bulk.seconds)) s (the store imported them in \(String(format: "%.3f", importSeconds)) s)"
+        )
+        for device in [ann, bob, cy] { await device.close() }
+        await context.terminate()
+
+        let report: JSONValue = [
+            "year_bytes": .int(Int64(year.bytes)), "year_operations": .int(Int64(year.received)),
+            "idle_bytes": .int(Int64(idle.bytes)),
+            "ops10k_s": .double(round3(bulk.seconds * 10_000 / Double(max(bulk.received, 1)))),
+            "synced_operations": .int(Int64(bulk.received)), "sync_s": .double(round3(bulk.seconds)),
+            "store_import_s": .double(round3(importSeconds)),
+            "targets": ["year_bytes": 5_120, "idle_bytes": 1_024, "ops10k_s": 1.0],
+        ]
+        print(report.jsonText)
+    }
+
+    struct Outcome {
+        let bytes: Int
+        let received: Int
+        let seconds: Double
+    }
+
+    /// Pairs `asker` with `asked` (asker's first sync starts by itself), then asks for a sync
+    /// now, which waits for that first one and then finds nothing to move.
+    /// - Returns: the first sync and the idle one, from the asker's sync log.
+    private func firstAndIdle(_ asker: Device, with asked: Device) async throws -> (Outcome, Outcome) {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let heard = try await asker.sync.request("device.nearby")["devices"]?.arrayValue ?? []
+            if heard.contains(where: { $0["id"]?.stringValue == asked.id }) { break }
+            try await Task.sleep(for: .milliseconds(100))  // beacons come once a second: polled
+        }
+        let started = try await asker.sync.request("device.pair", args: ["device": .string(asked.id)])
+        let code = started["code"] ?? .null
+        _ = try await asker.sync.request("device.confirm", args: ["device": .string(asked.id), "code": code])
+        _ = try await asked.sync.request("device.confirm", args: ["device": .string(asker.id), "code": code])
+        _ = try await asker.sync.request("sync.now", args: ["device": .string(asked.id)])
+        let log = try await asker.sync.request("sync.log", args: ["device": .string(asked.id)])
+        let entries = (log["entries"]?.arrayValue ?? []).filter { $0["outcome"] == "completed" }
+        guard entries.count >= 2 else { throw ValidationError("expected two syncs in the log, got \(log.jsonText)") }
+        func outcome(_ entry: JSONValue) -> Outcome {
+            Outcome(
+                bytes: Int(entry["bytes"]?.intValue ?? 0), received: Int(entry["received"]?.intValue ?? 0),
+                seconds: Double(entry["duration_ms"]?.intValue ?? 0) / 1000)
+        }
+        return (outcome(entries[1]), outcome(entries[0]))
+    }
+
+    /// Imports `count` operations of a made-up device, 800 a page (under the command size limit).
+    private func load(_ count: Int, into store: CommandClient) async throws {
+        let device = "5e0c0000-0000-4000-8000-000000000001"
+        let now = Int64(Date().timeIntervalSince1970 * 1000) - Int64(count) - 60_000
+        var index = 0
+        while index < count {
+            var page: [JSONValue] = []
+            while page.count < 800 && index < count {
+                index += 1
+                let month = (index - 1) % 12 + 1
+                page.append([
+                    "id": .string("\(device):\(index)"), "time": ["wall": .int(now + Int64(index)), "logical": 0],
+                    "entity": ["kind": "event_card", "id": .string("2028-\(month < 10 ? "0" : "")\(month)")],
+                    "fields": [
+                        "title": [
+                            "value": .string("imported \(index)"),
+                            "overwrites": index > 12 ? [.string("\(device):\(index - 12)")] : [],
+                        ]
+                    ],
+                ])
+            }
+            _ = try await store.request("ops.import", args: ["operations": .array(page)])
+        }
+    }
+
+    private func log(_ text: String) {
+        if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+    }
+}
