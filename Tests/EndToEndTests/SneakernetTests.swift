@@ -122,6 +122,13 @@ struct SneakernetTests {
             try await hearthSucceeding(stack, ["event", "list", "--year", "2026", "--json"]))
         #expect(list["cards"]?.arrayValue?[0]["title"] == "New year walk")
         #expect(list["cards"]?.arrayValue?[1]["empty"] == true)
+        // Restored, it writes nothing until it has taken its own operations back from a peer,
+        // or a person with no other device says to go on.
+        let early = try await stack.hearth(["event", "set", "mar", "--year", "2026", "--title", "Kites"])
+        #expect(early.status == 2)
+        #expect(early.stderr.contains("restored from a backup"), "\(early.stderr)")
+        #expect(try await hearthSucceeding(stack, ["ops", "resume"]).contains("writes again"))
+        _ = try await hearthSucceeding(stack, ["event", "set", "mar", "--year", "2026", "--title", "Kites"])
         restarted.signal(SIGTERM)
         #expect(await restarted.waitForExit(timeout: .seconds(2)) == 0)
         stack.process.signal(SIGTERM)

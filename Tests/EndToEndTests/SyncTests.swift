@@ -278,6 +278,47 @@ struct SyncTests {
         await ann.stop()
     }
 
+    @Test("restored from a backup, a device takes back from its peer what it made since before writing again")
+    func restoredTakesBack() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await Device("Ann", port: port, context: context)
+        let bob = try await Device("Bob", port: port, context: context)
+        try await Self.pair(ann, bob)
+        _ = try await hearthSucceeding(ann.stack, ["event", "set", "jan", "--year", "2026", "--title", "Skating"])
+        let backup = ann.stack.home.file("backup.sqlite")
+        _ = try await hearthSucceeding(ann.stack, ["backup", backup])
+        // After the backup Ann makes two more changes, and Bob gets them.
+        _ = try await hearthSucceeding(ann.stack, ["event", "set", "feb", "--year", "2026", "--title", "Pancakes"])
+        _ = try await hearthSucceeding(ann.stack, ["event", "set", "mar", "--year", "2026", "--title", "Kites"])
+        _ = try await ann.json(["sync", "now", "Bob"])
+        // Ann's disk dies; her backup goes back in.
+        ann.stack.processes[.store]!.signal(SIGTERM)
+        _ = await ann.stack.processes[.store]!.waitForExit(timeout: .seconds(3))
+        _ = try await hearthSucceeding(ann.stack, ["restore", backup])
+        let store = try await TestStack.start(.store, environment: ann.stack.environment)
+        #expect(
+            await TestStack.waitUntilAnswering(
+                ann.stack.configuration.commandEndpoint(.store), context: context, timeout: .seconds(10)))
+        let early = try await ann.stack.hearth(["event", "set", "apr", "--year", "2026", "--title", "Egg hunt"])
+        #expect(early.status == 2, "a restored device writes nothing before it has its own operations back")
+        let synced = try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first
+        #expect(synced?["outcome"] == "completed", "\(String(describing: synced))")
+        let detail = synced?["detail"]?.stringValue ?? ""
+        #expect(detail.contains("took back"), "\(detail)")
+        let cards = try await ann.json(["event", "list", "--year", "2026"])["cards"]?.arrayValue ?? []
+        #expect(cards.prefix(3).map { $0["title"]?.stringValue } == ["Skating", "Pancakes", "Kites"])
+        // Now it writes, numbering after what it took back, and Bob takes the new change.
+        _ = try await hearthSucceeding(ann.stack, ["event", "set", "apr", "--year", "2026", "--title", "Egg hunt"])
+        let again = try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first
+        #expect(again?["outcome"] == "completed" && again?["sent"] == 1, "\(String(describing: again))")
+        let vectors = try await [ann, bob].asyncMap { try await $0.store("ops.vector", context: context)["vector"] }
+        #expect(vectors[0] == vectors[1])
+        store.signal(SIGTERM)
+        _ = await store.waitForExit(timeout: .seconds(3))
+        await ann.stop()
+        await bob.stop()
+    }
+
     @Test(
         "hearth-sync killed mid-transfer: after a restart the next sync completes, nothing lost or doubled, the store intact"
     )

@@ -6,7 +6,8 @@ import StoreService
 /// `hearth ops`: move operations between homes by file (sync without a network).
 struct Ops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Export and import operations between homes by file.", subcommands: [Export.self, Import.self])
+        abstract: "Export and import operations between homes by file.",
+        subcommands: [Export.self, Import.self, Resume.self])
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -168,6 +169,27 @@ struct Backup: AsyncParsableCommand {
 }
 
 /// `hearth restore`: put a backup back in place, only while the store is stopped.
+extension Ops {
+    /// `hearth ops resume`: lets a restored device write again without syncing first.
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let a device restored from a backup write again without taking its operations back from a peer.",
+            discussion: """
+                Only for a household with no other device: a device that made changes after the \
+                backup and synced them would reuse their numbers, and its peers would refuse its \
+                new changes.
+                """)
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "ops.resume")
+            if options.json { return Output.json(reply) }
+            Output.line(
+                reply["resumed"] == true ? "This device writes again." : "This device was not waiting after a restore.")
+        }
+    }
+}
+
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replace the database with a backup (the store must be stopped).")
@@ -203,6 +225,17 @@ struct Restore: AsyncParsableCommand {
         try? FileManager.default.removeItem(atPath: temporary)
         try FileManager.default.copyItem(atPath: file, toPath: temporary)
         chmod(temporary, 0o600)
+        // Until it has taken back from a peer what it made after this backup, the device writes
+        // nothing (its next counters may be taken by operations the peers hold): marked before
+        // the database appears, so a store never opens it unmarked.
+        guard
+            FileManager.default.createFile(
+                atPath: target + ".restored", contents: Data((Timestamp.format(Date()) + "\n").utf8),
+                attributes: [.posixPermissions: 0o600])
+        else {
+            Output.error("hearth restore: cannot write \(target).restored; nothing was replaced")
+            throw ExitCode(1)
+        }
         // The database being replaced is kept beside it, whole: its WAL moves with it (committed
         // changes may still be only there).
         var kept: String?
@@ -231,5 +264,8 @@ struct Restore: AsyncParsableCommand {
         Output.line(
             "restored \(target) from \(file) (\(operations) operations)"
                 + (kept.map { "; the database it replaced is kept at \($0)" } ?? ""))
+        Output.line(
+            "Before this device writes again it takes back what it made since the backup from a paired device: hearth sync now (with no other device: hearth ops resume)."
+        )
     }
 }

@@ -13,7 +13,10 @@ extension StoreCommands {
     /// This store's version vector alone (what a peer asks first, to send only what is lacking).
     func versionVector() async throws -> JSONValue {
         try await database.pool.read { [database] db in
-            ["device": .string(database.localDevice), "vector": try Self.vector(in: db).json]
+            [
+                "device": .string(database.localDevice), "vector": try Self.vector(in: db).json,
+                "restored": .bool(database.isRecovering),
+            ]
         }
     }
 
@@ -103,6 +106,7 @@ extension StoreCommands {
             }
         }
         let localDevice = database.localDevice
+        let recovering = database.isRecovering
         return try await writes.once(requestID) { db, outbox in
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             // Held back earlier and now within the bound: tried again first.
@@ -125,8 +129,9 @@ extension StoreCommands {
                     continue
                 }
                 // This device's own operations come back in a peer's export: ones it holds are
-                // "already had"; one it never made is a forgery and is never added.
-                if operation.author == localDevice,
+                // "already had"; one it never made is a forgery and is never added (unless it was
+                // restored from a backup and is taking back what it made since).
+                if operation.author == localDevice, !recovering,
                     try OperationRecord.fetchOne(db, key: operation.id.description) == nil
                 {
                     throw CommandError.invalidArgument(
@@ -208,6 +213,12 @@ extension StoreCommands {
         return rows.compactMap { row in
             try? Operation(json: try JSONValue.parse(Array((row["operation"] as String).utf8)), at: row["id"])
         }
+    }
+
+    /// Ends the recovery after a restore: hearth-sync after a completed sync, or a person whose
+    /// device has no other to take its operations back from (`hearth ops resume`).
+    func resumeAfterRestore() -> JSONValue {
+        ["resumed": .bool(database.resume())]
     }
 
     /// This store's version vector: per device, the last counter up to which it holds every

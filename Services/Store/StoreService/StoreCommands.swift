@@ -31,6 +31,7 @@ struct StoreCommands: Sendable {
             case "ops.export": return try await exportOperations(arguments)
             case "ops.vector": return try await versionVector()
             case "ops.import": return try await importOperations(request.id, arguments)
+            case "ops.resume": return resumeAfterRestore()
             case "backup": return try await backup(arguments)
             default:
                 guard let handler = StoreDomains.handler(for: request.command) else {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import Synchronization
 
 /// `$HEARTH_HOME/hearth.sqlite`: the operation log, the change feed and the tables materialised
 /// from the log, in one WAL-mode `DatabasePool`.
@@ -13,9 +14,28 @@ import HearthCore
 final class StoreDatabase: Sendable {
     let pool: DatabasePool
     let localDevice: String
+    /// `hearth.sqlite.restored`, left by `hearth restore`: this device has not yet taken back
+    /// from a peer the operations it made after that backup. Until it has, it writes nothing
+    /// (its next counters may already be used by operations the peers hold) and an import may
+    /// bring it its own operations.
+    let restoreMarker: String
+    private let recovering: Atomic<Bool>
+
+    /// Whether this device was restored and has not taken its own operations back yet.
+    var isRecovering: Bool { recovering.load(ordering: .acquiring) }
+
+    /// Ends the recovery after a restore (a completed sync, or `hearth ops resume`).
+    /// - Returns: whether the device was recovering.
+    @discardableResult
+    func resume() -> Bool {
+        unlink(restoreMarker)
+        return recovering.exchange(false, ordering: .acquiringAndReleasing)
+    }
 
     /// Opens (creating with mode 0600) and migrates the database.
     init(path: String, localDevice: String) throws {
+        restoreMarker = path + ".restored"
+        recovering = Atomic(FileManager.default.fileExists(atPath: path + ".restored"))
         if !FileManager.default.fileExists(atPath: path) {
             // SQLite gives its -wal and -shm files the database file's permissions.
             let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
@@ -231,6 +251,13 @@ final class StoreDatabase: Sendable {
             try Int64.fetchOne(
                 try db.cachedStatement(sql: "SELECT MAX(counter) FROM operation WHERE device = ?"),
                 arguments: [localDevice]) ?? 0
+        guard !isRecovering else {
+            throw CommandError(
+                code: "restored",
+                message:
+                    "this device was restored from a backup: it first takes back from a paired device the operations it made since (hearth sync now), so it never numbers two changes alike; with no other device, hearth ops resume"
+            )
+        }
         // Imports never carry this device's operations, so only its own writes reach the limit.
         guard counter < Int64.max else {
             throw CommandError(code: "internal", message: "this device has used every operation counter")

@@ -177,6 +177,7 @@ struct SyncReplicator: Sendable {
         var entry = SyncDatabase.Entry(at: now(), peer: peer.device, peerName: peer.name, outcome: .completed)
         var changes: [CardChange] = []
         var (relayed, quarantined) = (0, [String]())
+        var notes: [String] = []
         let link = CommandClient(
             context: context, endpoint: endpoint, timeout: timeout, attempts: 2,
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
@@ -219,11 +220,16 @@ struct SyncReplicator: Sendable {
             if entry.conflicts > 0 {
                 entry.resolution = "both values kept on every device; the latest shown until someone picks one"
             }
+            // Restored from a backup: this device now holds what the peer had of its own, and
+            // writes again from the counter after it.
+            if ours["restored"] == true {
+                _ = try await store.request("ops.resume")
+                notes.append("took back this device's own operations after a restore")
+            }
         } catch {
             entry.outcome = .failed
             entry.detail = Self.reason(error, peer: peer)
         }
-        var notes: [String] = []
         if relayed > 0 { notes.append("\(relayed) relayed for other devices by \(peer.name)") }
         if !quarantined.isEmpty {
             notes.append("held back \(quarantined.count): " + quarantined.prefix(3).joined(separator: "; "))
