@@ -134,4 +134,31 @@ struct SyncEngineTests {
         #expect(diag["refusals"] == 3)
         await fixture.close()
     }
+
+    @Test("a pairing request nobody confirms is over after two minutes, on this side's clock")
+    func unconfirmedPairingExpires() async throws {
+        let bobKeys = try CurveKeyPair.generate()
+        let fixture = try await Self.fixture(local: Self.low, other: Self.high, otherKey: bobKeys)
+        let cy = try CurveKeyPair.generate()
+        var request = CommandRequest(
+            id: "1", command: "pair.request",
+            arguments: ["device": "c0c00000-0000-4000-8000-000000000003", "name": "Cy's tablet"])
+        request.peerKey = cy.publicKey
+        let commitment = try await fixture.engine.fromPairing(request)
+        #expect(commitment["commit"]?.stringValue?.count == 64)
+        let listing = CommandRequest(id: "2", command: "device.pairing")
+        #expect(try await fixture.engine.command(listing)["pairings"]?.arrayValue?.count == 1)
+        fixture.clock.advance(.seconds(119))
+        await fixture.engine.expirePairings()
+        #expect(try await fixture.engine.command(listing)["pairings"]?.arrayValue?.count == 1)
+        fixture.clock.advance(.seconds(2))
+        await fixture.engine.expirePairings()
+        #expect(try await fixture.engine.command(listing)["pairings"]?.arrayValue?.isEmpty == true)
+        // Cy's later messages find no pairing.
+        var late = CommandRequest(
+            id: "3", command: "pair.reveal", arguments: ["nonce": .string(String(repeating: "ab", count: 16))])
+        late.peerKey = cy.publicKey
+        await #expect(throws: CommandError.self) { try await fixture.engine.fromPairing(late) }
+        await fixture.close()
+    }
 }
