@@ -132,7 +132,7 @@ extension StoreCommands {
                 // "already had"; one it never made is a forgery and is never added (unless it was
                 // restored from a backup and is taking back what it made since).
                 if operation.author == localDevice, !recovering,
-                    try OperationRecord.fetchOne(db, key: operation.id.description) == nil
+                    try OperationRecord.held(operation.id.description, in: db) == nil
                 {
                     throw CommandError.invalidArgument(
                         "operations[\(index)].id",

@@ -98,7 +98,7 @@ final class StoreDatabase: Sendable {
         try operation.validate()
         let domain = try StoreDomains.domain(of: operation.entity.kind)
         try domain.validate(operation)
-        if let existing = try OperationRecord.fetchOne(db, key: operation.id.description) {
+        if let existing = try OperationRecord.held(operation.id.description, in: db) {
             guard try existing.operation == operation else {
                 throw OperationLogError.conflictingDuplicate(operation.id)
             }
@@ -145,7 +145,7 @@ final class StoreDatabase: Sendable {
                 ).execute(arguments: StatementArguments(key + [operation.id.description]))
             }
         }
-        try OperationRecord(operation).insert(db)
+        try OperationRecord(operation).insertCached(db)
         if emptied || reread {
             if emptied { try rebuildHeads(of: entity, in: db) }
             folded = try log(of: entity, in: db)
