@@ -285,7 +285,7 @@ struct SyncReplicator: Sendable {
         let ours = Int64(now.timeIntervalSince1970 * 1000)
         let drift = theirs - ours
         guard abs(drift) > HybridClock.maximumDrift else { return }
-        let minutes = abs(drift) / 60_000
+        let minutes = (abs(drift) + 30_000) / 60_000  // to the nearest minute
         throw CommandError(
             code: "clock_drift",
             message:
