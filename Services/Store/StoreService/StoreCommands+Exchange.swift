@@ -162,11 +162,12 @@ extension StoreCommands {
                     continue
                 }
                 received += 1
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO device (id, name, is_local, first_seen_at) VALUES (?, ?, 0, ?)
                         ON CONFLICT(id) DO NOTHING
-                        """,
+                        """
+                ).execute(
                     arguments: [operation.author, "Device \(operation.author.prefix(8))", Timestamp.format(Date())])
                 applied.append((operation, seq))
             }
