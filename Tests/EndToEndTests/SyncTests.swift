@@ -328,7 +328,9 @@ struct SyncTests {
         let bob = try await Device("Bob", port: port, context: context)
         // Ann holds 12,000 operations of a third device (a year of cards edited many times).
         let file = ann.stack.home.file("big.json")
-        try Self.bigExport(count: 12_000).jsonText.write(toFile: file, atomically: true, encoding: .utf8)
+        try await offPool {
+            try Self.bigExport(count: 12_000).jsonText.write(toFile: file, atomically: true, encoding: .utf8)
+        }
         _ = try await hearthSucceeding(ann.stack, ["ops", "import", file])
         let mark = bob.monitor.output.lines.count
         try await Self.pair(bob, ann)

@@ -52,13 +52,6 @@ struct FieldHeadsTests {
         return all
     }
 
-    /// Runs blocking SQLite work on a thread of its own, off the test process's cooperative
-    /// threads (held by 960 fsync'd transactions there, other suites' timers fired seconds late).
-    private func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { done in Thread { done.resume(with: Result { try body() }) }.start()
-        }
-    }
-
     @Test(
         "random histories applied in random orders: the heads' fold is the whole fold after every operation",
         arguments: 0..<8)
