@@ -151,7 +151,9 @@ struct ZeroMQTests {
         let started = ContinuousClock.now
         await a.close()
         await b.close()
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // Closing waits for no linger or timeout of seconds; the bound's slack is what a loaded
+        // 2-core CI machine has shown its scheduling adds (1.97 s seen).
+        #expect(ContinuousClock.now - started < .seconds(3))
         #expect(await iterator.next() == nil)
         #expect(throws: SocketThreadError.self) { try a.send([[1]]) }
         await context.terminate()

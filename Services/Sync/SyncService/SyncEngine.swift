@@ -306,6 +306,9 @@ actor SyncEngine {
         }
     }
 
+    /// Whether a sync with `device` is in progress.
+    func isSyncing(with device: String) -> Bool { running[device] != nil }
+
     /// Waits for the syncs in progress to finish (and be logged).
     func waitForSyncs() async {
         for task in running.values { _ = await task.value }
