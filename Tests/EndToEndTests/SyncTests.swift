@@ -8,394 +8,405 @@ import Testing
 /// hearth-sync; the notifier on a private D-Bus session where popups are checked), found by
 /// beacon on the loopback broadcast address, paired through the command line or a popup, and
 /// replicating over CURVE on loopback tcp.
-@Suite("End to end: pairing and sync between devices", .serialized, .timeLimit(.minutes(3)))
-struct SyncTests {
-    let context: ZMQContext
+extension SeveralDevices {
+    @Suite("End to end: pairing and sync between devices", .serialized, .timeLimit(.minutes(3)))
+    struct SyncTests {
+        let context: ZMQContext
 
-    init() throws { context = try ZMQContext() }
+        init() throws { context = try ZMQContext() }
 
-    /// One device.
-    final class Device: Sendable {
-        let name: String
-        let session: DBusSession?
-        let stack: TestStack
-        let id: String
-        /// `hearth monitor --json` on this device's bus: the events waited for.
-        let monitor: ChildProcess
+        /// One device.
+        final class Device: Sendable {
+            let name: String
+            let session: DBusSession?
+            let stack: TestStack
+            let id: String
+            /// `hearth monitor --json` on this device's bus: the events waited for.
+            let monitor: ChildProcess
 
-        init(_ name: String, port: Int, notifier: Bool = false, context: ZMQContext) async throws {
-            self.name = name
+            init(_ name: String, port: Int, notifier: Bool = false, context: ZMQContext) async throws {
+                self.name = name
+                var environment = LoopbackTurns.environment(port: port)
+                environment["HEARTH_SYNC_ENDPOINT"] = "tcp://127.0.0.1:*"
+                if notifier {
+                    let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+                    environment.merge(session.environment) { $1 }
+                    self.session = session
+                } else {
+                    session = nil
+                }
+                stack = try await TestStack(
+                    [.bus, .store, .sync] + (notifier ? [.notifier] : []), environment: environment, context: context)
+                id = try DeviceIdentity.load(home: stack.home.path)
+                monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
+                _ = try #require(await monitor.errors.waitForLine(containing: "watching"))
+                _ = try await hearthSucceeding(stack, ["device", "rename", id, name])
+            }
+
+            /// `hearth ARGS --json`, expected to succeed, parsed.
+            func json(_ arguments: [String]) async throws -> JSONValue {
+                try JSONValue.parse(try await hearthSucceeding(stack, arguments + ["--json"]))
+            }
+
+            /// The data of the next `type` event on this device's bus matching `predicate` (seen
+            /// since the monitor started).
+            func event(
+                _ type: String, timeout: Duration = .seconds(10), from start: Int = 0,
+                where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+            ) async -> JSONValue? {
+                let line = await monitor.output.waitForLine(timeout: timeout, from: start) { line in
+                    guard let event = (try? JSONValue.parse(line))?["event"], event["type"]?.stringValue == type else {
+                        return false
+                    }
+                    return predicate(event["data"] ?? .null)
+                }
+                return line.flatMap { try? JSONValue.parse($0)["event"]?["data"] }
+            }
+
+            /// The store's answer to `command`.
+            func store(
+                _ command: String, _ arguments: [String: JSONValue] = [:], context: ZMQContext
+            ) async throws
+                -> JSONValue
+            {
+                let client = CommandClient(
+                    context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(10))
+                defer { Task { await client.close() } }
+                return try await client.request(command, args: arguments)
+            }
+
+            func stop() async {
+                monitor.signal(SIGTERM)
+                _ = await monitor.waitForExit(timeout: .seconds(2))
+                _ = await stack.stop()
+            }
+        }
+
+        /// Polls a command answer (what a device hears is asked of it) every 100 ms for up to `timeout`.
+        static func eventually(
+            timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+        ) async rethrows
+            -> Bool
+        {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if try await condition() { return true }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+
+        /// The first `Notify` call on the notification server whose summary matches.
+        static func popup(
+            on server: ChildProcess, where matches: @escaping @Sendable (String) -> Bool
+        ) async -> JSONValue? {
+            let line = await server.output.waitForLine(timeout: .seconds(10)) { line in
+                guard line.contains("\"Notify\""), let call = try? JSONValue.parse(line),
+                    let summary = call["summary"]?.stringValue
+                else { return false }
+                return matches(summary)
+            }
+            return line.flatMap { try? JSONValue.parse($0) }
+        }
+
+        /// `asker` pairs with `asked` the way people do: `hearth device pair`, the code compared with
+        /// the one the asked device shows, then `hearth device confirm` on both.
+        static func pair(_ asker: Device, _ asked: Device) async throws {
+            #expect(
+                try await eventually {
+                    // Heard, under the name it was just given.
+                    (try await asker.json(["device", "nearby"])["devices"]?.arrayValue ?? []).contains {
+                        $0["id"]?.stringValue == asked.id && $0["name"]?.stringValue == asked.name
+                    }
+                }, "\(asker.name) never heard \(asked.name)")
+            let (askedMark, askerMark) = (asked.monitor.output.lines.count, asker.monitor.output.lines.count)
+            let started = try await asker.json(["device", "pair", asked.id])
+            let code = try #require(started["code"]?.stringValue)
+            #expect(started["name"]?.stringValue == asked.name)
+            let shown = try #require(
+                await asked.event("device.pairing", from: askedMark) { $0["device"]?.stringValue == asker.id })
+            #expect(shown["code"]?.stringValue == code, "both devices show one code")
+            let listed = try await asked.json(["device", "pairing"])["pairings"]?.arrayValue ?? []
+            #expect(listed.first?["code"]?.stringValue == code)
+            let first = try await asker.json(["device", "confirm", asked.id, "--code", code])
+            #expect(first["paired"] == false, "one confirmation is not a pairing")
+            let second = try await asked.json(["device", "confirm", asker.name, "--code", code])
+            #expect(second["paired"] == true)
+            _ = try #require(
+                await asker.event("device.paired", from: askerMark) { $0["device"]?.stringValue == asked.id })
+        }
+
+        @Test(
+            "three devices edit apart, pair A–B and B–C on the command line, sync, and end identical; C has A's edits through B"
+        )
+        func threeDevices() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let bob = try await Device("Bob", port: port, context: context)
+            let cy = try await Device("Cy", port: port, context: context)
+            // Apart: each edits, and Ann and Cy both edit March (a conflict once they meet).
+            _ = try await hearthSucceeding(
+                ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
+            _ = try await hearthSucceeding(
+                ann.stack, ["event", "set", "mar", "--year", "2026", "--title", "Spring fair"])
+            _ = try await hearthSucceeding(bob.stack, ["event", "set", "jul", "--year", "2026", "--title", "Camping"])
+            _ = try await hearthSucceeding(cy.stack, ["event", "set", "dec", "--year", "2026", "--title", "Christmas"])
+            _ = try await hearthSucceeding(
+                cy.stack, ["event", "set", "mar", "--year", "2026", "--title", "Spring fete"])
+
+            try await Self.pair(ann, bob)
+            try await Self.pair(bob, cy)
+            // Ann and Cy never paired: neither lists the other as paired.
+            let annPaired = try await ann.json(["device", "list"])["devices"]?.arrayValue ?? []
+            #expect(annPaired.first { $0["id"]?.stringValue == cy.id }?["paired"] != true)
+
+            // Bob syncs with both twice: the first round gathers, the second hands on.
+            for _ in 1...2 {
+                let round = try await bob.json(["sync", "now"])["syncs"]?.arrayValue ?? []
+                #expect(round.count == 2 && round.allSatisfy { $0["outcome"] == "completed" }, "\(round)")
+            }
+            var cards: [String] = []
+            for device in [ann, bob, cy] {
+                let list = try await device.json(["event", "list", "--year", "2026"])
+                let titles = (list["cards"]?.arrayValue ?? []).map {
+                    "\($0["month"]?.intValue ?? 0) \($0["title"]?.stringValue ?? "-") \($0["conflicted"] == true)"
+                }
+                if cards.isEmpty { cards = titles } else { #expect(titles == cards, "\(device.name)") }
+                let conflicts = try await device.json(["conflicts"])["conflicts"]?.arrayValue ?? []
+                #expect(conflicts.count == 1, "\(device.name): \(conflicts)")
+            }
+            #expect(cards.contains("12 Christmas false") && cards.contains("8 Beach day false"), "\(cards)")
+            let vectors = try await [ann, bob, cy].asyncMap {
+                try await $0.store("ops.vector", context: context)["vector"]
+            }
+            #expect(vectors[0] == vectors[1] && vectors[1] == vectors[2])
+            // Histories are the same operations everywhere.
+            let histories = try await [ann, bob, cy].asyncMap {
+                try await $0.store("ops.export", ["limit": 10_000], context: context)["operations"]?.arrayValue?.count
+            }
+            // Five card edits, and each device's name twice: its host's on first start, then the rename.
+            #expect(histories == [11, 11, 11], "\(histories)")
+            // Names travel: Cy knows Ann by her name, though they never paired.
+            let cyDevices = try await cy.json(["device", "list"])["devices"]?.arrayValue ?? []
+            #expect(cyDevices.first { $0["id"]?.stringValue == ann.id }?["name"]?.stringValue == "Ann")
+            // Ann's log says Bob brought Cy's operations.
+            let annLog = try await ann.json(["sync", "log"])["entries"]?.arrayValue ?? []
+            #expect(annLog.contains { ($0["detail"]?.stringValue ?? "").contains("relayed") }, "\(annLog)")
+            for device in [ann, bob, cy] { await device.stop() }
+        }
+
+        @Test("a wrong code refuses the pairing on both devices; a forgotten device is refused from then on")
+        func wrongCodeAndForget() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let bob = try await Device("Bob", port: port, context: context)
+            #expect(
+                try await Self.eventually {
+                    (try await ann.json(["device", "nearby"])["devices"]?.arrayValue ?? []).first?["name"] == "Bob"
+                })
+            let started = try await ann.json(["device", "pair", "Bob"])
+            let digits = started["code"]?.stringValue?.filter { $0.isNumber }
+            let code = try #require(digits)
+            _ = try #require(await bob.event("device.pairing"))
+            let wrong = String((Int(code)! + 1) % 1_000_000).leftPadded(to: 6)
+            let refused = try await bob.stack.hearth(["device", "confirm", "Ann", "--code", wrong])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("is not this pairing's code"), "\(refused.stderr)")
+            // The attempt is over on both sides: Ann's confirmation with the right code finds nothing.
+            _ = try #require(await ann.event("device.pairing.ended") { $0["device"]?.stringValue == bob.id })
+            let late = try await ann.stack.hearth(["device", "confirm", "Bob", "--code", code])
+            #expect(late.status == 2)
+            #expect((try await ann.json(["device", "pairing"])["pairings"]?.arrayValue ?? []).isEmpty)
+
+            try await Self.pair(ann, bob)
+            _ = try await hearthSucceeding(ann.stack, ["device", "forget", "Bob"])
+            let forgotten = try await bob.stack.hearth(["sync", "now", "Ann"])
+            #expect(forgotten.status == 1, "\(forgotten.stdout)")
+            let diag = try await ann.json(["sync", "diag"])
+            #expect((diag["refusals"]?.intValue ?? 0) >= 1)
+            let log = try await ann.json(["sync", "log"])["entries"]?.arrayValue ?? []
+            #expect(log.contains { $0["outcome"] == "refused" }, "\(log)")
+            await ann.stop()
+            await bob.stop()
+        }
+
+        @Test("the popups: the pairing request with Confirm, a sync's summary, and a card another device changed")
+        func popups() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let bob = try await Device("Bob", port: port, notifier: true, context: context)
+            let server = try #require(bob.session?.server)
+            #expect(
+                try await Self.eventually {
+                    (try await ann.json(["device", "nearby"])["devices"]?.arrayValue ?? []).first?["name"] == "Bob"
+                })
+            let started = try await ann.json(["device", "pair", "Bob"])
+            let code = try #require(started["code"]?.stringValue)
+            let popup = try #require(
+                await Self.popup(on: server) { $0 == "Pair with Ann? Code \(code)" },
+                "\(server.output.text.suffix(1_000))")
+            let popupID = try #require(popup["id"]?.intValue)
+            #expect(popup["urgency"] == 2, "\(popup)")
+            _ = try await ann.json(["device", "confirm", "Bob", "--code", code])
+            #expect(try await bob.session!.press(id: UInt32(popupID), action: "confirm") == 0)
+            _ = try #require(await bob.event("device.paired") { $0["device"]?.stringValue == ann.id })
+
+            _ = try await hearthSucceeding(
+                ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
+            _ = try await bob.json(["sync", "now", "Ann"])
+            _ = try await hearthSucceeding(
+                ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
+            let synced = try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first
+            #expect(synced?["received"] == 1, "\(String(describing: synced))")
+            let summary = try #require(await Self.popup(on: server) { $0 == "Synced with Ann — 1 received, 0 sent" })
+            #expect(summary["urgency"] == 0, "quiet on success: \(summary)")
+            let changed = try #require(
+                await Self.popup(on: server) { $0 == "Ann changed August: Beach day → Beach weekend" },
+                "\(server.output.lines.filter { $0.contains("Notify") }.suffix(6))")
+            #expect(changed["urgency"] == 1)
+            await ann.stop()
+            await bob.stop()
+        }
+
+        @Test("a copy of a device's home (a cloned SD card) announcing its id is reported loudly on the original")
+        func clone() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let copy = try TemporaryHome()
+            for file in ["device-id", "curve-secret-key"] {
+                try FileManager.default.copyItem(atPath: ann.stack.home.file(file), toPath: copy.file(file))
+            }
             var environment = LoopbackTurns.environment(port: port)
             environment["HEARTH_SYNC_ENDPOINT"] = "tcp://127.0.0.1:*"
-            if notifier {
-                let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
-                environment.merge(session.environment) { $1 }
-                self.session = session
-            } else {
-                session = nil
+            let twin = try await TestStack(
+                [.bus, .store, .sync], home: copy, environment: environment, context: context)
+            let reported = try #require(await ann.event("device.clone", timeout: .seconds(10)))
+            #expect(reported["detail"]?.stringValue?.contains("announces this device's id \(ann.id)") == true)
+            let diag = try await ann.json(["sync", "diag"])
+            #expect((diag["lines"]?.arrayValue ?? []).contains { $0["kind"] == "clone" })
+            _ = await twin.stop()
+            await ann.stop()
+        }
+
+        @Test("restored from a backup, a device takes back from its peer what it made since before writing again")
+        func restoredTakesBack() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let bob = try await Device("Bob", port: port, context: context)
+            try await Self.pair(ann, bob)
+            _ = try await hearthSucceeding(ann.stack, ["event", "set", "jan", "--year", "2026", "--title", "Skating"])
+            let backup = ann.stack.home.file("backup.sqlite")
+            _ = try await hearthSucceeding(ann.stack, ["backup", backup])
+            // After the backup Ann makes two more changes, and Bob gets them.
+            _ = try await hearthSucceeding(ann.stack, ["event", "set", "feb", "--year", "2026", "--title", "Pancakes"])
+            _ = try await hearthSucceeding(ann.stack, ["event", "set", "mar", "--year", "2026", "--title", "Kites"])
+            _ = try await ann.json(["sync", "now", "Bob"])
+            // Ann's disk dies; her backup goes back in.
+            ann.stack.processes[.store]!.signal(SIGTERM)
+            _ = await ann.stack.processes[.store]!.waitForExit(timeout: .seconds(3))
+            _ = try await hearthSucceeding(ann.stack, ["restore", backup])
+            let store = try await TestStack.start(.store, environment: ann.stack.environment)
+            #expect(
+                await TestStack.waitUntilAnswering(
+                    ann.stack.configuration.commandEndpoint(.store), context: context, timeout: .seconds(10)))
+            let early = try await ann.stack.hearth(["event", "set", "apr", "--year", "2026", "--title", "Egg hunt"])
+            #expect(early.status == 2, "a restored device writes nothing before it has its own operations back")
+            let synced = try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first
+            #expect(synced?["outcome"] == "completed", "\(String(describing: synced))")
+            let detail = synced?["detail"]?.stringValue ?? ""
+            #expect(detail.contains("took back"), "\(detail)")
+            let cards = try await ann.json(["event", "list", "--year", "2026"])["cards"]?.arrayValue ?? []
+            #expect(cards.prefix(3).map { $0["title"]?.stringValue } == ["Skating", "Pancakes", "Kites"])
+            // Now it writes, numbering after what it took back, and Bob takes the new change.
+            _ = try await hearthSucceeding(ann.stack, ["event", "set", "apr", "--year", "2026", "--title", "Egg hunt"])
+            let again = try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first
+            #expect(again?["outcome"] == "completed" && again?["sent"] == 1, "\(String(describing: again))")
+            let vectors = try await [ann, bob].asyncMap { try await $0.store("ops.vector", context: context)["vector"] }
+            #expect(vectors[0] == vectors[1])
+            store.signal(SIGTERM)
+            _ = await store.waitForExit(timeout: .seconds(3))
+            await ann.stop()
+            await bob.stop()
+        }
+
+        @Test(
+            "hearth-sync killed mid-transfer: after a restart the next sync completes, nothing lost or doubled, the store intact"
+        )
+        func killedMidTransfer() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let bob = try await Device("Bob", port: port, context: context)
+            // Ann holds 6,000 operations of a third device (three pages) (a year of cards edited many times).
+            let file = ann.stack.home.file("big.json")
+            try await offPool {
+                try Self.bigExport(count: 6_000).jsonText.write(toFile: file, atomically: true, encoding: .utf8)
             }
-            stack = try await TestStack(
-                [.bus, .store, .sync] + (notifier ? [.notifier] : []), environment: environment, context: context)
-            id = try DeviceIdentity.load(home: stack.home.path)
-            monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
-            _ = try #require(await monitor.errors.waitForLine(containing: "watching"))
-            _ = try await hearthSucceeding(stack, ["device", "rename", id, name])
-        }
-
-        /// `hearth ARGS --json`, expected to succeed, parsed.
-        func json(_ arguments: [String]) async throws -> JSONValue {
-            try JSONValue.parse(try await hearthSucceeding(stack, arguments + ["--json"]))
-        }
-
-        /// The data of the next `type` event on this device's bus matching `predicate` (seen
-        /// since the monitor started).
-        func event(
-            _ type: String, timeout: Duration = .seconds(10), from start: Int = 0,
-            where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
-        ) async -> JSONValue? {
-            let line = await monitor.output.waitForLine(timeout: timeout, from: start) { line in
-                guard let event = (try? JSONValue.parse(line))?["event"], event["type"]?.stringValue == type else {
-                    return false
-                }
-                return predicate(event["data"] ?? .null)
+            _ = try await hearthSucceeding(ann.stack, ["ops", "import", file])
+            let mark = bob.monitor.output.lines.count
+            try await Self.pair(bob, ann)
+            // Bob's first sync starts by itself after pairing; kill it once a page of cards has arrived.
+            _ = try #require(await bob.event("store.changed", timeout: .seconds(20), from: mark) { $0["card"] != nil })
+            bob.stack.processes[.sync]!.signal(SIGKILL)
+            _ = try #require(await bob.stack.processes[.sync]!.waitForExit(timeout: .seconds(5)))
+            let partial = try await bob.store("ops.vector", context: context)["vector"]
+            let arrived = partial?["0f0f0000-0000-4000-8000-000000000001"]?.intValue ?? 0
+            #expect(arrived > 0 && arrived < 6_000, "killed mid-transfer, with \(arrived) of 6,000 applied")
+            let restarted = try await TestStack.start(.sync, environment: bob.stack.environment)
+            #expect(
+                await TestStack.waitUntilAnswering(
+                    bob.stack.configuration.commandEndpoint(.sync), context: context, timeout: .seconds(10)))
+            #expect(
+                try await Self.eventually {
+                    (try await bob.json(["device", "nearby"])["devices"]?.arrayValue ?? []).first?["name"] == "Ann"
+                })
+            let result = try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first
+            #expect(result?["outcome"] == "completed", "\(String(describing: result))")
+            let vectors = try await [ann, bob].asyncMap { try await $0.store("ops.vector", context: context)["vector"] }
+            #expect(vectors[0] == vectors[1], "partial was \(String(describing: partial))")
+            let counts = try await [ann, bob].asyncMap { device in
+                var total = 0
+                var after: JSONValue = .null
+                repeat {
+                    let page = try await device.store("ops.export", ["after": after], context: context)
+                    total += page["operations"]?.arrayValue?.count ?? 0
+                    after = page["next"] ?? .null
+                } while after != .null
+                return total
             }
-            return line.flatMap { try? JSONValue.parse($0)["event"]?["data"] }
+            // The 6,000, and each device's name twice (its host's, then the rename).
+            #expect(counts[0] == counts[1] && counts[0] == 6_000 + 4, "\(counts)")
+            restarted.signal(SIGTERM)
+            _ = await restarted.waitForExit(timeout: .seconds(3))
+            await ann.stop()
+            await bob.stop()
+            let store = try DatabaseQueue(path: bob.stack.home.file("hearth.sqlite"))
+            #expect(try await store.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
         }
 
-        /// The store's answer to `command`.
-        func store(
-            _ command: String, _ arguments: [String: JSONValue] = [:], context: ZMQContext
-        ) async throws
-            -> JSONValue
-        {
-            let client = CommandClient(
-                context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(10))
-            defer { Task { await client.close() } }
-            return try await client.request(command, args: arguments)
-        }
-
-        func stop() async {
-            monitor.signal(SIGTERM)
-            _ = await monitor.waitForExit(timeout: .seconds(2))
-            _ = await stack.stop()
-        }
-    }
-
-    /// Polls a command answer (what a device hears is asked of it) every 100 ms for up to `timeout`.
-    static func eventually(
-        timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-    ) async rethrows
-        -> Bool
-    {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
-    /// The first `Notify` call on the notification server whose summary matches.
-    static func popup(on server: ChildProcess, where matches: @escaping @Sendable (String) -> Bool) async -> JSONValue?
-    {
-        let line = await server.output.waitForLine(timeout: .seconds(10)) { line in
-            guard line.contains("\"Notify\""), let call = try? JSONValue.parse(line),
-                let summary = call["summary"]?.stringValue
-            else { return false }
-            return matches(summary)
-        }
-        return line.flatMap { try? JSONValue.parse($0) }
-    }
-
-    /// `asker` pairs with `asked` the way people do: `hearth device pair`, the code compared with
-    /// the one the asked device shows, then `hearth device confirm` on both.
-    static func pair(_ asker: Device, _ asked: Device) async throws {
-        #expect(
-            try await eventually {
-                // Heard, under the name it was just given.
-                (try await asker.json(["device", "nearby"])["devices"]?.arrayValue ?? []).contains {
-                    $0["id"]?.stringValue == asked.id && $0["name"]?.stringValue == asked.name
-                }
-            }, "\(asker.name) never heard \(asked.name)")
-        let (askedMark, askerMark) = (asked.monitor.output.lines.count, asker.monitor.output.lines.count)
-        let started = try await asker.json(["device", "pair", asked.id])
-        let code = try #require(started["code"]?.stringValue)
-        #expect(started["name"]?.stringValue == asked.name)
-        let shown = try #require(
-            await asked.event("device.pairing", from: askedMark) { $0["device"]?.stringValue == asker.id })
-        #expect(shown["code"]?.stringValue == code, "both devices show one code")
-        let listed = try await asked.json(["device", "pairing"])["pairings"]?.arrayValue ?? []
-        #expect(listed.first?["code"]?.stringValue == code)
-        let first = try await asker.json(["device", "confirm", asked.id, "--code", code])
-        #expect(first["paired"] == false, "one confirmation is not a pairing")
-        let second = try await asked.json(["device", "confirm", asker.name, "--code", code])
-        #expect(second["paired"] == true)
-        _ = try #require(
-            await asker.event("device.paired", from: askerMark) { $0["device"]?.stringValue == asked.id })
-    }
-
-    @Test(
-        "three devices edit apart, pair A–B and B–C on the command line, sync, and end identical; C has A's edits through B"
-    )
-    func threeDevices() async throws {
-        let port = LoopbackTurns.randomPort()
-        let ann = try await Device("Ann", port: port, context: context)
-        let bob = try await Device("Bob", port: port, context: context)
-        let cy = try await Device("Cy", port: port, context: context)
-        // Apart: each edits, and Ann and Cy both edit March (a conflict once they meet).
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "mar", "--year", "2026", "--title", "Spring fair"])
-        _ = try await hearthSucceeding(bob.stack, ["event", "set", "jul", "--year", "2026", "--title", "Camping"])
-        _ = try await hearthSucceeding(cy.stack, ["event", "set", "dec", "--year", "2026", "--title", "Christmas"])
-        _ = try await hearthSucceeding(cy.stack, ["event", "set", "mar", "--year", "2026", "--title", "Spring fete"])
-
-        try await Self.pair(ann, bob)
-        try await Self.pair(bob, cy)
-        // Ann and Cy never paired: neither lists the other as paired.
-        let annPaired = try await ann.json(["device", "list"])["devices"]?.arrayValue ?? []
-        #expect(annPaired.first { $0["id"]?.stringValue == cy.id }?["paired"] != true)
-
-        // Bob syncs with both twice: the first round gathers, the second hands on.
-        for _ in 1...2 {
-            let round = try await bob.json(["sync", "now"])["syncs"]?.arrayValue ?? []
-            #expect(round.count == 2 && round.allSatisfy { $0["outcome"] == "completed" }, "\(round)")
-        }
-        var cards: [String] = []
-        for device in [ann, bob, cy] {
-            let list = try await device.json(["event", "list", "--year", "2026"])
-            let titles = (list["cards"]?.arrayValue ?? []).map {
-                "\($0["month"]?.intValue ?? 0) \($0["title"]?.stringValue ?? "-") \($0["conflicted"] == true)"
+        /// An export of `count` operations by a device of the household not in the test: the
+        /// twelve cards of 2026, each title rewritten again and again.
+        static func bigExport(count: Int) -> JSONValue {
+            let author = "0f0f0000-0000-4000-8000-000000000001"
+            let start = Int64(Date().timeIntervalSince1970 * 1000) - Int64(count) - 60_000
+            var last: [Int: String] = [:]
+            var operations: [JSONValue] = []
+            for index in 1...count {
+                let month = (index - 1) % 12 + 1
+                let id = "\(author):\(index)"
+                operations.append([
+                    "id": .string(id), "time": ["wall": .int(start + Int64(index)), "logical": 0],
+                    "entity": ["kind": "event_card", "id": .string(String(format: "2026-%02d", month))],
+                    "fields": [
+                        "title": [
+                            "value": .string("Plan \(index)"),
+                            "overwrites": .array(last[month].map { [.string($0)] } ?? []),
+                        ]
+                    ],
+                ])
+                last[month] = id
             }
-            if cards.isEmpty { cards = titles } else { #expect(titles == cards, "\(device.name)") }
-            let conflicts = try await device.json(["conflicts"])["conflicts"]?.arrayValue ?? []
-            #expect(conflicts.count == 1, "\(device.name): \(conflicts)")
+            return ["format": "hearth-ops/1", "operations": .array(operations)]
         }
-        #expect(cards.contains("12 Christmas false") && cards.contains("8 Beach day false"), "\(cards)")
-        let vectors = try await [ann, bob, cy].asyncMap { try await $0.store("ops.vector", context: context)["vector"] }
-        #expect(vectors[0] == vectors[1] && vectors[1] == vectors[2])
-        // Histories are the same operations everywhere.
-        let histories = try await [ann, bob, cy].asyncMap {
-            try await $0.store("ops.export", ["limit": 10_000], context: context)["operations"]?.arrayValue?.count
-        }
-        // Five card edits, and each device's name twice: its host's on first start, then the rename.
-        #expect(histories == [11, 11, 11], "\(histories)")
-        // Names travel: Cy knows Ann by her name, though they never paired.
-        let cyDevices = try await cy.json(["device", "list"])["devices"]?.arrayValue ?? []
-        #expect(cyDevices.first { $0["id"]?.stringValue == ann.id }?["name"]?.stringValue == "Ann")
-        // Ann's log says Bob brought Cy's operations.
-        let annLog = try await ann.json(["sync", "log"])["entries"]?.arrayValue ?? []
-        #expect(annLog.contains { ($0["detail"]?.stringValue ?? "").contains("relayed") }, "\(annLog)")
-        for device in [ann, bob, cy] { await device.stop() }
-    }
-
-    @Test("a wrong code refuses the pairing on both devices; a forgotten device is refused from then on")
-    func wrongCodeAndForget() async throws {
-        let port = LoopbackTurns.randomPort()
-        let ann = try await Device("Ann", port: port, context: context)
-        let bob = try await Device("Bob", port: port, context: context)
-        #expect(
-            try await Self.eventually {
-                (try await ann.json(["device", "nearby"])["devices"]?.arrayValue ?? []).first?["name"] == "Bob"
-            })
-        let started = try await ann.json(["device", "pair", "Bob"])
-        let digits = started["code"]?.stringValue?.filter { $0.isNumber }
-        let code = try #require(digits)
-        _ = try #require(await bob.event("device.pairing"))
-        let wrong = String((Int(code)! + 1) % 1_000_000).leftPadded(to: 6)
-        let refused = try await bob.stack.hearth(["device", "confirm", "Ann", "--code", wrong])
-        #expect(refused.status == 2)
-        #expect(refused.stderr.contains("is not this pairing's code"), "\(refused.stderr)")
-        // The attempt is over on both sides: Ann's confirmation with the right code finds nothing.
-        _ = try #require(await ann.event("device.pairing.ended") { $0["device"]?.stringValue == bob.id })
-        let late = try await ann.stack.hearth(["device", "confirm", "Bob", "--code", code])
-        #expect(late.status == 2)
-        #expect((try await ann.json(["device", "pairing"])["pairings"]?.arrayValue ?? []).isEmpty)
-
-        try await Self.pair(ann, bob)
-        _ = try await hearthSucceeding(ann.stack, ["device", "forget", "Bob"])
-        let forgotten = try await bob.stack.hearth(["sync", "now", "Ann"])
-        #expect(forgotten.status == 1, "\(forgotten.stdout)")
-        let diag = try await ann.json(["sync", "diag"])
-        #expect((diag["refusals"]?.intValue ?? 0) >= 1)
-        let log = try await ann.json(["sync", "log"])["entries"]?.arrayValue ?? []
-        #expect(log.contains { $0["outcome"] == "refused" }, "\(log)")
-        await ann.stop()
-        await bob.stop()
-    }
-
-    @Test("the popups: the pairing request with Confirm, a sync's summary, and a card another device changed")
-    func popups() async throws {
-        let port = LoopbackTurns.randomPort()
-        let ann = try await Device("Ann", port: port, context: context)
-        let bob = try await Device("Bob", port: port, notifier: true, context: context)
-        let server = try #require(bob.session?.server)
-        #expect(
-            try await Self.eventually {
-                (try await ann.json(["device", "nearby"])["devices"]?.arrayValue ?? []).first?["name"] == "Bob"
-            })
-        let started = try await ann.json(["device", "pair", "Bob"])
-        let code = try #require(started["code"]?.stringValue)
-        let popup = try #require(
-            await Self.popup(on: server) { $0 == "Pair with Ann? Code \(code)" }, "\(server.output.text.suffix(1_000))")
-        let popupID = try #require(popup["id"]?.intValue)
-        #expect(popup["urgency"] == 2, "\(popup)")
-        _ = try await ann.json(["device", "confirm", "Bob", "--code", code])
-        #expect(try await bob.session!.press(id: UInt32(popupID), action: "confirm") == 0)
-        _ = try #require(await bob.event("device.paired") { $0["device"]?.stringValue == ann.id })
-
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
-        _ = try await bob.json(["sync", "now", "Ann"])
-        _ = try await hearthSucceeding(
-            ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
-        let synced = try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first
-        #expect(synced?["received"] == 1, "\(String(describing: synced))")
-        let summary = try #require(await Self.popup(on: server) { $0 == "Synced with Ann — 1 received, 0 sent" })
-        #expect(summary["urgency"] == 0, "quiet on success: \(summary)")
-        let changed = try #require(
-            await Self.popup(on: server) { $0 == "Ann changed August: Beach day → Beach weekend" },
-            "\(server.output.lines.filter { $0.contains("Notify") }.suffix(6))")
-        #expect(changed["urgency"] == 1)
-        await ann.stop()
-        await bob.stop()
-    }
-
-    @Test("a copy of a device's home (a cloned SD card) announcing its id is reported loudly on the original")
-    func clone() async throws {
-        let port = LoopbackTurns.randomPort()
-        let ann = try await Device("Ann", port: port, context: context)
-        let copy = try TemporaryHome()
-        for file in ["device-id", "curve-secret-key"] {
-            try FileManager.default.copyItem(atPath: ann.stack.home.file(file), toPath: copy.file(file))
-        }
-        var environment = LoopbackTurns.environment(port: port)
-        environment["HEARTH_SYNC_ENDPOINT"] = "tcp://127.0.0.1:*"
-        let twin = try await TestStack([.bus, .store, .sync], home: copy, environment: environment, context: context)
-        let reported = try #require(await ann.event("device.clone", timeout: .seconds(10)))
-        #expect(reported["detail"]?.stringValue?.contains("announces this device's id \(ann.id)") == true)
-        let diag = try await ann.json(["sync", "diag"])
-        #expect((diag["lines"]?.arrayValue ?? []).contains { $0["kind"] == "clone" })
-        _ = await twin.stop()
-        await ann.stop()
-    }
-
-    @Test("restored from a backup, a device takes back from its peer what it made since before writing again")
-    func restoredTakesBack() async throws {
-        let port = LoopbackTurns.randomPort()
-        let ann = try await Device("Ann", port: port, context: context)
-        let bob = try await Device("Bob", port: port, context: context)
-        try await Self.pair(ann, bob)
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "jan", "--year", "2026", "--title", "Skating"])
-        let backup = ann.stack.home.file("backup.sqlite")
-        _ = try await hearthSucceeding(ann.stack, ["backup", backup])
-        // After the backup Ann makes two more changes, and Bob gets them.
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "feb", "--year", "2026", "--title", "Pancakes"])
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "mar", "--year", "2026", "--title", "Kites"])
-        _ = try await ann.json(["sync", "now", "Bob"])
-        // Ann's disk dies; her backup goes back in.
-        ann.stack.processes[.store]!.signal(SIGTERM)
-        _ = await ann.stack.processes[.store]!.waitForExit(timeout: .seconds(3))
-        _ = try await hearthSucceeding(ann.stack, ["restore", backup])
-        let store = try await TestStack.start(.store, environment: ann.stack.environment)
-        #expect(
-            await TestStack.waitUntilAnswering(
-                ann.stack.configuration.commandEndpoint(.store), context: context, timeout: .seconds(10)))
-        let early = try await ann.stack.hearth(["event", "set", "apr", "--year", "2026", "--title", "Egg hunt"])
-        #expect(early.status == 2, "a restored device writes nothing before it has its own operations back")
-        let synced = try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first
-        #expect(synced?["outcome"] == "completed", "\(String(describing: synced))")
-        let detail = synced?["detail"]?.stringValue ?? ""
-        #expect(detail.contains("took back"), "\(detail)")
-        let cards = try await ann.json(["event", "list", "--year", "2026"])["cards"]?.arrayValue ?? []
-        #expect(cards.prefix(3).map { $0["title"]?.stringValue } == ["Skating", "Pancakes", "Kites"])
-        // Now it writes, numbering after what it took back, and Bob takes the new change.
-        _ = try await hearthSucceeding(ann.stack, ["event", "set", "apr", "--year", "2026", "--title", "Egg hunt"])
-        let again = try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first
-        #expect(again?["outcome"] == "completed" && again?["sent"] == 1, "\(String(describing: again))")
-        let vectors = try await [ann, bob].asyncMap { try await $0.store("ops.vector", context: context)["vector"] }
-        #expect(vectors[0] == vectors[1])
-        store.signal(SIGTERM)
-        _ = await store.waitForExit(timeout: .seconds(3))
-        await ann.stop()
-        await bob.stop()
-    }
-
-    @Test(
-        "hearth-sync killed mid-transfer: after a restart the next sync completes, nothing lost or doubled, the store intact"
-    )
-    func killedMidTransfer() async throws {
-        let port = LoopbackTurns.randomPort()
-        let ann = try await Device("Ann", port: port, context: context)
-        let bob = try await Device("Bob", port: port, context: context)
-        // Ann holds 12,000 operations of a third device (a year of cards edited many times).
-        let file = ann.stack.home.file("big.json")
-        try await offPool {
-            try Self.bigExport(count: 12_000).jsonText.write(toFile: file, atomically: true, encoding: .utf8)
-        }
-        _ = try await hearthSucceeding(ann.stack, ["ops", "import", file])
-        let mark = bob.monitor.output.lines.count
-        try await Self.pair(bob, ann)
-        // Bob's first sync starts by itself after pairing; kill it once a page of cards has arrived.
-        _ = try #require(await bob.event("store.changed", timeout: .seconds(20), from: mark) { $0["card"] != nil })
-        bob.stack.processes[.sync]!.signal(SIGKILL)
-        _ = try #require(await bob.stack.processes[.sync]!.waitForExit(timeout: .seconds(5)))
-        let partial = try await bob.store("ops.vector", context: context)["vector"]
-        let arrived = partial?["0f0f0000-0000-4000-8000-000000000001"]?.intValue ?? 0
-        #expect(arrived > 0 && arrived < 12_000, "killed mid-transfer, with \(arrived) of 12,000 applied")
-        let restarted = try await TestStack.start(.sync, environment: bob.stack.environment)
-        #expect(
-            await TestStack.waitUntilAnswering(
-                bob.stack.configuration.commandEndpoint(.sync), context: context, timeout: .seconds(10)))
-        #expect(
-            try await Self.eventually {
-                (try await bob.json(["device", "nearby"])["devices"]?.arrayValue ?? []).first?["name"] == "Ann"
-            })
-        let result = try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first
-        #expect(result?["outcome"] == "completed", "\(String(describing: result))")
-        let vectors = try await [ann, bob].asyncMap { try await $0.store("ops.vector", context: context)["vector"] }
-        #expect(vectors[0] == vectors[1], "partial was \(String(describing: partial))")
-        let counts = try await [ann, bob].asyncMap { device in
-            var total = 0
-            var after: JSONValue = .null
-            repeat {
-                let page = try await device.store("ops.export", ["after": after], context: context)
-                total += page["operations"]?.arrayValue?.count ?? 0
-                after = page["next"] ?? .null
-            } while after != .null
-            return total
-        }
-        // The 12,000, and each device's name twice (its host's, then the rename).
-        #expect(counts[0] == counts[1] && counts[0] == 12_000 + 4, "\(counts)")
-        restarted.signal(SIGTERM)
-        _ = await restarted.waitForExit(timeout: .seconds(3))
-        await ann.stop()
-        await bob.stop()
-        let store = try DatabaseQueue(path: bob.stack.home.file("hearth.sqlite"))
-        #expect(try await store.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
-    }
-
-    /// An export of `count` operations by a device of the household not in the test: the
-    /// twelve cards of 2026, each title rewritten again and again.
-    static func bigExport(count: Int) -> JSONValue {
-        let author = "0f0f0000-0000-4000-8000-000000000001"
-        let start = Int64(Date().timeIntervalSince1970 * 1000) - Int64(count) - 60_000
-        var last: [Int: String] = [:]
-        var operations: [JSONValue] = []
-        for index in 1...count {
-            let month = (index - 1) % 12 + 1
-            let id = "\(author):\(index)"
-            operations.append([
-                "id": .string(id), "time": ["wall": .int(start + Int64(index)), "logical": 0],
-                "entity": ["kind": "event_card", "id": .string(String(format: "2026-%02d", month))],
-                "fields": [
-                    "title": [
-                        "value": .string("Plan \(index)"),
-                        "overwrites": .array(last[month].map { [.string($0)] } ?? []),
-                    ]
-                ],
-            ])
-            last[month] = id
-        }
-        return ["format": "hearth-ops/1", "operations": .array(operations)]
     }
 }
 
