@@ -57,8 +57,7 @@ public enum Pairing {
     /// code does that).
     public static func fingerprint(_ key: String) -> String {
         let digest = hash("hearth/fingerprint/1", [Array(key.utf8)]).prefix(6)
-        let hex = digest.map { byte in String(byte, radix: 16, uppercase: true) }
-            .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        let hex = Hex.text(Array(digest)).uppercased()
         return stride(from: 0, to: 12, by: 4).map { start in
             String(hex[hex.index(hex.startIndex, offsetBy: start)..<hex.index(hex.startIndex, offsetBy: start + 4)])
         }.joined(separator: " ")

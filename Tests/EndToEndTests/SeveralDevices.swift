@@ -4,4 +4,17 @@ import Testing
 /// starts two or three stacks, and running them side by side loaded a 2-core CI machine enough
 /// to break the timing of turn take-overs. `.serialized` holds for the nested suites too.
 @Suite("End to end: several devices on one machine", .serialized)
-enum SeveralDevices {}
+enum SeveralDevices {
+    /// Polls `condition` (a command answer, not an event: beacons are not on the bus) every
+    /// 100 ms for up to `timeout`.
+    static func eventually(
+        timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+}

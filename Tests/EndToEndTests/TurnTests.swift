@@ -63,19 +63,6 @@ extension SeveralDevices {
             func stop() async { _ = await stack.stop() }
         }
 
-        /// Polls `condition` (a command answer, not an event: beacons are not on the bus) every
-        /// 100 ms for up to `timeout`.
-        static func eventually(
-            timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-        ) async rethrows -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if try await condition() { return true }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-            return false
-        }
-
         /// Ann creates a game on `leader`; every other device joins it once its beacon is heard.
         static func game(_ leader: Device, _ joiners: [Device]) async throws -> String {
             let created = try await leader.hearth(["turn", "create", "--name", leader.name])
@@ -83,7 +70,7 @@ extension SeveralDevices {
             let code = try #require(try JSONValue.parse(created.stdout)["session"]?["code"]?.stringValue)
             for device in joiners {
                 #expect(
-                    try await eventually {
+                    try await SeveralDevices.eventually {
                         try await device.hearth(["turn", "sessions"]).stdout.contains("\"code\":\"\(code)\"")
                     }, "\(device.name) never saw \(code)")
                 let joined = try await device.hearth(["turn", "join", code, "--name", device.name])
@@ -392,7 +379,7 @@ extension SeveralDevices {
             #expect(ended.status == 0, "\(ended.stderr)")
             #expect(try await bob.hearth(["turn", "status", code]).status == 2)
             #expect(
-                try await Self.eventually {
+                try await SeveralDevices.eventually {
                     try await ann.hearth(["turn", "sessions"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                         == "{\"sessions\":[]}"
                 })

@@ -8,9 +8,9 @@ import HearthPairing
 /// store): the devices this one paired with, each pinned to the CURVE key confirmed at pairing,
 /// and the sync log (SPEC part 1).
 ///
-/// A device id is bound to its key: a pairing of a known id with another key is refused, a
-/// connection is admitted only by a paired key (`device(forKey:)`), and a forgotten device stays
-/// in the table, refused, so its key can never come back without a new pairing.
+/// A device id is bound to its key: a pairing of a known id with another key is refused, and a
+/// forgotten device stays in the table, refused, so its key can never come back without a new
+/// pairing. Connections are judged by `PairedKeys`, the in-memory copy loaded from `peers()`.
 final class SyncDatabase: Sendable {
     let queue: DatabaseQueue
 

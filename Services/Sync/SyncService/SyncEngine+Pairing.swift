@@ -32,14 +32,15 @@ extension SyncEngine {
             guard let commitment = answer["commit"]?.stringValue.flatMap(Hex.bytes) else {
                 throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no commitment")
             }
-            guard let reveal = try advance(other, with: .commit(commitment)), case .reveal(let nonce) = reveal else {
+            guard let reveal = try await advance(other, with: .commit(commitment)), case .reveal(let nonce) = reveal
+            else {
                 throw CommandError(code: "pairing_failed", message: "the pairing ended")
             }
             let revealed = try await sendPairing("pair.reveal", ["nonce": .string(Hex.text(nonce))], to: other)
             guard let theirs = revealed["nonce"]?.stringValue.flatMap(Hex.bytes) else {
                 throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no nonce")
             }
-            _ = try advance(other, with: .reveal(theirs))
+            _ = try await advance(other, with: .reveal(theirs))
         } catch {
             end(other, reason: "\(error)", tellOther: true)
             throw error
@@ -53,7 +54,11 @@ extension SyncEngine {
     /// Feeds the other device's message to the attempt.
     /// - Returns: what to send back.
     /// - Throws: when the attempt failed on it.
-    private func advance(_ other: String, with message: PairingSession.Message) throws -> PairingSession.Message? {
+    private func advance(
+        _ other: String, with message: PairingSession.Message
+    ) async throws
+        -> PairingSession.Message?
+    {
         guard var pending = pairings[other] else {
             throw CommandError(code: "pairing_failed", message: "no pairing with that device is in progress")
         }
@@ -63,7 +68,7 @@ extension SyncEngine {
             end(other, reason: reason, tellOther: false)
             throw CommandError(code: "pairing_failed", message: reason)
         }
-        if case .paired = pending.session.state { try complete(other) }
+        if case .paired = pending.session.state { try await complete(other) }
         return reply
     }
 
@@ -85,7 +90,7 @@ extension SyncEngine {
         // it, since that device's first sync starts the moment it does (the other order had its
         // handshake refused and its first request lost: a 10 s wait in 2 of 5 bench runs).
         if case .paired = pending.session.state {
-            try complete(other)
+            try await complete(other)
             _ = try await sendPairing("pair.confirm", [:], to: other, key: pending.key, name: pending.name)
             return ["device": .string(other), "name": .string(pending.name), "paired": true]
         }
@@ -121,7 +126,7 @@ extension SyncEngine {
             guard let nonce = request.arguments["nonce"]?.stringValue.flatMap(Hex.bytes) else {
                 throw CommandError.invalidArgument("nonce", "must be hex bytes")
             }
-            guard let reply = try advance(other, with: .reveal(nonce)), case .reveal(let mine) = reply,
+            guard let reply = try await advance(other, with: .reveal(nonce)), case .reveal(let mine) = reply,
                 let pending = pairings[other], let code = pending.session.code
             else { throw CommandError(code: "pairing_failed", message: "the pairing ended") }
             note("pairing", "\(pending.name) asks to pair; code \(code)", device: other)
@@ -133,12 +138,12 @@ extension SyncEngine {
             return ["nonce": .string(Hex.text(mine))]
         case "pair.confirm":
             let other = try pendingOf(key)
-            _ = try advance(other, with: .confirm)
+            _ = try await advance(other, with: .confirm)
             return ["paired": .bool(pairings[other] == nil && paired.peer(device: other) != nil)]
         case "pair.abort":
             let other = try pendingOf(key)
             let reason = request.arguments["reason"]?.stringValue ?? "no reason given"
-            _ = try? advance(other, with: .abort(String(reason.prefix(200))))
+            _ = try? await advance(other, with: .abort(String(reason.prefix(200))))
             end(other, reason: "the other device ended it", tellOther: false)
             return [:]
         default:
@@ -183,14 +188,23 @@ extension SyncEngine {
     // MARK: - Endings
 
     /// Both people confirmed: the device's key is pinned and it is synced with from now on.
-    private func complete(_ other: String) throws {
+    private func complete(_ other: String) async throws {
         guard let pending = pairings.removeValue(forKey: other) else { return }
         let peer = SyncDatabase.Peer(
             device: other, name: pending.name, key: pending.key, fingerprint: Pairing.fingerprint(pending.key),
             pairedAt: Date(), forgottenAt: nil, lastSyncAt: nil, endpoint: heard[other]?.endpoint)
+        // Durable first: a pairing this device would forget at its next start is no pairing.
+        do {
+            try await database.pair(device: other, name: pending.name, key: pending.key, at: peer.pairedAt)
+        } catch {
+            let reason = "cannot record the pairing: \(error)"
+            note("pairing", "pairing with \(pending.name) ended: \(reason)", device: other)
+            publish(
+                "device.pairing.ended",
+                ["device": .string(other), "name": .string(pending.name), "reason": .string(reason)])
+            throw CommandError(code: "pairing_failed", message: reason)
+        }
         paired.add(peer)
-        let database = database
-        Task { try? await database.pair(device: other, name: pending.name, key: pending.key, at: peer.pairedAt) }
         note("paired", "paired with \(pending.name) (\(peer.fingerprint))", device: other)
         publish(
             "device.paired",
@@ -308,28 +322,5 @@ enum DeviceQuery {
         let known = devices.map { "\($0.name) (\($0.id.prefix(8)))" }.sorted().joined(separator: ", ")
         throw CommandError.invalidArgument(
             "device", "no \(what) '\(query)'" + (known.isEmpty ? "" : "; known: \(known)"))
-    }
-}
-
-/// Bytes as lower-case hex, for nonces and commitments in JSON.
-enum Hex {
-    static func text(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
-    }
-
-    static func bytes(_ text: String) -> [UInt8]? {
-        guard text.utf8.count % 2 == 0, text.utf8.count <= 256 else { return nil }
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
     }
 }

@@ -164,11 +164,11 @@ actor SyncEngine {
             try await database.log(entry)
             if entry.outcome == .completed {
                 try await database.noteSynced(peer.device, at: entry.at, endpoint: endpoint)
-                _ = try? await store.request(
+                _ = try await store.request(
                     "device.synced", args: ["id": .string(peer.device), "at": .string(Timestamp.format(entry.at))])
             }
         } catch {
-            logger.error("hearth-sync: cannot write the sync log: \(error)")
+            logger.error("hearth-sync: cannot record the sync with \(peer.name): \(error)")
         }
         let peerJSON: JSONValue = ["device": .string(peer.device), "name": .string(peer.name)]
         if entry.outcome == .completed {
