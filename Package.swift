@@ -76,6 +76,7 @@ let package = Package(
             name: "HearthBus",
             dependencies: [
                 "CZeroMQ",
+                "CZlib",
                 "HearthCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),

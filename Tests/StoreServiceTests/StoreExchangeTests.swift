@@ -23,14 +23,21 @@ struct StoreExchangeTests {
         StoreHistoryTests.remote("\(mum):\(counter)", wall: wall, month: month, ["title": .string(title)])
     }
 
-    @Test("a store holding a:1–2 and a:6–7 claims a:2 (not a:7), so a peer sends a:3 on and the holes fill")
+    @Test(
+        "a store holding a:1–2 and a:6–7 claims a:2 (not a:7), and b:2–3 not at all, so a peer sends a:3 on and the holes fill"
+    )
     func contiguousVector() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let held = [1, 2, 6, 7].map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }
-            _ = try await running.commands.request("ops.import", args: ["operations": .array(held)])
+            let dad = "d0d00000-0000-4000-8000-00000000000d"
+            let dads = [2, 3].map {
+                StoreHistoryTests.remote("\(dad):\($0)", wall: now - 50_000 + Int64($0), month: 9 + $0, ["title": "d"])
+            }
+            _ = try await running.commands.request("ops.import", args: ["operations": .array(held + dads)])
             let export = try await running.commands.request("ops.vector")
             #expect(export["vector"]?[Self.mum] == 2)
+            #expect(export["vector"]?[dad] == nil)
             #expect(export["device"] == "dev-a")
             // What a peer with a:1–7 sends for that vector: a:3–7 (6 and 7 again, already had).
             try await withStore(context: context) { (peer: RunningStore) async throws in
@@ -91,6 +98,59 @@ struct StoreExchangeTests {
                 try await running.commands.request("ops.export", args: ["after": "nonsense"])
             }
             #expect(bad?.description.contains("'after' must be a cursor") == true)
+        }
+    }
+
+    @Test(
+        "a packed export pages by what deflates under the limit (halving a page of hard-to-pack titles) and imports whole"
+    )
+    func packedExport() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            for batch in 0..<4 {
+                let operations = (1...600).map { index -> JSONValue in
+                    let counter = batch * 600 + index
+                    // Random letters deflate poorly: 2,400 of them pack past the limit at first.
+                    let title = String((0..<190).map { _ in letters.randomElement()! })
+                    return [
+                        "id": .string("\(Self.mum):\(counter)"),
+                        "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
+                        "entity": [
+                            "kind": "event_card",
+                            "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", counter % 12 + 1))"),
+                        ],
+                        "fields": ["title": ["value": .string(title), "overwrites": []]],
+                    ]
+                }
+                _ = try await running.commands.request("ops.import", args: ["operations": .array(operations)])
+            }
+            try await withStore(context: context, device: "dev-b") { (peer: RunningStore) async throws in
+                var (pages, received) = (0, 0)
+                var after: JSONValue = .null
+                repeat {
+                    let page = try await running.commands.request(
+                        "ops.export", args: ["since_vector": [:], "after": after, "packed": true])
+                    #expect(page["operations"] == nil)
+                    #expect(page.jsonText.utf8.count < running.configuration.maximumMessageBytes)
+                    let count = try #require(page["count"]?.intValue)
+                    #expect(count > 0 && count < 2_400)
+                    let applied = try await peer.commands.request(
+                        "ops.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null])
+                    #expect(applied["received"]?.intValue == count)
+                    received += Int(count)
+                    after = page["next"] ?? .null
+                    pages += 1
+                } while after != .null && pages < 100
+                #expect(received == 2_400)
+                #expect(pages > 1)
+                let vector = try await peer.commands.request("ops.vector")
+                #expect(vector["vector"]?[Self.mum] == 2_400)
+                let bad = await #expect(throws: CommandClientError.self) {
+                    try await peer.commands.request("ops.import", args: ["packed": "not base64!"])
+                }
+                #expect(bad?.description.contains("'packed'") == true)
+            }
         }
     }
 

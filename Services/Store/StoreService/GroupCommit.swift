@@ -20,14 +20,20 @@ final class ChangeOutbox {
     /// - Returns: the domain's description, for the command's reply.
     @discardableResult
     func add(_ operation: Operation, seq: Int64, in db: Database) throws -> [String: JSONValue] {
+        let description = try StoreDomains.domain(of: operation.entity.kind).describe(operation.entity, in: db)
+        add(operation, seq: seq, description: description)
+        return description
+    }
+
+    /// Queues `store.<kind>.changed` with a description already read (an import describes each
+    /// entity once for all its operations: they are settled together before any event).
+    func add(_ operation: Operation, seq: Int64, description: [String: JSONValue]) {
         let entity = operation.entity
-        let description = try StoreDomains.domain(of: entity.kind).describe(entity, in: db)
         let data = description.merging([
             "entity": ["kind": .string(entity.kind), "id": .string(entity.id)],
             "op": .string(operation.id.description), "operation": operation.json,
         ]) { $1 }
         add(ChangeEvent(topic: "store.\(entity.kind).changed", data: .object(data), seq: UInt64(seq)))
-        return description
     }
 }
 

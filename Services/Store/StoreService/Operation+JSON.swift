@@ -4,6 +4,14 @@ import HearthCore
 extension Operation {
     /// The operation as exchanged between homes (`hearth ops export`) and in the change feed.
     var json: JSONValue {
+        [
+            "id": .string(id.description), "time": ["wall": .int(time.wall), "logical": .int(Int64(time.logical))],
+            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "fields": fieldsJSON,
+        ]
+    }
+
+    /// The `fields` object of `json`.
+    var fieldsJSON: JSONValue {
         var fields: [String: JSONValue] = [:]
         for (name, write) in self.fields {
             fields[name] = [
@@ -11,10 +19,7 @@ extension Operation {
                 "overwrites": .array(write.overwrites.sorted().map { .string($0.description) }),
             ]
         }
-        return [
-            "id": .string(id.description), "time": ["wall": .int(time.wall), "logical": .int(Int64(time.logical))],
-            "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "fields": .object(fields),
-        ]
+        return .object(fields)
     }
 
     /// Reads an operation sent by another home, strictly.

@@ -19,7 +19,7 @@ struct SyncReplicator: Sendable {
     /// How long one request to a peer may take, per attempt.
     var timeout: Duration = .seconds(10)
     /// Operations per page each way.
-    var pageSize = 2_000
+    var pageSize = 5_000
     /// This device's wall clock (tests set another device's clock wrong).
     var wallClock: @Sendable () -> Date = { Date() }
 
@@ -65,12 +65,15 @@ struct SyncReplicator: Sendable {
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
             if let after = request.arguments["after"], after != .null { arguments["after"] = after }
             arguments["limit"] = request.arguments["limit"] ?? .int(Int64(pageSize))
-            let page = try await store.request("ops.export", args: arguments)
-            return (Self.packing(page), nil)
+            arguments["packed"] = true
+            // Packed by the store, and passed on as it is.
+            return (try await store.request("ops.export", args: arguments), nil)
         case "sync.import":
-            let operations = try unpacked(request.arguments)
-            let applied = try await importPage(
-                format: request.arguments["format"] ?? .null, operations: operations, from: peer)
+            var watch = CardWatch()
+            var applied = try await importPage(
+                format: request.arguments["format"] ?? .null, packed: request.arguments["packed"], from: peer,
+                watching: &watch)
+            applied.changes = try await changes(in: watch, from: peer)
             return (
                 [
                     "received": .int(Int64(applied.received)), "conflicts": .int(Int64(applied.conflicts)),
@@ -82,59 +85,100 @@ struct SyncReplicator: Sendable {
         }
     }
 
-    /// Applies one page of operations that `peer` brought, in one store transaction, noting
-    /// which were relayed for other devices and which cards changed as a person sees them.
-    func importPage(format: JSONValue, operations: [JSONValue], from peer: SyncDatabase.Peer) async throws -> Applied {
+    /// The cards operations arriving by sync touch: each as a person read it before the first
+    /// page that touched its year, and the device that wrote it last. Kept across the pages of
+    /// one sync, so the cards are read once before and once after, not around every page.
+    struct CardWatch: Sendable {
+        fileprivate var before: [Card: String?] = [:]
+        fileprivate var years: Set<Int> = []
+        fileprivate var latest: [Card: Stamp] = [:]
+        fileprivate var received = 0
+    }
+
+    fileprivate struct Stamp: Sendable {
+        let wall: Int64
+        let logical: Int64
+        let device: String
+
+        func isAfter(_ other: Stamp) -> Bool { (wall, logical) >= (other.wall, other.logical) }
+    }
+
+    /// Applies one page of operations that `peer` brought (`packed`), in one store transaction,
+    /// noting which were relayed for other devices and, in `watch`, the cards they touch.
+    func importPage(
+        format: JSONValue, packed: JSONValue?, from peer: SyncDatabase.Peer, watching watch: inout CardWatch
+    ) async throws -> Applied {
+        let operations = try unpacked(packed)
         var applied = Applied()
-        guard !operations.isEmpty else { return applied }
+        guard let packed, !operations.isEmpty else { return applied }
         applied.relayed = operations.count {
             ($0["id"]?.stringValue ?? "").split(separator: ":").first != Substring(peer.device)
         }
-        let cards = Self.touchedCards(operations)
-        let before = try await cardTexts(years: Set(cards.keys.map(\.year)))
-        try await Self.inPieces(operations[...]) { piece in
-            let reply = try await store.request(
-                "ops.import", args: ["format": format, "operations": .array(Array(piece))])
+        let touched = Self.touchedCards(operations)
+        let unread = Set(touched.keys.map(\.year)).subtracting(watch.years)
+        watch.before.merge(try await cardTexts(years: unread)) { known, _ in known }
+        watch.years.formUnion(unread)
+        for (card, stamp) in touched where watch.latest[card].map(stamp.isAfter) ?? true {
+            watch.latest[card] = stamp
+        }
+        func note(_ reply: JSONValue) {
             applied.received += Int(reply["received"]?.intValue ?? 0)
             applied.conflicts += Int(reply["conflicts"]?.intValue ?? 0)
             applied.quarantined += (reply["quarantined"]?.arrayValue ?? []).compactMap {
                 guard let id = $0["id"]?.stringValue else { return nil }
-                return "\(id): \($0["reason"]?.stringValue ?? "held back")"
+                return "\(id): \(($0["reason"]?.stringValue ?? "held back"))"
             }
         }
-        if applied.received > 0, !cards.isEmpty {
-            let after = try await cardTexts(years: Set(cards.keys.map(\.year)))
-            let names = try await deviceNames()
-            for (card, author) in cards.sorted(by: { ($0.key.year, $0.key.month) < ($1.key.year, $1.key.month) })
-            where before[card] != after[card] {
-                applied.changes.append(
-                    CardChange(
-                        year: card.year, month: card.month, by: author, byName: names[author] ?? peer.name,
-                        before: before[card] ?? nil, after: after[card] ?? nil))
+        // The page goes to the store as it came, packed: re-encoding it here and parsing it there
+        // cost more than inflating it twice. A page over this device's command limit (from a
+        // peer whose limit is larger) goes as plain operations, in pieces.
+        do {
+            note(try await store.request("ops.import", args: ["format": format, "packed": packed]))
+        } catch CommandClientError.tooLarge {
+            try await Self.inPieces(operations[...]) { piece in
+                note(
+                    try await store.request("ops.import", args: ["format": format, "operations": .array(Array(piece))]))
             }
         }
+        watch.received += applied.received
         return applied
     }
 
-    private struct Card: Hashable {
+    /// The cards `watch` saw touched that now read differently, each with who changed it last.
+    func changes(in watch: CardWatch, from peer: SyncDatabase.Peer) async throws -> [CardChange] {
+        guard watch.received > 0, !watch.latest.isEmpty else { return [] }
+        let after = try await cardTexts(years: watch.years)
+        let names = try await deviceNames()
+        return watch.latest.sorted { ($0.key.year, $0.key.month) < ($1.key.year, $1.key.month) }.compactMap {
+            card, stamp in
+            guard watch.before[card] != after[card] else { return nil }
+            return CardChange(
+                year: card.year, month: card.month, by: stamp.device, byName: names[stamp.device] ?? peer.name,
+                before: watch.before[card] ?? nil, after: after[card] ?? nil)
+        }
+    }
+
+    fileprivate struct Card: Hashable {
         let year: Int
         let month: Int
     }
 
-    /// The cards `operations` write, each with the device of the latest operation on it.
-    private static func touchedCards(_ operations: [JSONValue]) -> [Card: String] {
-        var latest: [Card: (wall: Int64, logical: Int64, device: String)] = [:]
+    /// The cards `operations` write, each with the latest operation's time and device.
+    private static func touchedCards(_ operations: [JSONValue]) -> [Card: Stamp] {
+        var latest: [Card: Stamp] = [:]
         for operation in operations where operation["entity"]?["kind"]?.stringValue == YearPlanner.entityKind {
             guard let id = operation["entity"]?["id"]?.stringValue,
                 let (year, month) = YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: id)),
                 let author = operation["id"]?.stringValue?.split(separator: ":").first
             else { continue }
-            let time = (operation["time"]?["wall"]?.intValue ?? 0, operation["time"]?["logical"]?.intValue ?? 0)
+            let stamp = Stamp(
+                wall: operation["time"]?["wall"]?.intValue ?? 0, logical: operation["time"]?["logical"]?.intValue ?? 0,
+                device: String(author))
             let card = Card(year: year, month: month)
-            if let known = latest[card], (known.wall, known.logical) > time { continue }
-            latest[card] = (time.0, time.1, String(author))
+            if let known = latest[card], !stamp.isAfter(known) { continue }
+            latest[card] = stamp
         }
-        return latest.mapValues(\.device)
+        return latest
     }
 
     /// Each card of `years` as a person reads it ("Beach day, 14th, Porthcurno"; nil when empty).
@@ -167,7 +211,6 @@ struct SyncReplicator: Sendable {
     // MARK: - Syncing with a peer
 
     /// Syncs with `peer` at `endpoint`.
-    /// - Parameter progress: told the operations moved so far, after each page.
     /// - Returns: the outcome for the sync log, with the cards that changed here.
     func sync(
         with peer: SyncDatabase.Peer, endpoint: String, now: @Sendable () -> Date = { Date() }
@@ -175,7 +218,7 @@ struct SyncReplicator: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         var entry = SyncDatabase.Entry(at: now(), peer: peer.device, peerName: peer.name, outcome: .completed)
-        var changes: [CardChange] = []
+        var watch = CardWatch()
         var (relayed, quarantined) = (0, [String]())
         var notes: [String] = []
         let link = CommandClient(
@@ -185,35 +228,40 @@ struct SyncReplicator: Sendable {
             let theirs = try await link.request("sync.vector")
             try Self.checkClock(theirs["now"]?.intValue, peer: peer, now: wallClock())
             let ours = try await store.request("ops.vector")
-            // Pull what this store lacks, page by page.
-            var after: JSONValue = .null
-            repeat {
-                let page = try await link.request(
-                    "sync.export",
-                    args: ["since_vector": ours["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize))])
+            // Pull what this store lacks, page by page. The next page is asked for before this
+            // one is applied, so the peer's export overlaps this store's import.
+            let (since, limit) = (ours["vector"] ?? [:], JSONValue.int(Int64(pageSize)))
+            let ask = { (after: JSONValue) in
+                Task {
+                    try await link.request(
+                        "sync.export", args: ["since_vector": since, "after": after, "limit": limit])
+                }
+            }
+            var asked: Task<JSONValue, any Error>? = ask(.null)
+            defer { asked?.cancel() }
+            while let page = try await asked?.value {
+                let next = page["next"] ?? .null
+                asked = next == .null ? nil : ask(next)
                 let applied = try await importPage(
-                    format: page["format"] ?? .null, operations: try unpacked(page.objectValue ?? [:]), from: peer)
+                    format: page["format"] ?? .null, packed: page["packed"], from: peer, watching: &watch)
                 entry.received += applied.received
                 entry.conflicts += applied.conflicts
                 relayed += applied.relayed
                 quarantined += applied.quarantined
-                changes += applied.changes
-                after = page["next"] ?? .null
-            } while after != .null
+            }
             // Push what the peer lacks, page by page.
-            after = .null
+            var after: JSONValue = .null
             repeat {
                 let page = try await store.request(
                     "ops.export",
-                    args: ["since_vector": theirs["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize))])
-                let operations = page["operations"]?.arrayValue ?? []
-                if !operations.isEmpty {
-                    try await Self.inPieces(operations[...]) { piece in
-                        let applied = try await link.request(
-                            "sync.import",
-                            args: ["format": page["format"] ?? .null, "packed": .string(PackedPage.pack(Array(piece)))])
-                        entry.sent += Int(applied["received"]?.intValue ?? 0)
-                    }
+                    args: [
+                        "since_vector": theirs["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize)),
+                        "packed": true,
+                    ])
+                if page["count"]?.intValue ?? 0 > 0 {
+                    let applied = try await link.request(
+                        "sync.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null])
+                    entry.sent += Int(applied["received"]?.intValue ?? 0)
                 }
                 after = page["next"] ?? .null
             } while after != .null
@@ -230,6 +278,8 @@ struct SyncReplicator: Sendable {
             entry.outcome = .failed
             entry.detail = Self.reason(error, peer: peer)
         }
+        // The cards that changed, also when the sync failed after some pages were applied.
+        let changes = (try? await self.changes(in: watch, from: peer)) ?? []
         if relayed > 0 { notes.append("\(relayed) relayed for other devices by \(peer.name)") }
         if !quarantined.isEmpty {
             notes.append("held back \(quarantined.count): " + quarantined.prefix(3).joined(separator: "; "))
@@ -241,17 +291,9 @@ struct SyncReplicator: Sendable {
         return (entry, changes)
     }
 
-    /// A store's export page with its operations packed for the wire.
-    static func packing(_ page: JSONValue) -> JSONValue {
-        var object = page.objectValue ?? [:]
-        let operations = object.removeValue(forKey: "operations")?.arrayValue ?? []
-        object["packed"] = .string(PackedPage.pack(operations))
-        return .object(object)
-    }
-
     /// The operations of a page from a peer (`packed`), unpacked within bounds.
-    func unpacked(_ page: [String: JSONValue]) throws -> [JSONValue] {
-        guard let packed = page["packed"]?.stringValue else {
+    func unpacked(_ packed: JSONValue?) throws -> [JSONValue] {
+        guard let packed = packed?.stringValue else {
             throw CommandError.invalidArgument("packed", "is required: a page of operations, deflated, in base64")
         }
         do {
@@ -301,12 +343,5 @@ struct SyncReplicator: Sendable {
         case .refused(let refusal): "\(peer.name) refused: \(refusal.message)"
         default: (error as? CommandError)?.message ?? "\(peer.name): \(error)"
         }
-    }
-}
-
-extension JSONValue {
-    /// This object with `other`'s keys added (replacing).
-    func merging(_ other: [String: JSONValue]) -> JSONValue {
-        .object((objectValue ?? [:]).merging(other) { _, new in new })
     }
 }

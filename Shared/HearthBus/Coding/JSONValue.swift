@@ -65,6 +65,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// This object with `other`'s members added (replacing); a value that is not an object
+    /// counts as an empty one.
+    public func merging(_ other: [String: JSONValue]) -> JSONValue {
+        .object((objectValue ?? [:]).merging(other) { _, new in new })
+    }
+
     public var arrayValue: [JSONValue]? {
         if case .array(let elements) = self { return elements }
         return nil

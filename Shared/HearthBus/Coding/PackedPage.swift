@@ -1,22 +1,22 @@
 import CZlib
 import Foundation
-import HearthBus
 
-/// A page of operations as it crosses between two hearth-sync processes: the JSON array,
-/// deflated (zlib) and in base64. Operations repeat their device ids in every id and every
+/// A page of operations as it crosses between devices and between a store and hearth-sync
+/// (`ops.export` with `packed`, `ops.import` with `packed`): the JSON array, deflated (zlib) and
+/// in base64. Operations repeat their device ids in every id and every
 /// overwritten parent, so a year of twelve cards each edited three times goes from 9,199 bytes
 /// as JSON to under a third of that (`hearth-bench sync`: year_bytes).
 ///
 /// Unpacking is bounded: a page that would inflate past `maximumBytes` is refused, never
 /// allocated (a small message cannot become a huge one).
-enum PackedPage {
-    enum Failure: Error, CustomStringConvertible {
+public enum PackedPage {
+    public enum Failure: Error, CustomStringConvertible {
         case notBase64
         case tooLarge(Int)
         case corrupt(Int32)
         case notOperations(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .notBase64: "packed: must be base64"
             case .tooLarge(let limit): "packed: inflates beyond \(limit) bytes"
@@ -27,7 +27,7 @@ enum PackedPage {
     }
 
     /// `operations` deflated, in base64.
-    static func pack(_ operations: [JSONValue]) -> String {
+    public static func pack(_ operations: [JSONValue]) -> String {
         let input = JSONValue.array(operations).jsonBytes
         var length = compressBound(uLong(input.count))
         var output = [UInt8](repeating: 0, count: Int(length))
@@ -43,7 +43,7 @@ enum PackedPage {
 
     /// The operations of a packed page.
     /// - Throws: `Failure` naming what is wrong (never a trap, whatever the input).
-    static func unpack(_ text: String, maximumBytes: Int) throws(Failure) -> [JSONValue] {
+    public static func unpack(_ text: String, maximumBytes: Int) throws(Failure) -> [JSONValue] {
         guard let data = Data(base64Encoded: text) else { throw .notBase64 }
         let input = [UInt8](data)
         var length = uLong(maximumBytes)
