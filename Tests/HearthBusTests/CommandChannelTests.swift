@@ -173,4 +173,43 @@ struct CommandChannelTests {
         try await running
         await client.close()
     }
+    @Test(
+        "dropping a CURVE server's connections makes every peer handshake again: a key no longer admitted gets no answer, an admitted one does"
+    )
+    func dropConnections() async throws {
+        let context = try ZMQContext()
+        let server = try CurveKeyPair.generate()
+        let (kept, dropped) = (try CurveKeyPair.generate(), try CurveKeyPair.generate())
+        let admitted = Mutex<Set<String>>([kept.publicKey, dropped.publicKey])
+        let authenticator = try CurveAuthenticator(context: context, logger: Logger(label: "test.zap")) { key, _, _ in
+            admitted.withLock { $0.contains(key) }
+        }
+        let zap = Task { await authenticator.run() }
+        let commands = try CommandServer(
+            context: context, endpoint: "tcp://127.0.0.1:*", service: "peer", curveSecretKey: server.secretKey,
+            logger: Logger(label: "test"), handler: { _ in "pong" })
+        try await withRunning([commands]) {
+            func client(_ keys: CurveKeyPair) -> CommandClient {
+                CommandClient(
+                    context: context, endpoint: commands.endpoint, timeout: .seconds(2), attempts: 1,
+                    curve: (keys, server.publicKey))
+            }
+            let (keptClient, droppedClient) = (client(kept), client(dropped))
+            #expect(try await keptClient.request("hello") == "pong")
+            #expect(try await droppedClient.request("hello") == "pong")
+            admitted.withLock { _ = $0.remove(dropped.publicKey) }
+            // ZAP judged the key at the handshake only: the live connection still gets answers.
+            #expect(try await droppedClient.request("hello") == "pong")
+            try await commands.dropConnections()
+            let cut = await #expect(throws: CommandClientError.self) { try await droppedClient.request("hello") }
+            if case .unreachable = cut {} else { Issue.record("expected no answer, got \(String(describing: cut))") }
+            // The admitted peer reconnects by itself and is answered on the same endpoint.
+            #expect(try await keptClient.request("hello") == "pong")
+            await keptClient.close()
+            await droppedClient.close()
+        }
+        await authenticator.close()
+        await zap.value
+        await context.terminate()
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HearthBus
 import HearthTesting
 import Logging
+import Synchronization
 import Testing
 
 @Suite("libzmq wrapper", .timeLimit(.minutes(1)))
@@ -169,6 +170,40 @@ struct ZeroMQTests {
         #expect(await signal.wait(timeout: .milliseconds(1)))
     }
 
+    @Test("work given to a socket thread runs on it in order; work given as it closes is refused, never left waiting")
+    func performRacesClose() async throws {
+        let context = try ZMQContext()
+        for _ in 0..<50 {
+            let thread = try SocketThread(context: context, kind: .dealer, name: "perform") { socket in
+                try socket.setLinger(milliseconds: 0)
+            }
+            let order = Ran()
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        do {
+                            try await thread.perform { _ in order.list.withLock { $0.append(index) } }
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
+                }
+                group.addTask {
+                    await thread.close()
+                    return true
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.count == 21)
+            // What ran, ran once each; after the close nothing more runs.
+            let ran = order.list.withLock { $0 }
+            #expect(Set(ran).count == ran.count)
+            await #expect(throws: SocketThreadError.self) { try await thread.perform { _ in 1 } }
+        }
+        await context.terminate()
+    }
+
     @Test("a ZAP handler closed and bound again at once in one context never finds its inproc name taken")
     func zapHandlerRebinds() async throws {
         let context = try ZMQContext()
@@ -183,4 +218,9 @@ struct ZeroMQTests {
         }
         await context.terminate()
     }
+}
+
+/// What ran on a socket thread, in order.
+private final class Ran: Sendable {
+    let list = Mutex<[Int]>([])
 }

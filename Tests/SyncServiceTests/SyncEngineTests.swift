@@ -61,7 +61,7 @@ struct SyncEngineTests {
             device: local, name: "Ann", keyPair: keyPair, database: database, paired: paired, replicator: replicator,
             store: store, publisher: publisher, context: context, interval: SyncSettings.minimumInterval,
             logger: logger, now: { clock.now })
-        await engine.start(beacon: nil, ports: (5_001, 5_002))
+        await engine.start(beacon: nil, ports: (5_001, 5_002)) {}
         return Fixture(
             engine: engine, database: database, clock: clock, peer: paired.peer(device: other)!, home: home,
             context: context, store: store, publisher: publisher)

@@ -80,8 +80,9 @@ extension SyncEngine {
         }
     }
 
-    /// Forgets a paired device: refused from now on, its connection included (every message is
-    /// checked against the paired keys); what it sent stays.
+    /// Forgets a paired device: refused from now on, its live connection cut at once (every
+    /// connection reconnects and handshakes again, where its key is refused; every message is
+    /// also checked against the paired keys); what it sent stays.
     private func forget(_ query: String) async throws -> JSONValue {
         let live = paired.all
         let other = try DeviceQuery.resolve(query, among: live.map { ($0.device, $0.name) }, what: "paired device")
@@ -89,6 +90,11 @@ extension SyncEngine {
         paired.remove(device: other)
         try await database.forget(other, at: Date())
         running.removeValue(forKey: other)?.cancel()
+        do {
+            try await dropPeerConnections()
+        } catch {
+            note("forgotten", "could not cut live connections at once (\(error)); its messages are refused")
+        }
         note("forgotten", "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on", device: other)
         publish("device.forgotten", ["device": .string(other), "name": .string(peer.name)])
         return ["forgotten": .string(other), "name": .string(peer.name)]

@@ -22,6 +22,8 @@ actor SyncEngine {
     var beacon: Beacon?
     /// This device's replication and pairing ports, as announced (set once the sockets are bound).
     var ports: (replication: Int, pairing: Int) = (0, 0)
+    /// Closes every live connection to the replication socket (each peer handshakes afresh).
+    var dropPeerConnections: @Sendable () async throws -> Void = {}
     /// At most one automatic sync per pair this often (`[sync] interval`, 5 minutes at least).
     let interval: Duration
     let logger: Logger
@@ -85,10 +87,15 @@ actor SyncEngine {
         self.now = now
     }
 
-    /// Takes the bound sockets' ports and the beacon, before serving starts.
-    func start(beacon: Beacon?, ports: (replication: Int, pairing: Int)) {
+    /// Takes the bound sockets' ports, the beacon, and how to cut peers' live connections,
+    /// before serving starts.
+    func start(
+        beacon: Beacon?, ports: (replication: Int, pairing: Int),
+        dropPeerConnections: @escaping @Sendable () async throws -> Void
+    ) {
         self.beacon = beacon
         self.ports = ports
+        self.dropPeerConnections = dropPeerConnections
     }
 
     // MARK: - Hearing devices

@@ -109,7 +109,8 @@ public final class SyncService: Service {
 
     public func run() async throws {
         paired.replace(with: try await database.peers())
-        await engine.start(beacon: beacon, ports: ports)
+        let replication = replication
+        await engine.start(beacon: beacon, ports: ports) { try await replication.dropConnections() }
         logger.info("hearth-sync up; paired devices connect to \(endpoint), \(paired.all.count) paired")
         _ = await publisher.waitUntilConnected(timeout: .seconds(5))
         let (engine, beacon, authenticator, publisher, store, refusals) = (

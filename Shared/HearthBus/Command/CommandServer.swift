@@ -97,6 +97,26 @@ public final class CommandServer: Service {
         await socket.close()
     }
 
+    /// Closes every live connection at once, keeping the endpoint: each peer reconnects and
+    /// handshakes afresh, so a CURVE server's authenticator judges its key again. (ZAP runs only
+    /// at a handshake: a key the authenticator stops admitting keeps a live connection until
+    /// then.) Requests in flight on the old connections go unanswered; clients retry them.
+    public func dropConnections() async throws {
+        try await socket.perform { [endpoint] socket in
+            try socket.unbind(endpoint)
+            // libzmq closes the listener on its I/O thread: the port can stay busy a moment.
+            var attempt = 0
+            while true {
+                do {
+                    return try socket.bind(endpoint)
+                } catch let error as ZMQError where error.code == EADDRINUSE && attempt < 100 {
+                    attempt += 1
+                    usleep(10_000)
+                }
+            }
+        }
+    }
+
     // MARK: - Answering
 
     private func answer(_ received: [Frame]) async {

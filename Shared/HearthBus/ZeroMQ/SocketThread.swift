@@ -32,6 +32,8 @@ public final class SocketThread: Sendable {
 
     private struct Shared: ~Copyable {
         var outbox: Deque<[Frame]> = []
+        /// Work to run with the socket on its thread (`perform`), in order.
+        var chores: [@Sendable (ZMQSocket?) -> Void] = []
         /// The thread is (about to be) blocked in `zmq_poll` and needs the eventfd to wake.
         var parked = false
         var closing = false
@@ -108,6 +110,28 @@ public final class SocketThread: Sendable {
         if mustWake { wake.signal() }
     }
 
+    /// Runs `work` with the socket on the socket's own thread, between two passes of its loop,
+    /// and returns what it returns (options and binds that change while the socket serves).
+    /// - Throws: what `work` throws, or `SocketThreadError.closed` once `close()` has begun.
+    public func perform<Result: Sendable>(
+        _ work: @escaping @Sendable (ZMQSocket) throws -> Result
+    ) async throws -> Result {
+        starter.start()
+        return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Result, any Error>) in
+            let queued = shared.withLock { state -> (accepted: Bool, wake: Bool) in
+                guard !state.closing else { return (false, false) }
+                state.chores.append { [name] socket in
+                    guard let socket else { return done.resume(throwing: SocketThreadError.closed(name)) }
+                    done.resume(with: Swift.Result { try work(socket) })
+                }
+                defer { state.parked = false }
+                return (true, state.parked)
+            }
+            if !queued.accepted { done.resume(throwing: SocketThreadError.closed(name)) }
+            if queued.wake { wake.signal() }
+        }
+    }
+
     /// Ends `incoming` while the socket stays open for sending (graceful shutdown: stop intake,
     /// then answer what is in flight, then `close()`).
     public func stopReceiving() {
@@ -152,7 +176,7 @@ public final class SocketThread: Sendable {
             poller.setWantsOutput(socketIndex, !pending.isEmpty)
             // Park only with nothing queued; a sender seeing `parked` signals the eventfd.
             let park = shared.withLock { state -> Bool in
-                state.parked = state.outbox.isEmpty && !state.closing
+                state.parked = state.outbox.isEmpty && state.chores.isEmpty && !state.closing
                 return state.parked
             }
             do {
@@ -165,12 +189,15 @@ public final class SocketThread: Sendable {
                 break loop
             }
             if poller.isReadable(wakeIndex) { wake.drain() }
-            shared.withLock { state in
+            let chores = shared.withLock { state -> [@Sendable (ZMQSocket?) -> Void] in
                 state.parked = false
                 pending.append(contentsOf: state.outbox)
                 state.outbox.removeAll(keepingCapacity: true)
                 closing = state.closing
+                defer { state.chores.removeAll() }
+                return state.chores
             }
+            for chore in chores { chore(socket) }
             do {
                 while let message = pending.first {
                     guard try socket.send(message, dontWait: true) else { break }
@@ -199,9 +226,15 @@ public final class SocketThread: Sendable {
                 break loop
             }
         }
+        // Work queued as the loop ended is refused, never left waiting.
+        let leftover = shared.withLock { state -> [@Sendable (ZMQSocket?) -> Void] in
+            state.closing = true
+            defer { state.chores.removeAll() }
+            return state.chores
+        }
         socket.close()
+        for chore in leftover { chore(nil) }
         continuation.finish()
-        shared.withLock { $0.closing = true }
         finished.set(true)
     }
 }

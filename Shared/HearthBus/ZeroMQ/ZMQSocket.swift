@@ -47,6 +47,12 @@ public final class ZMQSocket {
         if endpoint.hasPrefix("inproc://") { inprocEndpoints.append(endpoint) }
     }
 
+    /// Stops listening on `endpoint` (as bound: a resolved port, not `*`); libzmq also closes
+    /// every connection it accepted there and drops what they had queued.
+    public func unbind(_ endpoint: String) throws {
+        guard zmq_unbind(handle, endpoint) == 0 else { throw ZMQError.last("unbind \(endpoint)") }
+    }
+
     /// Connects to `endpoint`; libzmq reconnects by itself whenever the peer goes away.
     public func connect(_ endpoint: String) throws {
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("connect \(endpoint)") }
