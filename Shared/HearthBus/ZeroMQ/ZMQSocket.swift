@@ -97,6 +97,20 @@ public final class ZMQSocket {
         return value
     }
 
+    /// The descriptor libzmq signals when this socket's `events` may have changed
+    /// (`ZMQ_FD`): edge-triggered, so read `events` until it shows nothing more to do before
+    /// waiting on it again.
+    public var signalDescriptor: Int32 {
+        get throws { try intOption(ZMQ_FD) }
+    }
+
+    /// Whether a message waits to be received (`ZMQ_POLLIN`) and whether one can be sent
+    /// without blocking (`ZMQ_POLLOUT`), from `ZMQ_EVENTS`; `(false, false)` on an error.
+    public var events: (input: Bool, output: Bool) {
+        let value = (try? intOption(ZMQ_EVENTS)) ?? 0
+        return (value & Int32(ZMQ_POLLIN) != 0, value & Int32(ZMQ_POLLOUT) != 0)
+    }
+
     func stringOption(_ option: Int32) throws -> String {
         var buffer = [CChar](repeating: 0, count: 512)
         var size = buffer.count

@@ -1,0 +1,120 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Synchronization
+import Testing
+
+/// Sending on the caller's thread under the socket's lock, with the socket thread taking over
+/// only what libzmq cannot take now: what must hold when many tasks send at once, when a send
+/// would block, and when sends race the socket's close.
+@Suite("SocketThread sends from the caller", .timeLimit(.minutes(1)))
+struct SocketThreadSendTests {
+    @Test("many tasks sending on one socket at once: every message arrives, each task's in its order")
+    func manySenders() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/many.sock"
+        let (senders, each) = (8, 2_000)
+        let router = try SocketThread(context: context, kind: .router, name: "router", receiveBuffer: senders * each) {
+            try $0.setHighWaterMarks(send: 100_000, receive: 100_000)
+            try $0.bind(endpoint)
+        }
+        let dealer = try SocketThread(context: context, kind: .dealer, name: "dealer") {
+            try $0.setHighWaterMarks(send: 100_000, receive: 100_000)
+            try $0.connect(endpoint)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    for index in 0..<each { try dealer.send([Array("\(sender):\(index)".utf8)]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        var next = [Int](repeating: 0, count: senders)
+        var iterator = router.incoming.makeAsyncIterator()
+        for _ in 0..<(senders * each) {
+            let message = try #require(await iterator.next())
+            let parts = String(decoding: message[1], as: UTF8.self).split(separator: ":").compactMap { Int($0) }
+            try #require(parts.count == 2)
+            #expect(parts[1] == next[parts[0]], "sender \(parts[0]) out of order")
+            next[parts[0]] = parts[1] + 1
+        }
+        #expect(next == [Int](repeating: each, count: senders))
+        await dealer.close()
+        await router.close()
+        await context.terminate()
+    }
+
+    @Test("a send libzmq cannot take now waits in order and leaves once the peer reads: nothing is lost")
+    func sendThatWouldBlock() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/blocked.sock"
+        // A peer that reads nothing until the sender is far past every queue: 300 messages of
+        // 10 KB against high-water marks of 2 and the kernel's socket buffers.
+        let reader = try ZMQSocket(context: context, kind: .pair)
+        try reader.setHighWaterMarks(send: 2, receive: 2)
+        try reader.setTimeouts(send: 5_000, receive: 5_000)
+        try reader.bind(endpoint)
+        let sender = try SocketThread(context: context, kind: .pair, name: "sender") {
+            try $0.setHighWaterMarks(send: 2, receive: 2)
+            try $0.connect(endpoint)
+        }
+        let payload = [UInt8](repeating: 7, count: 10_000)
+        for index in 0..<300 { try sender.send([Array("\(index)".utf8), payload]) }
+        let handoff = ThreadHandoff(reader)
+        let received = try await offPool { () -> [Int] in
+            let reader = handoff.take()
+            var numbers: [Int] = []
+            while numbers.count < 300, let message = try reader.receive() {
+                numbers.append(Int(String(decoding: message[0], as: UTF8.self)) ?? -1)
+            }
+            reader.close()
+            return numbers
+        }
+        #expect(received == Array(0..<300))
+        await sender.close()
+        await context.terminate()
+    }
+
+    @Test("sends racing the socket's close either go or throw 'closed'; the close completes")
+    func sendsRaceClose() async throws {
+        let context = try ZMQContext()
+        for _ in 0..<20 {
+            let home = try TemporaryHome()
+            let endpoint = "ipc://\(home.path)/race.sock"
+            let sink = try SocketThread(context: context, kind: .pair, name: "sink") { try $0.bind(endpoint) }
+            let source = try SocketThread(context: context, kind: .pair, name: "source") {
+                try $0.setLinger(milliseconds: 0)
+                try $0.connect(endpoint)
+            }
+            let sent = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var count = 0
+                        while true {
+                            do {
+                                try source.send([[1, 2, 3]])
+                                count += 1
+                            } catch {
+                                return count
+                            }
+                            if count % 64 == 0 { await Task.yield() }
+                        }
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(5))
+                    await source.close()
+                    return 0
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(sent > 0)
+            #expect(throws: SocketThreadError.self) { try source.send([[1]]) }
+            await sink.close()
+        }
+        await context.terminate()
+    }
+}
