@@ -58,6 +58,17 @@ struct JSONParserTests {
         ]
         #expect(value.jsonText == #"{"a":null,"b":[1,2.5,"x\"\n\u0001"],"c":{"y":false,"z":true},"d":-7,"e":3.0}"#)
         #expect(try JSONValue.parse(value.jsonBytes) == value)
+        // Integers are written digit by digit: the edges and a spread between them.
+        let edges: [Int64] = [0, 9, 10, -1, -10, 99, 100, 1_000_000_007, Int64.max, Int64.min, Int64.min + 1]
+        var random = SystemRandomNumberGenerator()
+        for number in edges + (0..<1_000).map({ _ in Int64.random(in: .min ... .max, using: &random) }) {
+            #expect(JSONValue.int(number).jsonText == String(number))
+        }
+        for number in [UInt64.max, UInt64.max / 10, 10_000_000_000_000_000_000] {
+            var out: [UInt8] = []
+            JSONWriter.appendInteger(number, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(number))
+        }
     }
 
     @Test(
@@ -80,6 +91,26 @@ struct TimestampTests {
         #expect(Timestamp.format(date) == "2026-11-21T18:30:00.125Z")
         #expect(Timestamp.parse("2026-11-21T18:30:00.125Z") == date)
         #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+    }
+
+    @Test("the calendar arithmetic agrees with the C library's gmtime_r from year 1 to 9999, and parses back")
+    func agreesWithGmtime() {
+        var random = SystemRandomNumberGenerator()
+        // 0001-01-01 to 9999-12-31, in seconds since 1970.
+        let range: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+        for _ in 0..<100_000 {
+            var seconds = time_t(Int64.random(in: range, using: &random))
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            let expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.000Z", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            let date = Date(timeIntervalSince1970: Double(seconds))
+            guard Timestamp.format(date) == expected, Timestamp.parse(expected) == date else {
+                Issue.record("\(seconds): \(Timestamp.format(date)) ≠ \(expected)")
+                return
+            }
+        }
     }
 
     @Test("other ISO 8601 forms parse; impossible dates do not")

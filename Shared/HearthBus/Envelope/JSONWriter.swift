@@ -8,7 +8,7 @@ public enum JSONWriter {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .int(let number): out.append(contentsOf: String(number).utf8)
+        case .int(let number): appendInteger(number, to: &out)
         case .double(let number):
             // JSON has no infinities or NaN; such values cannot enter through the parser.
             if number.isFinite {
@@ -39,6 +39,24 @@ public enum JSONWriter {
                 write(members[key]!, to: &out)
             }
             out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `value` in decimal, without the `String` that `String(value)` allocates.
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendInteger(value.magnitude, to: &out)
+    }
+
+    /// Appends `value` in decimal.
+    public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
         }
     }
 
