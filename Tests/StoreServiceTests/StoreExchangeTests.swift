@@ -23,6 +23,17 @@ struct StoreExchangeTests {
         StoreHistoryTests.remote("\(mum):\(counter)", wall: wall, month: month, ["title": .string(title)])
     }
 
+    /// Mum's operation `counter` of a long history: the title of a card of its own (a year per
+    /// twelve operations), as a long history spreads over many.
+    static func longHistory(_ counter: Int, month: Int, wall now: Int64, title: String) -> JSONValue {
+        [
+            "id": .string("\(mum):\(counter)"),
+            "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
+            "entity": ["kind": "event_card", "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", month))")],
+            "fields": ["title": ["value": .string(title), "overwrites": []]],
+        ]
+    }
+
     @Test(
         "a store holding a:1–2 and a:6–7 claims a:2 (not a:7), and b:2–3 not at all, so a peer sends a:3 on and the holes fill"
     )
@@ -66,16 +77,7 @@ struct StoreExchangeTests {
             for batch in 0..<6 {
                 let operations = (0..<500).map { index -> JSONValue in
                     counter += 1
-                    // A card of its own each (a year per twelve), as a long history spreads over many.
-                    return [
-                        "id": .string("\(Self.mum):\(counter)"),
-                        "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
-                        "entity": [
-                            "kind": "event_card",
-                            "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", index % 12 + 1))"),
-                        ],
-                        "fields": ["title": ["value": .string("\(title)\(batch)"), "overwrites": []]],
-                    ]
+                    return Self.longHistory(counter, month: index % 12 + 1, wall: now, title: "\(title)\(batch)")
                 }
                 _ = try await running.commands.request("ops.import", args: ["operations": .array(operations)])
             }
@@ -113,15 +115,7 @@ struct StoreExchangeTests {
                     let counter = batch * 600 + index
                     // Random letters deflate poorly: 2,400 of them pack past the limit at first.
                     let title = String((0..<190).map { _ in letters.randomElement()! })
-                    return [
-                        "id": .string("\(Self.mum):\(counter)"),
-                        "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
-                        "entity": [
-                            "kind": "event_card",
-                            "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", counter % 12 + 1))"),
-                        ],
-                        "fields": ["title": ["value": .string(title), "overwrites": []]],
-                    ]
+                    return Self.longHistory(counter, month: counter % 12 + 1, wall: now, title: title)
                 }
                 _ = try await running.commands.request("ops.import", args: ["operations": .array(operations)])
             }
