@@ -189,12 +189,14 @@ struct CommandChannelTests {
             context: context, endpoint: "tcp://127.0.0.1:*", service: "peer", curveSecretKey: server.secretKey,
             logger: Logger(label: "test"), handler: { _ in "pong" })
         try await withRunning([commands]) {
-            func client(_ keys: CurveKeyPair) -> CommandClient {
+            // The admitted client retries, as every client does: a request sent as its connection is
+            // cut is lost with the connection, and its retry goes over the new one.
+            func client(_ keys: CurveKeyPair, attempts: Int) -> CommandClient {
                 CommandClient(
-                    context: context, endpoint: commands.endpoint, timeout: .seconds(2), attempts: 1,
+                    context: context, endpoint: commands.endpoint, timeout: .seconds(3), attempts: attempts,
                     curve: (keys, server.publicKey))
             }
-            let (keptClient, droppedClient) = (client(kept), client(dropped))
+            let (keptClient, droppedClient) = (client(kept, attempts: 3), client(dropped, attempts: 1))
             #expect(try await keptClient.request("hello") == "pong")
             #expect(try await droppedClient.request("hello") == "pong")
             admitted.withLock { _ = $0.remove(dropped.publicKey) }
