@@ -79,15 +79,20 @@ extension SeveralDevices {
             return code
         }
 
-        @Test(
-            "a leader and two joiners play 100 turns: each turn is exactly one 'Your turn' on the right device, in order"
-        )
-        func hundredTurns() async throws {
+        /// Ann, Bob and Cy on one beacon port, in a game Ann leads and the others joined.
+        func threePlayers() async throws -> (ann: Device, bob: Device, cy: Device, code: String) {
             let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
             let ann = try await Device("Ann", turnEnvironment: environment, context: context)
             let bob = try await Device("Bob", turnEnvironment: environment, context: context)
             let cy = try await Device("Cy", turnEnvironment: environment, context: context)
-            let code = try await Self.game(ann, [bob, cy])
+            return (ann, bob, cy, try await Self.game(ann, [bob, cy]))
+        }
+
+        @Test(
+            "a leader and two joiners play 100 turns: each turn is exactly one 'Your turn' on the right device, in order"
+        )
+        func hundredTurns() async throws {
+            let (ann, bob, cy, code) = try await threePlayers()
             let started = try await ann.hearth(["turn", "start", code])
             #expect(started.status == 0, "\(started.stderr)")
 
@@ -202,11 +207,7 @@ extension SeveralDevices {
             "a joiner's turn service killed mid-game resyncs by itself; the leader's stack killed: the next player's device leads and play goes on"
         )
         func failures() async throws {
-            let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
-            let ann = try await Device("Ann", turnEnvironment: environment, context: context)
-            let bob = try await Device("Bob", turnEnvironment: environment, context: context)
-            let cy = try await Device("Cy", turnEnvironment: environment, context: context)
-            let code = try await Self.game(ann, [bob, cy])
+            let (ann, bob, cy, code) = try await threePlayers()
             #expect(try await ann.hearth(["turn", "start", code]).status == 0)
             try await ann.pressDone(turn: 1)
             try await bob.pressDone(turn: 2)

@@ -89,6 +89,8 @@ struct SocketThreadSendTests {
                 try $0.setLinger(milliseconds: 0)
                 try $0.connect(endpoint)
             }
+            // The close comes once sends are under way (the first 64 of one sender), not after a guess.
+            let sending = AsyncSignal()
             let sent = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
@@ -100,12 +102,15 @@ struct SocketThreadSendTests {
                             } catch {
                                 return count
                             }
-                            if count % 64 == 0 { await Task.yield() }
+                            if count % 64 == 0 {
+                                sending.fire()
+                                await Task.yield()
+                            }
                         }
                     }
                 }
                 group.addTask {
-                    try await Task.sleep(for: .milliseconds(5))
+                    #expect(await sending.wait(timeout: .seconds(10)))
                     await source.close()
                     return 0
                 }

@@ -196,9 +196,11 @@ struct ZeroMQTests {
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
             }
             #expect(outcomes.count == 21)
-            // What ran, ran once each; after the close nothing more runs.
+            // What ran, ran once each, and exactly the work reported done ran (the close's task
+            // is the 21st `true`); after the close nothing more runs.
             let ran = order.list.withLock { $0 }
             #expect(Set(ran).count == ran.count)
+            #expect(ran.count == outcomes.count { $0 } - 1)
             await #expect(throws: SocketThreadError.self) { try await thread.perform { _ in 1 } }
         }
         await context.terminate()

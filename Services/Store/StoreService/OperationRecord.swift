@@ -6,8 +6,8 @@ import HearthCore
 /// A row of the `operation` table.
 ///
 /// Read and written column by column rather than through `Codable`: GRDB's row decoder converts
-/// every column name from snake case for every row, which was 93% of an export's time in the
-/// store (perf, `hearth-bench sync`: 36 ms for a page of 849 operations).
+/// every column name from snake case for every row: perf over `hearth-bench sync` found 93% of
+/// an export page's time (36 ms for 849 operations) in stepping its cursor, most of it there.
 struct OperationRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "operation"
 

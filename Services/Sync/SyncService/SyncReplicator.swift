@@ -129,9 +129,9 @@ struct SyncReplicator: Sendable {
                 return "\(id): \(($0["reason"]?.stringValue ?? "held back"))"
             }
         }
-        // The page goes to the store as it came, packed: re-encoding it here and parsing it there
-        // cost more than inflating it twice. A page over this device's command limit (from a
-        // peer whose limit is larger) goes as plain operations, in pieces.
+        // The page goes to the store as it came, packed (it is inflated here only for the card
+        // watch and the relay count, never re-encoded). A page over this device's command limit
+        // (from a peer whose limit is larger) goes as plain operations, in pieces.
         do {
             note(try await store.request("ops.import", args: ["format": format, "packed": packed]))
         } catch CommandClientError.tooLarge {

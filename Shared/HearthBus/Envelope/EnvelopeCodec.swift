@@ -51,7 +51,7 @@ public struct EnvelopeCodec: Sendable {
     public func decode(_ frame: [UInt8]) throws(EnvelopeError) -> Envelope {
         guard frame.count <= maximumBytes else { throw .oversized(bytes: frame.count, limit: maximumBytes) }
         // Envelopes are nearly always ASCII, which is valid UTF-8: checked without the copy
-        // `String(validating:)` makes (245 ns of a 177-byte envelope's decode).
+        // `String(validating:)` makes (`hearth-bench codec`'s utf8_validate: 166–245 ns for a 177-byte envelope).
         let ascii = frame.withUnsafeBufferPointer { bytes in bytes.allSatisfy { $0 < 0x80 } }
         guard ascii || String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
         // The envelope's members go straight into their fields, with no dictionary in between.

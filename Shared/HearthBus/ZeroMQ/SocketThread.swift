@@ -21,8 +21,8 @@ import Synchronization
 /// (a full queue) goes to an outbox that the thread sends as the socket drains, and every later
 /// message queues behind it, so order holds. (A socket may be used from several threads when a
 /// full memory barrier separates the uses, zmq(7): the lock gives one.) Handing every message
-/// to the thread instead cost an eventfd write and a wake-up per message: `hearth-bench bus`,
-/// perf, 15% of the publishing threads' time.
+/// to the thread instead cost an eventfd write and a wake-up per message: `hearth-bench bus`
+/// under perf, 15% of the cooperative threads' samples were those eventfd writes.
 ///
 /// **Receiving** happens on the thread: it waits in `poll(2)` on the socket's `ZMQ_FD` and an
 /// eventfd, and under the lock reads messages until `ZMQ_EVENTS` shows none left. `ZMQ_FD` is
