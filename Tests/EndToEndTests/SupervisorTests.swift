@@ -53,6 +53,47 @@ struct SupervisorTests {
         let services = generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let supervisor = try await ChildProcess("/usr/bin/runsvdir", ["-P", services], environment: environment)
         let configuration = try home.configuration(["HEARTH_TIME_ZONE": "UTC"])
+        // Whatever happens below, the stack is stopped before the test ends (a failed check must not
+        // leave six processes running under runsv).
+        var failure: (any Error)?
+        do {
+            try await killEachInTurn(configuration)
+        } catch {
+            failure = error
+        }
+        // Stopped as deploy/run-stack stops it: every process down (SIGKILL after 3 s), then SIGHUP
+        // to runsvdir, which stops each runsv and exits without restarting any. (`sv exit` followed
+        // by SIGTERM to runsvdir raced: runsvdir restarted a runsv that had exited a second before
+        // and it started its process again; a loaded test run saw all six running afterwards.)
+        try await sv(["-w", "3", "force-stop"], services)
+        supervisor.signal(SIGHUP)
+        _ = await supervisor.waitForExit(timeout: .seconds(5))
+        // Each service's own shutdown may still be closing its sockets on a loaded machine: each
+        // must stop answering within 5 s, and stay stopped (no runsv left to restart it).
+        let deadline = ContinuousClock.now + .seconds(5)
+        for service in HearthService.launched {
+            var pid = await ping(configuration.commandEndpoint(service))
+            while pid != nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))  // polled: nothing announces an exit here
+                pid = await ping(configuration.commandEndpoint(service))
+            }
+            #expect(pid == nil, "hearth-\(service.rawValue) (pid \(pid ?? 0)) still runs")
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: services) {
+            var status = try await ChildProcess.run("/usr/bin/sv", ["status", "\(services)/\(name)"])
+            while status.status == 0, ContinuousClock.now < deadline + .seconds(5) {
+                try await Task.sleep(for: .milliseconds(100))  // polled, as above
+                status = try await ChildProcess.run("/usr/bin/sv", ["status", "\(services)/\(name)"])
+            }
+            #expect(status.status != 0, "runsv for \(name) still runs: \(status.stdout)")
+        }
+        withExtendedLifetime(home) {}  // the service directories live in it until here
+        if let failure { throw failure }
+    }
+
+    /// Kills each service in turn (the bus while a store change is committed, the scheduler before
+    /// a reminder's time) and checks each is back within a second and nothing was lost.
+    private func killEachInTurn(_ configuration: HearthConfiguration) async throws {
         var upSince: [HearthService: ContinuousClock.Instant] = [:]
         for service in HearthService.launched {
             #expect(
@@ -153,21 +194,6 @@ struct SupervisorTests {
         #expect(titles == ["Before", "While the bus was down", "After"])
         #expect(seqs == Array(1...UInt64(seqs.count)))
 
-        try await sv(["-w", "3", "force-stop"], services)
-        try await sv(["exit"], services)
-        supervisor.signal(SIGTERM)
-        _ = await supervisor.waitForExit(timeout: .seconds(5))
-        // Each service's own shutdown may still be closing its sockets on a loaded machine: each
-        // must stop answering within 5 s.
-        let deadline = ContinuousClock.now + .seconds(5)
-        for service in HearthService.launched {
-            var pid = await ping(configuration.commandEndpoint(service))
-            while pid != nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))  // polled: nothing announces an exit here
-                pid = await ping(configuration.commandEndpoint(service))
-            }
-            #expect(pid == nil, "hearth-\(service.rawValue) (pid \(pid ?? 0)) still runs")
-        }
         await reminders.close()
         await store.close()
         await bus.close()
