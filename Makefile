@@ -53,6 +53,9 @@ install: release
 	mkdir -p $(HOME)/.local/bin
 	install -m 0755 .build/release/hearth $$(sed -n 's|^[a-z]*: *\.build/release/\([^ ]*\).*|.build/release/\1|p' Procfile) \
 		$(HOME)/.local/bin/
+	# hearth-web's templates and styles, found beside the executable.
+	rm -rf $(HOME)/.local/bin/Hearth_WebService.resources
+	cp -R .build/release/Hearth_WebService.resources $(HOME)/.local/bin/
 	deploy/systemd-units
 
 clean:

@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "hearth-turn", targets: ["hearth-turn"]),
         .executable(name: "hearth-sync", targets: ["hearth-sync"]),
         .executable(name: "hearth-scheduler", targets: ["hearth-scheduler"]),
+        .executable(name: "hearth-web", targets: ["hearth-web"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
     dependencies: [
@@ -32,6 +33,12 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        // The household page: without swift-configuration (Hearth reads hearth.toml itself).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: - System libraries
@@ -257,6 +264,28 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "WebService",
+            dependencies: [
+                "HearthBus",
+                "HearthCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Web/WebService",
+            resources: [.copy("Templates"), .copy("Assets")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-web",
+            dependencies: ["WebService", "HearthBus"],
+            path: "Services/Web/hearth-web",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HearthCLI",
             dependencies: [
                 "HearthBus",
@@ -382,6 +411,18 @@ let package = Package(
         .testTarget(
             name: "HearthCLITests",
             dependencies: ["HearthCLI", "HearthBus", "HearthCore", "HearthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebServiceTests",
+            dependencies: [
+                "WebService", "HearthBus", "HearthCore", "HearthTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -22,7 +22,8 @@ public final class TestStack: Sendable {
     ) async throws {
         let home = try home ?? TemporaryHome()
         self.home = home
-        environment = ["HEARTH_HOME": home.path].merging(extra) { _, new in new }
+        // The page on any free port: stacks run side by side, and 8470 may be taken.
+        environment = ["HEARTH_HOME": home.path, "HEARTH_WEB_LISTEN": "127.0.0.1:0"].merging(extra) { _, new in new }
         configuration = try home.configuration(extra)
         var processes: [HearthService: ChildProcess] = [:]
         for service in [.bus] + services.filter({ $0 != .bus }) {

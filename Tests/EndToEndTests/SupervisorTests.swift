@@ -47,6 +47,7 @@ struct SupervisorTests {
         let home = try TemporaryHome()
         let environment = [
             "HEARTH_HOME": home.path, "HEARTH_BIN_DIR": ChildProcess.binaryDirectory, "HEARTH_TIME_ZONE": "UTC",
+            "HEARTH_WEB_LISTEN": "127.0.0.1:0",
         ]
         let generated = try await ChildProcess.run("\(Self.root)/deploy/runit-services", [], environment: environment)
         #expect(generated.status == 0, "\(generated.stderr)")

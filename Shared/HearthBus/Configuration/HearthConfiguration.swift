@@ -35,6 +35,8 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let household: HouseholdSettings
     /// How `hearth-sync` replicates: the `[sync]` table and `HEARTH_SYNC_*`.
     public let sync: SyncSettings
+    /// Where `hearth-web` serves the household page: the `[web]` table and `HEARTH_WEB_LISTEN`.
+    public let web: WebSettings
 
     /// The endpoint publishers connect to (the bus's XSUB side).
     public var busPublishEndpoint: String { endpoints["bus.pub"]! }
@@ -106,7 +108,8 @@ public struct HearthConfiguration: Sendable, Equatable {
             turn: try file.turn.overridden(by: environment),
             discovery: try file.discovery.overridden(by: environment),
             household: try file.household.overridden(by: environment),
-            sync: try file.sync.overridden(by: environment)
+            sync: try file.sync.overridden(by: environment),
+            web: try file.web.overridden(by: environment)
         )
     }
 
@@ -201,6 +204,7 @@ struct FileSettings: Equatable {
     var discovery = DiscoverySettings()
     var household = HouseholdSettings()
     var sync = SyncSettings()
+    var web = WebSettings()
 
     static func read(_ path: String) throws(ConfigurationError) -> FileSettings {
         guard FileManager.default.fileExists(atPath: path) else { return FileSettings() }
@@ -244,6 +248,9 @@ struct FileSettings: Equatable {
             if section == "sync" {
                 settings.sync = try SyncSettings.read(values)
             }
+            if section == "web" {
+                settings.web = try WebSettings.read(values)
+            }
             if section == "household" {
                 try HouseholdSettings.read(values, into: &settings.household)
                 continue
@@ -264,7 +271,7 @@ struct FileSettings: Equatable {
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
                 case (_, "cmd") where serviceNames.contains(section):
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
-                case ("turn", _), ("sync", _):
+                case ("turn", _), ("sync", _), ("web", _):
                     continue  // read above
                 default:
                     throw ConfigurationError(origin: origin, key: fullKey, rule: "is not a Hearth setting")

@@ -10,9 +10,10 @@ public enum HearthService: String, Sendable, CaseIterable, Codable {
     case turn
     case scheduler
     case notifier
+    case web
 
     /// The services this build runs (the `Procfile`'s lines).
-    public static let launched: [HearthService] = [.bus, .store, .sync, .turn, .scheduler, .notifier]
+    public static let launched: [HearthService] = [.bus, .store, .sync, .turn, .scheduler, .notifier, .web]
 
     /// The configuration key of the service's command endpoint, such as `bus.cmd`.
     public var commandKey: String { "\(rawValue).cmd" }

@@ -1,0 +1,112 @@
+import Foundation
+import HearthBus
+import HearthCore
+
+/// The today view: the day's todos and habits with tick boxes (a repeating one ticks that day's
+/// occurrence), the week or month with counts per day, the priority, status and kind filters,
+/// and the daily note with its mood.
+extension HouseholdPages {
+    /// The spans the view shows: the chosen day's list with its week or month of counts.
+    static let spans = ["week", "month"]
+    static let moods = ["happy", "calm", "neutral", "sad", "stressed", "angry"]
+
+    func today(_ query: Query) async throws -> [String: Any] {
+        let today = todayDate
+        let day = query["date"].flatMap { try? LocalDate(parsing: $0, field: "date") } ?? today
+        let span = Self.spans.contains(query["span"] ?? "") ? query["span"]! : "week"
+        let (from, to) = span == "month" ? Self.month(of: day) : Self.week(of: day, start: weekStart)
+        var filters: [String: JSONValue] = [:]
+        for name in ["priority", "status", "kind"] {
+            if let value = query[name], !value.isEmpty { filters[name] = .string(value) }
+        }
+        var dayArguments = filters
+        dayArguments["from"] = .string(day.description)
+        dayArguments["to"] = .string(day.description)
+        var rangeArguments = filters
+        rangeArguments["from"] = .string(from.description)
+        rangeArguments["to"] = .string(to.description)
+        async let dayReply = store.request("todo.calendar", args: dayArguments)
+        async let rangeReply = store.request("todo.calendar", args: rangeArguments)
+        async let noteReply = store.request("note.show", args: ["date": .string(day.description)])
+        let (listed, range, note) = try await (dayReply, rangeReply, noteReply)
+        let address = Self.address(
+            "/today",
+            ["date": day.description, "span": span].merging(
+                filters.compactMapValues(\.stringValue)
+            ) { $1 })
+        let todos = (listed["days"]?.arrayValue?.first?["todos"]?.arrayValue ?? []).map { todo -> [String: Any] in
+            var values = todo.mustacheObject
+            values["path"] = address
+            values["next_done"] = todo["done"] == true ? "0" : "1"
+            values["high"] = todo["priority"] == "high"
+            values["has_priority"] = (todo["priority"]?.stringValue ?? "none") != "none"
+            return values
+        }
+        let days = (range["days"]?.arrayValue ?? []).map { entry -> [String: Any] in
+            var values = entry.mustacheObject
+            let date = entry["date"]?.stringValue ?? ""
+            values["open"] = entry["counts"]?["open"]?.intValue ?? 0
+            values["done"] = entry["counts"]?["done"]?.intValue ?? 0
+            values["today"] = date == today.description
+            values["chosen"] = date == day.description
+            values["link"] = Self.address(
+                "/today",
+                ["date": date, "span": span].merging(
+                    filters.compactMapValues(\.stringValue)
+                ) { $1 })
+            values["label"] = Self.dayLabel(date)
+            return values
+        }
+        let mood = note["mood"]?.stringValue
+        return [
+            "date": day.description, "label": Self.dayLabel(day.description), "is_today": day == today,
+            "previous": day.adding(days: -1).description, "next": day.adding(days: 1).description, "span": span,
+            "span_week": span == "week", "span_month": span == "month", "path": address, "todos": todos,
+            "none": todos.isEmpty, "days": days,
+            "note_text": note["text"]?.stringValue ?? "",
+            "moods": Self.moods.map { ["mood": $0, "selected": $0 == mood] },
+            "filters": [
+                "priority": Self.options(["high", "medium", "low", "none"], query["priority"]),
+                "status": Self.options(["open", "done"], query["status"]),
+                "kind": Self.options(["habit", "plan", "list"], query["kind"]),
+            ],
+        ]
+    }
+
+    /// A select's options with the chosen one marked (the first, "any", is empty).
+    static func options(_ values: [String], _ chosen: String?) -> [[String: Any]] {
+        [["value": "", "label": "any", "selected": (chosen ?? "").isEmpty]]
+            + values.map { ["value": $0, "label": $0, "selected": $0 == chosen] }
+    }
+
+    /// The week around `day` (from the household's first weekday: 1 Monday, 7 Sunday).
+    static func week(of day: LocalDate, start: Int) -> (LocalDate, LocalDate) {
+        let back = (day.weekday - start + 7) % 7
+        let first = day.adding(days: -back)
+        return (first, first.adding(days: 6))
+    }
+
+    static func month(of day: LocalDate) -> (LocalDate, LocalDate) {
+        let first = LocalDate(year: day.year, month: day.month, day: 1)!
+        let next =
+            day.month == 12
+            ? LocalDate(year: day.year + 1, month: 1, day: 1)!
+            : LocalDate(year: day.year, month: day.month + 1, day: 1)!
+        return (first, next.adding(days: -1))
+    }
+
+    /// "Mon 23 Nov" for `2026-11-23`.
+    static func dayLabel(_ text: String) -> String {
+        guard let date = try? LocalDate(parsing: text, field: "date") else { return text }
+        let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return "\(weekdays[date.weekday - 1]) \(date.day) \(months[date.month - 1])"
+    }
+
+    /// `path?name=value&…` with the values escaped, names sorted, empty values left out.
+    static func address(_ path: String, _ query: [String: String]) -> String {
+        let pairs = query.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\(URLForm.escape($0.value))" }
+        return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import HearthBus
+import HearthCore
+import Hummingbird
+import HummingbirdCore
+
+/// The household page's views and actions, read and done through the owning services' commands
+/// (the page never opens the store's database): each view is a loader from the address's query
+/// to the template's values, and each action one command whose refusal is shown beside the
+/// field it names.
+struct HouseholdPages: Sendable {
+    let store: CommandClient
+    let turn: CommandClient
+    let sync: CommandClient
+    /// This device's id: the game view's Done is for the players sitting here.
+    let device: String
+    let renderer: PageRenderer
+    let timeZone: TimeZone
+    let weekStart: Int
+
+    /// The query of a view's address.
+    typealias Query = [String: String]
+
+    /// A view's values from its query.
+    /// - Throws: `CommandClientError` when a service refuses or does not answer.
+    func load(_ view: String, _ query: Query) async throws -> [String: Any] {
+        switch view {
+        case "year": try await year(query)
+        case "today": try await today(query)
+        case "timetable": try await timetable(query)
+        case "people": try await people(query)
+        case "game": try await game(query)
+        case "devices": try await devices(query)
+        default: throw CommandError(code: "not_found", message: "no view '\(view)'")
+        }
+    }
+
+    /// The view as a page (or its main part for a live refresh), with a refused action's errors
+    /// beside their fields and what was typed kept.
+    func show(
+        _ view: String, _ query: Query, fragment: Bool, refused: CommandError? = nil, form: URLForm? = nil
+    ) async -> Response {
+        var context: [String: Any]
+        do {
+            context = try await load(view, query)
+        } catch {
+            return Self.unavailable(error)
+        }
+        context["areas"] = view == "devices" ? "devices year" : view
+        if let refused {
+            // Beside its field where the view has a place for it, else at the top of the view.
+            if let field = Self.field(of: refused), Self.fieldsShown[view, default: []].contains(field) {
+                context["errors"] = [field: refused.message]
+            } else {
+                context["error"] = refused.message
+            }
+        }
+        if let form { context["typed"] = form.fields }
+        return renderer.page(
+            view, context: context, fragment: fragment, status: refused == nil ? .ok : .unprocessableContent)
+    }
+
+    /// The fields each view's forms show a refusal beside (any other refusal is shown at the top).
+    static let fieldsShown: [String: Set<String>] = ["today": ["mood", "text"], "people": ["to", "minutes"]]
+
+    /// The argument a refusal names: `'title' must be …` → `title`.
+    static func field(of error: CommandError) -> String? {
+        guard error.message.hasPrefix("'"), let end = error.message.dropFirst().firstIndex(of: "'") else {
+            return nil
+        }
+        let name = error.message[error.message.index(after: error.message.startIndex)..<end]
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." } ? String(name) : nil
+    }
+
+    /// A page saying which service did not answer (503), or what was refused (400).
+    static func unavailable(_ error: any Error) -> Response {
+        switch error {
+        case CommandClientError.refused(let refusal):
+            let status: HTTPResponse.Status = refusal.code == "not_found" ? .notFound : .badRequest
+            return HouseholdGate<BasicRequestContext>.refusal(status, refusal.message)
+        case let refusal as CommandError:
+            return HouseholdGate<BasicRequestContext>.refusal(
+                refusal.code == "not_found" ? .notFound : .badRequest, refusal.message)
+        default:
+            return HouseholdGate<BasicRequestContext>.refusal(
+                .serviceUnavailable, "A Hearth service is not answering (\(error)). Is the stack running?")
+        }
+    }
+
+    /// Today on the household's clock.
+    var todayDate: LocalDate { LocalDate(Date(), in: timeZone) }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import HearthBus
+import Hummingbird
+import HummingbirdCore
+import Mustache
+
+/// Renders the household page's views from the mustache templates in `Templates/`.
+///
+/// Each view `NAME` has `NAME-main.mustache` (the view's own part, which a live page fetches
+/// alone to refresh itself) and `NAME.mustache` (the whole page: `layout.mustache` around it).
+/// Every value is written with `{{ }}`, which escapes HTML; no template uses `{{{ }}}`
+/// (`PageRendererTests` checks the files).
+struct PageRenderer: Sendable {
+    /// The views, in the navigation's order, with their titles.
+    static let views: [(name: String, title: String)] = [
+        ("year", "Year"), ("today", "Today"), ("timetable", "Timetable"), ("people", "People"), ("game", "Game"),
+        ("devices", "Devices"),
+    ]
+
+    private let library: MustacheLibrary
+    /// The static files by name, with their content types, read once at start (no file is read
+    /// while serving).
+    let assets: [String: (type: String, bytes: ByteBuffer)]
+
+    /// Loads every template and static file (at start, before the server listens).
+    /// - Throws: a parse error naming the template, or `CommandError` if the bundle lacks them.
+    init() async throws {
+        guard let templates = Bundle.module.url(forResource: "Templates", withExtension: nil),
+            let folder = Bundle.module.url(forResource: "Assets", withExtension: nil)
+        else {
+            throw CommandError(code: "internal", message: "the page's templates are missing from the bundle")
+        }
+        library = try await MustacheLibrary(directory: templates.path)
+        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        var assets: [String: (type: String, bytes: ByteBuffer)] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            guard let type = types[(name as NSString).pathExtension],
+                let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
+            else { continue }
+            assets[name] = (type, ByteBuffer(bytes: data))
+        }
+        self.assets = assets
+    }
+
+    /// The view `name` as a whole page, or only its main part when `fragment` (a live refresh).
+    /// - Parameters:
+    ///   - context: the view's values (`[String: Any]` of strings, numbers, booleans, arrays and
+    ///     dictionaries, as `JSONValue.mustache` makes them).
+    ///   - status: 422 when a form's input was refused (the errors are in `context["errors"]`).
+    func page(
+        _ name: String, context: [String: Any], fragment: Bool, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var context = context
+        context["view"] = name
+        context["nav"] = Self.views.map { view -> [String: Any] in
+            ["name": view.name, "title": view.title, "current": view.name == name]
+        }
+        context["title"] = Self.views.first { $0.name == name }?.title ?? "Hearth"
+        let html = library.render(context, withTemplate: fragment ? "\(name)-main" : name) ?? ""
+        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        headers[.vary] = "X-Hearth-Fragment"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+extension JSONValue {
+    /// The value as mustache reads it: objects as dictionaries, arrays as arrays, scalars as
+    /// themselves, null as `false` (kept, not left out: a missing name would be looked up in the
+    /// enclosing values instead, and a suggestion without a title would show its card's).
+    var mustache: Any {
+        switch self {
+        case .null: return false
+        case .bool(let value): return value
+        case .int(let value): return Int(value)
+        case .double(let value): return value
+        case .string(let value): return value
+        case .array(let values): return values.map(\.mustache)
+        case .object(let members):
+            var dictionary: [String: Any] = [:]
+            for (key, value) in members { dictionary[key] = value.mustache }
+            return dictionary
+        case .encoded: return ""  // only in values a service sends on; never in a reply read here
+        }
+    }
+
+    /// The object's members as mustache reads them (empty for anything else).
+    var mustacheObject: [String: Any] { mustache as? [String: Any] ?? [:] }
+
+    /// The array's elements as mustache dictionaries (empty for anything else).
+    var mustacheArray: [[String: Any]] { (arrayValue ?? []).map(\.mustacheObject) }
+}

@@ -1,0 +1,118 @@
+import HTTPTypes
+import HearthBus
+import Hummingbird
+import HummingbirdCore
+import Synchronization
+
+/// The household token `hearth-web` asks for when it listens beyond loopback; replaced when
+/// `hearth web token --revoke` tells the service to read the file again (`token.reload`).
+final class TokenHolder: Sendable {
+    private let token: Mutex<String?>
+
+    init(_ token: String?) { self.token = Mutex(token) }
+
+    var current: String? { token.withLock { $0 } }
+
+    func replace(_ new: String?) { token.withLock { $0 = new } }
+}
+
+/// Who may use the page, and the headers every answer carries.
+///
+/// - Beyond loopback (`tokenRequired`), every request shows the household token: the
+///   `hearth_token` cookie, or `?token=` once (a GET with it sets the cookie and is redirected
+///   to the same address without it, so the token does not stay in the address bar or history).
+///   Without it: 401 and nothing else.
+/// - A request that changes something (anything but GET and HEAD) must come from the page
+///   itself: its `Origin` is this server's, or, without `Origin`, `Sec-Fetch-Site:
+///   same-origin`. Another site's form or script (CSRF) gets 403, on loopback too (a page in
+///   any tab can post to 127.0.0.1).
+/// - Every answer: a content security policy with no inline script and no framing, no
+///   referrer, no MIME sniffing.
+struct HouseholdGate<Context: RequestContext>: RouterMiddleware {
+    let tokenRequired: Bool
+    let token: TokenHolder
+
+    static var cookieName: String { "hearth_token" }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        do {
+            response = try await admit(request, context: context, next: next)
+        } catch let error as HTTPError {
+            // Answered here rather than by the server, so that it carries the headers below.
+            response = Self.refusal(error.status, error.body ?? error.status.reasonPhrase)
+        }
+        Self.secure(&response.headers)
+        return response
+    }
+
+    private func admit(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if tokenRequired {
+            let expected = token.current
+            let fromQuery = request.uri.queryParameters.get("token")
+            let given = fromQuery ?? request.cookies[Self.cookieName]?.value ?? bearer(request)
+            guard let expected, let given, HouseholdToken.matches(given, expected) else {
+                return Self.refusal(
+                    .unauthorized,
+                    "This Hearth page needs the household's token. On a computer of the household, run "
+                        + "`hearth web token` and open the address it prints (or scan its QR code).")
+            }
+            if fromQuery != nil, request.method == .get {
+                var response = Response(status: .seeOther, headers: [.location: Self.withoutToken(request.uri)])
+                response.setCookie(
+                    Cookie(
+                        name: Self.cookieName, value: given, maxAge: 400 * 86_400, path: "/", httpOnly: true,
+                        sameSite: .strict))
+                return response
+            }
+        }
+        if request.method != .get, request.method != .head, !isSameOrigin(request) {
+            return Self.refusal(.forbidden, "Refused: this request did not come from the Hearth page itself.")
+        }
+        return try await next(request, context)
+    }
+
+    private func bearer(_ request: Request) -> String? {
+        guard let value = request.headers[.authorization], value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst("Bearer ".count))
+    }
+
+    private func isSameOrigin(_ request: Request) -> Bool {
+        if let origin = request.headers[.origin] {
+            guard let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!] else {
+                return false
+            }
+            return origin == "http://\(authority)" || origin == "https://\(authority)"
+        }
+        return request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "same-origin"
+    }
+
+    /// The request's path and query without `token=…`.
+    static func withoutToken(_ uri: URI) -> String {
+        let kept = uri.queryParameters.filter { $0.key != "token" }
+            .map { "\(URLForm.escape(String($0.key)))=\(URLForm.escape(String($0.value)))" }
+        return uri.path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+    }
+
+    static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let html =
+            "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Hearth</title>"
+            + "<p>\(URLForm.escapeHTML(message))</p></html>"
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func secure(_ headers: inout HTTPFields) {
+        headers[.contentSecurityPolicy] =
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+    }
+}

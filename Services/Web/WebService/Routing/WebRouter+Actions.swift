@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import HearthBus
+import Hummingbird
+import HummingbirdCore
+
+/// The page's actions: each one command of the service that owns what it changes, with the
+/// form's fields passed as they were typed (the service checks them, as for the CLI).
+extension WebRouter {
+    func addYearActions(_ router: Router<BasicRequestContext>) {
+        for (verb, command) in [("accept", "event.accept"), ("decline", "event.decline")] {
+            router.post("/year/suggestions/:id/\(verb)") { request, context in
+                let id = try context.parameters.require("id")
+                return try await act(request, view: "year") { _ in
+                    _ = try await pages.store.request(command, args: ["id": .string(id)])
+                }
+            }
+        }
+        router.post("/year/conflicts/resolve") { request, _ in
+            try await act(request, view: "year") { form in
+                _ = try await pages.store.request(
+                    "conflicts.resolve", args: ["id": .string(form["id"] ?? ""), "keep": .string(form["keep"] ?? "")])
+            }
+        }
+    }
+
+    func addTodayActions(_ router: Router<BasicRequestContext>) {
+        // A tick: done or not done on the form's day (a repeating todo: that day's occurrence).
+        router.post("/today/todos/:id/done") { request, context in
+            let id = try context.parameters.require("id")
+            return try await act(request, view: "today") { form in
+                var arguments: [String: JSONValue] = ["id": .string(id)]
+                if let date = form.text("date") { arguments["date"] = .string(date) }
+                _ = try await pages.store.request(form["done"] == "0" ? "todo.undone" : "todo.done", args: arguments)
+            }
+        }
+        router.post("/today/note") { request, _ in
+            try await act(request, view: "today") { form in
+                var arguments: [String: JSONValue] = ["date": .string(form["date"] ?? "")]
+                if let mood = form.text("mood") { arguments["mood"] = .string(mood) }
+                // A browser sends a text area's lines with CR LF; the note keeps LF (CR is a
+                // control character the note's rules refuse).
+                if let text = form["text"] {
+                    arguments["text"] = .string(
+                        text.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(
+                            in: .whitespacesAndNewlines))
+                }
+                _ = try await pages.store.request("note.set", args: arguments)
+            }
+        }
+    }
+
+    func addPeopleActions(_ router: Router<BasicRequestContext>) {
+        router.post("/people/plan/:item/done") { request, context in
+            let item = try context.parameters.require("item")
+            return try await act(request, view: "people") { _ in
+                _ = try await pages.store.request("plan.done", args: ["item": .string(item)])
+            }
+        }
+        router.post("/people/plan/:item/snooze") { request, context in
+            let item = try context.parameters.require("item")
+            return try await act(request, view: "people") { form in
+                guard let minutes = form.text("minutes").flatMap(Int64.init) else {
+                    throw CommandError.invalidArgument("minutes", "must be a whole number of minutes")
+                }
+                _ = try await pages.store.request(
+                    "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes)])
+            }
+        }
+        router.post("/people/plan/:item/reschedule") { request, context in
+            let item = try context.parameters.require("item")
+            return try await act(request, view: "people") { form in
+                _ = try await pages.store.request(
+                    "plan.reschedule", args: ["item": .string(item), "to": .string(form["to"] ?? "")])
+            }
+        }
+    }
+
+    func addGameActions(_ router: Router<BasicRequestContext>) {
+        // Done for the player at this device whose turn it is; `seq` is the session as the page
+        // showed it, so a second press (or a stale page) is refused rather than passing a turn.
+        router.post("/game/done") { request, _ in
+            try await act(request, view: "game") { form in
+                var arguments: [String: JSONValue] = ["code": .string(form["code"] ?? "")]
+                if let player = form.text("player") { arguments["player"] = .string(player) }
+                if let seq = form.text("seq").flatMap(Int64.init) { arguments["seq"] = .int(seq) }
+                _ = try await pages.turn.request("done", args: arguments)
+            }
+        }
+    }
+}

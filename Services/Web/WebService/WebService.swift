@@ -1,0 +1,168 @@
+import Foundation
+import HearthBus
+import HearthCore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// `hearth-web`: the household page for the kitchen screen and the family's phones.
+///
+/// It serves six views (year, today, timetable, people, game, devices) rendered from mustache
+/// templates, reading and acting only through the owning services' commands (store, turn,
+/// sync): it never opens the store's database, and every input is checked by the service that
+/// owns it, as on the CLI. It follows the bus and tells every open page, over server-sent
+/// events (`/events`), which household area changed; the page fetches its view again (`LiveFeed`).
+///
+/// Listening on loopback (the default `127.0.0.1:8470`, `[web] listen`), it asks for nothing;
+/// beyond loopback, every request needs the household token (`HouseholdGate`, `hearth web token`).
+///
+/// Commands on `web.cmd`: `ping` (with `url`: the address it serves, and `pages`: open live
+/// connections) and `token.reload` (read `web-token` again after `hearth web token --revoke`).
+public final class WebService: Service {
+    private let configuration: HearthConfiguration
+    private let context: ZMQContext
+    private let logger: Logger
+    private let device: String
+    private let store: CommandClient
+    private let turn: CommandClient
+    private let sync: CommandClient
+    private let subscriber: Subscriber
+    private let live = LiveFeed()
+    private let token: TokenHolder
+    private let commands: CommandServer
+    /// The address served, once the server listens (`http://127.0.0.1:8470`).
+    let url = ServedAddress()
+
+    public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
+        self.configuration = configuration
+        self.device = device
+        self.context = context
+        self.logger = logger
+        let limit = configuration.maximumMessageBytes
+        store = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(2), attempts: 2,
+            maximumMessageBytes: limit)
+        turn = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.turn), timeout: .seconds(2), attempts: 2,
+            maximumMessageBytes: limit)
+        sync = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(.sync), timeout: .seconds(2), attempts: 2,
+            maximumMessageBytes: limit)
+        subscriber = try Subscriber(
+            context: context, endpoint: configuration.busSubscribeEndpoint,
+            prefixes: ["store.", "turn.", "sync.", "pair.", "device.", "plan.", "reminder.", "class."],
+            maximumMessageBytes: limit, logger: logger)
+        let token = TokenHolder(
+            configuration.web.isLoopback ? nil : try HouseholdToken.current(home: configuration.home))
+        self.token = token
+        let (live, url, home) = (live, url, configuration.home)
+        commands = try CommandServer(
+            context: context, endpoint: configuration.commandEndpoint(.web), service: "web",
+            maximumMessageBytes: limit, logger: logger,
+            pingInfo: {
+                var info: [String: JSONValue] = ["pages": .int(Int64(await live.count))]
+                if let address = url.current { info["url"] = .string(address) }
+                return info
+            },
+            handler: { request in
+                guard request.command == "token.reload" else {
+                    throw CommandError.unknownCommand(request.command, service: "web")
+                }
+                return try Self.reload(token, home: home)
+            })
+    }
+
+    /// Reads the token file again (after `hearth web token --revoke`): pages holding the old
+    /// token are refused from the next request on.
+    func reloadToken() throws -> JSONValue { try Self.reload(token, home: configuration.home) }
+
+    private static func reload(_ token: TokenHolder, home: String) throws -> JSONValue {
+        guard token.current != nil else { return ["token": "not used: the page listens on loopback only"] }
+        token.replace(try HouseholdToken.current(home: home))
+        return ["token": "reloaded"]
+    }
+
+    /// The page's routes, with the templates loaded (also for tests, which drive it without a
+    /// server through Hummingbird's test client).
+    func responder() async throws -> CallbackResponder<BasicRequestContext> {
+        let pages = HouseholdPages(
+            store: store, turn: turn, sync: sync, device: device, renderer: try await PageRenderer(),
+            timeZone: configuration.household.timeZone, weekStart: configuration.household.weekStart)
+        return WebRouter(
+            pages: pages, live: live,
+            gate: HouseholdGate(tokenRequired: !configuration.web.isLoopback, token: token)
+        ).build()
+    }
+
+    /// Tells the open pages that `topic` changed, as a bus event would (tests, benchmarks).
+    func announce(_ topic: String) async {
+        if let area = LiveFeed.area(of: topic) { await live.broadcast(Self.changeLine(area)) }
+    }
+
+    static func changeLine(_ area: String) -> String { "event: change\ndata: {\"area\":\"\(area)\"}\n\n" }
+
+    public func run() async throws {
+        let settings = configuration.web
+        let responder = try await responder()
+        var serverLogger = logger
+        serverLogger.logLevel = max(logger.logLevel, .notice)  // no line per request
+        let (url, logger) = (url, logger)
+        let application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(settings.host, port: settings.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? settings.port
+                let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+                url.set("http://\(host):\(port)")
+                logger.info("hearth-web up: http://\(host):\(port)\(settings.isLoopback ? "" : " (token required)")")
+            },
+            logger: serverLogger)
+        let (store, turn, sync, subscriber, live) = (store, turn, sync, subscriber, live)
+        try await ServiceGroup.parts(
+            [
+                ServiceResources("web sockets") {
+                    await subscriber.close()
+                    await store.close()
+                    await turn.close()
+                    await sync.close()
+                },
+                ServiceLoop("bus events", followBus), ServiceLoop("keep-alive", keepAlive), application,
+                ServiceResources("live pages") { await live.close() }, commands,
+            ], logger: logger
+        ).run()
+    }
+
+    /// Tells the pages which area each bus event changed; after a gap (events lost on the way),
+    /// every area, so that every page fetches its view again.
+    private func followBus() async {
+        for await message in subscriber {
+            switch message {
+            case .event(let topic, _):
+                if let area = LiveFeed.area(of: topic) { await live.broadcast(Self.changeLine(area)) }
+            case .gap:
+                await live.broadcast(Self.changeLine("*"))
+            case .rejected: continue
+            }
+        }
+    }
+
+    /// A comment line to every page every 15 s: a connection that died quietly (a phone left the
+    /// Wi-Fi) fails to write and is forgotten, and proxies do not close an idle stream.
+    private func keepAlive() async throws {
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(15))
+            await live.broadcast(": keep-alive\n\n")
+        }
+    }
+}
+
+/// The address `hearth-web` serves, known once the server listens (its port may be any free one).
+final class ServedAddress: Sendable {
+    private let value = Mutex<String?>(nil)
+
+    var current: String? { value.withLock { $0 } }
+
+    func set(_ address: String) { value.withLock { $0 = address } }
+}

@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import HearthBus
+import HearthTesting
+import NIOCore
+import Testing
+
+@testable import WebService
+
+@Suite("Web: live updates", .timeLimit(.minutes(2)))
+struct WebLiveTests {
+    @Test("an open page's event stream names the area of each bus change: a card → year, a todo → today")
+    func liveStream() async throws {
+        let fixture = try await WebFixture()
+        try await withRunning([fixture.web]) {
+            let commands = CommandClient(
+                context: fixture.context, endpoint: fixture.stack.configuration.commandEndpoint(.web),
+                timeout: .seconds(2))
+            // The server's address, once it listens (ping names it).
+            var address: String?
+            let deadline = ContinuousClock.now + .seconds(10)
+            while address == nil, ContinuousClock.now < deadline {
+                address = try? await commands.request("ping")["url"]?.stringValue
+            }
+            await commands.close()
+            let url = try #require(address)
+            #expect(url.hasPrefix("http://127.0.0.1:"))
+
+            let request = HTTPClientRequest(url: "\(url)/events")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            #expect(response.status == .ok)
+            #expect(response.headers.first(name: "content-type") == "text/event-stream")
+            var body = response.body.makeAsyncIterator()
+            var received = ""
+            /// Reads the stream until `text` has arrived (bounded by the test's time limit).
+            func read(until text: String) async throws {
+                while !received.contains(text), let chunk = try await body.next() {
+                    received += String(buffer: chunk)
+                }
+            }
+            try await read(until: "event: hello")
+            _ = try await fixture.store.request("event.set", args: ["year": 2026, "month": 5, "title": "Fete"])
+            try await read(until: "data: {\"area\":\"year\"}")
+            _ = try await fixture.store.request("collection.add", args: ["name": "Chores", "kind": "list"])
+            try await read(until: "data: {\"area\":\"today\"}")
+            #expect(received.contains("event: change\ndata: {\"area\":\"year\"}\n\n"))
+        }
+        await fixture.close()
+    }
+
+    @Test("bus topics map to the page's areas")
+    func areas() {
+        #expect(LiveFeed.area(of: "store.event_card.changed") == "year")
+        #expect(LiveFeed.area(of: "store.suggestion.changed") == "year")
+        #expect(LiveFeed.area(of: "store.todo_completion.changed") == "today")
+        #expect(LiveFeed.area(of: "store.timetable_entry.changed") == "timetable")
+        #expect(LiveFeed.area(of: "store.person.changed") == "people")
+        #expect(LiveFeed.area(of: "store.device.changed") == "devices")
+        #expect(LiveFeed.area(of: "turn.ABC-D.changed") == "game")
+        #expect(LiveFeed.area(of: "sync.completed") == "devices")
+        #expect(LiveFeed.area(of: "health.bus") == nil)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import HearthBus
+import HearthTesting
+import HummingbirdTesting
+import Testing
+
+@testable import WebService
+
+@Suite("Web: who may use the page", .timeLimit(.minutes(2)))
+struct WebSecurityTests {
+    @Test("every answer carries a CSP without inline script, no referrer and no framing")
+    func headers() async throws {
+        let fixture = try await WebFixture()
+        try await fixture.withClient { client in
+            for uri in [
+                "/year", "/today", "/timetable", "/people", "/game", "/devices", "/assets/hearth.css", "/nowhere",
+            ] {
+                let response = try await client.get(uri)
+                let policy = try #require(response.headers[.contentSecurityPolicy], "\(uri)")
+                #expect(policy.contains("script-src 'self';"))
+                #expect(!policy.contains("unsafe-inline"))
+                #expect(policy.contains("frame-ancestors 'none'"))
+                #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            }
+            let script = try await client.get("/assets/hearth.js")
+            #expect(script.status == .ok)
+            #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+            #expect(try await client.get("/assets/..%2FTemplates%2Flayout.mustache").status == .notFound)
+            #expect(try await client.get("/assets/missing.js").status == .notFound)
+        }
+        await fixture.close()
+    }
+
+    @Test("a change from another site (CSRF) is refused: no Origin, a foreign Origin, or a cross-site fetch")
+    func crossSite() async throws {
+        let fixture = try await WebFixture()
+        let created = try await fixture.store.request(
+            "event.suggest", args: ["year": 2026, "month": 3, "title": "Fair"])
+        let id = try #require(created["suggestion"]?["id"]?.stringValue)
+        let host = HTTPField.Name("Host")!
+        try await fixture.withClient { client in
+            let refusals: [HTTPFields] = [
+                [host: WebFixture.host],
+                [host: WebFixture.host, .origin: "http://evil.example"],
+                [host: WebFixture.host, .origin: "null"],
+                [host: WebFixture.host, HTTPField.Name("Sec-Fetch-Site")!: "cross-site"],
+            ]
+            for headers in refusals {
+                let response = try await client.post(
+                    "/year/suggestions/\(id)/accept", [("back", "/year")], headers: headers)
+                #expect(response.status == .forbidden, "\(headers)")
+            }
+            // The page's own post (no Origin, but a same-origin fetch) is let through.
+            let own = try await client.post(
+                "/year/suggestions/\(id)/accept", [("back", "//evil.example/year")],
+                headers: [host: WebFixture.host, HTTPField.Name("Sec-Fetch-Site")!: "same-origin"])
+            #expect(own.status == .seeOther)
+            // A `back` to another site is not followed.
+            #expect(own.headers[.location] == "/year")
+        }
+        #expect(
+            try await fixture.store.request("event.list", args: ["year": 2026])["cards"]?.arrayValue?[2]["title"]
+                == "Fair")
+        await fixture.close()
+    }
+
+    @Test("beyond loopback every request needs the household token; ?token= sets a cookie; a revoked token is refused")
+    func token() async throws {
+        let fixture = try await WebFixture(environment: ["HEARTH_WEB_LISTEN": "0.0.0.0:0"])
+        let token = try #require(HouseholdToken.read(home: fixture.stack.home.path))
+        let host = HTTPField.Name("Host")!
+        try await fixture.withClient { client in
+            #expect(try await client.get("/year").status == .unauthorized)
+            #expect(try await client.get("/assets/hearth.css").status == .unauthorized)
+            #expect(try await client.get("/events").status == .unauthorized)
+            let wrong = String(repeating: "0", count: 64)
+            #expect(try await client.get("/year?token=\(wrong)").status == .unauthorized)
+            #expect(
+                try await client.get("/year", headers: [host: WebFixture.host, .cookie: "hearth_token=\(wrong)"]).status
+                    == .unauthorized)
+
+            let first = try await client.get("/today?date=2026-11-23&token=\(token)")
+            #expect(first.status == .seeOther)
+            #expect(first.headers[.location] == "/today?date=2026-11-23")
+            let cookie = try #require(first.headers[.setCookie])
+            #expect(cookie.contains("hearth_token=\(token)"))
+            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("SameSite=Strict"))
+            let withCookie: HTTPFields = [host: WebFixture.host, .cookie: "hearth_token=\(token)"]
+            #expect(try await client.get("/year", headers: withCookie).status == .ok)
+            // A change needs the token too (and the same origin).
+            var post = WebFixture.sameOrigin
+            #expect(
+                try await client.post("/today/note", [("date", "2026-11-23")], headers: post).status == .unauthorized)
+            post[.cookie] = "hearth_token=\(token)"
+            #expect(
+                try await client.post("/today/note", [("date", "2026-11-23"), ("mood", "calm")], headers: post).status
+                    == .seeOther)
+
+            // Revoked: a new token, and the service told to read it.
+            let new = try HouseholdToken.replace(home: fixture.stack.home.path)
+            #expect(new != token)
+            #expect(try fixture.web.reloadToken() == ["token": "reloaded"])
+            #expect(try await client.get("/year", headers: withCookie).status == .unauthorized)
+            #expect(
+                try await client.get("/year", headers: [host: WebFixture.host, .cookie: "hearth_token=\(new)"]).status
+                    == .ok)
+        }
+        await fixture.close()
+    }
+
+    @Test("no template writes a value unescaped ({{{ }}} or {{& }})")
+    func templatesEscape() throws {
+        let folder = Self.templates
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".mustache")
+        }
+        #expect(names.count == 13)
+        for name in names {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains("{{{"), "\(name)")
+            #expect(!text.contains("{{&"), "\(name)")
+        }
+    }
+
+    /// The templates in the source tree.
+    static var templates: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Services/Web/WebService/Templates")
+    }
+}
