@@ -67,6 +67,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(
+            name: "CQREncode",
+            path: "Shared/CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibICal",
             path: "Shared/CLibICal",
             pkgConfig: "libical",
@@ -288,6 +294,7 @@ let package = Package(
         .target(
             name: "HearthCLI",
             dependencies: [
+                "CQREncode",
                 "HearthBus",
                 "StoreService",
                 "HearthCore",
@@ -428,7 +435,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "HearthBus", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "HearthBus", "HearthCore", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -19,7 +19,7 @@ public struct Hearth: AsyncParsableCommand {
             Restore.self,
             Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Templates.self, Note.self,
             Focus.self, Member.self, Timetable.self, People.self, Plan.self, Notify.self, Monitor.self, Publish.self,
-            Config.self,
+            Config.self, Web.self,
         ]
     )
 

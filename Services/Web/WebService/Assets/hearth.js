@@ -36,6 +36,7 @@
   async function refresh() {
     if (fetching) { again = true; return; }
     fetching = true;
+    main.setAttribute("data-busy", "yes");
     try {
       const response = await fetch(location.href, {
         headers: { "X-Hearth-Fragment": "1" }, credentials: "same-origin", cache: "no-store",
@@ -45,7 +46,12 @@
       // The connection's own reconnect brings the next refresh.
     } finally {
       fetching = false;
-      if (again) { again = false; refresh(); }
+      if (again) {
+        again = false;
+        refresh();
+      } else {
+        main.setAttribute("data-busy", "no");
+      }
     }
   }
 
@@ -53,6 +59,7 @@
     if (!state) return;
     state.textContent = text;
     state.classList.toggle("offline", !live);
+    state.setAttribute("data-connected", live ? "yes" : "no");
   }
 
   function connect() {

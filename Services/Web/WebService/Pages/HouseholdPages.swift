@@ -45,7 +45,7 @@ struct HouseholdPages: Sendable {
         do {
             context = try await load(view, query)
         } catch {
-            return Self.unavailable(error)
+            return failure(view, error, fragment: fragment)
         }
         context["areas"] = view == "devices" ? "devices year" : view
         if let refused {
@@ -73,19 +73,20 @@ struct HouseholdPages: Sendable {
         return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." } ? String(name) : nil
     }
 
-    /// A page saying which service did not answer (503), or what was refused (400).
-    static func unavailable(_ error: any Error) -> Response {
-        switch error {
-        case CommandClientError.refused(let refusal):
-            let status: HTTPResponse.Status = refusal.code == "not_found" ? .notFound : .badRequest
-            return HouseholdGate<BasicRequestContext>.refusal(status, refusal.message)
-        case let refusal as CommandError:
-            return HouseholdGate<BasicRequestContext>.refusal(
-                refusal.code == "not_found" ? .notFound : .badRequest, refusal.message)
-        default:
-            return HouseholdGate<BasicRequestContext>.refusal(
-                .serviceUnavailable, "A Hearth service is not answering (\(error)). Is the stack running?")
-        }
+    /// The view's place in the page saying what went wrong: a service that did not answer (503),
+    /// or what it refused (400, 404), such as a timetable without its Week-1 date. The page stays
+    /// live: once the cause is fixed, the change refreshes it into the view.
+    func failure(_ view: String, _ error: any Error, fragment: Bool) -> Response {
+        let (status, message): (HTTPResponse.Status, String) =
+            switch error {
+            case CommandClientError.refused(let refusal):
+                (refusal.code == "not_found" ? .notFound : .badRequest, refusal.message)
+            case let refusal as CommandError: (refusal.code == "not_found" ? .notFound : .badRequest, refusal.message)
+            default: (.serviceUnavailable, "A Hearth service is not answering (\(error)). Is the stack running?")
+            }
+        return renderer.page(
+            view, context: ["message": message, "areas": view], fragment: fragment, status: status,
+            template: "failure")
     }
 
     /// Today on the household's clock.

@@ -48,8 +48,10 @@ struct PageRenderer: Sendable {
     ///   - context: the view's values (`[String: Any]` of strings, numbers, booleans, arrays and
     ///     dictionaries, as `JSONValue.mustache` makes them).
     ///   - status: 422 when a form's input was refused (the errors are in `context["errors"]`).
+    ///   - template: the template to render in the view's place (`failure` for an error).
     func page(
-        _ name: String, context: [String: Any], fragment: Bool, status: HTTPResponse.Status = .ok
+        _ name: String, context: [String: Any], fragment: Bool, status: HTTPResponse.Status = .ok,
+        template: String? = nil
     ) -> Response {
         var context = context
         context["view"] = name
@@ -57,7 +59,8 @@ struct PageRenderer: Sendable {
             ["name": view.name, "title": view.title, "current": view.name == name]
         }
         context["title"] = Self.views.first { $0.name == name }?.title ?? "Hearth"
-        let html = library.render(context, withTemplate: fragment ? "\(name)-main" : name) ?? ""
+        let template = template ?? name
+        let html = library.render(context, withTemplate: fragment ? "\(template)-main" : template) ?? ""
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         headers[.vary] = "X-Hearth-Fragment"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))

@@ -64,7 +64,7 @@ struct WebRouter {
         } catch let refusal as CommandError {
             return await pages.show(view, query, fragment: fragment, refused: refusal, form: form)
         } catch {
-            return HouseholdPages.unavailable(error)
+            return pages.failure(view, error, fragment: fragment)
         }
         if fragment { return await pages.show(view, query, fragment: true) }
         return Response(status: .seeOther, headers: [.location: back])

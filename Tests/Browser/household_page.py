@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The household page in a real browser: headless Chromium driven by Selenium against a real stack.
+
+Run by Tests/EndToEndTests/BrowserTests.swift, which starts the stack and seeds it, then:
+
+    household_page.py --url http://127.0.0.1:PORT --home HEARTH_HOME --bin BIN_DIR \
+        --shots DIR --code GAME_CODE --todo TITLE --suggestion TITLE --web-listen HOST:PORT --web-pid PID
+
+Each check waits for what it expects with a bounded timeout (WebDriverWait), never a fixed sleep.
+A failed check exits non-zero with the reason on stderr. Screenshots of every view at a phone's
+width (360 px) and a kitchen display's (1920 px) go to --shots.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import WebDriverWait
+
+VIEWS = ["year", "today", "timetable", "people", "game", "devices"]
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--hide-scrollbars", "--force-device-scale-factor=1"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def hearth(args, arguments):
+    """Runs the hearth CLI against the stack; returns its output."""
+    environment = dict(os.environ, HEARTH_HOME=args.home)
+    result = subprocess.run([os.path.join(args.bin, "hearth")] + arguments, env=environment,
+                            capture_output=True, text=True, timeout=30)
+    if result.returncode != 0:
+        raise AssertionError(f"hearth {' '.join(arguments)} failed: {result.stderr}")
+    return result.stdout
+
+
+def wait(driver, timeout):
+    """A bounded wait that looks again when the page swapped its view under it."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+
+
+def live(driver, timeout=10):
+    """Waits until the page's event stream is connected (the stream's hello arrived) and the
+    refresh that the hello starts has been applied."""
+    wait(driver, timeout).until(
+        lambda d: d.find_element(By.ID, "live-state").get_attribute("data-connected") == "yes"
+        and d.find_element(By.ID, "main").get_attribute("data-busy") == "no")
+
+
+def click(driver, by, locator, timeout=5):
+    """Clicks the element, found again if a live refresh replaced it meanwhile."""
+    def attempt(d):
+        d.find_element(by, locator).click()
+        return True
+    wait(driver, timeout).until(attempt)
+
+
+def text_appears(driver, text, timeout):
+    wait(driver, timeout).until(lambda d: text in d.find_element(By.ID, "main").text)
+
+
+def no_script_errors(driver):
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
+              and "favicon" not in entry["message"]]
+    if errors:
+        raise AssertionError(f"the browser reported errors: {errors}")
+
+
+def screenshots(driver, args):
+    os.makedirs(args.shots, exist_ok=True)
+    for width, height, name in [(360, 800, "phone"), (1920, 1080, "desktop")]:
+        driver.set_window_size(width, height)
+        for view in VIEWS:
+            address = f"{args.url}/{view}" + (f"?code={args.code}" if view == "game" else "")
+            driver.get(address)
+            wait(driver, 10).until(ec.presence_of_element_located((By.ID, "main")))
+            # Nothing may stick out sideways on a phone.
+            overflow = driver.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            if overflow > 0:
+                raise AssertionError(f"/{view} is {overflow} px wider than a {width} px screen")
+            driver.save_screenshot(os.path.join(args.shots, f"{view}-{name}.png"))
+    driver.set_window_size(1280, 900)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for option in ["url", "home", "bin", "shots", "code", "todo", "suggestion", "web-listen", "web-pid"]:
+        parser.add_argument(f"--{option}", required=True)
+    args = parser.parse_args()
+    driver = browser()
+    started = []
+    try:
+        # Tick a todo: it shows done.
+        driver.get(f"{args.url}/today")
+        live(driver)
+        click(driver, By.XPATH, f"//label[normalize-space()='{args.todo}']/preceding-sibling::input[@type='checkbox']")
+        wait(driver, 5).until(lambda d: d.find_element(
+            By.XPATH, f"//label[normalize-space()='{args.todo}']/ancestor::li").get_attribute("class") == "done")
+        if "[x]" not in hearth(args, ["calendar", "day"]):
+            raise AssertionError("the store does not have the todo done")
+        print("ok: ticked a todo and saw it done")
+
+        # Accept a suggestion: it is on its card.
+        driver.get(f"{args.url}/year")
+        live(driver)
+        click(driver, By.XPATH, "//form[contains(@action, '/accept')]/button")
+        wait(driver, 5).until(lambda d: not d.find_elements(By.XPATH, "//form[contains(@action, '/accept')]"))
+        text_appears(driver, args.suggestion, 5)
+        print("ok: accepted a suggestion")
+
+        # A change made with the CLI appears on the open page within a second.
+        before = time.monotonic()
+        hearth(args, ["event", "set", "dec", "--title", "Carols at the hall"])
+        text_appears(driver, "Carols at the hall", 1)
+        print(f"ok: a CLI change appeared in {time.monotonic() - before:.3f} s (CLI run included)")
+
+        # Done in the game view: the next player's name.
+        driver.get(f"{args.url}/game?code={args.code}")
+        live(driver)
+        text_appears(driver, "YOUR TURN", 5)
+        first = driver.find_element(By.CLASS_NAME, "big-name").text
+        click(driver, By.ID, "game-done")
+        wait(driver, 5).until(
+            lambda d: d.find_elements(By.CLASS_NAME, "big-name") and d.find_element(By.CLASS_NAME, "big-name").text != first)
+        print(f"ok: Done passed the turn from {first} to {driver.find_element(By.CLASS_NAME, 'big-name').text}")
+
+        # A page whose connection drops (the web service restarts) catches up with what changed meanwhile.
+        driver.get(f"{args.url}/year")
+        live(driver)
+        os.kill(int(args.web_pid), signal.SIGTERM)
+        wait(driver, 10).until(
+            lambda d: d.find_element(By.ID, "live-state").get_attribute("data-connected") == "no")
+        hearth(args, ["event", "set", "nov", "--title", "Made while the page was cut off"])
+        environment = dict(os.environ, HEARTH_HOME=args.home, HEARTH_WEB_LISTEN=args.web_listen)
+        started.append(subprocess.Popen([os.path.join(args.bin, "hearth-web")], env=environment,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        text_appears(driver, "Made while the page was cut off", 15)
+        print("ok: a page whose connection dropped caught up")
+
+        no_script_errors(driver)
+        screenshots(driver, args)
+        no_script_errors(driver)
+        print(f"ok: screenshots of {len(VIEWS)} views at 360 and 1920 px in {args.shots}")
+    finally:
+        driver.quit()
+        for process in started:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as error:  # reported to the Swift test, which fails with it
+        print(f"FAILED: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(1)

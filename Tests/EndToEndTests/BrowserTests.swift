@@ -1,0 +1,106 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthTesting
+import Testing
+
+/// The household page in a real browser (headless Chromium driven by Selenium, from Debian's
+/// `chromium`, `chromium-driver` and `python3-selenium`) against a real stack of processes.
+/// The browser's side is `Tests/Browser/household_page.py`; this test starts and seeds the
+/// stack, runs it, and fails with what it reports.
+@Suite("End to end: the household page in a browser", .serialized, .timeLimit(.minutes(3)))
+struct BrowserTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test(
+        "tick a todo, accept a suggestion, press Done in a game, see a CLI change within a second, catch up after a drop; screenshots of every view"
+    )
+    func householdPage() async throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            try #require(
+                FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: `make test` installs it")
+        }
+        // A fixed port, so that the page can reconnect to a restarted service at the same address.
+        let port = try Self.freePort()
+        let listen = "127.0.0.1:\(port)"
+        let stack = try await TestStack(
+            [.bus, .store, .turn, .sync, .scheduler, .web],
+            environment: ["HEARTH_WEB_LISTEN": listen, "HEARTH_TIME_ZONE": "UTC"], context: context)
+        let store = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(5))
+        let turn = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.turn), timeout: .seconds(5))
+        let today = LocalDate(Date(), in: TimeZone(identifier: "UTC")!).description
+        let year = Int64(today.prefix(4))!
+        _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+        _ = try await store.request(
+            "todo.add",
+            args: ["title": "Water the plants", "collection": "Habits", "due": .string(today), "repeat": "daily"])
+        _ = try await store.request(
+            "event.set",
+            args: ["year": .int(year), "month": 8, "title": "Beach week", "day": 12, "location": "Cornwall"])
+        _ = try await store.request(
+            "event.suggest", args: ["year": .int(year), "month": 9, "title": "School trip", "day": 3])
+        _ = try await store.request("member.add", args: ["name": "Ann", "role": "student"])
+        _ = try await store.request("timetable.bells", args: ["bells": ["1=09:00-10:00", "2=10:00-11:00"]])
+        _ = try await store.request(
+            "timetable.add",
+            args: ["member": "Ann", "week": 1, "day": "Mon", "period": "1", "subject": "Maths", "room": "12"])
+        let day = try LocalDate(parsing: today, field: "date")
+        _ = try await store.request(
+            "timetable.configure", args: ["week1_start": .string(day.adding(days: 1 - day.weekday).description)])
+        _ = try await store.request("people.add", args: ["name": "Gran"])
+        _ = try await store.request(
+            "people.goal", args: ["person": "Gran", "every": 7, "windows": ["Mon-Sun 00:00-23:59"]])
+        _ = try await store.request("plan.week")
+        let game = try await turn.request("create", args: ["name": "Ann"])
+        let code = try #require(game["session"]?["code"]?.stringValue)
+        _ = try await turn.request("join", args: ["code": .string(code), "name": "Ben"])
+        _ = try await turn.request("start", args: ["code": .string(code)])
+        let webPID = try #require(stack.processes[.web]?.pid)
+
+        let shots = "\(Self.root)/.build/screenshots/web"
+        let result = try await ChildProcess.run(
+            "/usr/bin/python3",
+            [
+                "\(Self.root)/Tests/Browser/household_page.py", "--url", "http://\(listen)", "--home", stack.home.path,
+                "--bin", ChildProcess.binaryDirectory, "--shots", shots, "--code", code, "--todo", "Water the plants",
+                "--suggestion", "School trip", "--web-listen", listen, "--web-pid", String(webPID),
+            ],
+            environment: ["HEARTH_HOME": stack.home.path], timeout: .seconds(150))
+        print(result.stdout)
+        #expect(result.status == 0, "\(result.stderr)")
+        for view in ["year", "today", "timetable", "people", "game", "devices"] {
+            for width in ["phone", "desktop"] {
+                #expect(FileManager.default.fileExists(atPath: "\(shots)/\(view)-\(width).png"), "\(view) at \(width)")
+            }
+        }
+        await store.close()
+        await turn.close()
+        _ = await stack.stop()
+    }
+
+    /// A TCP port on loopback that nothing listens on now (bound, read and released).
+    static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw SystemCallError.last("socket") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw SystemCallError.last("bind") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

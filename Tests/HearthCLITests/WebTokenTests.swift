@@ -1,0 +1,69 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+@testable import HearthCLI
+
+@Suite("hearth web token", .timeLimit(.minutes(1)))
+struct WebTokenTests {
+    @Test("the QR code printed for phones reads back as the address (decoded by zbarimg)")
+    func qrCodeDecodes() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg"), "zbar-tools: `make test` installs it")
+        let address = "http://192.168.1.20:8470/?token=" + String(repeating: "0123456789abcdef", count: 4)
+        let modules = try #require(Web.qrModules(address))
+        // The drawn lines: every module pair in one character, the quiet zone around.
+        let lines = Web.draw(modules)
+        #expect(lines.count == (modules.count + 4 + 1) / 2)
+        #expect(lines.allSatisfy { $0.count == modules.count + 4 })
+        // As a picture (4 pixels a module, a quiet zone of four modules), read by a real decoder.
+        let scale = 4
+        let size = (modules.count + 8) * scale
+        var pbm = "P1\n\(size) \(size)\n"
+        for y in 0..<size {
+            let row = (0..<size).map { x -> String in
+                let (r, c) = (y / scale - 4, x / scale - 4)
+                let dark = r >= 0 && r < modules.count && c >= 0 && c < modules.count && modules[r][c]
+                return dark ? "1" : "0"
+            }
+            pbm += row.joined(separator: " ") + "\n"
+        }
+        let home = try TemporaryHome()
+        let file = home.file("code.pbm")
+        try pbm.write(toFile: file, atomically: true, encoding: .utf8)
+        let decoded = try await ChildProcess.run("/usr/bin/zbarimg", ["--quiet", "--raw", file])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == address)
+    }
+
+    @Test("beyond loopback it prints the address with the token; --revoke replaces the token; on loopback none")
+    func token() async throws {
+        let home = try TemporaryHome()
+        let hearth = "\(ChildProcess.binaryDirectory)/hearth"
+        let wide = ["HEARTH_HOME": home.path, "HEARTH_WEB_LISTEN": "0.0.0.0:8470"]
+        let first = try await ChildProcess.run(hearth, ["web", "token", "--json"], environment: wide)
+        #expect(first.status == 0, "\(first.stderr)")
+        let token = try #require(HouseholdToken.read(home: home.path))
+        #expect(first.stdout.contains("?token=\(token)"))
+        #expect(first.stdout.contains(":8470/"))
+        let again = try await ChildProcess.run(hearth, ["web", "token", "--json"], environment: wide)
+        #expect(again.stdout.contains("?token=\(token)"))
+
+        let revoked = try await ChildProcess.run(hearth, ["web", "token", "--revoke", "--no-qr"], environment: wide)
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        let new = try #require(HouseholdToken.read(home: home.path))
+        #expect(new != token)
+        #expect(revoked.stdout.contains("?token=\(new)"))
+        #expect(revoked.stdout.contains("Revoked: hearth-web is not running"))
+        let permissions =
+            try FileManager.default.attributesOfItem(atPath: HouseholdToken.path(home: home.path))[
+                .posixPermissions] as? Int
+        #expect(permissions == 0o600)
+
+        let local = try await ChildProcess.run(
+            hearth, ["web", "token"], environment: ["HEARTH_HOME": home.path, "HEARTH_WEB_LISTEN": "127.0.0.1:8470"])
+        #expect(local.stdout.hasPrefix("http://127.0.0.1:8470/\n"))
+        #expect(!local.stdout.contains("token="))
+    }
+}
