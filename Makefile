@@ -13,7 +13,8 @@ test: test-deps
 	$(SWIFT) build
 	$(SWIFT) test
 
-## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages).
+## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages,
+## web its wrk).
 bench: deps test-deps
 	$(SWIFT) build -c release
 	.build/release/hearth-bench bus --json
@@ -24,6 +25,7 @@ bench: deps test-deps
 	.build/release/hearth-bench timetable --json
 	.build/release/hearth-bench social --json
 	.build/release/hearth-bench sync --json
+	.build/release/hearth-bench web --json
 	.build/release/hearth-bench soak --minutes 2 --json
 
 ## Build each fuzz target (libFuzzer + AddressSanitizer) and run it for FUZZ_SECONDS (default 60).

@@ -122,11 +122,12 @@ def main():
         text_appears(driver, args.suggestion, 5)
         print("ok: accepted a suggestion")
 
-        # A change made with the CLI appears on the open page within a second.
-        before = time.monotonic()
+        # A change made with the CLI appears on the open page within a second of being made
+        # (timed from the CLI's answer: the change is in the store then).
         hearth(args, ["event", "set", "dec", "--title", "Carols at the hall"])
+        made = time.monotonic()
         text_appears(driver, "Carols at the hall", 1)
-        print(f"ok: a CLI change appeared in {time.monotonic() - before:.3f} s (CLI run included)")
+        print(f"ok: a CLI change appeared {time.monotonic() - made:.3f} s after the CLI answered")
 
         # Done in the game view: the next player's name.
         driver.get(f"{args.url}/game?code={args.code}")

@@ -29,6 +29,7 @@ public final class WebService: Service {
     private let sync: CommandClient
     private let subscriber: Subscriber
     private let live = LiveFeed()
+    private let cache = PageCache()
     private let token: TokenHolder
     private let commands: CommandServer
     /// The address served, once the server listens (`http://127.0.0.1:8470`).
@@ -88,7 +89,8 @@ public final class WebService: Service {
     func responder() async throws -> CallbackResponder<BasicRequestContext> {
         let pages = HouseholdPages(
             store: store, turn: turn, sync: sync, device: device, renderer: try await PageRenderer(),
-            timeZone: configuration.household.timeZone, weekStart: configuration.household.weekStart)
+            timeZone: configuration.household.timeZone, weekStart: configuration.household.weekStart,
+            cache: cache)
         return WebRouter(
             pages: pages, live: live,
             gate: HouseholdGate(tokenRequired: !configuration.web.isLoopback, token: token)
@@ -97,7 +99,10 @@ public final class WebService: Service {
 
     /// Tells the open pages that `topic` changed, as a bus event would (tests, benchmarks).
     func announce(_ topic: String) async {
-        if let area = LiveFeed.area(of: topic) { await live.broadcast(Self.changeLine(area)) }
+        if let area = LiveFeed.area(of: topic) {
+            cache.invalidate(area)
+            await live.broadcast(Self.changeLine(area))
+        }
     }
 
     static func changeLine(_ area: String) -> String { "event: change\ndata: {\"area\":\"\(area)\"}\n\n" }
@@ -140,8 +145,13 @@ public final class WebService: Service {
         for await message in subscriber {
             switch message {
             case .event(let topic, _):
-                if let area = LiveFeed.area(of: topic) { await live.broadcast(Self.changeLine(area)) }
+                // The cached view goes before the pages are told, so that their refetch reads anew.
+                if let area = LiveFeed.area(of: topic) {
+                    cache.invalidate(area)
+                    await live.broadcast(Self.changeLine(area))
+                }
             case .gap:
+                cache.invalidate("*")
                 await live.broadcast(Self.changeLine("*"))
             case .rejected: continue
             }

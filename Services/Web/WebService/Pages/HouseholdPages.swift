@@ -18,6 +18,8 @@ struct HouseholdPages: Sendable {
     let renderer: PageRenderer
     let timeZone: TimeZone
     let weekStart: Int
+    /// Rendered views, kept until their area changes (at most a second).
+    let cache: PageCache
 
     /// The query of a view's address.
     typealias Query = [String: String]
@@ -41,13 +43,27 @@ struct HouseholdPages: Sendable {
     func show(
         _ view: String, _ query: Query, fragment: Bool, refused: CommandError? = nil, form: URLForm? = nil
     ) async -> Response {
+        // A view as anyone would see it comes from the cache; one with a refusal and what was
+        // typed is this request's own.
+        let shared = refused == nil && form == nil
+        let key =
+            "\(view)|\(fragment)|"
+            + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        var generation = 0
+        if shared {
+            switch await cache.lookup(key, areas: [view]) {
+            case .cached(let response): return response
+            case .render(let current): generation = current
+            }
+        }
         var context: [String: Any]
         do {
             context = try await load(view, query)
         } catch {
+            if shared { cache.abandon(key) }
             return failure(view, error, fragment: fragment)
         }
-        context["areas"] = view == "devices" ? "devices year" : view
+        context["areas"] = view
         if let refused {
             // Beside its field where the view has a place for it, else at the top of the view.
             if let field = Self.field(of: refused), Self.fieldsShown[view, default: []].contains(field) {
@@ -57,8 +73,10 @@ struct HouseholdPages: Sendable {
             }
         }
         if let form { context["typed"] = form.fields }
-        return renderer.page(
-            view, context: context, fragment: fragment, status: refused == nil ? .ok : .unprocessableContent)
+        let status: HTTPResponse.Status = refused == nil ? .ok : .unprocessableContent
+        let body = renderer.render(view, context: context, fragment: fragment)
+        if shared { cache.keep(key, status: status, body: body, areas: [view], generation: generation) }
+        return PageRenderer.response(status, body)
     }
 
     /// The fields each view's forms show a refusal beside (any other refusal is shown at the top).

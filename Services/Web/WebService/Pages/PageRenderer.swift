@@ -53,6 +53,11 @@ struct PageRenderer: Sendable {
         _ name: String, context: [String: Any], fragment: Bool, status: HTTPResponse.Status = .ok,
         template: String? = nil
     ) -> Response {
+        Self.response(status, render(name, context: context, fragment: fragment, template: template))
+    }
+
+    /// The view's HTML (as `page` describes).
+    func render(_ name: String, context: [String: Any], fragment: Bool, template: String? = nil) -> ByteBuffer {
         var context = context
         context["view"] = name
         context["nav"] = Self.views.map { view -> [String: Any] in
@@ -60,10 +65,14 @@ struct PageRenderer: Sendable {
         }
         context["title"] = Self.views.first { $0.name == name }?.title ?? "Hearth"
         let template = template ?? name
-        let html = library.render(context, withTemplate: fragment ? "\(template)-main" : template) ?? ""
+        return ByteBuffer(string: library.render(context, withTemplate: fragment ? "\(template)-main" : template) ?? "")
+    }
+
+    /// A rendered view as an answer (never cached by the browser: the page is live).
+    static func response(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         headers[.vary] = "X-Hearth-Fragment"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }
 

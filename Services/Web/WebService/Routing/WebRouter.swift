@@ -66,6 +66,8 @@ struct WebRouter {
         } catch {
             return pages.failure(view, error, fragment: fragment)
         }
+        // What the action changed is read anew (its bus event may not have arrived yet).
+        pages.cache.invalidate(view)
         if fragment { return await pages.show(view, query, fragment: true) }
         return Response(status: .seeOther, headers: [.location: back])
     }

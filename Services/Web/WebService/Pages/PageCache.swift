@@ -1,0 +1,111 @@
+import Hummingbird
+import Synchronization
+
+/// Rendered views, kept until the bus says their area changed (and for at most a second), with
+/// one render at a time per view: under load (a kitchen screen and every phone refreshing on each
+/// change) a view is rendered about once per change instead of once per request.
+///
+/// - A view no one has rendered since its area changed is rendered by the first request; the
+///   others asking meanwhile wait for that render rather than each doing it again.
+/// - A view older than `lifetime` is rendered again by the first request that finds it so; the
+///   others meanwhile get the one-second-old view. `lifetime` also bounds how stale a view can be
+///   if a bus event is lost (the bus restarting).
+/// - A render that began before a change of its area is not kept (each area has a generation,
+///   read before loading and checked before keeping), so a change that lands while a view is being
+///   read cannot leave the view from before it in the cache.
+final class PageCache: Sendable {
+    static let lifetime: Duration = .seconds(1)
+
+    /// What a request is to do for a view.
+    enum Lookup {
+        /// Answer with this.
+        case cached(Response)
+        /// Render it, then `keep` (or `abandon`) it: this request is the one rendering it.
+        case render(generation: Int)
+    }
+
+    private struct Entry {
+        let areas: [String]
+        let status: HTTPResponse.Status
+        let body: ByteBuffer
+        let rendered: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var generations: [String: Int] = [:]
+        /// Views being rendered, with the requests waiting for them.
+        var rendering: [String: [CheckedContinuation<Void, Never>]] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// The clock the lifetime is read on (a test's own clock, to age views without waiting).
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) { self.now = now }
+
+    /// What to do for view `key` of `areas`: a cached answer, or render it (after waiting for a
+    /// render already under way, if there is no view to answer with meanwhile).
+    func lookup(_ key: String, areas: [String]) async -> Lookup {
+        while true {
+            let found = state.withLock { state -> Lookup? in
+                let entry = state.entries[key]
+                if let entry, now() - entry.rendered < Self.lifetime || state.rendering[key] != nil {
+                    return .cached(PageRenderer.response(entry.status, entry.body))
+                }
+                if state.rendering[key] != nil { return nil }
+                state.rendering[key] = []
+                return .render(generation: Self.generation(areas, state))
+            }
+            if let found { return found }
+            await withCheckedContinuation { (waiting: CheckedContinuation<Void, Never>) in
+                let registered = state.withLock { state -> Bool in
+                    guard state.rendering[key] != nil else { return false }
+                    state.rendering[key]!.append(waiting)
+                    return true
+                }
+                if !registered { waiting.resume() }
+            }
+        }
+    }
+
+    /// Keeps the view this request rendered (unless one of `areas` changed since `generation`)
+    /// and wakes the requests waiting for it.
+    func keep(_ key: String, status: HTTPResponse.Status, body: ByteBuffer, areas: [String], generation: Int) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            if Self.generation(areas, state) == generation {
+                if state.entries.count > 1_000 { state.entries.removeAll(keepingCapacity: true) }
+                state.entries[key] = Entry(areas: areas, status: status, body: body, rendered: now())
+            }
+            return state.rendering.removeValue(forKey: key) ?? []
+        }
+        for request in waiting { request.resume() }
+    }
+
+    /// The render failed (a service did not answer): nothing is kept, and the requests waiting
+    /// for it try for themselves.
+    func abandon(_ key: String) {
+        let waiting = state.withLock { $0.rendering.removeValue(forKey: key) ?? [] }
+        for request in waiting { request.resume() }
+    }
+
+    /// How many requests wait for the render of `key` (for tests).
+    func waiting(_ key: String) -> Int { state.withLock { $0.rendering[key]?.count ?? 0 } }
+
+    /// `area` changed ("*": every area, after events were lost): its views are read again.
+    func invalidate(_ area: String) {
+        state.withLock { state in
+            if area == "*" {
+                for view in PageRenderer.views { state.generations[view.name, default: 0] &+= 1 }
+                state.entries.removeAll()
+            } else {
+                state.generations[area, default: 0] &+= 1
+                state.entries = state.entries.filter { !$0.value.areas.contains(area) }
+            }
+        }
+    }
+
+    private static func generation(_ areas: [String], _ state: State) -> Int {
+        areas.reduce(0) { $0 &+ state.generations[$1, default: 0] }
+    }
+}
