@@ -115,24 +115,69 @@ struct HouseholdViewTests {
         await fixture.close()
     }
 
-    @Test("people and devices: what's next is empty before planning; this device is listed; nothing synced yet")
+    @Test("people: what's next with Done, Snooze and Reschedule (a free slot; a bad time named); devices listed")
     func peopleAndDevices() async throws {
         let fixture = try await WebFixture()
-        _ = try await fixture.store.request("people.add", args: ["name": "Gran"])
-        try await fixture.withClient { client in
+        for name in ["Gran", "Sam", "Jo"] {
+            _ = try await fixture.store.request("people.add", args: ["name": .string(name)])
+            _ = try await fixture.store.request(
+                "people.goal", args: ["person": .string(name), "every": 7, "windows": ["Mon-Sun 00:00-23:59"]])
+        }
+        _ = try await fixture.store.request("plan.week")
+        let next = try await fixture.store.request("plan.next")["items"]?.arrayValue ?? []
+        try #require(next.count == 3)
+        let (done, moved) = (next[0]["id"]?.stringValue ?? "", next[1]["id"]?.stringValue ?? "")
+        let rescheduledTo = try await fixture.withClient { client in
             let people = try await client.get("/people")
             #expect(people.status == .ok)
-            #expect(people.text.contains("No check-ins planned"))
+            for item in next {
+                #expect(people.text.contains("action=\"/people/plan/\(item["id"]?.stringValue ?? "")/done\""))
+            }
+            let slot = try #require(
+                Self.options(in: people.text, select: "move-\(moved)").first { $0 != next[1]["start"]?.stringValue })
+
+            let finished = try await client.post("/people/plan/\(done)/done", [("back", "/people")], fragment: true)
+            #expect(finished.status == .ok)
+            #expect(!finished.text.contains("/people/plan/\(done)/done"))
+            let rescheduled = try await client.post(
+                "/people/plan/\(moved)/reschedule", [("back", "/people"), ("to", slot)], fragment: true)
+            #expect(rescheduled.status == .ok)
+            let badTime = try await client.post(
+                "/people/plan/\(moved)/reschedule", [("back", "/people"), ("to", "soon")], fragment: true)
+            #expect(badTime.status == .unprocessableContent)
+            #expect(badTime.text.contains("data-error-for=\"to\""))
             let refused = try await client.post(
-                "/people/plan/nothing/snooze", [("back", "/people"), ("minutes", "soon")], fragment: true)
+                "/people/plan/\(moved)/snooze", [("back", "/people"), ("minutes", "soon")], fragment: true)
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains("data-error-for=\"minutes\""))
+
             let devices = try await client.get("/devices")
             #expect(devices.status == .ok)
             #expect(devices.text.contains("(this device)"))
             #expect(devices.text.contains("Nothing synced yet."))
+            return slot
         }
+        let today = try LocalDate(parsing: Self.today, field: "date")
+        let items =
+            try await fixture.store.request(
+                "plan.list",
+                args: ["from": .string(today.description), "to": .string(today.adding(days: 14).description)]
+            )["items"]?.arrayValue ?? []
+        #expect(items.first { $0["id"]?.stringValue == done }?["status"] == "done")
+        // Rescheduling keeps the old check-in as rescheduled and plans a new one at the slot.
+        #expect(items.first { $0["id"]?.stringValue == moved }?["status"] == "rescheduled")
+        #expect(items.first { $0["previous"]?.stringValue == moved }?["start"]?.stringValue == rescheduledTo)
         await fixture.close()
+    }
+
+    /// The options' values of the select with id `select` in `html`.
+    static func options(in html: String, select: String) -> [String] {
+        guard let start = html.range(of: "id=\"\(select)\">"),
+            let end = html[start.upperBound...].range(of: "</select>")
+        else { return [] }
+        return html[start.upperBound..<end.lowerBound].components(separatedBy: "<option value=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
     }
 
     /// The value of the hidden input `name` in `html`.
