@@ -72,9 +72,14 @@ def text_appears(driver, text, timeout):
     wait(driver, timeout).until(lambda d: text in d.find_element(By.ID, "main").text)
 
 
-def no_script_errors(driver):
+def no_script_errors(driver, refused_events=False):
+    """Fails on any error the browser logged since the last look (a script error, a refused
+    script or style under the content security policy, a failed request). With refused_events,
+    a refused reconnection of the event stream is expected: the test stopped the server."""
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
-              and "favicon" not in entry["message"]]
+              and "favicon" not in entry["message"]
+              and not (refused_events and entry["source"] == "network" and "/events" in entry["message"]
+                       and "ERR_CONNECTION_REFUSED" in entry["message"])]
     if errors:
         raise AssertionError(f"the browser reported errors: {errors}")
 
@@ -139,6 +144,8 @@ def main():
             lambda d: d.find_elements(By.CLASS_NAME, "big-name") and d.find_element(By.CLASS_NAME, "big-name").text != first)
         print(f"ok: Done passed the turn from {first} to {driver.find_element(By.CLASS_NAME, 'big-name').text}")
 
+        no_script_errors(driver)
+
         # A page whose connection drops (the web service restarts) catches up with what changed meanwhile.
         driver.get(f"{args.url}/year")
         live(driver)
@@ -151,8 +158,7 @@ def main():
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         text_appears(driver, "Made while the page was cut off", 15)
         print("ok: a page whose connection dropped caught up")
-
-        no_script_errors(driver)
+        no_script_errors(driver, refused_events=True)
         screenshots(driver, args)
         no_script_errors(driver)
         print(f"ok: screenshots of {len(VIEWS)} views at 360 and 1920 px in {args.shots}")

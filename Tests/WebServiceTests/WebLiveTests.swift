@@ -49,6 +49,28 @@ struct WebLiveTests {
         await fixture.close()
     }
 
+    @Test("the feed takes at most 512 pages, gives each every line, and ends them all when it closes")
+    func feedLimits() async throws {
+        let feed = LiveFeed()
+        var connections: [(id: Int, lines: LiveFeed.Stream)] = []
+        for _ in 0..<LiveFeed.maximumPages { connections.append(try #require(await feed.connect())) }
+        #expect(await feed.connect() == nil)
+        await feed.remove(connections.removeLast().id)
+        connections.append(try #require(await feed.connect()))
+        await feed.broadcast("line\n\n")
+        await feed.close()
+        for connection in connections.prefix(3) {
+            var lines: [String] = []
+            for await line in connection.lines { lines.append(line) }
+            #expect(lines == ["line\n\n"])
+        }
+        // A page connecting after the close gets a finished stream (the server is stopping).
+        let late = try #require(await feed.connect())
+        var count = 0
+        for await _ in late.lines { count += 1 }
+        #expect(count == 0)
+    }
+
     @Test("bus topics map to the page's areas")
     func areas() {
         #expect(LiveFeed.area(of: "store.event_card.changed") == "year")

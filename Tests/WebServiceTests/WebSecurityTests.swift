@@ -52,6 +52,15 @@ struct WebSecurityTests {
                     "/year/suggestions/\(id)/accept", [("back", "/year")], headers: headers)
                 #expect(response.status == .forbidden, "\(headers)")
             }
+            // Every action, from another site.
+            for uri in [
+                "/year/conflicts/resolve", "/today/todos/x/done", "/today/note", "/people/plan/x/done",
+                "/people/plan/x/snooze", "/people/plan/x/reschedule", "/game/done",
+            ] {
+                let response = try await client.post(
+                    uri, [("back", "/year")], headers: [host: WebFixture.host, .origin: "http://evil.example"])
+                #expect(response.status == .forbidden, "\(uri)")
+            }
             // The page's own post (no Origin, but a same-origin fetch) is let through.
             let own = try await client.post(
                 "/year/suggestions/\(id)/accept", [("back", "//evil.example/year")],
@@ -72,9 +81,19 @@ struct WebSecurityTests {
         let token = try #require(HouseholdToken.read(home: fixture.stack.home.path))
         let host = HTTPField.Name("Host")!
         try await fixture.withClient { client in
-            #expect(try await client.get("/year").status == .unauthorized)
-            #expect(try await client.get("/assets/hearth.css").status == .unauthorized)
-            #expect(try await client.get("/events").status == .unauthorized)
+            // Every route, read or change, without the token.
+            for uri in [
+                "/", "/year", "/today", "/timetable", "/people", "/game", "/devices", "/events", "/assets/hearth.css",
+            ] {
+                #expect(try await client.get(uri).status == .unauthorized, "\(uri)")
+            }
+            for uri in [
+                "/year/suggestions/x/accept", "/year/suggestions/x/decline", "/year/conflicts/resolve",
+                "/today/todos/x/done", "/today/note", "/people/plan/x/done", "/people/plan/x/snooze",
+                "/people/plan/x/reschedule", "/game/done",
+            ] {
+                #expect(try await client.post(uri, [("back", "/year")]).status == .unauthorized, "\(uri)")
+            }
             let wrong = String(repeating: "0", count: 64)
             #expect(try await client.get("/year?token=\(wrong)").status == .unauthorized)
             #expect(

@@ -18,9 +18,15 @@ actor LiveFeed {
     /// How many pages are connected.
     var count: Int { pages.count }
 
-    /// A new connection: its id (for `remove`) and the lines for it. A slow page keeps the
-    /// latest 64 lines (it refetches its snapshot anyway); a closed feed gives a finished stream.
-    func connect() -> (id: Int, lines: Stream) {
+    /// The most pages connected at once: a household has a few screens; anything beyond this is
+    /// refused (503) rather than allowed to hold the server's memory and tasks.
+    static let maximumPages = 512
+
+    /// A new connection: its id (for `remove`) and the lines for it, or `nil` when
+    /// `maximumPages` are connected. A slow page keeps the latest 64 lines (it refetches its
+    /// snapshot anyway); a closed feed gives a finished stream.
+    func connect() -> (id: Int, lines: Stream)? {
+        guard pages.count < Self.maximumPages else { return nil }
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingNewest(64))
         nextID += 1
         if closed {

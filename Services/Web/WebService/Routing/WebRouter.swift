@@ -96,7 +96,12 @@ struct WebRouter {
     /// The live feed: server-sent events, one `change` event naming an area per bus change, a
     /// comment every 15 s so that a dropped connection is noticed on both sides.
     private func events() async -> Response {
-        let (id, lines) = await live.connect()
+        guard let (id, lines) = await live.connect() else {
+            var refusal = HouseholdGate<BasicRequestContext>.refusal(
+                .serviceUnavailable, "Too many pages are open on this Hearth; try again in a minute.")
+            refusal.headers[.retryAfter] = "60"
+            return refusal
+        }
         let live = self.live
         let headers: HTTPFields = [
             .contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no",
