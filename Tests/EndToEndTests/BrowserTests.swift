@@ -26,7 +26,7 @@ struct BrowserTests {
                 FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: `make test` installs it")
         }
         // A fixed port, so that the page can reconnect to a restarted service at the same address.
-        let port = try Self.freePort()
+        let port = try #require(try FreePorts.take(1).first)
         let listen = "127.0.0.1:\(port)"
         let stack = try await TestStack(
             [.bus, .store, .turn, .sync, .scheduler, .web],
@@ -83,24 +83,5 @@ struct BrowserTests {
         await store.close()
         await turn.close()
         _ = await stack.stop()
-    }
-
-    /// A TCP port on loopback that nothing listens on now (bound, read and released).
-    static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw SystemCallError.last("socket") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw SystemCallError.last("bind") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
