@@ -7,7 +7,8 @@ public enum DeviceIdentity {
     /// - Throws: `ConfigurationError` when the file cannot be read or written.
     public static func load(home: String) throws(ConfigurationError) -> String {
         let path = (home as NSString).appendingPathComponent("device-id")
-        guard let id = try readOrCreate(path, what: "device id", make: { UUID().uuidString.lowercased() }) else {
+        guard let id = try PrivateFile.line(at: path, what: "device id", orCreate: { UUID().uuidString.lowercased() })
+        else {
             throw ConfigurationError(origin: "file system", key: path, rule: "is not a readable device id")
         }
         return id
@@ -18,7 +19,9 @@ public enum DeviceIdentity {
     /// - Throws: `ConfigurationError` when the file cannot be read or written or holds no valid key.
     public static func keyPair(home: String) throws(ConfigurationError) -> CurveKeyPair {
         let path = (home as NSString).appendingPathComponent("curve-secret-key")
-        guard let secret = try readOrCreate(path, what: "CURVE key", make: { try? CurveKeyPair.generate().secretKey }),
+        guard
+            let secret = try PrivateFile.line(
+                at: path, what: "CURVE key", orCreate: { try? CurveKeyPair.generate().secretKey }),
             secret.utf8.count == 40, let publicKey = try? CurveKeyPair.publicKey(forSecretKey: secret)
         else {
             throw ConfigurationError(
@@ -36,36 +39,5 @@ public enum DeviceIdentity {
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             .trimmingCharacters(in: .whitespaces)
         return name.isEmpty || name.count > 60 ? "This device" : name
-    }
-
-    /// The one-line value in `path`, written first (mode 0600) from `make` when absent.
-    ///
-    /// Two processes starting at once agree: the value is written to a private temporary file and
-    /// hard-linked into place, which fails if another process got there first; then the file is
-    /// read back.
-    private static func readOrCreate(
-        _ path: String, what: String, make: () -> String?
-    ) throws(ConfigurationError) -> String? {
-        if let existing = read(path) {
-            // Found readable by others (copied, or restored from a backup): private again.
-            PrivateFile.tighten(path)
-            return existing
-        }
-        let temporary = path + ".\(getpid()).tmp"
-        guard let value = make(),
-            FileManager.default.createFile(
-                atPath: temporary, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else {
-            throw ConfigurationError(origin: "file system", key: temporary, rule: "cannot write the \(what)")
-        }
-        _ = link(temporary, path)
-        unlink(temporary)
-        return read(path)
-    }
-
-    private static func read(_ path: String) -> String? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return value.isEmpty ? nil : value
     }
 }

@@ -10,37 +10,34 @@ public enum HouseholdToken {
 
     /// The current token, or `nil` if none was made yet (or the file is not a token).
     public static func read(home: String) -> String? {
-        guard let text = try? String(contentsOfFile: path(home: home), encoding: .utf8) else { return nil }
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return isWellFormed(token) ? token : nil
+        PrivateFile.line(at: path(home: home)).flatMap { isWellFormed($0) ? $0 : nil }
     }
 
-    /// The current token, made and saved first if there is none.
-    /// - Throws: `SystemCallError` if the file cannot be written.
-    public static func current(home: String) throws -> String {
-        if let token = read(home: home) { return token }
+    /// The current token, made and saved first if there is none (two processes doing this at
+    /// once agree on one token), or replaced if the file holds something else.
+    /// - Throws: `ConfigurationError` if the file cannot be written.
+    public static func current(home: String) throws(ConfigurationError) -> String {
+        if let token = try PrivateFile.line(at: path(home: home), what: "web token", orCreate: make),
+            isWellFormed(token)
+        {
+            return token
+        }
         return try replace(home: home)
     }
 
-    /// Makes a new token and saves it in place of the old one (written to a temporary file and
-    /// renamed, so a reader sees the old or the new token, never half of one).
-    /// - Throws: `SystemCallError` if the file cannot be written.
+    /// Makes a new token and saves it in place of the old one.
+    /// - Throws: `ConfigurationError` if the file cannot be written.
     @discardableResult
-    public static func replace(home: String) throws -> String {
-        var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
-            .joined()
-        let target = path(home: home)
-        let temporary = target + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw SystemCallError.last("open \(temporary)") }
-        let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == bytes.count, synced == 0 else { throw SystemCallError.last("write \(temporary)") }
-        guard rename(temporary, target) == 0 else { throw SystemCallError.last("rename \(target)") }
+    public static func replace(home: String) throws(ConfigurationError) -> String {
+        let token = make()
+        try PrivateFile.replaceLine(at: path(home: home), with: token, what: "web token")
         return token
+    }
+
+    /// 32 random bytes as 64 lower-case hex digits.
+    private static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     /// Whether `token` has the token's shape (64 lower-case hex digits).
