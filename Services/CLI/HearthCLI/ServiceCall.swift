@@ -11,6 +11,20 @@ enum ServiceCall {
         _ command: String,
         _ arguments: [String: JSONValue] = [:]
     ) async throws -> JSONValue {
+        switch try await attempt(options, service, command, arguments) {
+        case .success(let data): return data
+        case .failure(let error): throw failure(error, service, options)
+        }
+    }
+
+    /// The command's result, or why it failed, with nothing printed (for a call whose failure
+    /// the subcommand reports in its own words).
+    static func attempt(
+        _ options: GlobalOptions,
+        _ service: HearthService,
+        _ command: String,
+        _ arguments: [String: JSONValue] = [:]
+    ) async throws -> Result<JSONValue, CommandClientError> {
         let configuration = try options.loadConfiguration()
         let context = try ZMQContext()
         let client = CommandClient(
@@ -24,10 +38,7 @@ enum ServiceCall {
         }
         await client.close()
         await context.terminate()
-        switch result {
-        case .success(let data): return data
-        case .failure(let error): throw failure(error, service, options)
-        }
+        return result
     }
 
     /// Says why a command to `service` failed, the way every subcommand does: a refusal prints

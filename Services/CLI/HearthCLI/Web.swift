@@ -27,8 +27,7 @@ struct Web: AsyncParsableCommand {
         func run() async throws {
             let configuration = try options.loadConfiguration()
             let web = configuration.web
-            let host = Web.reachableHost(web.host)
-            let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(web.port)/"
+            let base = web.url(host: Web.reachableHost(web.host)) + "/"
             if web.isLoopback {
                 if options.json { return Output.json(["url": .string(base), "token": .null]) }
                 Output.line(base)
@@ -44,7 +43,7 @@ struct Web: AsyncParsableCommand {
             let address = "\(base)?token=\(token)"
             // A running page takes the new token at once; a stopped one reads it when it starts.
             var reloaded = false
-            if revoke { reloaded = (try? await ServiceCall.run(options, .web, "token.reload")) != nil }
+            if revoke, case .success = try await ServiceCall.attempt(options, .web, "token.reload") { reloaded = true }
             if options.json { return Output.json(["url": .string(address), "token": .string(token)]) }
             Output.line(address)
             if !noQR, let modules = Web.qrModules(address) {

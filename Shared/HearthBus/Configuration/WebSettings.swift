@@ -19,7 +19,14 @@ public struct WebSettings: Sendable, Equatable {
     /// Whether only this machine can reach the page (`127.0.0.0/8`, `::1`, `localhost`): then no
     /// token is asked. Anything else is reachable from the network and needs the household token.
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The page's address on `host` (this setting's by default) and `port` (an IPv6 address in
+    /// brackets), such as `http://127.0.0.1:8470`.
+    public func url(host: String? = nil, port: Int? = nil) -> String {
+        let host = host ?? self.host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port ?? self.port)"
     }
 
     static func read(_ table: TOMLTable) throws(ConfigurationError) -> WebSettings {
