@@ -70,14 +70,8 @@ struct CalendarView: AsyncParsableCommand {
     static func range(_ span: Span, around day: LocalDate, weekStart: Int) -> (LocalDate, LocalDate) {
         switch span {
         case .day: return (day, day)
-        case .week:
-            let start = day.adding(days: -((day.weekday - weekStart + 7) % 7))
-            return (start, start.adding(days: 6))
-        case .month:
-            return (
-                LocalDate(year: day.year, month: day.month, day: 1)!,
-                LocalDate(year: day.year, month: day.month, day: YearPlanner.days(inMonth: day.month, year: day.year))!
-            )
+        case .week: return day.week(startingOn: weekStart)
+        case .month: return day.wholeMonth
         }
     }
 

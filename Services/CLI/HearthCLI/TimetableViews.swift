@@ -12,7 +12,7 @@ extension Timetable {
         @Option(help: .hidden) var at: String?
 
         /// The household's wall clock now (or at `--at`).
-        func now(_ options: GlobalOptions) throws -> (date: LocalDate, seconds: Int) {
+        func now(_ options: GlobalOptions) throws -> (date: LocalDate, time: LocalTime) {
             let zone = try options.loadConfiguration().household.timeZone
             var instant = Date()
             if let at {
@@ -21,10 +21,7 @@ extension Timetable {
                 }
                 instant = parsed
             }
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = zone
-            let parts = calendar.dateComponents([.hour, .minute, .second], from: instant)
-            return (LocalDate(instant, in: zone), parts.hour! * 3600 + parts.minute! * 60 + parts.second!)
+            return (LocalDate(instant, in: zone), LocalTime(instant, in: zone))
         }
 
         func day(_ options: GlobalOptions) throws -> LocalDate {
@@ -151,30 +148,23 @@ extension Timetable {
         @OptionGroup var when: When
 
         func run() async throws {
-            let (today, seconds) = try when.now(options)
+            let (today, moment) = try when.now(options)
             var arguments = member.arguments
             arguments["from"] = .string(today.description)
             arguments["to"] = .string(today.adding(days: 20).description)
             let reply = try await ServiceCall.run(options, .store, "timetable.days", arguments)
             let days = reply["days"]?.arrayValue ?? []
-            func secondsOf(_ text: String?) -> Int? {
-                text.flatMap { try? LocalTime(parsing: $0, field: "time") }?.secondsIntoDay
-            }
             let todays = days.first?["lessons"]?.arrayValue ?? []
-            let now = todays.first {
-                guard let start = secondsOf($0["start"]?.stringValue), let end = secondsOf($0["end"]?.stringValue)
-                else {
-                    return false
-                }
-                return start <= seconds && seconds < end
+            func time(_ value: JSONValue?) -> LocalTime? {
+                value?.stringValue.flatMap { try? LocalTime(parsing: $0, field: "time") }
             }
+            let (nowIndex, nextIndex) = SchoolCalendar.nowAndNext(
+                todays.map { (time($0["start"]), time($0["end"])) },
+                at: moment)
+            let now = nowIndex.map { todays[$0] }
             var next: (lesson: JSONValue, date: String)?
-            // Lessons with their own times may run out of period order: the next is the soonest.
-            let later = todays.filter { (secondsOf($0["start"]?.stringValue) ?? -1) > seconds }
-            if let lesson = later.min(by: {
-                (secondsOf($0["start"]?.stringValue) ?? 0) < (secondsOf($1["start"]?.stringValue) ?? 0)
-            }) {
-                next = (lesson, today.description)
+            if let nextIndex {
+                next = (todays[nextIndex], today.description)
             } else if let day = days.dropFirst().first(where: {
                 $0["lessons"]?.arrayValue?.contains { $0["start"] != .null } == true
             }) {

@@ -93,6 +93,21 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// ISO weekday: 1 Monday … 7 Sunday (1970-01-01 was a Thursday).
     public var weekday: Int { ((dayNumber % 7 + 7 + 3) % 7) + 1 }
 
+    /// The first and last days of the week holding this date, a week starting on `weekStart`
+    /// (the household's: 1 Monday … 7 Sunday).
+    public func week(startingOn weekStart: Int) -> (first: LocalDate, last: LocalDate) {
+        let first = adding(days: -((weekday - weekStart + 7) % 7))
+        return (first, first.adding(days: 6))
+    }
+
+    /// The first and last days of this date's month.
+    public var wholeMonth: (first: LocalDate, last: LocalDate) {
+        (
+            LocalDate(year: year, month: month, day: 1)!,
+            LocalDate(year: year, month: month, day: YearPlanner.days(inMonth: month, year: year))!
+        )
+    }
+
     /// Today on the wall clock of `timeZone` at `instant`.
     public init(_ instant: Date, in timeZone: TimeZone) {
         let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: instant)
@@ -111,6 +126,14 @@ public struct LocalTime: Hashable, Comparable, Sendable, CustomStringConvertible
         self.hour = hour
         self.minute = minute
         self.second = second
+    }
+
+    /// The time on the wall clock of `timeZone` at `instant` (the same reckoning as
+    /// `LocalDate(_:in:)`).
+    public init(_ instant: Date, in timeZone: TimeZone) {
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: instant)
+        let second = ((seconds % 86_400) + 86_400) % 86_400
+        self.init(hour: second / 3600, minute: second % 3600 / 60, second: second % 60)!
     }
 
     /// Reads `HH:MM` or `HH:MM:SS` (24-hour).

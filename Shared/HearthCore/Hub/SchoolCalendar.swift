@@ -59,6 +59,21 @@ public struct SchoolCalendar: Sendable, Equatable {
         self.holidays = holidays
     }
 
+    /// Of a day's lessons (each its start and end, `nil` where a time is unknown), the one on at
+    /// `time` and the next to start after it, as indices. Lessons with their own times may run
+    /// out of period order: the next is the soonest, not the first listed.
+    public static func nowAndNext(
+        _ lessons: [(start: LocalTime?, end: LocalTime?)], at time: LocalTime
+    ) -> (now: Int?, next: Int?) {
+        let now = lessons.indices.first { index in
+            guard let start = lessons[index].start, let end = lessons[index].end else { return false }
+            return start <= time && time < end
+        }
+        let next = lessons.indices.filter { lessons[$0].start.map { $0 > time } ?? false }
+            .min { lessons[$0].start! < lessons[$1].start! }
+        return (now, next)
+    }
+
     /// The Monday of `date`'s week.
     public static func monday(of date: LocalDate) -> LocalDate { date.adding(days: 1 - date.weekday) }
 

@@ -12,24 +12,29 @@ extension HouseholdPages {
         async let nextReply = store.request("plan.next")
         async let weekReply = store.request("plan.list")
         let (next, week) = try await (nextReply, weekReply)
-        var upcoming: [[String: Any]] = []
-        for item in next["items"]?.arrayValue ?? [] {
+        let nextItems = next["items"]?.arrayValue ?? []
+        // Each check-in's free times for Reschedule, asked for together (a missing answer leaves
+        // its list empty; Done and Snooze still work).
+        let slots = await withTaskGroup(of: (Int, [String]).self) { group in
+            for (index, item) in nextItems.enumerated() {
+                guard let id = item["id"]?.stringValue else { continue }
+                group.addTask {
+                    let reply = try? await store.request("plan.slots", args: ["item": .string(id)])
+                    return (index, (reply?["slots"]?.arrayValue ?? []).compactMap(\.stringValue))
+                }
+            }
+            return await group.reduce(into: [Int: [String]]()) { $0[$1.0] = $1.1 }
+        }
+        let upcoming = nextItems.enumerated().map { index, item -> [String: Any] in
             var values = item.mustacheObject
             values["when"] = Self.localTime(item["start"]?.stringValue, timeZone)
             values["snoozes"] = Self.snoozes.map { ["label": $0.label, "minutes": $0.minutes] }
-            if let id = item["id"]?.stringValue,
-                let slots = try? await store.request("plan.slots", args: ["item": .string(id)])
-            {
-                values["slots"] = (slots["slots"]?.arrayValue ?? []).prefix(12).compactMap(\.stringValue).map {
-                    ["value": $0, "label": Self.localTime($0, timeZone)]
-                }
-            }
-            upcoming.append(values)
+            values["slots"] = (slots[index] ?? []).map { ["value": $0, "label": Self.localTime($0, timeZone)] }
+            return values
         }
         let items = (week["items"]?.arrayValue ?? []).map { item -> [String: Any] in
             var values = item.mustacheObject
             values["when"] = Self.localTime(item["start"]?.stringValue, timeZone)
-            values["pending"] = item["status"] == "pending"
             return values
         }
         return [
@@ -42,6 +47,6 @@ extension HouseholdPages {
     static func localTime(_ text: String?, _ zone: TimeZone) -> String {
         guard let text, let instant = Timestamp.parse(text) else { return text ?? "" }
         let date = LocalDate(instant, in: zone)
-        return "\(dayLabel(date.description)) \(clock(instant, in: zone))"
+        return "\(dayLabel(date.description)) \(LocalTime(instant, in: zone).description.prefix(5))"
     }
 }

@@ -15,7 +15,7 @@ extension HouseholdPages {
         }
         let today = todayDate
         let day = query["date"].flatMap { try? LocalDate(parsing: $0, field: "date") } ?? today
-        let monday = day.adding(days: -(day.weekday - 1))
+        let monday = SchoolCalendar.monday(of: day)
         let reply = try await store.request(
             "timetable.days",
             args: [
@@ -23,27 +23,17 @@ extension HouseholdPages {
                 "to": .string(monday.adding(days: 13).description),
             ])
         let days = reply["days"]?.arrayValue ?? []
-        let now = Self.clock(Date(), in: timeZone)
+        let now = LocalTime(Date(), in: timeZone)
         let isToday = day == today
-        // The chosen day: each lesson marked current (on now) or next (the first still to come).
+        // The chosen day: the lesson on now and the next one marked (today only).
         let chosen = days.first { $0["date"]?.stringValue == day.description }
-        var lessons: [[String: Any]] = []
-        var nextNamed = false
-        var current: String?
-        var next: String?
-        for lesson in chosen?["lessons"]?.arrayValue ?? [] {
+        let dayLessons = chosen?["lessons"]?.arrayValue ?? []
+        let (current, next) = isToday ? SchoolCalendar.nowAndNext(dayLessons.map(Self.times), at: now) : (nil, nil)
+        let lessons = dayLessons.enumerated().map { index, lesson -> [String: Any] in
             var values = lesson.mustacheObject
-            let start = lesson["start"]?.stringValue ?? ""
-            let end = lesson["end"]?.stringValue ?? ""
-            if isToday, start <= now, now < end {
-                values["current"] = true
-                current = lesson["subject"]?.stringValue
-            } else if isToday, now < start, !nextNamed {
-                values["next"] = true
-                nextNamed = true
-                next = lesson["subject"]?.stringValue.map { "\($0) at \(start)" }
-            }
-            lessons.append(values)
+            values["current"] = index == current
+            values["next"] = index == next
+            return values
         }
         return [
             "member": member, "members": names.map { ["name": $0, "selected": $0 == member] },
@@ -51,7 +41,12 @@ extension HouseholdPages {
             "previous": day.adding(days: -1).description, "next_day": day.adding(days: 1).description,
             "week": chosen?["week"]?.intValue.map { Int($0) } ?? 0, "status": chosen?["status"]?.stringValue ?? "",
             "school": chosen?["status"] == "school", "lessons": lessons, "no_lessons": lessons.isEmpty,
-            "current_subject": current ?? false, "next_subject": next ?? false,
+            "current_subject": current.flatMap { dayLessons[$0]["subject"]?.stringValue } ?? false,
+            "next_subject": next.flatMap { index in
+                dayLessons[index]["subject"]?.stringValue.map {
+                    "\($0) at \(dayLessons[index]["start"]?.stringValue ?? "")"
+                }
+            } ?? false,
             "grids": [Array(days.prefix(7)), Array(days.dropFirst(7).prefix(7))].map {
                 Self.grid($0, today: isToday ? today.description : nil, now: now)
             },
@@ -59,7 +54,7 @@ extension HouseholdPages {
     }
 
     /// One week as a grid: its periods (ordered by start time) down, Monday to Friday across.
-    static func grid(_ days: [JSONValue], today: String?, now: String) -> [String: Any] {
+    static func grid(_ days: [JSONValue], today: String?, now: LocalTime) -> [String: Any] {
         let weekdays = days.filter { ($0["weekday"]?.intValue ?? 7) <= 5 }
         var periods: [(code: String, start: String)] = []
         for lesson in weekdays.flatMap({ $0["lessons"]?.arrayValue ?? [] }) {
@@ -74,9 +69,11 @@ extension HouseholdPages {
                 let lesson = day["lessons"]?.arrayValue?.first { $0["period_code"]?.stringValue == period.code }
                 var cell = lesson?.mustacheObject ?? [:]
                 cell["empty"] = lesson == nil
-                let start = lesson?["start"]?.stringValue ?? ""
-                let end = lesson?["end"]?.stringValue ?? ""
-                cell["current"] = lesson != nil && day["date"]?.stringValue == today && start <= now && now < end
+                cell["current"] =
+                    lesson.map {
+                        day["date"]?.stringValue == today && SchoolCalendar.nowAndNext([times($0)], at: now).now == 0
+                    }
+                    ?? false
                 return cell
             }
             return ["period": period.code, "cells": cells]
@@ -89,11 +86,11 @@ extension HouseholdPages {
         ]
     }
 
-    /// The wall-clock time `HH:MM` at `instant` in `zone` (lessons' times are compared as text).
-    static func clock(_ instant: Date, in zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.hour, .minute], from: instant)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    /// A lesson's start and end (`nil` where it has none).
+    static func times(_ lesson: JSONValue) -> (start: LocalTime?, end: LocalTime?) {
+        func time(_ value: JSONValue?) -> LocalTime? {
+            value?.stringValue.flatMap { try? LocalTime(parsing: $0, field: "time") }
+        }
+        return (time(lesson["start"]), time(lesson["end"]))
     }
 }

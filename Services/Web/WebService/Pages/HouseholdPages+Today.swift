@@ -8,13 +8,12 @@ import HearthCore
 extension HouseholdPages {
     /// The spans the view shows: the chosen day's list with its week or month of counts.
     static let spans = ["week", "month"]
-    static let moods = ["happy", "calm", "neutral", "sad", "stressed", "angry"]
 
     func today(_ query: Query) async throws -> [String: Any] {
         let today = todayDate
         let day = query["date"].flatMap { try? LocalDate(parsing: $0, field: "date") } ?? today
         let span = Self.spans.contains(query["span"] ?? "") ? query["span"]! : "week"
-        let (from, to) = span == "month" ? Self.month(of: day) : Self.week(of: day, start: weekStart)
+        let (from, to) = span == "month" ? day.wholeMonth : day.week(startingOn: weekStart)
         var filters: [String: JSONValue] = [:]
         for name in ["priority", "status", "kind"] {
             if let value = query[name], !value.isEmpty { filters[name] = .string(value) }
@@ -29,16 +28,15 @@ extension HouseholdPages {
         async let rangeReply = store.request("todo.calendar", args: rangeArguments)
         async let noteReply = store.request("note.show", args: ["date": .string(day.description)])
         let (listed, range, note) = try await (dayReply, rangeReply, noteReply)
-        let address = Self.address(
-            "/today",
-            ["date": day.description, "span": span].merging(
-                filters.compactMapValues(\.stringValue)
-            ) { $1 })
+        // The view's address for a day, with this span and these filters.
+        let filterValues = filters.compactMapValues(\.stringValue)
+        func address(_ date: String) -> String {
+            Self.address("/today", filterValues.merging(["date": date, "span": span]) { $1 })
+        }
         let todos = (listed["days"]?.arrayValue?.first?["todos"]?.arrayValue ?? []).map { todo -> [String: Any] in
             var values = todo.mustacheObject
-            values["path"] = address
+            values["path"] = address(day.description)
             values["next_done"] = todo["done"] == true ? "0" : "1"
-            values["high"] = todo["priority"] == "high"
             values["has_priority"] = (todo["priority"]?.stringValue ?? "none") != "none"
             return values
         }
@@ -49,11 +47,7 @@ extension HouseholdPages {
             values["done"] = entry["counts"]?["done"]?.intValue ?? 0
             values["today"] = date == today.description
             values["chosen"] = date == day.description
-            values["link"] = Self.address(
-                "/today",
-                ["date": date, "span": span].merging(
-                    filters.compactMapValues(\.stringValue)
-                ) { $1 })
+            values["link"] = address(date)
             values["label"] = Self.dayLabel(date)
             return values
         }
@@ -61,14 +55,15 @@ extension HouseholdPages {
         return [
             "date": day.description, "label": Self.dayLabel(day.description), "is_today": day == today,
             "previous": day.adding(days: -1).description, "next": day.adding(days: 1).description, "span": span,
-            "span_week": span == "week", "span_month": span == "month", "path": address, "todos": todos,
+            "span_week": span == "week", "span_month": span == "month", "path": address(day.description),
+            "todos": todos,
             "none": todos.isEmpty, "days": days,
             "note_text": note["text"]?.stringValue ?? "",
-            "moods": Self.moods.map { ["mood": $0, "selected": $0 == mood] },
+            "moods": Todos.Mood.allCases.map { ["mood": $0.rawValue, "selected": $0.rawValue == mood] },
             "filters": [
-                "priority": Self.options(["high", "medium", "low", "none"], query["priority"]),
+                "priority": Self.options(Todos.Priority.allCases.map(\.rawValue), query["priority"]),
                 "status": Self.options(["open", "done"], query["status"]),
-                "kind": Self.options(["habit", "plan", "list"], query["kind"]),
+                "kind": Self.options(Todos.Kind.allCases.map(\.rawValue), query["kind"]),
             ],
         ]
     }
@@ -77,22 +72,6 @@ extension HouseholdPages {
     static func options(_ values: [String], _ chosen: String?) -> [[String: Any]] {
         [["value": "", "label": "any", "selected": (chosen ?? "").isEmpty]]
             + values.map { ["value": $0, "label": $0, "selected": $0 == chosen] }
-    }
-
-    /// The week around `day` (from the household's first weekday: 1 Monday, 7 Sunday).
-    static func week(of day: LocalDate, start: Int) -> (LocalDate, LocalDate) {
-        let back = (day.weekday - start + 7) % 7
-        let first = day.adding(days: -back)
-        return (first, first.adding(days: 6))
-    }
-
-    static func month(of day: LocalDate) -> (LocalDate, LocalDate) {
-        let first = LocalDate(year: day.year, month: day.month, day: 1)!
-        let next =
-            day.month == 12
-            ? LocalDate(year: day.year + 1, month: 1, day: 1)!
-            : LocalDate(year: day.year, month: day.month + 1, day: 1)!
-        return (first, next.adding(days: -1))
     }
 
     /// "Mon 23 Nov" for `2026-11-23`.
