@@ -42,14 +42,12 @@ struct WebBenchmark: AsyncParsableCommand {
             context: context)
         let store = CommandClient(
             context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(10))
+        // Where it listens (ping answers once the server does).
         let web = CommandClient(
-            context: context, endpoint: stack.configuration.commandEndpoint(.web), timeout: .seconds(2))
-        var address: String?
-        let deadline = ContinuousClock.now + .seconds(10)
-        while address == nil, ContinuousClock.now < deadline {
-            address = try? await web.request("ping")["url"]?.stringValue
-        }
-        guard let url = address, let port = Int(url.split(separator: ":").last ?? "") else {
+            context: context, endpoint: stack.configuration.commandEndpoint(.web), timeout: .seconds(10), attempts: 1)
+        guard let url = try await web.request("ping")["url"]?.stringValue,
+            let port = Int(url.split(separator: ":").last ?? "")
+        else {
             throw ValidationError("hearth-web did not say where it listens")
         }
         log("seeding a year of cards and a day of todos…")

@@ -48,9 +48,12 @@ struct HouseholdViewTests {
             #expect(!next.text.contains("<li class=\"done\">"))
 
             let bad = try await client.post(
-                "/today/note", [("back", "/today"), ("date", day), ("mood", "ecstatic"), ("text", "")], fragment: true)
+                "/today/note", [("back", "/today"), ("date", day), ("mood", "ecstatic"), ("text", "Typed <here>")],
+                fragment: true)
             #expect(bad.status == .unprocessableContent)
             #expect(bad.text.contains("data-error-for=\"mood\">&#39;mood&#39; must be one of"))
+            // What was typed is still there to correct, not lost with the refusal.
+            #expect(bad.text.contains(">Typed &lt;here&gt;</textarea>"))
             let saved = try await client.post(
                 "/today/note", [("back", "/today"), ("date", day), ("mood", "calm"), ("text", "Line one\r\nLine two")])
             #expect(saved.status == .seeOther)

@@ -6,7 +6,7 @@ import Testing
 
 @testable import WebService
 
-@Suite("Web: the rendered-view cache")
+@Suite("Web: the rendered-view cache", .timeLimit(.minutes(1)))
 struct PageCacheTests {
     /// A clock the test moves by hand.
     final class TestClock: Sendable {
@@ -24,32 +24,32 @@ struct PageCacheTests {
     @Test("a kept view is answered until its area changes; another area's change leaves it")
     func invalidation() async throws {
         let cache = PageCache()
-        let generation = try #require(Self.isRender(await cache.lookup("year|false|", areas: ["year"])))
-        cache.keep("year|false|", status: .ok, body: ByteBuffer(string: "A"), areas: ["year"], generation: generation)
-        #expect(Self.isRender(await cache.lookup("year|false|", areas: ["year"])) == nil)
+        let generation = try #require(Self.isRender(await cache.lookup("year|false|", area: "year")))
+        cache.keep("year|false|", status: .ok, body: ByteBuffer(string: "A"), area: "year", generation: generation)
+        #expect(Self.isRender(await cache.lookup("year|false|", area: "year")) == nil)
         cache.invalidate("today")
-        #expect(Self.isRender(await cache.lookup("year|false|", areas: ["year"])) == nil)
+        #expect(Self.isRender(await cache.lookup("year|false|", area: "year")) == nil)
         cache.invalidate("year")
-        #expect(Self.isRender(await cache.lookup("year|false|", areas: ["year"])) != nil)
+        #expect(Self.isRender(await cache.lookup("year|false|", area: "year")) != nil)
     }
 
     @Test("a view rendered from reads that began before its area changed is not kept")
     func renderAcrossAChange() async throws {
         let cache = PageCache()
-        let generation = try #require(Self.isRender(await cache.lookup("year|false|", areas: ["year"])))
+        let generation = try #require(Self.isRender(await cache.lookup("year|false|", area: "year")))
         cache.invalidate("year")  // the change lands while the view is being read
-        cache.keep("year|false|", status: .ok, body: ByteBuffer(string: "old"), areas: ["year"], generation: generation)
-        #expect(Self.isRender(await cache.lookup("year|false|", areas: ["year"])) != nil)
+        cache.keep("year|false|", status: .ok, body: ByteBuffer(string: "old"), area: "year", generation: generation)
+        #expect(Self.isRender(await cache.lookup("year|false|", area: "year")) != nil)
     }
 
     @Test("many requests for a view no one has rendered: one renders, the others wait for it")
     func oneRenderAtATime() async throws {
         let cache = PageCache()
-        let first = try #require(Self.isRender(await cache.lookup("today|false|", areas: ["today"])))
+        let first = try #require(Self.isRender(await cache.lookup("today|false|", area: "today")))
         let answers = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    if case .cached(let response) = await cache.lookup("today|false|", areas: ["today"]) {
+                    if case .cached(let response) = await cache.lookup("today|false|", area: "today") {
                         return response.status == .ok
                     }
                     return false  // told to render it again
@@ -57,7 +57,7 @@ struct PageCacheTests {
             }
             // Every request is waiting for the render (none can be answered before it is kept).
             while cache.waiting("today|false|") < 20 { await Task.yield() }
-            cache.keep("today|false|", status: .ok, body: ByteBuffer(string: "T"), areas: ["today"], generation: first)
+            cache.keep("today|false|", status: .ok, body: ByteBuffer(string: "T"), area: "today", generation: first)
             var answers: [Bool] = []
             for await answer in group { answers.append(answer) }
             return answers
@@ -69,14 +69,14 @@ struct PageCacheTests {
     func staleWhileRendering() async throws {
         let clock = TestClock()
         let cache = PageCache(now: { clock.now })
-        let first = try #require(Self.isRender(await cache.lookup("game|false|", areas: ["game"])))
-        cache.keep("game|false|", status: .ok, body: ByteBuffer(string: "G"), areas: ["game"], generation: first)
+        let first = try #require(Self.isRender(await cache.lookup("game|false|", area: "game")))
+        cache.keep("game|false|", status: .ok, body: ByteBuffer(string: "G"), area: "game", generation: first)
         clock.advance(.milliseconds(999))
-        #expect(Self.isRender(await cache.lookup("game|false|", areas: ["game"])) == nil)
+        #expect(Self.isRender(await cache.lookup("game|false|", area: "game")) == nil)
         clock.advance(.milliseconds(2))
-        let again = try #require(Self.isRender(await cache.lookup("game|false|", areas: ["game"])))
-        #expect(Self.isRender(await cache.lookup("game|false|", areas: ["game"])) == nil)  // the old one, meanwhile
+        let again = try #require(Self.isRender(await cache.lookup("game|false|", area: "game")))
+        #expect(Self.isRender(await cache.lookup("game|false|", area: "game")) == nil)  // the old one, meanwhile
         cache.abandon("game|false|")
-        #expect(Self.isRender(await cache.lookup("game|false|", areas: ["game"])) == again)
+        #expect(Self.isRender(await cache.lookup("game|false|", area: "game")) == again)
     }
 }

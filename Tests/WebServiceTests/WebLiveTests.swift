@@ -14,15 +14,11 @@ struct WebLiveTests {
     func liveStream() async throws {
         let fixture = try await WebFixture()
         try await withRunning([fixture.web]) {
+            // The server's address (ping answers once it listens).
             let commands = CommandClient(
                 context: fixture.context, endpoint: fixture.stack.configuration.commandEndpoint(.web),
-                timeout: .seconds(2))
-            // The server's address, once it listens (ping names it).
-            var address: String?
-            let deadline = ContinuousClock.now + .seconds(10)
-            while address == nil, ContinuousClock.now < deadline {
-                address = try? await commands.request("ping")["url"]?.stringValue
-            }
+                timeout: .seconds(10), attempts: 1)
+            let address = try await commands.request("ping")["url"]?.stringValue
             await commands.close()
             let url = try #require(address)
             #expect(url.hasPrefix("http://127.0.0.1:"))
@@ -33,17 +29,19 @@ struct WebLiveTests {
             #expect(response.headers.first(name: "content-type") == "text/event-stream")
             var body = response.body.makeAsyncIterator()
             var received = ""
-            /// Reads the stream until `text` has arrived (bounded by the test's time limit).
-            func read(until text: String) async throws {
+            /// Reads the stream until `text` has arrived (bounded by the test's time limit);
+            /// `false` if the stream ended first.
+            func read(until text: String) async throws -> Bool {
                 while !received.contains(text), let chunk = try await body.next() {
                     received += String(buffer: chunk)
                 }
+                return received.contains(text)
             }
-            try await read(until: "event: hello")
+            #expect(try await read(until: "event: hello"))
             _ = try await fixture.store.request("event.set", args: ["year": 2026, "month": 5, "title": "Fete"])
-            try await read(until: "data: {\"area\":\"year\"}")
+            #expect(try await read(until: "data: {\"area\":\"year\"}"))
             _ = try await fixture.store.request("collection.add", args: ["name": "Chores", "kind": "list"])
-            try await read(until: "data: {\"area\":\"today\"}")
+            #expect(try await read(until: "data: {\"area\":\"today\"}"))
             #expect(received.contains("event: change\ndata: {\"area\":\"year\"}\n\n"))
         }
         await fixture.close()

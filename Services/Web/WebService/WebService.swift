@@ -4,7 +4,6 @@ import HearthCore
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// `hearth-web`: the household page for the kitchen screen and the family's phones.
 ///
@@ -18,10 +17,10 @@ import Synchronization
 /// beyond loopback, every request needs the household token (`HouseholdGate`, `hearth web token`).
 ///
 /// Commands on `web.cmd`: `ping` (with `url`: the address it serves, and `pages`: open live
-/// connections) and `token.reload` (read `web-token` again after `hearth web token --revoke`).
+/// connections; answered once the server listens, so an answer means the page can be opened)
+/// and `token.reload` (read `web-token` again after `hearth web token --revoke`).
 public final class WebService: Service {
     private let configuration: HearthConfiguration
-    private let context: ZMQContext
     private let logger: Logger
     private let device: String
     private let store: CommandClient
@@ -32,13 +31,13 @@ public final class WebService: Service {
     private let cache = PageCache()
     private let token: TokenHolder
     private let commands: CommandServer
-    /// The address served, once the server listens (`http://127.0.0.1:8470`).
-    let url = ServedAddress()
+    /// The address served, set once the server listens (`http://127.0.0.1:8470`; its port may
+    /// be any free one).
+    private let url = AsyncLatch<String>()
 
     public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
         self.configuration = configuration
         self.device = device
-        self.context = context
         self.logger = logger
         let limit = configuration.maximumMessageBytes
         store = CommandClient(
@@ -63,7 +62,8 @@ public final class WebService: Service {
             maximumMessageBytes: limit, logger: logger,
             pingInfo: {
                 var info: [String: JSONValue] = ["pages": .int(Int64(await live.count))]
-                if let address = url.current { info["url"] = .string(address) }
+                // Not before the server listens (a few milliseconds after start).
+                if let address = await url.wait(timeout: .seconds(5)) { info["url"] = .string(address) }
                 return info
             },
             handler: { request in
@@ -97,15 +97,12 @@ public final class WebService: Service {
         ).build()
     }
 
-    /// Tells the open pages that `topic` changed, as a bus event would (tests, benchmarks).
-    func announce(_ topic: String) async {
-        if let area = LiveFeed.area(of: topic) {
-            cache.invalidate(area)
-            await live.broadcast(Self.changeLine(area))
-        }
+    /// Tells the open pages that `area` changed ("*": every area), after dropping its cached
+    /// views, so that their refetch reads anew.
+    private func changed(_ area: String) async {
+        cache.invalidate(area)
+        await live.broadcast("event: change\ndata: {\"area\":\"\(area)\"}\n\n")
     }
-
-    static func changeLine(_ area: String) -> String { "event: change\ndata: {\"area\":\"\(area)\"}\n\n" }
 
     public func run() async throws {
         let settings = configuration.web
@@ -118,10 +115,9 @@ public final class WebService: Service {
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.host, port: settings.port), serverName: nil),
             onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? settings.port
-                let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-                url.set("http://\(host):\(port)")
-                logger.info("hearth-web up: http://\(host):\(port)\(settings.isLoopback ? "" : " (token required)")")
+                let address = settings.url(port: channel.localAddress?.port)
+                url.set(address)
+                logger.info("hearth-web up: \(address)\(settings.isLoopback ? "" : " (token required)")")
             },
             logger: serverLogger)
         let (store, turn, sync, subscriber, live) = (store, turn, sync, subscriber, live)
@@ -145,14 +141,9 @@ public final class WebService: Service {
         for await message in subscriber {
             switch message {
             case .event(let topic, _):
-                // The cached view goes before the pages are told, so that their refetch reads anew.
-                if let area = LiveFeed.area(of: topic) {
-                    cache.invalidate(area)
-                    await live.broadcast(Self.changeLine(area))
-                }
+                if let area = LiveFeed.area(of: topic) { await changed(area) }
             case .gap:
-                cache.invalidate("*")
-                await live.broadcast(Self.changeLine("*"))
+                await changed("*")
             case .rejected: continue
             }
         }
@@ -166,13 +157,4 @@ public final class WebService: Service {
             await live.broadcast(": keep-alive\n\n")
         }
     }
-}
-
-/// The address `hearth-web` serves, known once the server listens (its port may be any free one).
-final class ServedAddress: Sendable {
-    private let value = Mutex<String?>(nil)
-
-    var current: String? { value.withLock { $0 } }
-
-    func set(_ address: String) { value.withLock { $0 = address } }
 }

@@ -30,7 +30,6 @@
       const element = document.getElementById(focused);
       if (element) element.focus();
     }
-    main.dispatchEvent(new CustomEvent("hearth:updated", { bubbles: true }));
   }
 
   async function refresh() {

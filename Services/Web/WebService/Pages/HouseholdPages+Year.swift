@@ -59,7 +59,6 @@ extension HouseholdPages {
         return [
             "year": year, "previous": year - 1, "next": year + 1,
             "cards": (1...12).compactMap { byMonth[$0] },
-            "suggestion_count": suggestions["suggestions"]?.arrayValue?.count ?? 0,
         ]
     }
 

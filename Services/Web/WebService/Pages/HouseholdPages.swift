@@ -51,7 +51,7 @@ struct HouseholdPages: Sendable {
             + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         var generation = 0
         if shared {
-            switch await cache.lookup(key, areas: [view]) {
+            switch await cache.lookup(key, area: view) {
             case .cached(let response): return response
             case .render(let current): generation = current
             }
@@ -75,7 +75,7 @@ struct HouseholdPages: Sendable {
         if let form { context["typed"] = form.fields }
         let status: HTTPResponse.Status = refused == nil ? .ok : .unprocessableContent
         let body = renderer.render(view, context: context, fragment: fragment)
-        if shared { cache.keep(key, status: status, body: body, areas: [view], generation: generation) }
+        if shared { cache.keep(key, status: status, body: body, area: view, generation: generation) }
         return PageRenderer.response(status, body)
     }
 
@@ -96,15 +96,21 @@ struct HouseholdPages: Sendable {
     /// live: once the cause is fixed, the change refreshes it into the view.
     func failure(_ view: String, _ error: any Error, fragment: Bool) -> Response {
         let (status, message): (HTTPResponse.Status, String) =
-            switch error {
-            case CommandClientError.refused(let refusal):
+            if let refusal = Self.refusal(error) {
                 (refusal.code == "not_found" ? .notFound : .badRequest, refusal.message)
-            case let refusal as CommandError: (refusal.code == "not_found" ? .notFound : .badRequest, refusal.message)
-            default: (.serviceUnavailable, "A Hearth service is not answering (\(error)). Is the stack running?")
+            } else {
+                (.serviceUnavailable, "A Hearth service is not answering (\(error)). Is the stack running?")
             }
         return renderer.page(
             view, context: ["message": message, "areas": view], fragment: fragment, status: status,
             template: "failure")
+    }
+
+    /// What a service (or this page) refused, from an error; `nil` for anything else (a
+    /// service that did not answer).
+    static func refusal(_ error: any Error) -> CommandError? {
+        if case .refused(let refusal) = error as? CommandClientError { return refusal }
+        return error as? CommandError
     }
 
     /// Today on the household's clock.

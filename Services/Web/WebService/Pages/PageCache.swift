@@ -25,7 +25,7 @@ final class PageCache: Sendable {
     }
 
     private struct Entry {
-        let areas: [String]
+        let area: String
         let status: HTTPResponse.Status
         let body: ByteBuffer
         let rendered: ContinuousClock.Instant
@@ -44,9 +44,9 @@ final class PageCache: Sendable {
 
     init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) { self.now = now }
 
-    /// What to do for view `key` of `areas`: a cached answer, or render it (after waiting for a
+    /// What to do for view `key` of `area`: a cached answer, or render it (after waiting for a
     /// render already under way, if there is no view to answer with meanwhile).
-    func lookup(_ key: String, areas: [String]) async -> Lookup {
+    func lookup(_ key: String, area: String) async -> Lookup {
         while true {
             let found = state.withLock { state -> Lookup? in
                 let entry = state.entries[key]
@@ -55,7 +55,7 @@ final class PageCache: Sendable {
                 }
                 if state.rendering[key] != nil { return nil }
                 state.rendering[key] = []
-                return .render(generation: Self.generation(areas, state))
+                return .render(generation: state.generations[area, default: 0])
             }
             if let found { return found }
             await withCheckedContinuation { (waiting: CheckedContinuation<Void, Never>) in
@@ -69,13 +69,13 @@ final class PageCache: Sendable {
         }
     }
 
-    /// Keeps the view this request rendered (unless one of `areas` changed since `generation`)
+    /// Keeps the view this request rendered (unless `area` changed since `generation`)
     /// and wakes the requests waiting for it.
-    func keep(_ key: String, status: HTTPResponse.Status, body: ByteBuffer, areas: [String], generation: Int) {
+    func keep(_ key: String, status: HTTPResponse.Status, body: ByteBuffer, area: String, generation: Int) {
         let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            if Self.generation(areas, state) == generation {
+            if state.generations[area, default: 0] == generation {
                 if state.entries.count > 1_000 { state.entries.removeAll(keepingCapacity: true) }
-                state.entries[key] = Entry(areas: areas, status: status, body: body, rendered: now())
+                state.entries[key] = Entry(area: area, status: status, body: body, rendered: now())
             }
             return state.rendering.removeValue(forKey: key) ?? []
         }
@@ -100,12 +100,8 @@ final class PageCache: Sendable {
                 state.entries.removeAll()
             } else {
                 state.generations[area, default: 0] &+= 1
-                state.entries = state.entries.filter { !$0.value.areas.contains(area) }
+                state.entries = state.entries.filter { $0.value.area != area }
             }
         }
-    }
-
-    private static func generation(_ areas: [String], _ state: State) -> Int {
-        areas.reduce(0) { $0 &+ state.generations[$1, default: 0] }
     }
 }

@@ -10,7 +10,7 @@ import Mustache
 /// Each view `NAME` has `NAME-main.mustache` (the view's own part, which a live page fetches
 /// alone to refresh itself) and `NAME.mustache` (the whole page: `layout.mustache` around it).
 /// Every value is written with `{{ }}`, which escapes HTML; no template uses `{{{ }}}`
-/// (`PageRendererTests` checks the files).
+/// (`WebSecurityTests` checks the files).
 struct PageRenderer: Sendable {
     /// The views, in the navigation's order, with their titles.
     static let views: [(name: String, title: String)] = [

@@ -28,14 +28,15 @@ final class TokenHolder: Sendable {
 ///   any tab can post to 127.0.0.1).
 /// - Every answer: a content security policy with no inline script and no framing, no
 ///   referrer, no MIME sniffing.
-struct HouseholdGate<Context: RequestContext>: RouterMiddleware {
+struct HouseholdGate: Sendable {
     let tokenRequired: Bool
     let token: TokenHolder
 
     static var cookieName: String { "hearth_token" }
 
     func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+        _ request: Request, context: BasicRequestContext,
+        next: (Request, BasicRequestContext) async throws -> Response
     ) async throws -> Response {
         var response: Response
         do {
@@ -49,7 +50,8 @@ struct HouseholdGate<Context: RequestContext>: RouterMiddleware {
     }
 
     private func admit(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+        _ request: Request, context: BasicRequestContext,
+        next: (Request, BasicRequestContext) async throws -> Response
     ) async throws -> Response {
         if tokenRequired {
             let expected = token.current

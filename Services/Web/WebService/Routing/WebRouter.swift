@@ -13,7 +13,7 @@ import HummingbirdCore
 struct WebRouter {
     let pages: HouseholdPages
     let live: LiveFeed
-    let gate: HouseholdGate<BasicRequestContext>
+    let gate: HouseholdGate
 
     static let fragmentHeader = HTTPField.Name("X-Hearth-Fragment")!
 
@@ -59,12 +59,11 @@ struct WebRouter {
         let fragment = Self.isFragment(request)
         do {
             try await action(form)
-        } catch CommandClientError.refused(let refusal) {
-            return await pages.show(view, query, fragment: fragment, refused: refusal, form: form)
-        } catch let refusal as CommandError {
-            return await pages.show(view, query, fragment: fragment, refused: refusal, form: form)
         } catch {
-            return pages.failure(view, error, fragment: fragment)
+            guard let refusal = HouseholdPages.refusal(error) else {
+                return pages.failure(view, error, fragment: fragment)
+            }
+            return await pages.show(view, query, fragment: fragment, refused: refusal, form: form)
         }
         // What the action changed is read anew (its bus event may not have arrived yet).
         pages.cache.invalidate(view)
@@ -97,7 +96,7 @@ struct WebRouter {
     /// comment every 15 s so that a dropped connection is noticed on both sides.
     private func events() async -> Response {
         guard let (id, lines) = await live.connect() else {
-            var refusal = HouseholdGate<BasicRequestContext>.refusal(
+            var refusal = HouseholdGate.refusal(
                 .serviceUnavailable, "Too many pages are open on this Hearth; try again in a minute.")
             refusal.headers[.retryAfter] = "60"
             return refusal
