@@ -31,12 +31,6 @@ struct SupervisorTests {
         #expect(names.sorted() == HearthService.launched.map(\.rawValue).sorted())
     }
 
-    /// Runs `sv` on every service directory (`sv -w 3 force-stop`, `sv exit`…).
-    private func sv(_ arguments: [String], _ services: String) async throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: services).sorted()
-        _ = try await ChildProcess.run("/usr/bin/sv", arguments + names.map { "\(services)/\($0)" })
-    }
-
     @Test(
         "runit starts every Procfile process and brings each one killed back within a second, losing no store event and no reminder"
     )
@@ -62,12 +56,13 @@ struct SupervisorTests {
         } catch {
             failure = error
         }
-        // Stopped as deploy/run-stack stops it: every process down (SIGKILL after 3 s), then SIGHUP
-        // to runsvdir, which stops each runsv and exits without restarting any. (`sv exit` followed
-        // by SIGTERM to runsvdir raced: runsvdir restarted a runsv that had exited a second before
-        // and it started its process again; a loaded test run saw all six running afterwards.)
-        try await sv(["-w", "3", "force-stop"], services)
-        supervisor.signal(SIGHUP)
+        // Stopped by deploy/runit-stop, as deploy/run-stack stops it on Ctrl-C: every process down
+        // (SIGKILL after 2 s), then SIGHUP to runsvdir, which stops each runsv and exits without
+        // restarting any. (`sv exit` followed by SIGTERM to runsvdir raced: a loaded test run saw
+        // all six running afterwards.)
+        let stopped = try await ChildProcess.run(
+            "\(Self.root)/deploy/runit-stop", [services, String(supervisor.pid)], timeout: .seconds(20))
+        #expect(stopped.status == 0, "\(stopped.stderr)")
         _ = await supervisor.waitForExit(timeout: .seconds(5))
         // Each service's own shutdown may still be closing its sockets on a loaded machine: each
         // must stop answering within 5 s, and stay stopped (no runsv left to restart it).
