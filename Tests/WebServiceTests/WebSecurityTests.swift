@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthBus
 import HearthTesting
 import HummingbirdTesting
+import NIOCore
 import Testing
 
 @testable import WebService
@@ -127,6 +128,29 @@ struct WebSecurityTests {
                 try await client.get("/year", headers: [host: WebFixture.host, .cookie: "hearth_token=\(new)"]).status
                     == .ok)
         }
+        await fixture.close()
+    }
+
+    @Test(
+        "a form that cannot be read (a name twice, a bad escape, a nested name) is refused saying why; nothing is written"
+    )
+    func unreadableForms() async throws {
+        let fixture = try await WebFixture()
+        try await fixture.withClient { client in
+            var headers = WebFixture.sameOrigin
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            for (body, reason) in [
+                ("date=2026-11-23&mood=calm&mood=sad", "duplicate keys with name &#39;mood&#39;"),
+                ("date=2026-11-23&mood=%ZZ", "Failed to percent decode &#39;%ZZ&#39;"),
+                ("date=2026-11-23&mood[x]=calm", "the form could not be read"),
+            ] {
+                let response = try await client.execute(
+                    uri: "/today/note", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(response.status == .badRequest, "\(body)")
+                #expect(response.text.contains(reason), "\(body): \(response.text)")
+            }
+        }
+        #expect(try await fixture.store.request("note.show", args: ["date": "2026-11-23"])["mood"] == .null)
         await fixture.close()
     }
 

@@ -1,22 +1,22 @@
 import Foundation
+import HearthBus
+import Hummingbird
 
-/// A submitted HTML form (`application/x-www-form-urlencoded`): its fields by name, the first
-/// value of each kept.
+/// A submitted HTML form (`application/x-www-form-urlencoded`): its fields by name.
 struct URLForm: Sendable {
     /// The largest form body read; anything longer is refused before it is parsed.
     static let maximumBytes = 64 * 1024
 
-    private(set) var fields: [String: String] = [:]
+    let fields: [String: String]
 
-    /// Parses `a=1&b=two+words`; a field without `=` is an empty value; bytes that are not UTF-8
-    /// after decoding make the field empty rather than failing the form (the owning service then
-    /// names it as missing).
-    init(_ body: String) {
-        for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Self.decode(parts[0])
-            guard !name.isEmpty, fields[name] == nil else { continue }
-            fields[name] = parts.count > 1 ? Self.decode(parts[1]) : ""
+    /// Reads the form with Hummingbird's decoder.
+    /// - Throws: `CommandError` (`invalid_form`) with the decoder's reason: a name given twice, a
+    ///   bad percent escape, a nested name such as `a[b]`.
+    init(_ body: String) throws {
+        do {
+            fields = try URLEncodedFormDecoder().decode([String: String].self, from: body)
+        } catch {
+            throw CommandError(code: "invalid_form", message: "the form could not be read: \(error)")
         }
     }
 
@@ -28,10 +28,6 @@ struct URLForm: Sendable {
             return nil
         }
         return value
-    }
-
-    private static func decode(_ part: Substring) -> String {
-        part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
     }
 
     /// Percent-escapes a query value.

@@ -53,7 +53,12 @@ struct WebRouter {
         _ request: Request, view: String, _ action: (URLForm) async throws -> Void
     ) async throws -> Response {
         let bytes = try await request.body.collect(upTo: URLForm.maximumBytes)
-        let form = URLForm(String(buffer: bytes))
+        let form: URLForm
+        do {
+            form = try URLForm(String(buffer: bytes))
+        } catch {
+            return pages.failure(view, error, fragment: Self.isFragment(request))
+        }
         let back = Self.back(form["back"], view: view)
         let query = Self.query(URI(back))
         let fragment = Self.isFragment(request)
