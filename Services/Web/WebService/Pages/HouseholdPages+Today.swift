@@ -81,11 +81,4 @@ extension HouseholdPages {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return "\(weekdays[date.weekday - 1]) \(date.day) \(months[date.month - 1])"
     }
-
-    /// `path?name=value&…` with the values escaped, names sorted, empty values left out.
-    static func address(_ path: String, _ query: [String: String]) -> String {
-        let pairs = query.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
-            .map { "\($0.key)=\(URLForm.escape($0.value))" }
-        return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
-    }
 }

@@ -113,6 +113,13 @@ struct HouseholdPages: Sendable {
         return error as? CommandError
     }
 
+    /// `path?name=value&…` with names and values escaped, names sorted, empty values left out.
+    static func address(_ path: String, _ query: [String: String]) -> String {
+        let pairs = query.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
+            .map { "\(URLForm.escape($0.key))=\(URLForm.escape($0.value))" }
+        return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
+    }
+
     /// Today on the household's clock.
     var todayDate: LocalDate { LocalDate(Date(), in: timeZone) }
 }

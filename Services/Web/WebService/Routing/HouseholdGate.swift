@@ -95,9 +95,9 @@ struct HouseholdGate: Sendable {
 
     /// The request's path and query without `token=…`.
     static func withoutToken(_ uri: URI) -> String {
-        let kept = uri.queryParameters.filter { $0.key != "token" }
-            .map { "\(URLForm.escape(String($0.key)))=\(URLForm.escape(String($0.value)))" }
-        return uri.path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+        var query = WebRouter.query(uri)
+        query["token"] = nil
+        return HouseholdPages.address(uri.path, query)
     }
 
     static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
