@@ -187,6 +187,7 @@ struct BusServiceTests {
             let bad: [[Frame]] = [
                 [Array("only.one.frame".utf8)],
                 [Array("three".utf8), [1], [2]],
+                [Array("five.parts".utf8), [1], [2], [3], Array("{}".utf8)],
                 [Array("bad..topic".utf8), Array("{}".utf8)],
                 [[0xFF, 0xFE], Array("{}".utf8)],
                 [[], Array("{}".utf8)],

@@ -96,6 +96,8 @@ final class BusProxy: Service, CustomStringConvertible {
         let wakeIndex = poller.add(fileDescriptor: wake.fileDescriptor)
         let monitorIndices = sockets.monitors.map { poller.add($0) }
         var injected: Deque<[Frame]> = []
+        // Two parts make an event; the third slot lets a longer message be seen and refused.
+        var forwarder = MessageForwarder(capacity: 3)
 
         loop: while true {
             do {
@@ -110,8 +112,8 @@ final class BusProxy: Service, CustomStringConvertible {
                 while let frames = injected.popFirst() {
                     _ = try sockets.xpub.send(frames, dontWait: true)
                 }
-                if poller.isReadable(xsubIndex) { try forwardEvents(sockets) }
-                if poller.isReadable(xpubIndex) { try forwardSubscriptions(sockets) }
+                if poller.isReadable(xsubIndex) { try forwardEvents(sockets, &forwarder) }
+                if poller.isReadable(xpubIndex) { try forwardSubscriptions(sockets, &forwarder) }
                 for (index, monitor) in zip(monitorIndices, sockets.monitors) where poller.isReadable(index) {
                     try readMonitorEvents(monitor)
                 }
@@ -126,39 +128,41 @@ final class BusProxy: Service, CustomStringConvertible {
         finished.fire()
     }
 
-    /// Publishers → subscribers: pass valid events, count and drop the rest.
-    private func forwardEvents(_ sockets: Sockets) throws {
+    /// Publishers → subscribers: pass valid events, count and drop the rest. The parts are read
+    /// in place and handed on without a copy (`MessageForwarder`).
+    private func forwardEvents(_ sockets: Sockets, _ forwarder: inout MessageForwarder) throws {
         for _ in 0..<4_096 {
-            guard let frames = try sockets.xsub.receive(dontWait: true) else { return }
-            if frames.count != 2 || !Topic.isValid(bytes: frames[0]) {
-                counters.malformed.add(1, ordering: .relaxed)
-                continue
+            var oversized = false
+            let outcome = try forwarder.forward(from: sockets.xsub, to: sockets.xpub) { parts in
+                guard parts.count == 2, Topic.isValid(buffer: parts[0]) else { return false }
+                oversized = parts[1].count > maximumMessageBytes
+                return !oversized
             }
-            if frames[1].count > maximumMessageBytes {
-                counters.oversized.add(1, ordering: .relaxed)
-                continue
+            switch outcome {
+            case .none: return
+            case .refused where oversized: counters.oversized.add(1, ordering: .relaxed)
+            case .refused: counters.malformed.add(1, ordering: .relaxed)
+            // XPUB never blocks: a subscriber past its high-water mark loses the event, which
+            // its sequence tracking reports as a gap.
+            case .sent, .dropped: counters.forwarded.add(1, ordering: .relaxed)
             }
-            // XPUB never blocks: a subscriber past its high-water mark loses the event, which its
-            // sequence tracking reports as a gap.
-            _ = try sockets.xpub.send(frames, dontWait: true)
-            counters.forwarded.add(1, ordering: .relaxed)
         }
     }
 
-    /// Subscribers → publishers: only subscribe and unsubscribe messages go upstream.
-    private func forwardSubscriptions(_ sockets: Sockets) throws {
+    /// Subscribers → publishers: only subscribe and unsubscribe messages go upstream (the XSUB
+    /// side already takes everything; passing them up keeps the pattern standard should a
+    /// publisher filter).
+    private func forwardSubscriptions(_ sockets: Sockets, _ forwarder: inout MessageForwarder) throws {
         for _ in 0..<4_096 {
-            guard let frames = try sockets.xpub.receive(dontWait: true) else { return }
-            guard frames.count == 1, let kind = frames[0].first, kind == 0 || kind == 1,
-                frames[0].count <= Topic.maximumLength + 1
-            else {
-                counters.malformed.add(1, ordering: .relaxed)
-                continue
+            let outcome = try forwarder.forward(from: sockets.xpub, to: sockets.xsub) { parts in
+                guard parts.count == 1, let kind = parts[0].first else { return false }
+                return (kind == 0 || kind == 1) && parts[0].count <= Topic.maximumLength + 1
             }
-            counters.subscriptions.add(1, ordering: .relaxed)
-            // The XSUB side already takes everything; passing subscriptions up keeps the
-            // pattern standard should a publisher filter.
-            _ = try sockets.xsub.send(frames, dontWait: true)
+            switch outcome {
+            case .none: return
+            case .refused: counters.malformed.add(1, ordering: .relaxed)
+            case .sent, .dropped: counters.subscriptions.add(1, ordering: .relaxed)
+            }
         }
     }
 

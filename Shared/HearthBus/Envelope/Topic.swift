@@ -14,8 +14,18 @@ public enum Topic {
 
     /// Checks a topic frame as it arrives off the wire.
     public static func validate(bytes: [UInt8]) throws(EnvelopeError) {
+        // `withUnsafeBytes` rethrows untyped errors: the outcome comes out as a typed Result.
+        let outcome = bytes.withUnsafeBytes { buffer in
+            Result { () throws(EnvelopeError) in try validate(buffer: buffer) }
+        }
+        try outcome.get()
+    }
+
+    /// Checks a topic frame where it lies (the bus proxy reads it inside libzmq's message).
+    public static func validate(buffer bytes: UnsafeRawBufferPointer) throws(EnvelopeError) {
         guard !bytes.isEmpty else { throw .invalidTopic("", rule: "a topic must not be empty") }
-        let shown = String(decoding: bytes.prefix(64), as: UTF8.self)
+        // Made only for an error: every event on the bus passes here (the proxy, each subscriber).
+        var shown: String { String(decoding: bytes.prefix(64), as: UTF8.self) }
         guard bytes.count <= maximumLength else {
             throw .invalidTopic(shown, rule: "a topic is at most \(maximumLength) bytes; this one is \(bytes.count)")
         }
@@ -43,6 +53,11 @@ public enum Topic {
     /// Whether `topic` follows the rules.
     public static func isValid(bytes: [UInt8]) -> Bool {
         (try? validate(bytes: bytes)) != nil
+    }
+
+    /// Whether the topic frame at `buffer` follows the rules.
+    public static func isValid(buffer: UnsafeRawBufferPointer) -> Bool {
+        (try? validate(buffer: buffer)) != nil
     }
 
     private static func isSegmentByte(_ byte: UInt8) -> Bool {

@@ -174,10 +174,10 @@ public final class ZMQSocket {
             if index < frames.count - 1 { flags |= ZMQ_SNDMORE }
             let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
             if rc < 0 {
-                let error = ZMQError.last("zmq_send(\(kind))")
+                let code = zmq_errno()
                 // libzmq queues the parts of a message atomically: only the first part can hit EAGAIN.
-                if error.wouldBlock && index == 0 { return false }
-                throw error
+                if code == EAGAIN && index == 0 { return false }
+                throw ZMQError(code: code, operation: "zmq_send(\(kind))")
             }
         }
         return true
@@ -196,9 +196,10 @@ public final class ZMQSocket {
         repeat {
             let rc = zmq_msg_recv(&message, handle, dontWait ? ZMQ_DONTWAIT : 0)
             if rc < 0 {
-                let error = ZMQError.last("zmq_msg_recv(\(kind))")
-                if error.wouldBlock && frames.isEmpty { return nil }
-                throw error
+                // Checked before an error is made: every drained socket ends its batch here.
+                let code = zmq_errno()
+                if code == EAGAIN && frames.isEmpty { return nil }
+                throw ZMQError(code: code, operation: "zmq_msg_recv(\(kind))")
             }
             // A ROUTER's routing-id frame is made locally and carries no metadata; the peer's frames do.
             if userID && user == nil, let property = zmq_msg_gets(&message, "User-Id") {
