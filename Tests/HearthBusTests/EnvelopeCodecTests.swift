@@ -103,6 +103,39 @@ struct EnvelopeCodecTests {
         #expect(throws: EnvelopeError.notAnObject(found: "a string")) { try codec.decode(Array("\"v\"".utf8)) }
     }
 
+    @Test("keys are matched by their bytes: an escaped key is its decoded text, and a key given twice is refused")
+    func keys() throws {
+        let text = String(decoding: JSONValue.object(fields()).jsonBytes, as: UTF8.self)
+        // `\u0073rc` is "src", spelled with an escape.
+        let escaped = text.replacingOccurrences(of: #""src":"#, with: #""\u0073rc":"#)
+        #expect(escaped != text)
+        #expect(try codec.decode(Array(escaped.utf8)).source == "turn")
+        let twice = text.replacingOccurrences(of: #""v":1"#, with: #""v":1,"\u0076":1"#)
+        #expect(twice != text)
+        #expect(throws: EnvelopeError.malformedJSON("duplicate key 'v'")) { try codec.decode(Array(twice.utf8)) }
+        // Keys that only look like the envelope's are other members, and ignored.
+        var near = fields()
+        near["srcs"] = "x"
+        near["Src"] = "y"
+        near["s"] = "z"
+        #expect(try decode(near).source == "turn")
+    }
+
+    @Test("non-ASCII text decodes wherever it falls in the frame, and bad UTF-8 anywhere is refused")
+    func unicode() throws {
+        for padding in 0..<9 {
+            var fields = fields()
+            fields["data"] = .string(String(repeating: "x", count: padding) + "Zoë 🎲")
+            let bytes = JSONValue.object(fields).jsonBytes
+            #expect(try codec.decode(bytes).data == fields["data"], "padding \(padding)")
+            for position in [1, bytes.count / 2, bytes.count - 1] {
+                var broken = bytes
+                broken.insert(0xFF, at: position)
+                #expect(throws: EnvelopeError.invalidUTF8) { try codec.decode(broken) }
+            }
+        }
+    }
+
     @Test("fields that break a rule are named with the rule")
     func ruleBreaks() {
         var negative = fields()

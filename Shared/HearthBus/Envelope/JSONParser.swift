@@ -22,22 +22,44 @@ struct JSONParser {
         return try parse(Array(input))
     }
 
-    /// Parses a JSON object, handing each member to `visit` in order instead of building a
-    /// dictionary (the envelope decoder reads its fixed fields this way).
+    /// Parses a JSON object, handing the members whose keys `match` knows to `visit` in order,
+    /// instead of building a dictionary (the envelope decoder reads its fixed fields this way).
+    /// `match` sees each key's bytes (decoded when the key has escapes) and gives its number, or
+    /// `nil` for a member to check and skip: no `String` is made for a key.
     /// - Throws: `.notAnObject` when the text is another JSON value, or a parse error.
     static func forEachMember(
         of input: [UInt8],
-        _ visit: (String, JSONValue) throws(EnvelopeError) -> Void
+        match: (UnsafeBufferPointer<UInt8>) -> Int?,
+        _ visit: (Int, JSONValue) throws(EnvelopeError) -> Void
     ) throws(EnvelopeError) {
         let result: Result<Void, EnvelopeError>? = input.withContiguousStorageIfAvailable { buffer in
             var parser = JSONParser(bytes: buffer)
-            return Result { () throws(EnvelopeError) in try parser.parseMembers(visit) }
+            return Result { () throws(EnvelopeError) in try parser.parseMembers(match, visit) }
         }
         try result!.get()
     }
 
+    /// The key at `index` (its opening quote) matched by `match`, read in place when it has no
+    /// escapes or control characters; otherwise decoded (and judged) by `parseString`.
+    private mutating func matchKey(_ match: (UnsafeBufferPointer<UInt8>) -> Int?) throws(EnvelopeError) -> Int? {
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+            bytes[end] >= 0x20
+        {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            index = end + 1
+            return match(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
+        var key = try parseString()
+        return key.withUTF8 { match($0) }
+    }
+
     private mutating func parseMembers(
-        _ visit: (String, JSONValue) throws(EnvelopeError) -> Void
+        _ match: (UnsafeBufferPointer<UInt8>) -> Int?,
+        _ visit: (Int, JSONValue) throws(EnvelopeError) -> Void
     ) throws(EnvelopeError) {
         skipWhitespace()
         guard peek(UInt8(ascii: "{")) else {
@@ -53,12 +75,13 @@ struct JSONParser {
             members: while true {
                 skipWhitespace()
                 guard peek(UInt8(ascii: "\"")) else { throw error("expected a string key") }
-                let key = try parseString()
+                let key = try matchKey(match)
                 skipWhitespace()
                 guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after a key") }
                 index += 1
                 skipWhitespace()
-                try visit(key, try parseValue())
+                let value = try parseValue()
+                if let key { try visit(key, value) }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input in an object") }
                 switch bytes[index] {
@@ -105,7 +128,8 @@ struct JSONParser {
     private mutating func parseObject() throws(EnvelopeError) -> JSONValue {
         try enter()
         index += 1
-        var members: [String: JSONValue] = [:]
+        // Room for a typical event's data without growing (growing rehashes every key).
+        var members: [String: JSONValue] = Dictionary(minimumCapacity: 8)
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             index += 1

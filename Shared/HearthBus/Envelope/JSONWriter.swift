@@ -32,11 +32,12 @@ public enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sorted as pairs: sorting the keys and looking each up again hashed every key twice.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                appendString(key, to: &out)
+                appendString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                write(members[key]!, to: &out)
+                write(member.value, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -48,15 +49,18 @@ public enum JSONWriter {
         appendInteger(value.magnitude, to: &out)
     }
 
-    /// Appends `value` in decimal.
+    /// Appends `value` in decimal: the digits are made in a stack buffer and appended at once
+    /// (a byte-at-a-time append checks the array's capacity and uniqueness for every digit).
     public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while value / divisor >= 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            var rest = value
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
     }
 
@@ -65,9 +69,16 @@ public enum JSONWriter {
     /// Appends `value` as a JSON string literal (RFC 8259 escaping).
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copy them whole.
-        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(contentsOf: value.utf8)
+        // Most strings need no escaping: copy them whole. A native string's bytes are contiguous
+        // and scanned in place (`allSatisfy` over the UTF8View went through its indices).
+        let plain: Bool? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
             out.append(UInt8(ascii: "\""))
             return
         }

@@ -21,20 +21,32 @@ public enum Timestamp {
         let days = seconds.floorDivided(by: 86_400)
         let inDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        appendDigits(Int(year), count: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(month, count: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(day, count: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendDigits(inDay / 3600, count: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(inDay / 60 % 60, count: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(inDay % 60, count: 2, to: &out)
-        out.append(UInt8(ascii: "."))
-        appendDigits(milliseconds, count: 3, to: &out)
-        out.append(UInt8(ascii: "Z"))
+        // Written into a stack buffer and appended at once: appending byte by byte checked the
+        // array's capacity and uniqueness 24 times.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func digits(_ value: Int, _ count: Int, at start: Int) {
+                var rest = value
+                for index in stride(from: start + count - 1, through: start, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            digits(Int(year), 4, at: 0)
+            text[4] = UInt8(ascii: "-")
+            digits(month, 2, at: 5)
+            text[7] = UInt8(ascii: "-")
+            digits(day, 2, at: 8)
+            text[10] = UInt8(ascii: "T")
+            digits(inDay / 3600, 2, at: 11)
+            text[13] = UInt8(ascii: ":")
+            digits(inDay / 60 % 60, 2, at: 14)
+            text[16] = UInt8(ascii: ":")
+            digits(inDay % 60, 2, at: 17)
+            text[19] = UInt8(ascii: ".")
+            digits(milliseconds, 3, at: 20)
+            text[23] = UInt8(ascii: "Z")
+            out.append(contentsOf: UnsafeBufferPointer(text))
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (the civil-date arithmetic of
@@ -61,17 +73,6 @@ public enum Timestamp {
         let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
         let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func appendDigits(_ value: Int, count: Int, to out: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<count { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8((rest / divisor) % 10))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 
     /// Parses an ISO 8601 time with a `Z` or `±hh:mm` offset and optional fractional seconds.
