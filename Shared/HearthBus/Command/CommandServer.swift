@@ -5,7 +5,7 @@ import Synchronization
 
 /// Answers commands on a ROUTER socket: one JSON request in, one JSON reply out.
 ///
-/// Requests run concurrently. A repeated request id is answered from a bounded cache of recent
+/// Requests run concurrently, each started on the socket's thread (`CommandIntake`). A repeated request id is answered from a bounded cache of recent
 /// replies, so a client may retry safely. Every server answers `ping` itself, with the service's
 /// name, process id, uptime, and whatever `pingInfo` adds. On graceful shutdown it stops taking
 /// requests, finishes those in flight, then closes.
@@ -19,6 +19,7 @@ public final class CommandServer: Service {
     public let endpoint: String
 
     private let socket: SocketThread
+    private let intake = CommandIntake()
     private let handler: Handler
     private let pingInfo: @Sendable () async -> [String: JSONValue]
     private let cache: ReplyCache
@@ -59,11 +60,13 @@ public final class CommandServer: Service {
         self.logger = logger
         var bound = endpoint
         authenticated = curveSecretKey != nil
+        let intake = self.intake
         socket = try SocketThread(
             context: context,
             kind: .router,
             name: "\(service).cmd",
             logger: logger,
+            intercept: { intake.admit($0) },
             receiveUserID: curveSecretKey != nil,
             setUp: { socket in
                 // A CURVE server: every peer proves its key at the handshake (a `CurveAuthenticator`
@@ -82,18 +85,15 @@ public final class CommandServer: Service {
             }
         )
         self.endpoint = bound
+        intake.open { [weak self] message in await self?.answer(message) }
     }
 
+    /// Serves until graceful shutdown (or cancellation), then stops taking requests, lets those
+    /// in flight finish and send their replies, and closes the socket.
     public func run() async throws {
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                for await message in socket.incoming {
-                    group.addTask { await self.answer(message) }
-                }
-            }
-        } onGracefulShutdown: {
-            self.socket.stopReceiving()
-        }
+        socket.start()
+        try? await gracefulShutdown()
+        await intake.close()
         await socket.close()
     }
 

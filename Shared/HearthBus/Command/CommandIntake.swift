@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Starts each request's task on the command socket's own thread as the request arrives, and
+/// knows when those tasks have finished.
+///
+/// A request used to cross two hand-offs before its handler ran: the socket thread's batch to
+/// the server's loop task (a wake-up of the cooperative pool), then the loop to a child task (an
+/// enqueue, often another wake-up). `Task.immediate` runs the answer on the socket thread until
+/// it first suspends: a command answered at once (`ping`, a cached reply) replies from there, and
+/// one that awaits an actor crosses to the pool once. The socket thread is not the cooperative
+/// pool, so this puts no blocking on it; a handler's synchronous prefix delays only the next
+/// request's start, while libzmq queues it.
+final class CommandIntake: Sendable {
+    typealias Answer = @Sendable ([Frame]) async -> Void
+
+    private struct State {
+        var answer: Answer?
+        var running = 0
+        var closed = false
+        var drained: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// Sets what runs for each request; until then (and after `close`) requests are dropped
+    /// unanswered, and a client retries them.
+    func open(_ answer: @escaping Answer) {
+        state.withLock { $0.answer = answer }
+    }
+
+    /// Called on the socket's thread for every message it receives; always consumes it.
+    func admit(_ frames: [Frame]) -> Bool {
+        let answer = state.withLock { state -> Answer? in
+            guard !state.closed, let answer = state.answer else { return nil }
+            state.running += 1
+            return answer
+        }
+        guard let answer else { return true }
+        Task.immediate {
+            await answer(frames)
+            self.finish()
+        }
+        return true
+    }
+
+    /// Stops starting requests and returns once every started one has finished.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                state.closed = true
+                state.answer = nil
+                guard state.running > 0 else { return true }
+                state.drained = continuation
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    private func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.running -= 1
+            guard state.closed, state.running == 0 else { return nil }
+            defer { state.drained = nil }
+            return state.drained
+        }
+        waiter?.resume()
+    }
+}
