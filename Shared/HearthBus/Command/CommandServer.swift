@@ -5,10 +5,11 @@ import Synchronization
 
 /// Answers commands on a ROUTER socket: one JSON request in, one JSON reply out.
 ///
-/// Requests run concurrently, each started on the socket's thread (`CommandIntake`). A repeated request id is answered from a bounded cache of recent
-/// replies, so a client may retry safely. Every server answers `ping` itself, with the service's
-/// name, process id, uptime, and whatever `pingInfo` adds. On graceful shutdown it stops taking
-/// requests, finishes those in flight, then closes.
+/// Requests run concurrently, each started on the socket's thread (`CommandIntake`). A repeated
+/// request id is answered from a bounded cache of recent replies, so a client may retry safely.
+/// Every server answers `ping` itself, with the service's name, process id, uptime, and whatever
+/// `pingInfo` adds. On graceful shutdown it stops taking requests, finishes those in flight, then
+/// closes.
 public final class CommandServer: Service {
     /// Runs one command and returns its result data; throw `CommandError` to refuse it.
     public typealias Handler = @Sendable (CommandRequest) async throws -> JSONValue

@@ -128,14 +128,14 @@ struct JSONParser {
     private mutating func parseObject() throws(EnvelopeError) -> JSONValue {
         try enter()
         index += 1
-        // Room for a typical event's data without growing (growing rehashes every key).
-        var members: [String: JSONValue] = Dictionary(minimumCapacity: 8)
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object([:])
         }
+        // Room for a typical event's data without growing (growing rehashes every key).
+        var members: [String: JSONValue] = Dictionary(minimumCapacity: 8)
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw error("expected a string key") }

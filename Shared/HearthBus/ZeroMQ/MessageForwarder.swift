@@ -62,7 +62,7 @@ public struct MessageForwarder: ~Copyable {
     public mutating func forward(
         from source: ZMQSocket, to destination: ZMQSocket, accept: (borrowing Parts) -> Bool
     ) throws -> Outcome {
-        parts.count = 0
+        // `parts.count` is 0 here: every call ends by closing the parts and resetting it.
         var tooMany = false
         defer {
             for index in 0..<parts.count { zmq_msg_close(parts.slots + index) }
