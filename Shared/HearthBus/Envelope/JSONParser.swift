@@ -226,6 +226,14 @@ struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("an exponent needs digits") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        // Up to 18 digits cannot overflow an Int64: summed in place, with no `String` (every
+        // envelope has three to five integers).
+        let digitCount = index - start - (bytes[start] == UInt8(ascii: "-") ? 1 : 0)
+        if isInteger, digitCount <= 18 {
+            var magnitude: Int64 = 0
+            for byte in bytes[(index - digitCount)..<index] { magnitude = magnitude * 10 + Int64(byte &- 0x30) }
+            return .int(bytes[start] == UInt8(ascii: "-") ? -magnitude : magnitude)
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .int(integer) }
         guard let double = Double(text), double.isFinite else {
