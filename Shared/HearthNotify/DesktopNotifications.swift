@@ -40,12 +40,29 @@ public struct DesktopNotification: Sendable, Equatable {
     /// that render markup (dunst's default) would otherwise turn a title from another device
     /// into a link or styling.
     public var clipped: DesktopNotification {
+        // Both run for every popup, so the common case costs a scan of bytes: no more bytes than
+        // the limit means no more characters, and text without `&<>` is returned as it is. (Three
+        // Foundation `replacingOccurrences` calls per text were 5% of the notifier's CPU under
+        // `hearth-bench notify`, measured with perf.)
         func clip(_ text: String, _ limit: Int) -> String {
-            text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+            text.utf8.count <= limit || text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
         }
         func escaped(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;")
+            let markup: (UInt8) -> Bool = {
+                $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+            }
+            guard text.utf8.contains(where: markup) else { return text }
+            var out = ""
+            out.reserveCapacity(text.utf8.count + 16)
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
         }
         var copy = self
         copy.summary = escaped(clip(summary, Self.maximumSummary))
