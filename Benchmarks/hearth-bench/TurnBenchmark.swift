@@ -15,7 +15,7 @@ struct TurnBenchmark: AsyncParsableCommand {
             `done` to the current player's turn service (alternately the leader's, which applies it, \
             and the joiner's, which forwards it to the leader over CURVE) and waits for the next \
             player's notification server to record "Your turn". Latency is the server's receipt \
-            time minus the time just before sending. Targets: p50 ≤ 1 ms, p99 ≤ 5 ms, every turn delivered.
+            time minus the time just before sending. Targets (issue 14): p50 ≤ 1 ms, p99 ≤ 3 ms, every turn delivered.
             """)
 
     @Option(help: "Turns measured.") var turns = 1_000
@@ -109,7 +109,7 @@ struct TurnBenchmark: AsyncParsableCommand {
             "done_at_joiner": [
                 "p50_ms": .double(round3(joiner.p50)), "p99_ms": .double(round3(joiner.p99)),
             ],
-            "targets": ["p50_ms": 1, "p99_ms": 5, "delivered": 1],
+            "targets": ["p50_ms": 1, "p99_ms": 3, "delivered": 1],
         ]
         print(report.jsonText)
     }
