@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 
 /// `hearth-bench codec`: what one event costs to build, encode and decode, in nanoseconds.
 ///
@@ -27,6 +28,18 @@ struct CodecBenchmark: AsyncParsableCommand {
             for _ in 0..<iterations { sink &+= try body() }
             return ((clock.now - start).seconds * 1e9 / Double(iterations) * 10).rounded() / 10
         }
+        // A game of four at two devices, as the turn service pushes it to the other device on
+        // every turn: `Codable` through `JSONValueEncoder` and `JSONValueDecoder`.
+        var session = try TurnSession(
+            id: "5f0c2a8e-2d4b-4a8f-9a51-0c6d1e2f3a4b", code: "KQ7-D",
+            leader: .init(id: "p1", name: "Ann", device: "device-one"))
+        for (id, name, device) in [
+            ("p2", "Bob", "device-two"), ("p3", "Cai", "device-one"), ("p4", "Dee", "device-two"),
+        ] {
+            _ = try session.join(.init(id: id, name: name, device: device))
+        }
+        _ = try session.start(by: "p1")
+        let sessionValue = try JSONValue(encoding: session)
         let report: JSONValue = [
             "envelope_bytes": .int(Int64(frame.count)),
             "ns_per_op": [
@@ -36,6 +49,8 @@ struct CodecBenchmark: AsyncParsableCommand {
                 "decode": .double(try measure { Int(try codec.decode(frame).seq) }),
                 "json_parse": .double(try measure { try JSONValue.parse(frame).objectValue?.count ?? 0 }),
                 "utf8_validate": .double(measure { String(validating: frame, as: UTF8.self)?.utf8.count ?? 0 }),
+                "codable_encode": .double(try measure { try JSONValue(encoding: session).objectValue?.count ?? 0 }),
+                "codable_decode": .double(try measure { Int(try sessionValue.decode(TurnSession.self).seq) }),
             ],
         ]
         print(report.jsonText)

@@ -65,10 +65,40 @@ struct JSONValueCodingTests {
         #expect(key.stringValue == "code")
     }
 
-    @Test("values JSON cannot carry faithfully are refused when encoding")
-    func unrepresentable() {
+    @Test("a wrong type inside an array of arrays names the element's path")
+    func nestedElementPath() throws {
+        guard case .object(var members) = try JSONValue(encoding: Self.game) else { throw CancellationError() }
+        members["grid"] = [[1, 2], [3, "four"]]
+        let mismatch = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
+        guard case .typeMismatch(_, let context) = mismatch else { throw mismatch }
+        #expect(context.codingPath.map(\.stringValue) == ["grid", "1", "1"])
+        #expect(context.debugDescription == "expected a whole number, found a string")
+    }
+
+    struct Measurements: Encodable {
+        var total: UInt64
+        var readings: [Double]
+    }
+
+    @Test("values JSON cannot carry faithfully are refused when encoding, naming where they were")
+    func unrepresentable() throws {
         #expect(throws: EncodingError.self) { try JSONValue(encoding: UInt64.max) }
         #expect(throws: EncodingError.self) { try JSONValue(encoding: Double.nan) }
         #expect((try? JSONValue(encoding: Int64.min)) == .int(.min))
+
+        let total = try #require(throws: EncodingError.self) {
+            try JSONValue(encoding: Measurements(total: .max, readings: []))
+        }
+        guard case .invalidValue(_, let context) = total else { throw total }
+        #expect(context.codingPath.map(\.stringValue) == ["total"])
+        #expect(context.debugDescription == "18446744073709551615 does not fit a 64-bit integer")
+
+        let reading = try #require(throws: EncodingError.self) {
+            try JSONValue(encoding: Measurements(total: 1, readings: [1, .infinity]))
+        }
+        guard case .invalidValue(_, let where_) = reading else { throw reading }
+        #expect(where_.codingPath.map(\.stringValue) == ["readings"])
+        #expect(where_.debugDescription == "JSON has no inf")
+        #expect(try JSONValue(encoding: Measurements(total: 3, readings: [0.5])) == ["total": 3, "readings": [0.5]])
     }
 }

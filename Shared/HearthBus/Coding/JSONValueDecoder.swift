@@ -57,7 +57,7 @@ private struct ValueDecoder: Decoder {
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { try single() }
 
-    func single() throws -> SingleContainer { SingleContainer(value: try resolved(), codingPath: codingPath) }
+    func single() throws -> SingleContainer { SingleContainer(value: try resolved(), parentPath: codingPath, key: nil) }
 }
 
 private func mismatch(_ value: JSONValue, _ expected: String, _ path: [any CodingKey]) -> DecodingError {
@@ -65,9 +65,14 @@ private func mismatch(_ value: JSONValue, _ expected: String, _ path: [any Codin
         Any.self, .init(codingPath: path, debugDescription: "expected \(expected), found \(value.typeName)"))
 }
 
+/// One leaf. Its coding path is put together only when asked (an error, a nested decoder): a
+/// path array for every field read was a third of the decoder's allocations.
 private struct SingleContainer: SingleValueDecodingContainer {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    let parentPath: [any CodingKey]
+    let key: (any CodingKey)?
+
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
 
     func decodeNil() -> Bool { value == .null }
 
@@ -122,14 +127,19 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 
     private func decoder(for key: any CodingKey) throws -> ValueDecoder {
-        guard let value = members[key.stringValue] else {
-            throw DecodingError.keyNotFound(
-                key, .init(codingPath: codingPath, debugDescription: "'\(key.stringValue)' is required"))
-        }
+        guard let value = members[key.stringValue] else { throw notFound(key) }
         return ValueDecoder(value: value, codingPath: codingPath + [key])
     }
 
-    private func single(_ key: Key) throws -> SingleContainer { try decoder(for: key).single() }
+    private func notFound(_ key: any CodingKey) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "'\(key.stringValue)' is required"))
+    }
+
+    private func single(_ key: Key) throws -> SingleContainer {
+        guard let value = members[key.stringValue] else { throw notFound(key) }
+        guard !value.isEncoded else { return try decoder(for: key).single() }
+        return SingleContainer(value: value, parentPath: codingPath, key: key)
+    }
 
     func decodeNil(forKey key: Key) throws -> Bool { (members[key.stringValue] ?? .null) == .null }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try single(key).decode(type) }
@@ -195,7 +205,12 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [Index(currentIndex)])
     }
 
-    private mutating func single() throws -> SingleContainer { try next().single() }
+    private mutating func single() throws -> SingleContainer {
+        // A plain element needs no decoder of its own (nor its path, unless an error asks).
+        guard !isAtEnd, !elements[currentIndex].isEncoded else { return try next().single() }
+        defer { currentIndex += 1 }
+        return SingleContainer(value: elements[currentIndex], parentPath: codingPath, key: Index(currentIndex))
+    }
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd, elements[currentIndex] == .null else { return false }
@@ -228,4 +243,12 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
 
     mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+extension JSONValue {
+    /// Pre-encoded bytes, which a decoder parses before reading.
+    fileprivate var isEncoded: Bool {
+        if case .encoded = self { return true }
+        return false
+    }
 }

@@ -23,16 +23,54 @@ extension JSONValue {
 // MARK: - The tree being built
 
 /// One value under construction. Containers hand out child nodes and fill them in later, so
-/// the tree is built by reference and resolved into a `JSONValue` at the end.
+/// the tree is built by reference and resolved into a `JSONValue` at the end. Leaves (strings,
+/// numbers, booleans, null) go into their container as values, with no node of their own: a
+/// node and a coding path for each leaf were most of the encoder's cost (`hearth-bench codec`,
+/// `codable_encode`).
 private final class Node {
     var value: JSONValue?
-    var members: [String: Node]?
-    var elements: [Node]?
+    var members: [String: Member]?
+    var elements: [Member]?
 
     var resolved: JSONValue {
         if let members { return .object(members.mapValues(\.resolved)) }
         if let elements { return .array(elements.map(\.resolved)) }
         return value ?? .object([:])
+    }
+}
+
+/// A container's entry: a finished leaf, or a node still being filled.
+private enum Member {
+    case leaf(JSONValue)
+    case node(Node)
+
+    var resolved: JSONValue {
+        switch self {
+        case .leaf(let value): value
+        case .node(let node): node.resolved
+        }
+    }
+}
+
+/// The checks a leaf needs, with the coding path built only when one fails.
+private enum Leaf {
+    static func double(_ value: Double, _ path: @autoclosure () -> [any CodingKey]) throws -> JSONValue {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, .init(codingPath: path(), debugDescription: "JSON has no \(value)"))
+        }
+        return .double(value)
+    }
+
+    static func integer<T: FixedWidthInteger>(
+        _ value: T, _ path: @autoclosure () -> [any CodingKey]
+    ) throws
+        -> JSONValue
+    {
+        guard let whole = Int64(exactly: value) else {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path(), debugDescription: "\(value) does not fit a 64-bit integer"))
+        }
+        return .int(whole)
     }
 }
 
@@ -63,13 +101,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
     func encodeNil() throws { node.value = .null }
     func encode(_ value: Bool) throws { node.value = .bool(value) }
     func encode(_ value: String) throws { node.value = .string(value) }
-    func encode(_ value: Double) throws {
-        guard value.isFinite else {
-            throw EncodingError.invalidValue(
-                value, .init(codingPath: codingPath, debugDescription: "JSON has no \(value)"))
-        }
-        node.value = .double(value)
-    }
+    func encode(_ value: Double) throws { node.value = try Leaf.double(value, codingPath) }
     func encode(_ value: Float) throws { try encode(Double(value)) }
     func encode(_ value: Int) throws { try integer(value) }
     func encode(_ value: Int8) throws { try integer(value) }
@@ -90,13 +122,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
         try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
     }
 
-    private func integer<T: FixedWidthInteger>(_ value: T) throws {
-        guard let whole = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(
-                value, .init(codingPath: codingPath, debugDescription: "\(value) does not fit a 64-bit integer"))
-        }
-        node.value = .int(whole)
-    }
+    private func integer<T: FixedWidthInteger>(_ value: T) throws { node.value = try Leaf.integer(value, codingPath) }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -106,30 +132,36 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     /// A fresh node for `key`, replacing any earlier value under it.
     private func child(_ key: any CodingKey) -> ValueEncoder {
         let child = Node()
-        node.members![key.stringValue] = child
+        node.members![key.stringValue] = .node(child)
         return ValueEncoder(node: child, codingPath: codingPath + [key])
     }
 
-    private func single(_ key: Key) -> SingleContainer {
-        SingleContainer(node: child(key).node, codingPath: codingPath + [key])
+    private func put(_ value: JSONValue, _ key: Key) { node.members![key.stringValue] = .leaf(value) }
+
+    func encodeNil(forKey key: Key) throws { put(.null, key) }
+    func encode(_ value: Bool, forKey key: Key) throws { put(.bool(value), key) }
+    func encode(_ value: String, forKey key: Key) throws { put(.string(value), key) }
+    func encode(_ value: Double, forKey key: Key) throws { put(try Leaf.double(value, codingPath + [key]), key) }
+    func encode(_ value: Float, forKey key: Key) throws { try encode(Double(value), forKey: key) }
+    func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+    func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
+    func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let json = value as? JSONValue { return put(json, key) }
+        let child = child(key)
+        try SingleContainer(node: child.node, codingPath: child.codingPath).encode(value)
     }
 
-    func encodeNil(forKey key: Key) throws { try single(key).encodeNil() }
-    func encode(_ value: Bool, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: String, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Double, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Float, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Int, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Int8, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Int16, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Int32, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: Int64, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: UInt, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: UInt8, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: UInt16, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: UInt32, forKey key: Key) throws { try single(key).encode(value) }
-    func encode(_ value: UInt64, forKey key: Key) throws { try single(key).encode(value) }
-    func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try single(key).encode(value) }
+    private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
+        put(try Leaf.integer(value, codingPath + [key]), key)
+    }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
@@ -158,28 +190,32 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     private func child() -> ValueEncoder {
         let child = Node()
-        node.elements!.append(child)
+        node.elements!.append(.node(child))
         return ValueEncoder(node: child, codingPath: codingPath)
     }
 
-    private func single() -> SingleContainer { SingleContainer(node: child().node, codingPath: codingPath) }
+    private func put(_ value: JSONValue) { node.elements!.append(.leaf(value)) }
 
-    func encodeNil() throws { try single().encodeNil() }
-    func encode(_ value: Bool) throws { try single().encode(value) }
-    func encode(_ value: String) throws { try single().encode(value) }
-    func encode(_ value: Double) throws { try single().encode(value) }
-    func encode(_ value: Float) throws { try single().encode(value) }
-    func encode(_ value: Int) throws { try single().encode(value) }
-    func encode(_ value: Int8) throws { try single().encode(value) }
-    func encode(_ value: Int16) throws { try single().encode(value) }
-    func encode(_ value: Int32) throws { try single().encode(value) }
-    func encode(_ value: Int64) throws { try single().encode(value) }
-    func encode(_ value: UInt) throws { try single().encode(value) }
-    func encode(_ value: UInt8) throws { try single().encode(value) }
-    func encode(_ value: UInt16) throws { try single().encode(value) }
-    func encode(_ value: UInt32) throws { try single().encode(value) }
-    func encode(_ value: UInt64) throws { try single().encode(value) }
-    func encode<T: Encodable>(_ value: T) throws { try single().encode(value) }
+    func encodeNil() throws { put(.null) }
+    func encode(_ value: Bool) throws { put(.bool(value)) }
+    func encode(_ value: String) throws { put(.string(value)) }
+    func encode(_ value: Double) throws { put(try Leaf.double(value, codingPath)) }
+    func encode(_ value: Float) throws { try encode(Double(value)) }
+    func encode(_ value: Int) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: Int8) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: Int16) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: Int32) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: Int64) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: UInt) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: UInt8) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: UInt16) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: UInt32) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode(_ value: UInt64) throws { put(try Leaf.integer(value, codingPath)) }
+    func encode<T: Encodable>(_ value: T) throws {
+        if let json = value as? JSONValue { return put(json) }
+        let child = child()
+        try SingleContainer(node: child.node, codingPath: child.codingPath).encode(value)
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         child().container(keyedBy: keyType)
