@@ -133,7 +133,10 @@ public final class ChildProcess: Sendable {
         await exited.wait(timeout: timeout)
     }
 
-    /// Runs `executable` to completion and returns its status and all its output.
+    /// Runs `executable` to completion and returns its status and all its output. One still
+    /// running after `timeout` gets SIGTERM and 5 s to clean up (a script's `trap … EXIT` stops
+    /// what it started), then SIGKILL: killed outright, a script left its stack running, and
+    /// those processes slowed every test after it.
     public static func run(
         _ executable: String,
         _ arguments: [String],
@@ -142,7 +145,10 @@ public final class ChildProcess: Sendable {
     ) async throws -> (status: Int32?, stdout: String, stderr: String) {
         let child = try await ChildProcess(executable, arguments, environment: environment)
         let status = await child.waitForExit(timeout: timeout)
-        if status == nil { child.signal(SIGKILL) }
+        if status == nil {
+            child.signal(SIGTERM)
+            if await child.waitForExit(timeout: .seconds(5)) == nil { child.signal(SIGKILL) }
+        }
         await child.output.waitUntilFinished(timeout: .seconds(5))
         await child.errors.waitUntilFinished(timeout: .seconds(5))
         return (status, child.output.text, child.errors.text)
