@@ -14,8 +14,8 @@ struct SupervisorTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    func ping(_ endpoint: String) async -> Int64? {
-        let client = CommandClient(context: context, endpoint: endpoint, timeout: .milliseconds(100), attempts: 1)
+    func ping(_ endpoint: String, timeout: Duration = .milliseconds(100)) async -> Int64? {
+        let client = CommandClient(context: context, endpoint: endpoint, timeout: timeout, attempts: 1)
         let pid = try? await client.request("ping")["pid"]?.intValue
         await client.close()
         return pid
@@ -87,6 +87,14 @@ struct SupervisorTests {
         if let failure { throw failure }
     }
 
+    /// Whether `pid` runs: its `/proc` entry exists and is not a zombie's.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    }
+
     /// Kills each service in turn (the bus while a store change is committed, the scheduler before
     /// a reminder's time) and checks each is back within a second and nothing was lost.
     private func killEachInTurn(_ configuration: HearthConfiguration) async throws {
@@ -113,14 +121,22 @@ struct SupervisorTests {
             let first = try #require(await ping(endpoint), "hearth-\(service.rawValue) is not answering")
             kill(Int32(first), SIGKILL)
             let killed = ContinuousClock.now
+            // Gone once its /proc entry is a zombie or absent (polled: nothing announces another
+            // process's death); a ping sent before that could meet its closing socket and be lost.
+            while ContinuousClock.now - killed < .seconds(1), Self.isAlive(Int32(first)) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             if service == .bus {
                 // Committed while the bus is away: its event reaches followers only by replay.
                 _ = try await store.request(
                     "event.set", args: ["year": 2026, "month": 2, "title": "While the bus was down"])
             }
             var second: Int64?
+            // One ping waits up to 2 s for its answer, so the time measured runs to the answer of
+            // the new process, however slow it is, instead of giving up on an answer after 100 ms
+            // and asking again (a loaded CI machine measured 1.25 s that way, once).
             while ContinuousClock.now - killed < .seconds(5) {
-                if let pid = await ping(endpoint), pid != first {
+                if let pid = await ping(endpoint, timeout: .seconds(2)), pid != first {
                     second = pid
                     break
                 }
