@@ -15,6 +15,9 @@ final class CommandIntake: Sendable {
 
     private struct State {
         var answer: Answer?
+        /// Where a request's task runs after its first suspension: the pool (`nil`), or the
+        /// socket's thread (`CommandServer`'s `handlersOnSocketThread`).
+        var executor: (any TaskExecutor)?
         var running = 0
         var closed = false
         var drained: CheckedContinuation<Void, Never>?
@@ -23,19 +26,22 @@ final class CommandIntake: Sendable {
 
     /// Sets what runs for each request; until then (and after `close`) requests are dropped
     /// unanswered, and a client retries them.
-    func open(_ answer: @escaping Answer) {
-        state.withLock { $0.answer = answer }
+    func open(on executor: (any TaskExecutor)?, _ answer: @escaping Answer) {
+        state.withLock { state in
+            state.answer = answer
+            state.executor = executor
+        }
     }
 
     /// Called on the socket's thread for every message it receives; always consumes it.
     func admit(_ frames: [Frame]) -> Bool {
-        let answer = state.withLock { state -> Answer? in
-            guard !state.closed, let answer = state.answer else { return nil }
+        let (answer, executor) = state.withLock { state -> (Answer?, (any TaskExecutor)?) in
+            guard !state.closed, let answer = state.answer else { return (nil, nil) }
             state.running += 1
-            return answer
+            return (answer, state.executor)
         }
         guard let answer else { return true }
-        Task.immediate {
+        Task.immediate(executorPreference: executor) {
             await answer(frames)
             self.finish()
         }

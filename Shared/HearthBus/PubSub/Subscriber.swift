@@ -72,6 +72,12 @@ public final class Subscriber: AsyncSequence, Sendable {
     /// Messages dropped inside this process because the consumer fell behind.
     public var droppedLocally: Int { socket.droppedIncoming }
 
+    /// The socket's thread as a task executor: a consumer that prefers it
+    /// (`withTaskExecutorPreference(subscriber.taskExecutor) { for await … }`) handles each
+    /// message on that thread, with no wake-up of the cooperative pool in between. Its code must
+    /// not block (see `SocketThread`).
+    public var taskExecutor: any TaskExecutor { socket }
+
     /// Stops receiving and closes the socket; iteration then ends.
     public func close() async {
         await socket.close()

@@ -31,7 +31,16 @@ import Synchronization
 /// `incoming` with a bounded buffer (what overflows is counted in `droppedIncoming`), in
 /// batches, one per pass of the thread. `close()` stops intake, sends what the outbox holds,
 /// closes the socket with its configured linger and ends `incoming`.
-public final class SocketThread: Sendable {
+///
+/// **Running its consumer** (opt-in): the thread is also a `TaskExecutor`. A task that prefers
+/// it (`withTaskExecutorPreference(socketThread)`, `Task.immediate(executorPreference:)`) runs
+/// on this thread between passes of its loop, and so do the default actors it calls while it is
+/// their only caller: a message goes from `poll` to the code that handles it with no wake-up of
+/// the cooperative pool (one futex wake and a thread switch less per message, see
+/// `Benchmarks/README.md`). Such code must not block: it delays this socket's sends and
+/// receives, as blocking delays the pool. Once the thread has ended, jobs go to the global
+/// concurrent executor, so a task that prefers a closed socket still finishes.
+public final class SocketThread: TaskExecutor, Sendable {
     /// Messages received, in order. Exactly one consumer should iterate it.
     public let incoming: Messages
     /// A readable name for logs, such as `bus.cmd ROUTER`.
@@ -46,6 +55,9 @@ public final class SocketThread: Sendable {
     private let logger: Logger
     private let dropped = Atomic<Int>(0)
     private let starter: Starter
+    /// The thread's `pthread_self()` while its loop runs (0 before): a job enqueued from the
+    /// thread itself needs no wake-up, it runs before the thread next waits.
+    private let loopThread = Atomic<UInt>(0)
 
     /// Everything that touches the socket, under one lock.
     private struct Guarded: ~Copyable {
@@ -55,6 +67,10 @@ public final class SocketThread: Sendable {
         var outbox: Deque<[Frame]> = []
         /// Work to run with the socket on its thread (`perform`), in order.
         var chores: [@Sendable (ZMQSocket?) -> Void] = []
+        /// Tasks' jobs that prefer this thread (`enqueue`), in order.
+        var jobs: [UnownedJob] = []
+        /// The loop has ended: jobs go to the global concurrent executor.
+        var jobsForwarded = false
         /// The thread is (about to be) blocked in `poll` and needs the eventfd to wake.
         var parked = false
         var closing = false
@@ -181,6 +197,38 @@ public final class SocketThread: Sendable {
         _ = await finished.outcome()
     }
 
+    // MARK: - Running tasks that prefer this thread
+
+    /// Queues a job of a task that prefers this thread; it runs between two passes of the loop.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        starter.start()
+        let onThread = loopThread.load(ordering: .relaxed) == UInt(pthread_self())
+        enum Queued { case queued, wake, forward }
+        let queued = guarded.withLock { state -> Queued in
+            guard !state.jobsForwarded else { return .forward }
+            state.jobs.append(job)
+            guard state.parked, !onThread else { return .queued }
+            state.parked = false
+            return .wake
+        }
+        switch queued {
+        case .queued: break
+        case .wake: wake.signal()
+        case .forward: globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        }
+    }
+
+    /// Runs the jobs queued so far, outside the lock; returns whether there were any.
+    private func runJobs() -> Bool {
+        let jobs = guarded.withLock { state -> [UnownedJob] in
+            defer { state.jobs.removeAll(keepingCapacity: true) }
+            return state.jobs
+        }
+        for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        return !jobs.isEmpty
+    }
+
     // MARK: - The socket's own thread
 
     /// Hands a batch to the consumer, dropping (and counting) what would overfill its buffer.
@@ -237,7 +285,9 @@ public final class SocketThread: Sendable {
             pass.closing = state.closing
             // Reading ZMQ_EVENTS last re-arms ZMQ_FD: anything after it signals the descriptor.
             let events = socket.events
-            let busy = events.input || (!state.outbox.isEmpty && events.output) || !state.chores.isEmpty
+            let busy =
+                events.input || (!state.outbox.isEmpty && events.output) || !state.chores.isEmpty
+                || !state.jobs.isEmpty
             state.parked = !busy && !state.closing
             pass.wait = state.parked
             return pass
@@ -247,6 +297,7 @@ public final class SocketThread: Sendable {
     private func runLoop(intercept: Interceptor?, tick: Tick?) {
         // The name shows in `top -H` and /proc (Linux keeps 15 bytes).
         hearth_name_this_thread(name)
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var descriptors = [
             pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
@@ -260,9 +311,12 @@ public final class SocketThread: Sendable {
             } else {
                 deliver(pass.received)
             }
+            // Jobs queued before or by the delivery (the consumer resumed); a pass follows any that
+            // ran, since they may have sent, and only a pass decides to wait (see `pass`).
+            let ranJobs = runJobs()
             wait = min(250, max(1, tick?() ?? 250))
             if pass.closing { break }
-            guard pass.wait else { continue }
+            guard pass.wait, !ranJobs else { continue }
             descriptors[0].revents = 0
             descriptors[1].revents = 0
             let ready = poll(&descriptors, 2, Int32(wait))
@@ -273,8 +327,10 @@ public final class SocketThread: Sendable {
             if descriptors[1].revents != 0 { wake.drain() }
         }
         // What the outbox still holds gets its last chance; the socket's linger does the rest.
-        let (socket, leftover) = guarded.withLock { state -> (ZMQSocket?, [@Sendable (ZMQSocket?) -> Void]) in
+        let (socket, leftover, jobs) = guarded.withLock {
+            state -> (ZMQSocket?, [@Sendable (ZMQSocket?) -> Void], [UnownedJob]) in
             state.closing = true
+            state.jobsForwarded = true
             if let socket = state.socket {
                 while let message = state.outbox.first, (try? socket.send(message, dontWait: true)) == true {
                     state.outbox.removeFirst()
@@ -286,73 +342,17 @@ public final class SocketThread: Sendable {
             defer {
                 state.socket = nil
                 state.chores.removeAll()
+                state.jobs.removeAll()
             }
-            return (state.socket, state.chores)
+            return (state.socket, state.chores, state.jobs)
         }
+        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         // Closing may wait out the linger: outside the lock (senders see `closing` and stop).
         socket?.close()
         // Work queued as the loop ended is refused, never left waiting.
         for chore in leftover { chore(nil) }
         continuation.finish()
         finished.set(true)
-    }
-}
-
-extension SocketThread {
-    /// The messages a socket thread received, one at a time, in order.
-    public struct Messages: AsyncSequence, Sendable {
-        let batches: AsyncStream<[[Frame]]>
-        let backlog: Backlog
-        let starter: Starter
-
-        public func makeAsyncIterator() -> Iterator {
-            starter.start()
-            return Iterator(batches: batches.makeAsyncIterator(), backlog: backlog)
-        }
-
-        public struct Iterator: AsyncIteratorProtocol {
-            var batches: AsyncStream<[[Frame]]>.Iterator
-            let backlog: Backlog
-            var batch: [[Frame]] = []
-            var position = 0
-
-            public mutating func next() async -> [Frame]? {
-                if position == batch.count {
-                    guard let next = await batches.next() else { return nil }
-                    backlog.add(-next.count)
-                    batch = next
-                    position = 0
-                }
-                defer { position += 1 }
-                return batch[position]
-            }
-        }
-    }
-
-    /// What starts the socket's thread, run once.
-    final class Starter: Sendable {
-        private let started = Atomic<Bool>(false)
-        private let launch = Mutex<(@Sendable () -> Void)?>(nil)
-
-        func arm(_ launch: @escaping @Sendable () -> Void) { self.launch.withLock { $0 = launch } }
-
-        func start() {
-            guard !started.load(ordering: .acquiring) else { return }
-            let pending = launch.withLock { launch -> (@Sendable () -> Void)? in
-                defer { launch = nil }
-                return launch
-            }
-            guard let pending else { return }
-            started.store(true, ordering: .releasing)
-            pending()
-        }
-    }
-
-    /// How many received messages wait for the consumer.
-    final class Backlog: Sendable {
-        private let value = Atomic<Int>(0)
-        var count: Int { value.load(ordering: .relaxed) }
-        func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
     }
 }
 
