@@ -125,16 +125,20 @@ public final class NotifierService: Service {
 
     // MARK: - Events in
 
+    /// Runs on the subscriber's socket thread (the board's code too, while this is its only
+    /// caller): an event reaches the GLib thread with no wake-up of the cooperative pool between.
     private func showEvents() async {
-        for await message in subscriber {
-            switch message {
-            case .event(let topic, let envelope):
-                await board.take(topic: topic, envelope: envelope)
-            case .gap(let gap):
-                logger.notice("hearth-notifier: \(gap); asking \(gap.source) what is current")
-                await catchUp(with: gap.source)
-            case .rejected(let topic, let error):
-                logger.warning("hearth-notifier: an event on '\(topic)' dropped: \(error)")
+        await withTaskExecutorPreference(subscriber.taskExecutor) {
+            for await message in subscriber {
+                switch message {
+                case .event(let topic, let envelope):
+                    await board.take(topic: topic, envelope: envelope)
+                case .gap(let gap):
+                    logger.notice("hearth-notifier: \(gap); asking \(gap.source) what is current")
+                    await catchUp(with: gap.source)
+                case .rejected(let topic, let error):
+                    logger.warning("hearth-notifier: an event on '\(topic)' dropped: \(error)")
+                }
             }
         }
     }

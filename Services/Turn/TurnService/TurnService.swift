@@ -76,7 +76,7 @@ public final class TurnService: Service {
         self.engine = engine
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.turn), service: "turn",
-            maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
+            maximumMessageBytes: configuration.maximumMessageBytes, handlersOnSocketThread: true, logger: logger,
             pingInfo: { [bound] in ["peer": .string(bound), "device": .string(device)] },
             handler: { request in try await engine.command(request) })
     }
@@ -97,8 +97,12 @@ public final class TurnService: Service {
                     await publisher.close()
                 },
                 ServiceLoop("ZAP handler") { await authenticator.run() },
+                // Each socket's messages are handled on its own thread, the engine's code too
+                // (see `SocketThread`): no wake-up of the cooperative pool on a turn's path.
                 ServiceLoop("member devices") {
-                    for await message in peerSocket.incoming { await engine.fromMember(message) }
+                    await withTaskExecutorPreference(peerSocket) {
+                        for await message in peerSocket.incoming { await engine.fromMember(message) }
+                    }
                 },
                 ServiceLoop("leader links", followLinks),
                 ServiceLoop("beacons heard") {
@@ -124,7 +128,7 @@ public final class TurnService: Service {
     private func followLinks() async {
         await withDiscardingTaskGroup { links in
             for await link in newLinks {
-                links.addTask { [engine] in
+                links.addTask(executorPreference: link.socket) { [engine] in
                     for await message in link.socket.incoming { await engine.fromLeader(link.device, message) }
                     await link.socket.close()
                 }
