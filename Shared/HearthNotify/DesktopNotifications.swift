@@ -119,6 +119,9 @@ public final class DesktopNotifications: Sendable {
         let context = g_main_context_new()
         let handle = LoopHandle(context: context, loop: g_main_loop_new(context, 0))
         Thread {
+            // Named from the thread itself (on Linux only that reaches the kernel's name, which
+            // `top -H` and `perf` show); otherwise it inherits its creator's.
+            Thread.current.name = "glib notify"
             g_main_context_push_thread_default(handle.context)
             notify_init(appName)
             g_main_loop_run(handle.loop)

@@ -64,8 +64,12 @@ final class BusProxy: Service, CustomStringConvertible {
 
     /// Forwards on its own thread until graceful shutdown, then closes both sockets.
     func run() async throws {
-        let thread = Thread { [self] in forward(handoff.take(), logger: logger) }
-        thread.name = "hearth-bus proxy"
+        let thread = Thread { [self] in
+            // Set from the thread itself: on Linux only that reaches the kernel's name, which
+            // `top -H` and `perf` show (set before `start()`, it stays Foundation's own).
+            Thread.current.name = "bus proxy"
+            forward(handoff.take(), logger: logger)
+        }
         thread.start()
         try? await gracefulShutdown()
         await stop()
