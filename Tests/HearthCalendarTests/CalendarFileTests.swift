@@ -147,6 +147,58 @@ struct CalendarFileTests {
         #expect(clock.now - start < .seconds(5))
     }
 
+    /// One VCALENDAR of `events`, each a UID, a DTSTART and an RRULE.
+    private static func calendar(_ events: [(uid: String, start: String, rule: String)]) -> String {
+        let body = events.map {
+            "BEGIN:VEVENT\r\nUID:\($0.uid)\r\nDTSTART:\($0.start)\r\nDURATION:PT1H\r\nRRULE:\($0.rule)\r\nEND:VEVENT\r\n"
+        }
+        return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + body.joined() + "END:VCALENDAR\r\n"
+    }
+
+    // The fuzzer's slow inputs (.build/fuzz/icalendar/slow-unit-*, 3–4 s each under
+    // AddressSanitizer), reduced: libical steps a sub-daily rule one unit at a time until its
+    // filters match, so one event of each of these held an import for 3.5 s, 12.5 s, 86 s and
+    // over 100 s, on the store's cooperative pool.
+    @Test("a rule finer than daily with filters is reported, not searched for minutes")
+    func subDailyFilters() throws {
+        let text = Self.calendar([
+            ("hourly", "00130509T090000Z", "FREQ=HOURLY;BYDAY=MO;COUNT=161117"),
+            ("leap-hours", "20200101T090000Z", "FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30"),
+            ("mondays", "00130509T090000Z", "FREQ=MINUTELY;BYDAY=MO;BYHOUR=9;COUNT=199000"),
+            ("leap-seconds", "20261101T090000Z", "FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29"),
+            ("weekly", "20261019T090000Z", "FREQ=WEEKLY;COUNT=2"),
+        ])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let reading = try CalendarFile.read(text, from: from, through: through, zone: london)
+        #expect(clock.now - start < .seconds(2))
+        #expect(reading.busy.map(\.uid) == ["weekly", "weekly"])
+        #expect(reading.errors.count == 4, "\(reading.errors)")
+        for (event, reason) in reading.errors {
+            #expect(reason.contains("finer than daily with filters (FREQ="), "\(event): \(reason)")
+        }
+    }
+
+    @Test("a file of rules that never match is cut off at its time limit, the events before it kept")
+    func expansionTimeLimit() throws {
+        // FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30 never matches: libical searches to its last year,
+        // about 0.5 s an event here, so twenty of them took over 10 s before the limit.
+        let never = (1...20).map {
+            (uid: "never-\($0)", start: "20200101T090000Z", rule: "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30")
+        }
+        let text = Self.calendar([("weekly", "20261019T090000Z", "FREQ=WEEKLY;COUNT=2")] + never)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let reading = try CalendarFile.read(
+            text, from: from, through: through, zone: london, timeLimit: .milliseconds(200))
+        // The limit, plus the one libical call in progress when it passed.
+        #expect(clock.now - start < .seconds(5))
+        #expect(reading.busy.map(\.uid) == ["weekly", "weekly"])
+        let cut = reading.errors.filter { $0.reason.contains("was not expanded") && $0.reason.contains("0.2 seconds") }
+        #expect(cut.count >= 15, "\(reading.errors)")
+        #expect(reading.uids.count == 21)
+    }
+
     @Test("an export reads back through libical and through Python's icalendar")
     func exports() async throws {
         let start = utc("2026-11-24T18:00:00Z")

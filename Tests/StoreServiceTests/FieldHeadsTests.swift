@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HearthBus
 import HearthCore
 import HearthTesting
 import Testing

@@ -18,7 +18,7 @@ struct PackedPageTests {
 
     @Test("a page comes back as it went, in a fraction of its JSON size")
     func roundTrip() async throws {
-        let packed = try await offPool { PackedPage.pack(Self.operations) }
+        let packed = await offPool { PackedPage.pack(Self.operations) }
         #expect(try PackedPage.unpack(packed, maximumBytes: 1 << 20) == Self.operations)
         let json = JSONValue.array(Self.operations).jsonBytes.count
         #expect(packed.utf8.count * 3 < json, "\(packed.utf8.count) packed against \(json) as JSON")
@@ -27,7 +27,7 @@ struct PackedPageTests {
     @Test("a page that would inflate past the bound is refused without inflating it (5 MB in a few KB)")
     func bomb() async throws {
         // Megabytes compressed and inflated: off the shared cooperative threads.
-        let (size, failure) = try await offPool { () -> (Int, String?) in
+        let (size, failure) = await offPool { () -> (Int, String?) in
             let huge = PackedPage.pack([.string(String(repeating: "a", count: 5_000_000))])
             do {
                 _ = try PackedPage.unpack(huge, maximumBytes: 1 << 20)

@@ -64,16 +64,10 @@ extension StoreCommands {
         let path = try arguments.requiredString("path")
         let now = try now(arguments)
         guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
-        let text = try await Self.readCalendar(path)
         let today = household.today(at: now)
-        let reading: CalendarFile.Reading
-        do {
-            reading = try CalendarFile.read(
-                text, from: today.adding(days: -7), through: today.adding(days: Int(Social.horizonRange.upperBound)),
-                zone: timeZone)
-        } catch {
-            throw CommandError(code: "invalid_file", message: "'path': \(path) \(error.description)")
-        }
+        let reading = try await Self.readCalendar(
+            path, from: today.adding(days: -7), through: today.adding(days: Int(Social.horizonRange.upperBound)),
+            zone: timeZone)
         let file = (path as NSString).lastPathComponent
         return try await writes.once(request.id) { db, _ in
             for uid in reading.uids {
@@ -100,31 +94,31 @@ extension StoreCommands {
         }
     }
 
-    /// Reads a calendar file off the cooperative pool (a file read blocks).
-    private static func readCalendar(_ path: String) async throws -> String {
-        let result: Result<String, CommandError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                guard let handle = FileHandle(forReadingAtPath: path) else {
-                    return continuation.resume(
-                        returning: .failure(CommandError(code: "not_found", message: "'path': cannot read \(path)")))
-                }
-                defer { try? handle.close() }
-                let data = (try? handle.read(upToCount: maximumCalendarBytes + 1)) ?? Data()
-                guard data.count <= maximumCalendarBytes else {
-                    return continuation.resume(
-                        returning: .failure(
-                            CommandError(
-                                code: "too_large",
-                                message: "'path': \(path) is over the \(maximumCalendarBytes / 1_048_576) MiB limit")))
-                }
-                guard let text = String(data: data, encoding: .utf8) else {
-                    return continuation.resume(
-                        returning: .failure(CommandError.invalidArgument("path", "\(path) is not UTF-8 text")))
-                }
-                continuation.resume(returning: .success(text))
+    /// Reads and expands a calendar file off the cooperative pool (`offPool`): the read blocks,
+    /// and expanding a crafted file's rules may take `CalendarFile.maximumExpansionTime` of CPU.
+    private static func readCalendar(
+        _ path: String, from: LocalDate, through: LocalDate, zone: TimeZone
+    ) async throws(CommandError) -> CalendarFile.Reading {
+        try await offPool { () throws(CommandError) -> CalendarFile.Reading in
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CommandError(code: "not_found", message: "'path': cannot read \(path)")
+            }
+            defer { try? handle.close() }
+            let data = (try? handle.read(upToCount: maximumCalendarBytes + 1)) ?? Data()
+            guard data.count <= maximumCalendarBytes else {
+                throw CommandError(
+                    code: "too_large",
+                    message: "'path': \(path) is over the \(maximumCalendarBytes / 1_048_576) MiB limit")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw CommandError.invalidArgument("path", "\(path) is not UTF-8 text")
+            }
+            do throws(CalendarFile.FileError) {
+                return try CalendarFile.read(text, from: from, through: through, zone: zone)
+            } catch {
+                throw CommandError(code: "invalid_file", message: "'path': \(path) \(error.description)")
             }
         }
-        return try result.get()
     }
 
     func listBusy(_ request: CommandRequest) async throws -> JSONValue {
