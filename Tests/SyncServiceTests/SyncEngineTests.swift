@@ -138,6 +138,32 @@ struct SyncEngineTests {
         await fixture.close()
     }
 
+    @Test("a peer with a new key at every attempt is counted, not reported each time, and not remembered without end")
+    func refusalFlood() async throws {
+        let bobKeys = try CurveKeyPair.generate()
+        let fixture = try await Self.fixture(local: Self.low, other: Self.high, otherKey: bobKeys)
+        let keys = try (0..<1_000).map { _ in try CurveKeyPair.generate().publicKey }
+        // Ten attempts a second (libzmq's reconnect interval), each with a key of its own.
+        for key in keys {
+            await fixture.engine.refused(key: key, address: "192.0.2.7", reason: "not paired with this device")
+            fixture.clock.advance(.milliseconds(100))
+        }
+        let limit = SyncEngine.refusalsReportedPerMinute
+        let diag = try await fixture.engine.command(CommandRequest(id: "1", command: "sync.diag", arguments: [:]))
+        #expect(diag["refusals"] == 1_000)
+        let lines = diag["lines"]?.arrayValue?.filter { $0["kind"] == "refused" } ?? []
+        // 100 s of attempts: the first minute's limit, then as many again as the first minute's
+        // reports age out.
+        #expect(lines.count == 2 * limit, "\(lines.count) lines")
+        #expect(try await fixture.database.entries().count == 2 * limit)
+        #expect(await fixture.engine.refusalLogged.count <= limit)
+        // A minute later, a key is reported again.
+        fixture.clock.advance(.seconds(61))
+        await fixture.engine.refused(key: keys[0], address: "192.0.2.7", reason: "not paired with this device")
+        #expect(try await fixture.database.entries().count == 2 * limit + 1)
+        await fixture.close()
+    }
+
     @Test("a pairing request nobody confirms is over after two minutes, on this side's clock")
     func unconfirmedPairingExpires() async throws {
         let bobKeys = try CurveKeyPair.generate()

@@ -63,8 +63,13 @@ actor SyncEngine {
     var diagnostics: [JSONValue] = []
     static let diagnosticsKept = 200
     var refusals = 0
-    /// When a refused key was last written to the sync log (at most once a minute each).
+    /// When a refused key was last reported (diagnostics, the service log and the sync log: at
+    /// most once a minute each), for the keys reported in the last minute.
     var refusalLogged: [String: ContinuousClock.Instant] = [:]
+    /// At most this many refusals are reported a minute across all keys: a peer that makes a new
+    /// key for every attempt (libzmq reconnects ten times a second) is counted, not reported
+    /// each time, and `refusalLogged` holds at most this many keys.
+    static let refusalsReportedPerMinute = 20
     var cloneReported: ContinuousClock.Instant?
 
     init(
@@ -247,17 +252,20 @@ actor SyncEngine {
 
     // MARK: - Refusals and clones
 
-    /// A key refused at the handshake or on a message: counted, in diagnostics, and in the sync
-    /// log at most once a minute per key.
+    /// A key refused at the handshake or on a message: counted every time; reported (in
+    /// diagnostics, published as `sync.diag`, in the service log and in the sync log) at most once
+    /// a minute per key and `refusalsReportedPerMinute` times a minute in all.
     func refused(key: String, address: String, reason: String) async {
         refusals += 1
+        let moment = now()
+        refusalLogged = refusalLogged.filter { moment - $0.value < .seconds(60) }
+        guard refusalLogged[key] == nil, refusalLogged.count < Self.refusalsReportedPerMinute else { return }
+        refusalLogged[key] = moment
         let fingerprint = key.utf8.count == 40 ? Pairing.fingerprint(key) : "no key"
         let known = paired.peer(forKey: key)
         let detail = "refused key \(fingerprint)\(address.isEmpty ? "" : " from \(address)"): \(reason)"
         note("refused", detail, device: known?.device)
         logger.notice("hearth-sync: \(detail)")
-        if let last = refusalLogged[key], now() - last < .seconds(60) { return }
-        refusalLogged[key] = now()
         let entry = SyncDatabase.Entry(
             at: Date(), peer: known?.device ?? "", peerName: known?.name ?? "key \(fingerprint)", outcome: .refused,
             detail: detail)
