@@ -17,6 +17,11 @@ final class ManualClock: Sendable {
     func advance(by duration: Duration) { offset.withLock { $0 += duration } }
 }
 
+extension TurnEngine {
+    /// When this device last heard from `other`, as the leader it follows or a member it leads.
+    func lastHeard(from other: String) -> ContinuousClock.Instant? { leaderHeard[other] ?? memberHeard[other] }
+}
+
 /// One device: its own home and bus (a real `hearth-bus` process), and `hearth-turn`'s service
 /// running in this process with injected timing and clock, so the protocol's timeouts run in
 /// milliseconds or jump when the test moves the clock.
@@ -89,6 +94,24 @@ final class TurnDevice: Sendable {
             try await Task.sleep(for: .milliseconds(20))  // polling a beacon: nothing to await
         }
         Issue.record("\(code) was never heard at \(device.prefix(8))")
+    }
+
+    /// Waits until this device has heard nothing from `other` for `quiet` of real time, so what
+    /// `other` sent before it stopped has arrived. A test that moves the clock must wait for this
+    /// first: a late message is stamped with the moved clock and restarts the silence (CI saw a
+    /// take-over test fail that way under the full parallel run). Polls the engine's record of
+    /// when it last heard `other`: nothing is published when a message does *not* come.
+    func waitUntilQuiet(
+        from other: String, for quiet: Duration = .milliseconds(1_500), timeout: Duration = .seconds(5)
+    ) async {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let engine else { break }
+            let heard = await engine.lastHeard(from: other)
+            if heard.map({ clock.now() - $0 >= quiet }) ?? true { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("\(device.prefix(8)) still hears \(other.prefix(8)) after \(timeout)")
     }
 
     /// The next `turn.changed` event on this device's bus that satisfies `accept`.
@@ -196,6 +219,7 @@ struct TurnServiceTests {
         let floor = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self).seq
         var events = ann.events.makeAsyncIterator()
         await bob.stop()
+        await ann.waitUntilQuiet(from: bob.device)
         let started = ContinuousClock.now
         ann.clock.advance(by: .seconds(6))
         let away = await ann.nextChange(&events) { $0.session.seq > floor && $0.change?.kind == .away }
@@ -218,6 +242,7 @@ struct TurnServiceTests {
         let floor = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self).seq
         var bobEvents = bob.events.makeAsyncIterator()
         await ann.stop()
+        for device in [bob, cy] { await device.waitUntilQuiet(from: ann.device) }
         let started = ContinuousClock.now
         for device in [bob, cy] { device.clock.advance(by: .seconds(16)) }
         let leader = await bob.nextChange(&bobEvents) { $0.session.seq > floor && $0.change?.kind == .leader }
