@@ -29,6 +29,28 @@ struct EnvelopeCodecTests {
         #expect(decoded == envelope)
     }
 
+    @Test(
+        "the head's text fields survive every escape, at lengths past the head's room",
+        arguments: [1, 40, 5_000])
+    func headEscapes(repeats: Int) throws {
+        let awkward = String(repeating: "q\"b\\n\nr\rt\t\u{01}\u{1F}é✓", count: repeats)
+        let envelope = Envelope(
+            id: "id-" + awkward, source: "src" + awkward, device: awkward + "dev", seq: UInt64(Int64.max),
+            epoch: UInt64(Int64.max - 1), runStart: 1_234_567_890_123, type: awkward, data: ["text": .string(awkward)])
+        let codec = EnvelopeCodec(maximumBytes: 4 << 20)
+        let bytes = try codec.encode(envelope)
+        #expect(try codec.decode(bytes) == envelope)
+        // What the head writes is the same JSON the general writer makes for each value.
+        let parsed = try JSONValue.parse(bytes)
+        for (key, text) in [("id", envelope.id), ("src", envelope.source), ("dev", envelope.device), ("type", awkward)]
+        {
+            #expect(parsed[key] == .string(text))
+            var literal: [UInt8] = []
+            JSONWriter.appendString(text, to: &literal)
+            #expect(bytes.firstRange(of: Array(#""\#(key)":"#.utf8) + literal) != nil, "\(key)")
+        }
+    }
+
     @Test("the wire form has exactly the design's fields")
     func wireFields() throws {
         let envelope = Envelope(source: "bus", device: "d", seq: 1, type: "health.bus", data: [:])

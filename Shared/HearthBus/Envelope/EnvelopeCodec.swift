@@ -15,34 +15,60 @@ public struct EnvelopeCodec: Sendable {
     /// The envelope as compact JSON bytes.
     /// - Throws: `EnvelopeError.oversized` when the result exceeds `maximumBytes`.
     public func encode(_ envelope: Envelope) throws(EnvelopeError) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        out.append(contentsOf: #"{"v":1,"id":"#.utf8)
-        JSONWriter.appendString(envelope.id, to: &out)
-        out.append(contentsOf: #","src":"#.utf8)
-        JSONWriter.appendString(envelope.source, to: &out)
-        out.append(contentsOf: #","dev":"#.utf8)
-        JSONWriter.appendString(envelope.device, to: &out)
-        out.append(contentsOf: #","seq":"#.utf8)
-        JSONWriter.appendInteger(envelope.seq, to: &out)
-        if envelope.epoch != 0 {
-            out.append(contentsOf: #","ep":"#.utf8)
-            JSONWriter.appendInteger(envelope.epoch, to: &out)
+        // Everything before `data` is written through a pointer into one allocation sized for it
+        // (with room for a small event's data): appending its twenty pieces to an array checked
+        // the array's capacity and uniqueness each time. `hearth-bench codec` encode, four
+        // interleaved rounds of the two builds: 307–347 ns before, 212–249 ns after.
+        let headBytes =
+            Self.headLiteralBytes + JSONWriter.maximumStringBytes(envelope.id)
+            + JSONWriter.maximumStringBytes(envelope.source) + JSONWriter.maximumStringBytes(envelope.device)
+            + JSONWriter.maximumStringBytes(envelope.type) + 3 * JSONWriter.maximumIntegerBytes + Timestamp.length
+        var out = [UInt8](unsafeUninitializedCapacity: headBytes + Self.dataRoom) { buffer, count in
+            let start = buffer.baseAddress!
+            var cursor = start
+            func put(_ literal: StaticString) {
+                cursor.update(from: literal.utf8Start, count: literal.utf8CodeUnitCount)
+                cursor += literal.utf8CodeUnitCount
+            }
+            put(#"{"v":1,"id":"#)
+            cursor += JSONWriter.writeString(envelope.id, at: cursor)
+            put(#","src":"#)
+            cursor += JSONWriter.writeString(envelope.source, at: cursor)
+            put(#","dev":"#)
+            cursor += JSONWriter.writeString(envelope.device, at: cursor)
+            put(#","seq":"#)
+            cursor += JSONWriter.writeInteger(envelope.seq, at: cursor)
+            if envelope.epoch != 0 {
+                put(#","ep":"#)
+                cursor += JSONWriter.writeInteger(envelope.epoch, at: cursor)
+            }
+            if envelope.runStart != 1 {
+                put(#","run":"#)
+                cursor += JSONWriter.writeInteger(envelope.runStart, at: cursor)
+            }
+            put(#","ts":""#)
+            Timestamp.write(envelope.timestamp, at: cursor)
+            cursor += Timestamp.length
+            put(#"","type":"#)
+            cursor += JSONWriter.writeString(envelope.type, at: cursor)
+            put(#","data":"#)
+            count = cursor - start
         }
-        if envelope.runStart != 1 {
-            out.append(contentsOf: #","run":"#.utf8)
-            JSONWriter.appendInteger(envelope.runStart, to: &out)
-        }
-        out.append(contentsOf: #","ts":""#.utf8)
-        Timestamp.append(envelope.timestamp, to: &out)
-        out.append(contentsOf: #"","type":"#.utf8)
-        JSONWriter.appendString(envelope.type, to: &out)
-        out.append(contentsOf: #","data":"#.utf8)
         JSONWriter.write(envelope.data, to: &out)
         out.append(UInt8(ascii: "}"))
         guard out.count <= maximumBytes else { throw .oversized(bytes: out.count, limit: maximumBytes) }
         return out
     }
+
+    /// The head's fixed text, every member's key and punctuation up to `data`'s value.
+    private static let headLiteralBytes =
+        [
+            #"{"v":1,"id":"#, #","src":"#, #","dev":"#, #","seq":"#, #","ep":"#, #","run":"#, #","ts":""#,
+            #"","type":"#, #","data":"#,
+        ].reduce(0) { $0 + $1.utf8.count }
+
+    /// Room left after the head for `data` and the closing brace before the array must grow.
+    private static let dataRoom = 128
 
     // MARK: - Decoding
 

@@ -13,40 +13,48 @@ public enum Timestamp {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Bytes in a formatted time: `2026-11-21T18:30:00.125Z`.
+    static let length = 24
+
     /// Appends the formatted time to a byte buffer.
     static func append(_ date: Date, to out: inout [UInt8]) {
+        // Written into a stack buffer and appended at once: appending byte by byte checked the
+        // array's capacity and uniqueness 24 times.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { text in
+            write(date, at: text.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(text))
+        }
+    }
+
+    /// Writes the formatted time's `length` bytes at `text`.
+    static func write(_ date: Date, at text: UnsafeMutablePointer<UInt8>) {
         let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         let seconds = totalMilliseconds.floorDivided(by: 1000)
         let milliseconds = Int(totalMilliseconds - seconds * 1000)
         let days = seconds.floorDivided(by: 86_400)
         let inDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        // Written into a stack buffer and appended at once: appending byte by byte checked the
-        // array's capacity and uniqueness 24 times.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-            func digits(_ value: Int, _ count: Int, at start: Int) {
-                var rest = value
-                for index in stride(from: start + count - 1, through: start, by: -1) {
-                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
+        func digits(_ value: Int, _ count: Int, at start: Int) {
+            var rest = value
+            for index in stride(from: start + count - 1, through: start, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
             }
-            digits(Int(year), 4, at: 0)
-            text[4] = UInt8(ascii: "-")
-            digits(month, 2, at: 5)
-            text[7] = UInt8(ascii: "-")
-            digits(day, 2, at: 8)
-            text[10] = UInt8(ascii: "T")
-            digits(inDay / 3600, 2, at: 11)
-            text[13] = UInt8(ascii: ":")
-            digits(inDay / 60 % 60, 2, at: 14)
-            text[16] = UInt8(ascii: ":")
-            digits(inDay % 60, 2, at: 17)
-            text[19] = UInt8(ascii: ".")
-            digits(milliseconds, 3, at: 20)
-            text[23] = UInt8(ascii: "Z")
-            out.append(contentsOf: UnsafeBufferPointer(text))
         }
+        digits(Int(year), 4, at: 0)
+        text[4] = UInt8(ascii: "-")
+        digits(month, 2, at: 5)
+        text[7] = UInt8(ascii: "-")
+        digits(day, 2, at: 8)
+        text[10] = UInt8(ascii: "T")
+        digits(inDay / 3600, 2, at: 11)
+        text[13] = UInt8(ascii: ":")
+        digits(inDay / 60 % 60, 2, at: 14)
+        text[16] = UInt8(ascii: ":")
+        digits(inDay % 60, 2, at: 17)
+        text[19] = UInt8(ascii: ".")
+        digits(milliseconds, 3, at: 20)
+        text[23] = UInt8(ascii: "Z")
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (the civil-date arithmetic of
