@@ -122,4 +122,45 @@ struct SocketThreadSendTests {
         }
         await context.terminate()
     }
+
+    @Test(
+        "input arriving while the caller sends is read, whether sends look for it (urgent) or not",
+        arguments: [true, false])
+    func inputWhileSending(urgentInput: Bool) async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/both-ways.sock"
+        let peer = try SocketThread(context: context, kind: .pair, name: "peer") { try $0.bind(endpoint) }
+        let socket = try SocketThread(context: context, kind: .pair, name: "sender", urgentInput: urgentInput) {
+            try $0.setHighWaterMarks(send: 100_000, receive: 100_000)
+            try $0.connect(endpoint)
+        }
+        socket.start()
+        // The caller sends every 2 ms, so each send is past libzmq's ~1 ms throttle and runs the
+        // socket's commands (where it can take the signal that the peer's message is waiting).
+        let sending = Task {
+            while !Task.isCancelled {
+                try? socket.send([[0]])
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        var iterator = socket.incoming.makeAsyncIterator()
+        let clock = ContinuousClock()
+        var slowest = Duration.zero
+        for index in 0..<40 {
+            let sent = clock.now
+            try peer.send([Array("\(index)".utf8)])
+            let message = try #require(await iterator.next())
+            #expect(message == [Array("\(index)".utf8)])
+            slowest = max(slowest, clock.now - sent)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
+        }
+        sending.cancel()
+        // Nothing is stranded: input a send hid from the thread waits at most for its next pass
+        // (its wait is 250 ms); the bound leaves room for a loaded machine.
+        #expect(slowest < .seconds(1), "slowest \(slowest)")
+        await socket.close()
+        await peer.close()
+        await context.terminate()
+    }
 }

@@ -50,6 +50,8 @@ public final class Publisher: Sendable {
                 if frames.first?.first == 1 { connected.fire() }
                 return true
             },
+            // Subscriptions come once per bus connection; one a send hides is read within 250 ms.
+            urgentInput: false,
             setUp: { socket in
                 try socket.setLinger(milliseconds: 1_000)
                 try socket.setHighWaterMarks(send: sendHighWaterMark, receive: 1_000)

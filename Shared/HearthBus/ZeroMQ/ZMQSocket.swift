@@ -188,7 +188,9 @@ public final class ZMQSocket {
     ///   peer vouched for by a `CurveAuthenticator`, its public key) in front as an extra first
     ///   frame, empty when there is none.
     public func receive(dontWait: Bool = false, userID: Bool = false) throws -> [Frame]? {
+        // Room for an event's two frames (topic, envelope), so the second does not regrow it.
         var frames: [Frame] = []
+        frames.reserveCapacity(2)
         var user: Frame?
         var message = zmq_msg_t()
         zmq_msg_init(&message)
