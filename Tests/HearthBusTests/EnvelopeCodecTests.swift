@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthTesting
 import Testing
 
 @Suite("Envelope codec", .timeLimit(.minutes(1)))
@@ -172,6 +173,85 @@ struct EnvelopeCodecTests {
         badTime["ts"] = "yesterday"
         let error = #expect(throws: EnvelopeError.self) { try decode(badTime) }
         #expect(error?.description.contains("'ts'") == true)
+    }
+
+    @Test("with several fields broken, the first in field order is reported, whatever order the members came in")
+    func firstErrorInFieldOrder() throws {
+        var broken = fields()
+        broken["dev"] = 7
+        broken["seq"] = -3
+        broken["ts"] = ""
+        broken["type"] = .array([])
+        broken.removeValue(forKey: "data")
+        var random = SplitMix(seed: 14)
+        let members = broken.sorted { $0.key < $1.key }
+        for _ in 0..<50 {
+            let shuffled = members.shuffled(using: &random)
+            let text =
+                "{"
+                + shuffled.map { "\(JSONValue.string($0.key).jsonText):\($0.value.jsonText)" }.joined(separator: ",")
+                + "}"
+            #expect(throws: EnvelopeError.wrongType(field: "dev", expected: "a string", found: "a number")) {
+                try codec.decode(Array(text.utf8))
+            }
+        }
+        broken["dev"] = "device-a"
+        #expect(throws: EnvelopeError.invalidField("seq", rule: "must not be negative, found -3")) {
+            try decode(broken)
+        }
+        broken["seq"] = 1
+        #expect(throws: EnvelopeError.invalidField("ts", rule: "must not be empty")) { try decode(broken) }
+        broken["ts"] = 1
+        #expect(throws: EnvelopeError.wrongType(field: "ts", expected: "a string", found: "a number")) {
+            try decode(broken)
+        }
+        broken["ts"] = "2026-02-31T00:00:00.000Z"
+        let impossible = #expect(throws: EnvelopeError.self) { try decode(broken) }
+        #expect(impossible?.description.contains("ISO 8601") == true)
+        broken["ts"] = "2026-11-21T18:30:00.125Z"
+        #expect(throws: EnvelopeError.wrongType(field: "type", expected: "a string", found: "an array")) {
+            try decode(broken)
+        }
+        broken["type"] = "turn.changed"
+        #expect(throws: EnvelopeError.missingField("data")) { try decode(broken) }
+    }
+
+    @Test("a time with escapes, or in another ISO 8601 form, decodes to the same instant as the canonical form")
+    func timestampForms() throws {
+        let text = String(decoding: JSONValue.object(fields()).jsonBytes, as: UTF8.self)
+        let canonical = try codec.decode(Array(text.utf8)).timestamp
+        // `\u005A` is "Z" as an escape: the string is decoded before it is read as a time.
+        let escaped = text.replacingOccurrences(of: "00.125Z", with: #"00.125\u005A"#)
+        #expect(escaped != text)
+        #expect(try codec.decode(Array(escaped.utf8)).timestamp == canonical)
+        let offset = text.replacingOccurrences(of: "2026-11-21T18:30:00.125Z", with: "2026-11-21T19:30:00.125+01:00")
+        #expect(offset != text)
+        #expect(try codec.decode(Array(offset.utf8)).timestamp == canonical)
+    }
+
+    @Test("a time keeps its millisecond through decode, encode and decode, before 1970 and up to year 9999")
+    func millisecondsRoundTrip() throws {
+        // The envelope fuzzer's find: parsed, this time was a hair below .002 and came back .001.
+        var fields = fields()
+        fields["ts"] = "1936-11-22T10:00:00.002Z"
+        let decoded = try decode(fields)
+        #expect(Timestamp.format(decoded.timestamp) == "1936-11-22T10:00:00.002Z")
+        #expect(try codec.decode(try codec.encode(decoded)) == decoded)
+        var random = SplitMix(seed: 1_936)
+        // 0001-01-01 to 9999-12-31, in milliseconds since 1970.
+        let range: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+        for _ in 0..<20_000 {
+            let milliseconds = Int64.random(in: range, using: &random)
+            let text = Timestamp.format(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            fields["ts"] = .string(text)
+            let envelope = try decode(fields)
+            guard Timestamp.format(envelope.timestamp) == text,
+                try codec.decode(try codec.encode(envelope)) == envelope
+            else {
+                Issue.record("\(milliseconds) ms: \(text) came back \(Timestamp.format(envelope.timestamp))")
+                return
+            }
+        }
     }
 
     @Test("every error message names its field")

@@ -128,6 +128,20 @@ struct TimestampTests {
         #expect(Timestamp.parse("tomorrow") == nil)
     }
 
+    @Test("a time outside four-digit years is refused when read, and written held at the nearer end")
+    func outsideFourDigitYears() {
+        // The envelope fuzzer's find: Foundation read this as a year before 0000, and writing
+        // it back trapped.
+        #expect(Timestamp.parse("00-1-2T1:0:0+0':0Z") == nil)
+        #expect(Timestamp.parse("-0001-12-31T00:00:00Z") == nil)
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -1e12)) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1e12)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.format(.distantFuture) == "4001-01-01T00:00:00.000Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: .infinity)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -.infinity)) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.parse("0000-01-01T00:00:00.000Z") == Date(timeIntervalSince1970: -62_167_219_200))
+    }
+
     @Test("ids are version-4 UUIDs in lower case, and a generator does not repeat itself")
     func ids() {
         var generator = EventIDGenerator()

@@ -61,6 +61,6 @@ public struct Envelope: Sendable, Hashable {
 
     /// Envelopes carry millisecond time; dropping the rest up front keeps round trips exact.
     static func wholeMilliseconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        Date(timeIntervalSince1970: Double(Timestamp.milliseconds(date)) / 1000)
     }
 }

@@ -28,7 +28,7 @@ public enum Timestamp {
 
     /// Writes the formatted time's `length` bytes at `text`.
     static func write(_ date: Date, at text: UnsafeMutablePointer<UInt8>) {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMilliseconds = milliseconds(date)
         let seconds = totalMilliseconds.floorDivided(by: 1000)
         let milliseconds = Int(totalMilliseconds - seconds * 1000)
         let days = seconds.floorDivided(by: 86_400)
@@ -56,6 +56,27 @@ public enum Timestamp {
         digits(milliseconds, 3, at: 20)
         text[23] = UInt8(ascii: "Z")
     }
+
+    /// The whole milliseconds since 1970 of `date`, dropping what is below, within the times
+    /// the format can write (`earliest` to `latest`; a time outside is held at the nearer end).
+    ///
+    /// A time made of whole milliseconds (a parsed `ts`) is a binary fraction that can land a
+    /// hair below its millisecond: 1936-11-22T10:00:00.002Z came back as .001, found by the
+    /// envelope fuzzer. A value within a few units of its last place (at least a microsecond) of
+    /// a whole millisecond is that millisecond.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let exact = date.timeIntervalSince1970 * 1000
+        guard exact >= Double(earliest) else { return earliest }
+        guard exact <= Double(latest) else { return latest }
+        let nearest = exact.rounded()
+        let tolerance = max(1e-3, 8 * nearest.magnitude.ulp)
+        return Int64((exact - nearest).magnitude <= tolerance ? nearest : exact.rounded(.down))
+    }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in milliseconds since 1970: the
+    /// times a four-digit year holds.
+    static let earliest: Int64 = -62_167_219_200_000
+    static let latest: Int64 = 253_402_300_799_999
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (the civil-date arithmetic of
     /// Howard Hinnant's `days_from_civil`, in 400-year eras) in place of `gmtime_r` and `timegm`:
@@ -94,9 +115,24 @@ public enum Timestamp {
             }
             if let canonical { return canonical }
         }
+        return parseOtherForms(text)
+    }
+
+    /// Parses the UTF-8 bytes of a time as `parse(_:)` does, reading the canonical form in place
+    /// with no `String` made (the envelope decoder's `ts`).
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        isCanonicalShape(bytes)
+            ? parseCanonical(bytes) : parseOtherForms(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The forms other than the canonical one, through Foundation's ISO 8601 style.
+    private static func parseOtherForms(_ text: String) -> Date? {
         guard
             let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-                ?? (try? Date.ISO8601FormatStyle().parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text)),
+            // Foundation reads some malformed text as a year before 0000 (the envelope fuzzer's
+            // `00-1-2T1:0:0+0':0Z`), which four digits cannot write back.
+            (Double(earliest)...Double(latest)).contains(date.timeIntervalSince1970 * 1000)
         else { return nil }
         // Reject the same roll-over in the other forms: the calendar date must read back unchanged.
         let datePart = String(text.prefix(10))
@@ -124,25 +160,41 @@ public enum Timestamp {
 
     /// The form Hearth writes, `YYYY-MM-DDTHH:MM:SS.sssZ`, without a format style.
     private static func parseCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        func number(_ range: Range<Int>) -> Int? {
+        // Every digit is read and judged before any is trusted: one flag instead of an optional
+        // per field (the envelope decoder parses a timestamp per event).
+        var allDigits = true
+        func number(_ start: Int, _ count: Int) -> Int {
             var value = 0
-            for index in range {
-                let byte = bytes[index]
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            for index in start..<(start + count) {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                allDigits = allDigits && digit <= 9
+                value = value &* 10 &+ Int(digit)
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            let milliseconds = number(20..<23), (1...12).contains(month), (1...31).contains(day), hour < 24,
+        let year = number(0, 4)
+        let month = number(5, 2)
+        let day = number(8, 2)
+        let hour = number(11, 2)
+        let minute = number(14, 2)
+        let second = number(17, 2)
+        let milliseconds = number(20, 3)
+        // 31 February is refused, not counted on into March.
+        guard allDigits, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24,
             minute < 60, second < 61
         else { return nil }
         let days = Self.days(fromCivil: Int64(year), month, day)
-        // 31 February counts on into March: a real date comes back unchanged.
-        guard civil(fromDays: days) == (Int64(year), month, day) else { return nil }
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+    }
+
+    /// Days in a month of the proleptic Gregorian calendar.
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }
 
