@@ -25,12 +25,15 @@ struct JSONParser {
     /// Parses a JSON object, handing the members whose keys `match` knows to `visit` in order,
     /// instead of building a dictionary (the envelope decoder reads its fixed fields this way).
     /// `match` sees each key's bytes (decoded when the key has escapes) and gives its number, or
-    /// `nil` for a member to check and skip: no `String` is made for a key.
+    /// `nil` for a member to check and skip: no `String` is made for a key. `visit` gets the
+    /// parser at the member's value and must read exactly that value, with `value()`,
+    /// `string()` or `withString(_:)`, so each member is read into its own type without a
+    /// `JSONValue` in between.
     /// - Throws: `.notAnObject` when the text is another JSON value, or a parse error.
     static func forEachMember(
         of input: [UInt8],
         match: (UnsafeBufferPointer<UInt8>) -> Int?,
-        _ visit: (Int, JSONValue) throws(EnvelopeError) -> Void
+        _ visit: (Int, inout JSONParser) throws(EnvelopeError) -> Void
     ) throws(EnvelopeError) {
         let result: Result<Void, EnvelopeError>? = input.withContiguousStorageIfAvailable { buffer in
             var parser = JSONParser(bytes: buffer)
@@ -39,9 +42,25 @@ struct JSONParser {
         try result!.get()
     }
 
-    /// The key at `index` (its opening quote) matched by `match`, read in place when it has no
-    /// escapes or control characters; otherwise decoded (and judged) by `parseString`.
-    private mutating func matchKey(_ match: (UnsafeBufferPointer<UInt8>) -> Int?) throws(EnvelopeError) -> Int? {
+    // MARK: - Reading a member's value (for `forEachMember`'s visitor)
+
+    /// Reads the value here, whatever its type.
+    mutating func value() throws(EnvelopeError) -> JSONValue {
+        try parseValue()
+    }
+
+    /// Reads the value here when it is a string; `nil`, reading nothing, when it is another type.
+    mutating func string() throws(EnvelopeError) -> String? {
+        peek(UInt8(ascii: "\"")) ? try parseString() : nil
+    }
+
+    /// Lends the string here to `body` as its UTF-8 bytes, read in place when it has no escapes
+    /// or control characters (no `String` is made), otherwise decoded (and judged) by
+    /// `parseString`; `nil`, reading nothing, when the value is another type.
+    mutating func withString<Result>(
+        _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) throws(EnvelopeError) -> Result? {
+        guard peek(UInt8(ascii: "\"")) else { return nil }
         let start = index + 1
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
@@ -51,15 +70,15 @@ struct JSONParser {
         }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             index = end + 1
-            return match(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            return body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
         }
-        var key = try parseString()
-        return key.withUTF8 { match($0) }
+        var text = try parseString()
+        return text.withUTF8(body)
     }
 
     private mutating func parseMembers(
         _ match: (UnsafeBufferPointer<UInt8>) -> Int?,
-        _ visit: (Int, JSONValue) throws(EnvelopeError) -> Void
+        _ visit: (Int, inout JSONParser) throws(EnvelopeError) -> Void
     ) throws(EnvelopeError) {
         skipWhitespace()
         guard peek(UInt8(ascii: "{")) else {
@@ -75,13 +94,16 @@ struct JSONParser {
             members: while true {
                 skipWhitespace()
                 guard peek(UInt8(ascii: "\"")) else { throw error("expected a string key") }
-                let key = try matchKey(match)
+                let key = try withString(match) ?? nil
                 skipWhitespace()
                 guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after a key") }
                 index += 1
                 skipWhitespace()
-                let value = try parseValue()
-                if let key { try visit(key, value) }
+                if let key {
+                    try visit(key, &self)
+                } else {
+                    _ = try parseValue()
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input in an object") }
                 switch bytes[index] {
