@@ -2,8 +2,6 @@ import Foundation
 
 /// Lower-case UUID text, the form Hearth uses for every id on the wire.
 public enum UUIDText {
-    private static let hex = Array("0123456789abcdef".utf8)
-
     /// A fresh random (version 4) UUID as `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`.
     ///
     /// Built by hand from the system's CSPRNG: `UUID().uuidString.lowercased()` cost ~4 µs here,
@@ -20,16 +18,28 @@ public enum UUIDText {
             bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
             bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        withUnsafeBytes(of: words) { bytes in
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+        // Written straight into the string's own storage: building an array first and copying
+        // it into the string allocated twice per id.
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var cursor = 0
+            withUnsafeBytes(of: words) { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[cursor] = UInt8(ascii: "-")
+                        cursor += 1
+                    }
+                    text[cursor] = hexDigit(byte >> 4)
+                    text[cursor + 1] = hexDigit(byte & 0x0F)
+                    cursor += 2
+                }
             }
+            return cursor
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The lower-case hex digit of a value below 16.
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
 

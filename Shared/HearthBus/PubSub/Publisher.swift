@@ -83,8 +83,8 @@ public final class Publisher: Sendable {
     ///   sequence number is not used up), `SocketThreadError` after `close()`.
     @discardableResult
     public func publish(topic: String, type: String, data: JSONValue) throws -> Envelope {
-        try Topic.validate(topic)
         let topicFrame = Array(topic.utf8)
+        try Topic.validate(bytes: topicFrame)
         return try sequence.withLock { state in
             // Encoding under the lock keeps sequence order and send order the same.
             let envelope = Envelope(
@@ -104,8 +104,8 @@ public final class Publisher: Sendable {
     /// Calls must come in increasing `seq` order.
     @discardableResult
     public func publish(topic: String, type: String, data: JSONValue, seq: UInt64) throws -> Envelope {
-        try Topic.validate(topic)
         let topicFrame = Array(topic.utf8)
+        try Topic.validate(bytes: topicFrame)
         return try sequence.withLock { state in
             let envelope = Envelope(
                 id: state.ids.makeID(), source: source, device: device, seq: seq, epoch: epoch, runStart: runStart,
