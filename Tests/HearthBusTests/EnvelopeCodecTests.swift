@@ -254,6 +254,16 @@ struct EnvelopeCodecTests {
         }
     }
 
+    @Test("a whole envelope whose ts reads as a year before 0000 is refused by its ts, not a crash")
+    func yearBeforeZero() {
+        // 82cfb82's decoder trapped here (the envelope fuzzer's find, 2026-11-25).
+        var fields = fields()
+        fields["ts"] = "00-1-2T1:0:0+0':0Z"
+        let error = #expect(throws: EnvelopeError.self) { try decode(fields) }
+        #expect(error?.description.contains("'ts'") == true)
+        #expect(error?.code == "invalid_field")
+    }
+
     @Test("every error message names its field")
     func messagesNameFields() {
         #expect(EnvelopeError.missingField("seq").description == "envelope field 'seq' is missing")
