@@ -56,7 +56,7 @@ public struct Envelope: Sendable, Hashable {
 
     /// A new epoch for a publisher starting now: the current millisecond.
     public static func newEpoch() -> UInt64 {
-        UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        UInt64(max(0, Timestamp.milliseconds(Date())))
     }
 
     /// Envelopes carry millisecond time; dropping the rest up front keeps round trips exact.

@@ -106,20 +106,14 @@ public enum Timestamp {
 
     /// Parses an ISO 8601 time with a `Z` or `±hh:mm` offset and optional fractional seconds.
     public static func parse(_ text: String) -> Date? {
-        // Text in the canonical shape is judged by the strict parser alone: Foundation's styles
-        // would roll an impossible date such as 31 February over into March.
-        if text.utf8.count == 24 {
-            var text = text
-            let canonical: Date?? = text.withUTF8 { bytes in
-                isCanonicalShape(bytes) ? .some(parseCanonical(bytes)) : .none
-            }
-            if let canonical { return canonical }
-        }
-        return parseOtherForms(text)
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
     }
 
     /// Parses the UTF-8 bytes of a time as `parse(_:)` does, reading the canonical form in place
-    /// with no `String` made (the envelope decoder's `ts`).
+    /// with no `String` made (the envelope decoder's `ts`). Text in the canonical shape is judged
+    /// by the strict parser alone: Foundation's styles would roll an impossible date such as
+    /// 31 February over into March.
     static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         isCanonicalShape(bytes)
             ? parseCanonical(bytes) : parseOtherForms(String(decoding: bytes, as: UTF8.self))
