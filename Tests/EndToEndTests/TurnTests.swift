@@ -115,8 +115,9 @@ extension SeveralDevices {
 
         /// A connection to `leader`'s peer socket from a device that is not in the game: a key pair
         /// of its own, trusting `serverKey` (the leader's real public key unless given).
-        static func rogue(at leader: Device, serverKey: String? = nil, context: ZMQContext) async throws -> SocketThread
-        {
+        static func rogue(
+            at leader: Device, serverKey: String? = nil, context: ZMQContext
+        ) async throws -> SocketThread<[Frame]> {
             let turns = CommandClient(
                 context: context, endpoint: leader.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2))
             let endpoint = try #require(try await turns.request("ping")["peer"]?.stringValue)
@@ -131,7 +132,9 @@ extension SeveralDevices {
         }
 
         /// The next `count` answers on `socket`, or fewer if `timeout` passes first.
-        static func answers(on socket: SocketThread, count: Int, timeout: Duration = .seconds(5)) async -> [JSONValue] {
+        static func answers(
+            on socket: SocketThread<[Frame]>, count: Int, timeout: Duration = .seconds(5)
+        ) async -> [JSONValue] {
             await withTimeout(timeout) { () async -> [JSONValue]? in
                 var answers: [JSONValue] = []
                 for await frames in socket.incoming {

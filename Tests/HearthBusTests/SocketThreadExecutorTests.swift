@@ -30,7 +30,9 @@ struct SocketThreadExecutorTests {
     }
 
     /// Two PAIR sockets over ipc: `push` sends, `pull` receives.
-    private func pair(_ context: ZMQContext, _ home: TemporaryHome) throws -> (push: SocketThread, pull: SocketThread) {
+    private func pair(
+        _ context: ZMQContext, _ home: TemporaryHome
+    ) throws -> (push: SocketThread<[Frame]>, pull: SocketThread<[Frame]>) {
         let endpoint = "ipc://\(home.path)/pair.sock"
         let pull = try SocketThread(context: context, kind: .pair, name: "executor pull") { try $0.bind(endpoint) }
         let push = try SocketThread(context: context, kind: .pair, name: "executor push") { try $0.connect(endpoint) }

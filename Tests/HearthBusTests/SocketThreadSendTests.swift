@@ -46,8 +46,10 @@ struct SocketThreadSendTests {
         await context.terminate()
     }
 
-    @Test("a send libzmq cannot take now waits in order and leaves once the peer reads: nothing is lost")
-    func sendThatWouldBlock() async throws {
+    @Test(
+        "a send libzmq cannot take now waits in order and leaves once the peer reads: nothing is lost",
+        arguments: [false, true])
+    func sendThatWouldBlock(borrowed: Bool) async throws {
         let context = try ZMQContext()
         let home = try TemporaryHome()
         let endpoint = "ipc://\(home.path)/blocked.sock"
@@ -61,14 +63,26 @@ struct SocketThreadSendTests {
             try $0.setHighWaterMarks(send: 2, receive: 2)
             try $0.connect(endpoint)
         }
-        let payload = [UInt8](repeating: 7, count: 10_000)
-        for index in 0..<300 { try sender.send([Array("\(index)".utf8), payload]) }
+        // Each payload differs, so a queued message that kept the caller's bytes by reference (the
+        // borrowed form's buffers are gone once `send` returns) would arrive wrong.
+        @Sendable func payload(_ index: Int) -> [UInt8] { [UInt8](repeating: UInt8(index % 251), count: 10_000) }
+        for index in 0..<300 {
+            let label = Array("\(index)".utf8)
+            if borrowed {
+                try label.withUnsafeBytes { label in
+                    try payload(index).withUnsafeBytes { body in try sender.send(label, body) }
+                }
+            } else {
+                try sender.send([label, payload(index)])
+            }
+        }
         let handoff = ThreadHandoff(reader)
         let received = try await offPool { () -> [Int] in
             let reader = handoff.take()
             var numbers: [Int] = []
             while numbers.count < 300, let message = try reader.receive() {
-                numbers.append(Int(String(decoding: message[0], as: UTF8.self)) ?? -1)
+                let number = Int(String(decoding: message[0], as: UTF8.self)) ?? -1
+                numbers.append(message.count == 2 && message[1] == payload(number) ? number : -1)
             }
             reader.close()
             return numbers

@@ -68,7 +68,7 @@ struct ZeroMQTests {
             try socket.makeCurveServer(secretKey: server.secretKey)
             try socket.bind(endpoint)
         }
-        func client(serverKey: String) throws -> SocketThread {
+        func client(serverKey: String) throws -> SocketThread<[Frame]> {
             let keys = try CurveKeyPair.generate()
             return try SocketThread(context: context, kind: .dealer, name: "curve client") { socket in
                 try socket.setLinger(milliseconds: 0)
@@ -107,7 +107,7 @@ struct ZeroMQTests {
             try $0.makeCurveServer(secretKey: server.secretKey)
             try $0.bind(endpoint)
         }
-        func client(_ keys: CurveKeyPair) throws -> SocketThread {
+        func client(_ keys: CurveKeyPair) throws -> SocketThread<[Frame]> {
             try SocketThread(context: context, kind: .dealer, name: "curve client") { socket in
                 try socket.setLinger(milliseconds: 0)
                 try socket.makeCurveClient(keyPair: keys, serverKey: server.publicKey)
@@ -157,6 +157,80 @@ struct ZeroMQTests {
         #expect(ContinuousClock.now - started < .seconds(3))
         #expect(await iterator.next() == nil)
         #expect(throws: SocketThreadError.self) { try a.send([[1]]) }
+        await context.terminate()
+    }
+
+    @Test(
+        "a socket thread's reader sees each message in libzmq's buffers: what it returns arrives in order, what it consumes does not"
+    )
+    func socketThreadReader() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/reader.sock"
+        let a = try SocketThread(context: context, kind: .pair, name: "a") { try $0.bind(endpoint) }
+        // Frames of 1 to 3 parts, small (held inside libzmq's message) and large (a buffer of
+        // its own), so batches hold many parts and the reader sees each kind.
+        func message(_ index: Int) -> [Frame] {
+            (0...(index % 3)).map { part in [UInt8](repeating: UInt8(index % 251), count: part == 0 ? 8 : 40 * part) }
+        }
+        let b = try SocketThread<(index: Int, frames: [Frame])>(
+            context: context, kind: .pair, name: "b",
+            read: { received in
+                let index = Int(received[0].load(as: UInt8.self))
+                guard index % 5 != 0 else { return nil }
+                return (index, (0..<received.count).map { Array(received[$0]) })
+            }
+        ) { try $0.connect(endpoint) }
+        for index in 0..<250 { try a.send(message(index)) }
+        var iterator = b.incoming.makeAsyncIterator()
+        for index in 0..<250 where index % 5 != 0 {
+            let read = try #require(await iterator.next())
+            #expect(read.index == index)
+            #expect(read.frames == message(index))
+        }
+        await a.close()
+        await b.close()
+        #expect(await iterator.next() == nil)
+        await context.terminate()
+    }
+
+    @Test(
+        "received messages held in place: each reads as sent however many are held, and nothing waiting reads as none")
+    func heldMessages() async throws {
+        let context = try ZMQContext()
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/held.sock"
+        // Blocking receives, each returning once its message is there (bounded by the timeout):
+        // on a thread of their own, not the cooperative pool.
+        try await offPool {
+            let sender = try ZMQSocket(context: context, kind: .pair)
+            let receiver = try ZMQSocket(context: context, kind: .pair)
+            defer {
+                sender.close()
+                receiver.close()
+            }
+            try sender.setTimeouts(send: 5_000, receive: 5_000)
+            try sender.bind(endpoint)
+            try receiver.setTimeouts(send: 5_000, receive: 5_000)
+            try receiver.connect(endpoint)
+            let sent: [[Frame]] = (0..<40).map { index in
+                [Array("m\(index)".utf8), [UInt8](repeating: UInt8(index), count: index * 7), []]
+            }
+            for message in sent { try sender.send(message) }
+            var held = ReceivedMessages()
+            for _ in sent { #expect(try held.receive(from: receiver, dontWait: false)) }
+            #expect(held.count == sent.count)
+            for (index, message) in sent.enumerated() {
+                #expect(held.read(index) { $0.frames() } == message)
+                #expect(held.read(index) { $0.frames(userID: true) } == [[]] + message)
+            }
+            held.removeAll()
+            #expect(held.count == 0)
+            #expect(try held.receive(from: receiver, dontWait: true) == false)
+            #expect(try receiver.receive(dontWait: true) == nil)
+            try sender.send([[1, 2], [3]])
+            #expect(try receiver.receive() == [[1, 2], [3]])
+        }
         await context.terminate()
     }
 

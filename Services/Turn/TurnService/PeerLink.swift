@@ -3,7 +3,7 @@ import HearthBus
 /// An encrypted link to another device's peer socket: a CURVE client DEALER.
 final class PeerLink: Sendable {
     let device: String
-    let socket: SocketThread
+    let socket: SocketThread<[Frame]>
 
     init(context: ZMQContext, device: String, endpoint: String, serverKey: String, keyPair: CurveKeyPair) throws {
         self.device = device

@@ -22,7 +22,7 @@ actor TurnEngine {
     let keyPair: CurveKeyPair
     let peerPort: Int
     let publisher: Publisher
-    let peerSocket: SocketThread
+    let peerSocket: SocketThread<[Frame]>
     /// Discovery; `nil` when its UDP port could not be bound (links still work once known).
     let beacon: Beacon?
     let context: ZMQContext
@@ -74,7 +74,7 @@ actor TurnEngine {
     var random = SystemRandomNumberGenerator()
 
     init(
-        device: String, keyPair: CurveKeyPair, peerPort: Int, publisher: Publisher, peerSocket: SocketThread,
+        device: String, keyPair: CurveKeyPair, peerPort: Int, publisher: Publisher, peerSocket: SocketThread<[Frame]>,
         beacon: Beacon?, context: ZMQContext, logger: Logger, linkSink: AsyncStream<PeerLink>.Continuation,
         timing: TurnTiming = .standard, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {

@@ -13,7 +13,7 @@ import ServiceLifecycle
 public final class TurnService: Service {
     private let configuration: HearthConfiguration
     private let commands: CommandServer
-    private let peerSocket: SocketThread
+    private let peerSocket: SocketThread<[Frame]>
     private let authenticator: CurveAuthenticator
     private let publisher: Publisher
     private let beacon: Beacon?

@@ -20,7 +20,7 @@ public final class CommandClient: Sendable {
     /// This device's keys and the server's public key, for a CURVE-encrypted link to another device.
     private let curve: (keyPair: CurveKeyPair, serverKey: String)?
     /// The DEALER socket in use; replaced after a timeout.
-    private let connection = Mutex<SocketThread?>(nil)
+    private let connection = Mutex<SocketThread<[Frame]>?>(nil)
     private let pending = PendingReplies()
     private let isClosed = Atomic<Bool>(false)
     private let counter = ByteCounter()
@@ -119,7 +119,7 @@ public final class CommandClient: Sendable {
         counter.total.add(bytes.count, ordering: .relaxed)
         for attempt in 1...attempts {
             guard !isClosed.load(ordering: .relaxed) else { throw CommandClientError.closed }
-            let connection: SocketThread
+            let connection: SocketThread<[Frame]>
             do {
                 connection = try currentConnection()
             } catch {
@@ -146,7 +146,7 @@ public final class CommandClient: Sendable {
 
     // MARK: - Attempts
 
-    private func currentConnection() throws -> SocketThread {
+    private func currentConnection() throws -> SocketThread<[Frame]> {
         try connection.withLock { connection in
             if let connection { return connection }
             let (pending, counter) = (self.pending, self.counter)
@@ -179,7 +179,7 @@ public final class CommandClient: Sendable {
         }
     }
 
-    private func discard(_ stale: SocketThread) async {
+    private func discard(_ stale: SocketThread<[Frame]>) async {
         let removed = connection.withLock { connection -> Bool in
             guard connection === stale else { return false }
             connection = nil
@@ -189,7 +189,8 @@ public final class CommandClient: Sendable {
     }
 
     /// Sends one attempt and waits up to `timeout` for the reply with the same id.
-    private func exchange(_ frames: [Frame], id: String, over connection: SocketThread) async -> CommandReply? {
+    private func exchange(_ frames: [Frame], id: String, over connection: SocketThread<[Frame]>) async -> CommandReply?
+    {
         let deadline = ContinuousClock.now + timeout
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<CommandReply?, Never>) in

@@ -20,7 +20,7 @@ public final class CommandServer: Service {
     /// The endpoint as bound (a `tcp://…:*` wildcard resolved to its port).
     public let endpoint: String
 
-    private let socket: SocketThread
+    private let socket: SocketThread<[Frame]>
     private let intake = CommandIntake()
     private let handler: Handler
     private let pingInfo: @Sendable () async -> [String: JSONValue]

@@ -90,15 +90,24 @@ public struct EnvelopeCodec: Sendable {
     /// Reads an envelope from one frame.
     /// - Throws: the first `EnvelopeError` found, checking size, UTF-8, JSON, then each field.
     public func decode(_ frame: [UInt8]) throws(EnvelopeError) -> Envelope {
+        // `withUnsafeBytes` rethrows untyped errors: the outcome comes out as a typed Result.
+        try frame.withUnsafeBytes { bytes in Result { () throws(EnvelopeError) in try decode(bytes) } }.get()
+    }
+
+    /// Reads an envelope from one frame's bytes where they lie (a subscriber decodes from
+    /// libzmq's buffer, see `ReceivedMessage`).
+    /// - Throws: the first `EnvelopeError` found, checking size, UTF-8, JSON, then each field.
+    public func decode(_ frame: UnsafeRawBufferPointer) throws(EnvelopeError) -> Envelope {
         guard frame.count <= maximumBytes else { throw .oversized(bytes: frame.count, limit: maximumBytes) }
+        let bytes = frame.assumingMemoryBound(to: UInt8.self)
         // Envelopes are nearly always ASCII, which is valid UTF-8: checked eight bytes at a time
         // without the copy `String(validating:)` makes.
-        guard Self.isASCII(frame) || String(validating: frame, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        guard Self.isASCII(frame) || String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
         // The envelope's members go straight into their typed fields, with no dictionary and no
         // `JSONValue` in between, matched by their keys' bytes; `ts` is read in place. Unknown
         // members are ignored, so a v1 reader accepts v1 envelopes that grew a field.
         var fields = Fields()
-        try JSONParser.forEachMember(of: frame, match: { Slot(key: $0)?.rawValue }) {
+        try JSONParser.forEachMember(of: bytes, match: { Slot(key: $0)?.rawValue }) {
             (slot, parser) throws(EnvelopeError) in
             try fields.read(Slot(rawValue: slot)!, from: &parser)
         }
@@ -283,19 +292,17 @@ public struct EnvelopeCodec: Sendable {
     }
 
     /// Whether every byte is below 0x80, read a word at a time.
-    static func isASCII(_ frame: [UInt8]) -> Bool {
-        frame.withUnsafeBytes { bytes in
-            var index = 0
-            var seen: UInt64 = 0
-            while index + 8 <= bytes.count {
-                seen |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                index += 8
-            }
-            while index < bytes.count {
-                seen |= UInt64(bytes[index])
-                index += 1
-            }
-            return seen & 0x8080_8080_8080_8080 == 0
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        var seen: UInt64 = 0
+        while index + 8 <= bytes.count {
+            seen |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
         }
+        while index < bytes.count {
+            seen |= UInt64(bytes[index])
+            index += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
     }
 }

@@ -31,15 +31,12 @@ struct JSONParser {
     /// `JSONValue` in between.
     /// - Throws: `.notAnObject` when the text is another JSON value, or a parse error.
     static func forEachMember(
-        of input: [UInt8],
+        of input: UnsafeBufferPointer<UInt8>,
         match: (UnsafeBufferPointer<UInt8>) -> Int?,
         _ visit: (Int, inout JSONParser) throws(EnvelopeError) -> Void
     ) throws(EnvelopeError) {
-        let result: Result<Void, EnvelopeError>? = input.withContiguousStorageIfAvailable { buffer in
-            var parser = JSONParser(bytes: buffer)
-            return Result { () throws(EnvelopeError) in try parser.parseMembers(match, visit) }
-        }
-        try result!.get()
+        var parser = JSONParser(bytes: input)
+        try parser.parseMembers(match, visit)
     }
 
     // MARK: - Reading a member's value (for `forEachMember`'s visitor)

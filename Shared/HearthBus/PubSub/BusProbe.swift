@@ -10,7 +10,7 @@ public enum BusProbe {
     }
 
     /// Whether a received message is a probe (one frame starting with the reserved prefix).
-    static func isProbe(_ frames: [Frame]) -> Bool {
-        frames.count == 1 && frames[0].starts(with: Array(prefix.utf8))
+    static func isProbe(_ message: borrowing ReceivedMessage) -> Bool {
+        message.count == 1 && message[0].starts(with: prefix.utf8)
     }
 }

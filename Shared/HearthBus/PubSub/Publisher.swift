@@ -13,7 +13,7 @@ public final class Publisher: Sendable {
     /// The `dev` of every envelope.
     public let device: String
 
-    private let socket: SocketThread
+    private let socket: SocketThread<[Frame]>
     private let codec: EnvelopeCodec
     private let sequence: Mutex<(next: UInt64, ids: EventIDGenerator)>
     private let connected = AsyncSignal()
@@ -83,20 +83,7 @@ public final class Publisher: Sendable {
     ///   sequence number is not used up), `SocketThreadError` after `close()`.
     @discardableResult
     public func publish(topic: String, type: String, data: JSONValue) throws -> Envelope {
-        let topicFrame = Array(topic.utf8)
-        try Topic.validate(bytes: topicFrame)
-        return try sequence.withLock { state in
-            // Encoding under the lock keeps sequence order and send order the same.
-            let envelope = Envelope(
-                id: state.ids.makeID(), source: source, device: device, seq: state.next, epoch: epoch,
-                runStart: runStart,
-                type: type,
-                data: data)
-            let payload = try codec.encode(envelope)
-            try socket.send([topicFrame, payload])
-            state.next += 1
-            return envelope
-        }
+        try publish(topic: topic, type: type, data: data, seq: nil)
     }
 
     /// Publishes one event carrying a sequence number the caller owns: a durable source (the
@@ -104,15 +91,26 @@ public final class Publisher: Sendable {
     /// Calls must come in increasing `seq` order.
     @discardableResult
     public func publish(topic: String, type: String, data: JSONValue, seq: UInt64) throws -> Envelope {
-        let topicFrame = Array(topic.utf8)
-        try Topic.validate(bytes: topicFrame)
-        return try sequence.withLock { state in
-            let envelope = Envelope(
-                id: state.ids.makeID(), source: source, device: device, seq: seq, epoch: epoch, runStart: runStart,
-                type: type, data: data)
-            try socket.send([topicFrame, try codec.encode(envelope)])
-            state.next = seq + 1
-            return envelope
+        try publish(topic: topic, type: type, data: data, seq: Optional(seq))
+    }
+
+    /// Numbers, encodes and sends one event; `seq` is the caller's, or `nil` for the next of ours.
+    private func publish(topic: String, type: String, data: JSONValue, seq: UInt64?) throws -> Envelope {
+        // The topic and the encoded event go to libzmq from where they lie: no frame arrays.
+        var topic = topic
+        return try topic.withUTF8 { topicBytes in
+            let topicBytes = UnsafeRawBufferPointer(topicBytes)
+            try Topic.validate(buffer: topicBytes)
+            return try sequence.withLock { state in
+                // Encoding under the lock keeps sequence order and send order the same.
+                let envelope = Envelope(
+                    id: state.ids.makeID(), source: source, device: device, seq: seq ?? state.next, epoch: epoch,
+                    runStart: runStart, type: type, data: data)
+                let payload = try codec.encode(envelope)
+                try payload.withUnsafeBytes { payloadBytes in try socket.send(topicBytes, payloadBytes) }
+                state.next = envelope.seq + 1
+                return envelope
+            }
         }
     }
 

@@ -8,8 +8,7 @@ import Logging
 public final class Subscriber: AsyncSequence, Sendable {
     public typealias Element = BusMessage
 
-    private let socket: SocketThread
-    private let codec: EnvelopeCodec
+    private let socket: SocketThread<BusMessage>
     private let probeTopic = BusProbe.makeTopic()
     private let probeArrived = AsyncSignal()
     /// When this subscriber was made: publishers whose runs began later are owed in full.
@@ -29,8 +28,8 @@ public final class Subscriber: AsyncSequence, Sendable {
         receiveBuffer: Int = 10_000,
         logger: Logger = Logger(label: "hearth.subscriber")
     ) throws {
-        codec = EnvelopeCodec(maximumBytes: maximumMessageBytes)
-        let probeFrame = Array(probeTopic.utf8)
+        let codec = EnvelopeCodec(maximumBytes: maximumMessageBytes)
+        let probeTopic = self.probeTopic
         let probeArrived = self.probeArrived
         socket = try SocketThread(
             context: context,
@@ -38,10 +37,14 @@ public final class Subscriber: AsyncSequence, Sendable {
             name: "subscriber",
             receiveBuffer: receiveBuffer,
             logger: logger,
-            intercept: { frames in
-                guard BusProbe.isProbe(frames) else { return false }
-                if frames[0] == probeFrame { probeArrived.fire() }
-                return true
+            // Decoded on the socket's thread from libzmq's buffers: the consumer gets values, and
+            // no frame is copied into an array on the way (see `Benchmarks/README.md`).
+            read: { message in
+                if BusProbe.isProbe(message) {
+                    if message[0].elementsEqual(probeTopic.utf8) { probeArrived.fire() }
+                    return nil
+                }
+                return Self.read(message, codec: codec)
             },
             setUp: { [probeTopic] socket in
                 try socket.setLinger(milliseconds: 0)
@@ -85,14 +88,25 @@ public final class Subscriber: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
-            frames: socket.incoming.makeAsyncIterator(), codec: codec,
-            tracker: SequenceTracker(listeningSince: listeningSince))
+            messages: socket.incoming.makeAsyncIterator(), tracker: SequenceTracker(listeningSince: listeningSince))
     }
 
-    /// Decodes frames into `BusMessage`s in arrival order.
+    /// One received message as an event, or why it is not one.
+    private static func read(_ message: borrowing ReceivedMessage, codec: EnvelopeCodec) -> BusMessage {
+        guard message.count == 2 else { return .rejected(topic: "", error: .wrongFrameCount(message.count)) }
+        let topicBytes = message[0]
+        let topic = String(decoding: topicBytes, as: UTF8.self)
+        do {
+            try Topic.validate(buffer: topicBytes)
+            return .event(topic: topic, envelope: try codec.decode(message[1]))
+        } catch {
+            return .rejected(topic: topic, error: error)
+        }
+    }
+
+    /// Tracks each publisher's sequence over the decoded messages, in arrival order.
     public struct Iterator: AsyncIteratorProtocol {
-        var frames: SocketThread.Messages.Iterator
-        let codec: EnvelopeCodec
+        var messages: SocketThread<BusMessage>.Messages.Iterator
         var tracker: SequenceTracker
         var held: BusMessage?
 
@@ -101,18 +115,8 @@ public final class Subscriber: AsyncSequence, Sendable {
                 self.held = nil
                 return held
             }
-            while let message = await frames.next() {
-                guard message.count == 2 else {
-                    return .rejected(topic: "", error: .wrongFrameCount(message.count))
-                }
-                let topic = String(decoding: message[0], as: UTF8.self)
-                let envelope: Envelope
-                do {
-                    try Topic.validate(bytes: message[0])
-                    envelope = try codec.decode(message[1])
-                } catch {
-                    return .rejected(topic: topic, error: error)
-                }
+            while let message = await messages.next() {
+                guard case .event(let topic, let envelope) = message else { return message }
                 switch tracker.observe(
                     source: envelope.source, device: envelope.device, seq: envelope.seq, epoch: envelope.epoch,
                     runStart: envelope.runStart)
@@ -123,7 +127,7 @@ public final class Subscriber: AsyncSequence, Sendable {
                     held = .event(topic: topic, envelope: envelope)
                     return .gap(gap)
                 case .first, .inOrder, .late, .restarted:
-                    return .event(topic: topic, envelope: envelope)
+                    return message
                 }
             }
             return nil

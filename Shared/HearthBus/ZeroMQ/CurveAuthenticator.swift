@@ -15,7 +15,7 @@ public final class CurveAuthenticator: Sendable {
     /// `CommandServer(curveDomain:)` does: one handler serves every server socket of a context).
     public typealias Policy = @Sendable (_ clientKey: String, _ address: String, _ domain: String) -> Bool
 
-    private let socket: SocketThread
+    private let socket: SocketThread<[Frame]>
     private let policy: Policy
     private let logger: Logger
 

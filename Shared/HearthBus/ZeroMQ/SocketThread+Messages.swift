@@ -3,7 +3,7 @@ import Synchronization
 extension SocketThread {
     /// The messages a socket thread received, one at a time, in order.
     public struct Messages: AsyncSequence, Sendable {
-        let batches: AsyncStream<[[Frame]]>
+        let batches: AsyncStream<[Message]>
         let backlog: Backlog
         let starter: Starter
 
@@ -13,12 +13,12 @@ extension SocketThread {
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            var batches: AsyncStream<[[Frame]]>.Iterator
+            var batches: AsyncStream<[Message]>.Iterator
             let backlog: Backlog
-            var batch: [[Frame]] = []
+            var batch: [Message] = []
             var position = 0
 
-            public mutating func next() async -> [Frame]? {
+            public mutating func next() async -> Message? {
                 if position == batch.count {
                     guard let next = await batches.next() else { return nil }
                     backlog.add(-next.count)

@@ -25,12 +25,14 @@ import Synchronization
 /// under perf, 15% of the cooperative threads' samples were those eventfd writes.
 ///
 /// **Receiving** happens on the thread: it waits in `poll(2)` on the socket's `ZMQ_FD` and an
-/// eventfd, and under the lock reads messages until `ZMQ_EVENTS` shows none left. `ZMQ_FD` is
+/// eventfd, and under the lock receives messages until `ZMQ_EVENTS` shows none left. `ZMQ_FD` is
 /// edge-triggered and a send on another thread can consume its signal, so after each send the
-/// sender checks `ZMQ_EVENTS` and wakes the thread when input waits. Received messages arrive on
-/// `incoming` with a bounded buffer (what overflows is counted in `droppedIncoming`), in
-/// batches, one per pass of the thread. `close()` stops intake, sends what the outbox holds,
-/// closes the socket with its configured linger and ends `incoming`.
+/// sender checks `ZMQ_EVENTS` and wakes the thread when input waits. Outside the lock, the
+/// socket's `Reader` turns each message, still in libzmq's buffers, into a `Message` (a frame
+/// array, or a subscriber's decoded event: no copy of the bytes on the way), or consumes it.
+/// Messages arrive on `incoming` with a bounded buffer (what overflows is counted in
+/// `droppedIncoming`), in batches, one per pass of the thread. `close()` stops intake, sends
+/// what the outbox holds, closes the socket with its configured linger and ends `incoming`.
 ///
 /// **Running its consumer** (opt-in): the thread is also a `TaskExecutor`. A task that prefers
 /// it (`withTaskExecutorPreference(socketThread)`, `Task.immediate(executorPreference:)`) runs
@@ -40,18 +42,17 @@ import Synchronization
 /// `Benchmarks/README.md`). Such code must not block: it delays this socket's sends and
 /// receives, as blocking delays the pool. Once the thread has ended, jobs go to the global
 /// concurrent executor, so a task that prefers a closed socket still finishes.
-public final class SocketThread: TaskExecutor, Sendable {
+public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
     /// Messages received, in order. Exactly one consumer should iterate it.
     public let incoming: Messages
     /// A readable name for logs, such as `bus.cmd ROUTER`.
     public let name: String
 
-    private let continuation: AsyncStream<[[Frame]]>.Continuation
+    private let continuation: AsyncStream<[Message]>.Continuation
     private let receiveBuffer: Int
     private let wake: WakeSignal
     private let guarded: Mutex<Guarded>
     private let signalDescriptor: Int32
-    private let userID: Bool
     private let urgentInput: Bool
     private let logger: Logger
     private let dropped = Atomic<Int>(0)
@@ -79,9 +80,10 @@ public final class SocketThread: TaskExecutor, Sendable {
     /// Set once the thread has closed the socket.
     private let finished = AsyncLatch<Bool>()
 
-    /// Lets a socket thread see each message first, on the socket's own thread.
-    /// Return `true` when the message was consumed and must not reach `incoming`.
-    public typealias Interceptor = @Sendable ([Frame]) -> Bool
+    /// Reads each received message on the socket's own thread, outside its lock, while libzmq
+    /// still holds the bytes: returns what goes to `incoming`, or `nil` when the message was
+    /// consumed here. It must not block (see above) and must not keep the message's buffers.
+    public typealias Reader = @Sendable (borrowing ReceivedMessage) -> Message?
 
     /// Called on the socket's thread after every pass of its loop; returns how soon (in
     /// milliseconds) it wants to be called again, or `nil` for no hurry. Used for deadlines.
@@ -91,9 +93,7 @@ public final class SocketThread: TaskExecutor, Sendable {
     /// errors surface here), then moves it under the lock its thread and senders share.
     /// - Parameters:
     ///   - receiveBuffer: how many received messages may wait for the consumer.
-    ///   - intercept: optional first look at each received message (see `Interceptor`).
-    ///   - receiveUserID: deliver each message with its connection's ZAP user id as an extra
-    ///     first frame (see `ZMQSocket.receive(dontWait:userID:)`).
+    ///   - read: what each received message becomes (see `Reader`).
     ///   - urgentInput: `false` for a socket whose input is rare and never waited for while it
     ///     sends (a publisher's subscriptions): a send then skips the look for input it may have
     ///     hidden from the parked thread (see `send`), which cost two system calls per send, and
@@ -105,10 +105,9 @@ public final class SocketThread: TaskExecutor, Sendable {
         name: String,
         receiveBuffer: Int = 10_000,
         logger: Logger = Logger(label: "hearth.socket"),
-        intercept: Interceptor? = nil,
         tick: Tick? = nil,
-        receiveUserID: Bool = false,
         urgentInput: Bool = true,
+        read: @escaping Reader,
         setUp: (ZMQSocket) throws -> Void
     ) throws {
         let socket = try ZMQSocket(context: context, kind: kind)
@@ -118,16 +117,15 @@ public final class SocketThread: TaskExecutor, Sendable {
         self.name = name
         self.wake = try WakeSignal()
         self.receiveBuffer = receiveBuffer
-        self.userID = receiveUserID
         self.urgentInput = urgentInput
         self.logger = logger
-        let (stream, continuation) = AsyncStream.makeStream(of: [[Frame]].self)
+        let (stream, continuation) = AsyncStream.makeStream(of: [Message].self)
         self.continuation = continuation
         let starter = Starter()
         self.starter = starter
         incoming = Messages(batches: stream, backlog: Backlog(), starter: starter)
         starter.arm { [self] in
-            let thread = Thread { self.runLoop(intercept: intercept, tick: tick) }
+            let thread = Thread { self.runLoop(read: read, tick: tick) }
             thread.name = name
             thread.start()
         }
@@ -143,18 +141,30 @@ public final class SocketThread: TaskExecutor, Sendable {
     /// without blocking: then it waits in order in the outbox for the thread to send.
     /// - Throws: `SocketThreadError.closed` once `close()` has begun.
     public func send(_ frames: [Frame]) throws(SocketThreadError) {
+        try send(now: { socket in try socket.send(frames, dontWait: true) }, later: { frames })
+    }
+
+    /// Sends a two-frame message (a topic and an event) from borrowed bytes: as `send(_:)`, with
+    /// the frames copied into arrays only when the message must wait in the outbox.
+    public func send(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws(SocketThreadError) {
+        try send(
+            now: { socket in try socket.send(first, second, dontWait: true) }, later: { [Array(first), Array(second)] })
+    }
+
+    /// `now` tries the message on the socket without blocking; `later` gives it as frames to queue.
+    private func send(now: (ZMQSocket) throws -> Bool, later: () -> [Frame]) throws(SocketThreadError) {
         starter.start()
         let mustWake = try guarded.withLock { state throws(SocketThreadError) -> Bool in
             guard !state.closing, let socket = state.socket else { throw .closed(name) }
             if state.outbox.isEmpty {
                 do {
-                    if try !socket.send(frames, dontWait: true) { state.outbox.append(frames) }
+                    if try !now(socket) { state.outbox.append(later()) }
                 } catch {
                     // A single unroutable or refused message must not stop the socket.
                     logger.warning("\(name): \(error)")
                 }
             } else {
-                state.outbox.append(frames)
+                state.outbox.append(later())
             }
             // The send may have taken the socket's signal that input waits: the thread would
             // not see it. Waiting output needs the thread too. (Looking is a getsockopt that runs
@@ -213,8 +223,7 @@ public final class SocketThread: TaskExecutor, Sendable {
         let job = UnownedJob(job)
         starter.start()
         let onThread = loopThread.load(ordering: .relaxed) == UInt(pthread_self())
-        enum Queued { case queued, wake, forward }
-        let queued = guarded.withLock { state -> Queued in
+        let queued = guarded.withLock { state -> JobRoute in
             guard !state.jobsForwarded else { return .forward }
             state.jobs.append(job)
             guard state.parked, !onThread else { return .queued }
@@ -227,6 +236,10 @@ public final class SocketThread: TaskExecutor, Sendable {
         case .forward: globalConcurrentExecutor.enqueue(ExecutorJob(job))
         }
     }
+
+    /// Where `enqueue` sent a job: queued for a running loop, queued and the parked thread must
+    /// wake, or on to the global executor once the loop has ended.
+    private enum JobRoute { case queued, wake, forward }
 
     /// Runs the jobs queued so far, outside the lock; returns whether there were any.
     private func runJobs() -> Bool {
@@ -241,7 +254,7 @@ public final class SocketThread: TaskExecutor, Sendable {
     // MARK: - The socket's own thread
 
     /// Hands a batch to the consumer, dropping (and counting) what would overfill its buffer.
-    private func deliver(_ batch: [[Frame]]) {
+    private func deliver(_ batch: [Message]) {
         guard !batch.isEmpty else { return }
         let room = max(0, receiveBuffer - incoming.backlog.count)
         let kept = batch.count <= room ? batch : Array(batch.prefix(room))
@@ -252,15 +265,15 @@ public final class SocketThread: TaskExecutor, Sendable {
     }
 
     /// One pass under the lock: the queued work, the outbox, then up to 1,024 received messages
-    /// (bounded, so a flood of input cannot starve sending or shutdown); then whether to wait.
+    /// into `received` (bounded, so a flood of input cannot starve sending or shutdown); then
+    /// whether to wait.
     private struct Pass {
-        var received: [[Frame]] = []
         var wait = false
         var closing = false
         var failed = false
     }
 
-    private func pass() -> Pass {
+    private func pass(receiving received: inout ReceivedMessages) -> Pass {
         guarded.withLock { state -> Pass in
             var pass = Pass()
             guard let socket = state.socket else {
@@ -282,8 +295,7 @@ public final class SocketThread: TaskExecutor, Sendable {
                     state.outbox.removeFirst()
                 }
                 for _ in 0..<1024 {
-                    guard let message = try socket.receive(dontWait: true, userID: userID) else { break }
-                    pass.received.append(message)
+                    guard try received.receive(from: socket, dontWait: true) else { break }
                 }
             } catch let error as ZMQError where error.contextTerminated {
                 pass.failed = true
@@ -303,7 +315,7 @@ public final class SocketThread: TaskExecutor, Sendable {
         }
     }
 
-    private func runLoop(intercept: Interceptor?, tick: Tick?) {
+    private func runLoop(read: Reader, tick: Tick?) {
         // The name shows in `top -H` and /proc (Linux keeps 15 bytes).
         hearth_name_this_thread(name)
         loopThread.store(UInt(pthread_self()), ordering: .relaxed)
@@ -312,13 +324,20 @@ public final class SocketThread: TaskExecutor, Sendable {
             pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
         ]
         var wait = 250
+        // Kept from pass to pass: received messages wait here, in libzmq's buffers, to be read.
+        var received = ReceivedMessages()
+        var batch: [Message] = []
         while true {
-            let pass = pass()
+            let pass = pass(receiving: &received)
             if pass.failed { break }
-            if let intercept {
-                deliver(pass.received.filter { !intercept($0) })
-            } else {
-                deliver(pass.received)
+            if received.count > 0 {
+                batch.reserveCapacity(received.count)
+                for index in 0..<received.count {
+                    if let message = received.read(index, read) { batch.append(message) }
+                }
+                received.removeAll()
+                deliver(batch)
+                batch = []
             }
             // Jobs queued before or by the delivery (the consumer resumed); a pass follows any that
             // ran, since they may have sent, and only a pass decides to wait (see `pass`).
@@ -373,5 +392,38 @@ public enum SocketThreadError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .closed(let name): "\(name) is closed"
         }
+    }
+}
+
+extension SocketThread where Message == [Frame] {
+    /// Lets a socket thread see each message first, on the socket's own thread.
+    /// Return `true` when the message was consumed and must not reach `incoming`.
+    public typealias Interceptor = @Sendable ([Frame]) -> Bool
+
+    /// A socket whose messages arrive as copied frames (see the designated initialiser).
+    /// - Parameters:
+    ///   - intercept: optional first look at each received message (see `Interceptor`).
+    ///   - receiveUserID: deliver each message with its connection's ZAP user id as an extra
+    ///     first frame (see `ReceivedMessage.userID`).
+    public convenience init(
+        context: ZMQContext,
+        kind: ZMQSocketKind,
+        name: String,
+        receiveBuffer: Int = 10_000,
+        logger: Logger = Logger(label: "hearth.socket"),
+        intercept: Interceptor? = nil,
+        tick: Tick? = nil,
+        receiveUserID: Bool = false,
+        urgentInput: Bool = true,
+        setUp: (ZMQSocket) throws -> Void
+    ) throws {
+        try self.init(
+            context: context, kind: kind, name: name, receiveBuffer: receiveBuffer, logger: logger, tick: tick,
+            urgentInput: urgentInput,
+            read: { message in
+                let frames = message.frames(userID: receiveUserID)
+                return intercept?(frames) == true ? nil : frames
+            },
+            setUp: setUp)
     }
 }

@@ -170,17 +170,35 @@ public final class ZMQSocket {
     public func send(_ frames: [Frame], dontWait: Bool = false) throws -> Bool {
         precondition(!frames.isEmpty, "a message has at least one frame")
         for (index, frame) in frames.enumerated() {
-            var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
-            if index < frames.count - 1 { flags |= ZMQ_SNDMORE }
-            let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
-            if rc < 0 {
-                let code = zmq_errno()
-                // libzmq queues the parts of a message atomically: only the first part can hit EAGAIN.
-                if code == EAGAIN && index == 0 { return false }
-                throw ZMQError(code: code, operation: "zmq_send(\(kind))")
+            let queued = try frame.withUnsafeBytes { bytes in
+                try sendPart(bytes, first: index == 0, more: index < frames.count - 1, dontWait: dontWait)
             }
+            if !queued { return false }
         }
         return true
+    }
+
+    /// Sends a two-frame message (a topic and an event) from borrowed bytes, with no arrays made
+    /// for it; otherwise as `send(_:dontWait:)`.
+    @discardableResult
+    public func send(
+        _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, dontWait: Bool = false
+    )
+        throws -> Bool
+    {
+        guard try sendPart(first, first: true, more: true, dontWait: dontWait) else { return false }
+        return try sendPart(second, first: false, more: false, dontWait: dontWait)
+    }
+
+    /// libzmq copies the bytes; returns `false` when the message's first part met a full queue.
+    private func sendPart(_ bytes: UnsafeRawBufferPointer, first: Bool, more: Bool, dontWait: Bool) throws -> Bool {
+        var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+        if more { flags |= ZMQ_SNDMORE }
+        guard zmq_send(handle, bytes.baseAddress, bytes.count, flags) < 0 else { return true }
+        let code = zmq_errno()
+        // libzmq queues the parts of a message atomically: only the first part can hit EAGAIN.
+        if code == EAGAIN && first { return false }
+        throw ZMQError(code: code, operation: "zmq_send(\(kind))")
     }
 
     /// Receives one whole multipart message, or `nil` when `dontWait` is set and none is waiting.
@@ -188,34 +206,9 @@ public final class ZMQSocket {
     ///   peer vouched for by a `CurveAuthenticator`, its public key) in front as an extra first
     ///   frame, empty when there is none.
     public func receive(dontWait: Bool = false, userID: Bool = false) throws -> [Frame]? {
-        // Room for an event's two frames (topic, envelope), so the second does not regrow it.
-        var frames: [Frame] = []
-        frames.reserveCapacity(2)
-        var user: Frame?
-        var message = zmq_msg_t()
-        zmq_msg_init(&message)
-        defer { zmq_msg_close(&message) }
-        repeat {
-            let rc = zmq_msg_recv(&message, handle, dontWait ? ZMQ_DONTWAIT : 0)
-            if rc < 0 {
-                // Checked before an error is made: every drained socket ends its batch here.
-                let code = zmq_errno()
-                if code == EAGAIN && frames.isEmpty { return nil }
-                throw ZMQError(code: code, operation: "zmq_msg_recv(\(kind))")
-            }
-            // A ROUTER's routing-id frame is made locally and carries no metadata; the peer's frames do.
-            if userID && user == nil, let property = zmq_msg_gets(&message, "User-Id") {
-                user = Array(String(cString: property).utf8)
-            }
-            let size = zmq_msg_size(&message)
-            if size == 0 {
-                frames.append([])
-            } else {
-                let base = zmq_msg_data(&message)!.assumingMemoryBound(to: UInt8.self)
-                frames.append(Array(UnsafeBufferPointer(start: base, count: size)))
-            }
-        } while zmq_msg_more(&message) != 0
-        return userID ? [user ?? []] + frames : frames
+        var held = ReceivedMessages()
+        guard try held.receive(from: self, dontWait: dontWait) else { return nil }
+        return held.read(0) { $0.frames(userID: userID) }
     }
 
     /// Starts socket-event monitoring onto an `inproc://` PAIR endpoint (zmq_socket_monitor(3)).
@@ -223,5 +216,118 @@ public final class ZMQSocket {
         guard zmq_socket_monitor(handle, endpoint, events) == 0 else {
             throw ZMQError.last("zmq_socket_monitor \(endpoint)")
         }
+    }
+}
+
+/// Messages received from a socket and still held in libzmq's buffers, so they can be read (and
+/// decoded) in place after the socket's lock is released, with no copy into Swift arrays: a
+/// `SocketThread` receives a batch under its lock and reads it outside. Its storage is kept and
+/// reused from batch to batch; `removeAll()` (or the end of its life) gives the messages back.
+///
+/// `@unchecked Sendable`, safe because: the value is `~Copyable` and owns its storage alone, so
+/// sending it moves that ownership and every change needs exclusive (`mutating`) access, which
+/// the compiler enforces; the only shared access, `read`, just reads the held messages
+/// (`zmq_msg_data`, `zmq_msg_size`, `zmq_msg_gets`). A received `zmq_msg_t` no longer refers to
+/// its socket, and libzmq counts references to shared message bodies atomically, so messages
+/// may be read and closed on any thread. (Being `Sendable` also keeps a `SocketThread`'s pass,
+/// which receives into it under the socket's lock, from tying the lock's state to the loop.)
+public struct ReceivedMessages: ~Copyable, @unchecked Sendable {
+    private var parts: UnsafeMutablePointer<zmq_msg_t>
+    private var capacity: Int
+    private var partCount = 0
+    /// Where each message's parts begin in `parts`.
+    private var starts: [Int] = []
+
+    public init() {
+        capacity = 8
+        parts = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        for index in 0..<partCount { zmq_msg_close(parts + index) }
+        parts.deallocate()
+    }
+
+    /// How many whole messages are held.
+    public var count: Int { starts.count }
+
+    /// Receives one whole multipart message from `socket` and holds it.
+    /// - Returns: `false` when `dontWait` is set and none is waiting.
+    /// - Throws: `ZMQError`; a message cut short is not held.
+    public mutating func receive(from socket: ZMQSocket, dontWait: Bool) throws -> Bool {
+        let first = partCount
+        repeat {
+            if partCount == capacity { grow() }
+            zmq_msg_init(parts + partCount)
+            if zmq_msg_recv(parts + partCount, socket.handle, dontWait ? ZMQ_DONTWAIT : 0) < 0 {
+                // Checked before an error is made: every drained socket ends its batch here.
+                let code = zmq_errno()
+                let nothingYet = partCount == first
+                for index in first...partCount { zmq_msg_close(parts + index) }
+                partCount = first
+                if code == EAGAIN && nothingYet { return false }
+                throw ZMQError(code: code, operation: "zmq_msg_recv(\(socket.kind))")
+            }
+            partCount += 1
+        } while zmq_msg_more(parts + partCount - 1) != 0
+        starts.append(first)
+        return true
+    }
+
+    /// Lends message `index` to `body`.
+    public func read<Result>(_ index: Int, _ body: (borrowing ReceivedMessage) throws -> Result) rethrows -> Result {
+        let end = index + 1 < starts.count ? starts[index + 1] : partCount
+        return try body(ReceivedMessage(parts: parts + starts[index], count: end - starts[index]))
+    }
+
+    /// Gives every held message back to libzmq, keeping the storage.
+    public mutating func removeAll() {
+        for index in 0..<partCount { zmq_msg_close(parts + index) }
+        partCount = 0
+        starts.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func grow() {
+        let grown = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: capacity * 2)
+        // libzmq messages may be moved bytewise (zmq_msg_move copies the struct).
+        grown.moveInitialize(from: parts, count: partCount)
+        parts.deallocate()
+        parts = grown
+        capacity *= 2
+    }
+}
+
+/// One received multipart message whose frames are still libzmq's, lent to a closure.
+public struct ReceivedMessage: ~Copyable {
+    fileprivate let parts: UnsafeMutablePointer<zmq_msg_t>
+    /// How many frames the message has (at least one).
+    public let count: Int
+
+    /// The bytes of frame `index`, valid while the message is lent.
+    public subscript(index: Int) -> UnsafeRawBufferPointer {
+        precondition(index >= 0 && index < count, "frame \(index) of \(count)")
+        let size = zmq_msg_size(parts + index)
+        guard size > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: zmq_msg_data(parts + index), count: size)
+    }
+
+    /// The connection's ZAP user id (`User-Id` metadata: for a CURVE peer vouched for by a
+    /// `CurveAuthenticator`, its public key), or `nil` when there is none. A ROUTER's routing-id
+    /// frame is made locally and carries no metadata; the peer's frames do.
+    public var userID: Frame? {
+        for index in 0..<count {
+            if let property = zmq_msg_gets(parts + index, "User-Id") { return Array(String(cString: property).utf8) }
+        }
+        return nil
+    }
+
+    /// The frames copied out; with `userID`, the user id goes in front as an extra first frame
+    /// (empty when there is none).
+    public func frames(userID: Bool = false) -> [Frame] {
+        var frames: [Frame] = []
+        frames.reserveCapacity(count + (userID ? 1 : 0))
+        if userID { frames.append(self.userID ?? []) }
+        for index in 0..<count { frames.append(Array(self[index])) }
+        return frames
     }
 }
