@@ -1,9 +1,13 @@
+import DequeModule
 import Synchronization
 
 extension SocketThread {
+    /// The messages of one pass of the socket's thread, handed to the consumer together.
+    typealias Batch = Deque<Message>
+
     /// The messages a socket thread received, one at a time, in order.
     public struct Messages: AsyncSequence, Sendable {
-        let batches: AsyncStream<[Message]>
+        let batches: AsyncStream<Batch>
         let backlog: Backlog
         let starter: Starter
 
@@ -13,20 +17,19 @@ extension SocketThread {
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            var batches: AsyncStream<[Message]>.Iterator
+            var batches: AsyncStream<Batch>.Iterator
             let backlog: Backlog
-            var batch: [Message] = []
-            var position = 0
+            var batch = Batch()
 
             public mutating func next() async -> Message? {
-                if position == batch.count {
-                    guard let next = await batches.next() else { return nil }
+                if batch.isEmpty {
+                    guard var next = await batches.next() else { return nil }
                     backlog.add(-next.count)
-                    batch = next
-                    position = 0
+                    swap(&batch, &next)
                 }
-                defer { position += 1 }
-                return batch[position]
+                // Moved out, not copied: a copy retained every reference a message holds (a
+                // decoded envelope has several) and the batch's end released them all again.
+                return batch.popFirst()
             }
         }
     }

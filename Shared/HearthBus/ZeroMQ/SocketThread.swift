@@ -48,7 +48,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
     /// A readable name for logs, such as `bus.cmd ROUTER`.
     public let name: String
 
-    private let continuation: AsyncStream<[Message]>.Continuation
+    private let continuation: AsyncStream<Batch>.Continuation
     private let receiveBuffer: Int
     private let wake: WakeSignal
     private let guarded: Mutex<Guarded>
@@ -119,7 +119,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
         self.receiveBuffer = receiveBuffer
         self.urgentInput = urgentInput
         self.logger = logger
-        let (stream, continuation) = AsyncStream.makeStream(of: [Message].self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Batch.self)
         self.continuation = continuation
         let starter = Starter()
         self.starter = starter
@@ -254,14 +254,18 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
     // MARK: - The socket's own thread
 
     /// Hands a batch to the consumer, dropping (and counting) what would overfill its buffer.
-    private func deliver(_ batch: [Message]) {
-        guard !batch.isEmpty else { return }
+    /// The batch is consumed, so the consumer holds the only reference and moves each message
+    /// out without copying the batch.
+    private func deliver(_ batch: consuming Batch) {
         let room = max(0, receiveBuffer - incoming.backlog.count)
-        let kept = batch.count <= room ? batch : Array(batch.prefix(room))
-        if kept.count < batch.count { dropped.add(batch.count - kept.count, ordering: .relaxed) }
-        guard !kept.isEmpty else { return }
-        incoming.backlog.add(kept.count)
-        if case .terminated = continuation.yield(kept) { incoming.backlog.add(-kept.count) }
+        if batch.count > room {
+            dropped.add(batch.count - room, ordering: .relaxed)
+            batch = Batch(batch.prefix(room))
+        }
+        let count = batch.count
+        guard count > 0 else { return }
+        incoming.backlog.add(count)
+        if case .terminated = continuation.yield(batch) { incoming.backlog.add(-count) }
     }
 
     /// One pass under the lock: the queued work, the outbox, then up to 1,024 received messages
@@ -326,18 +330,16 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
         var wait = 250
         // Kept from pass to pass: received messages wait here, in libzmq's buffers, to be read.
         var received = ReceivedMessages()
-        var batch: [Message] = []
         while true {
             let pass = pass(receiving: &received)
             if pass.failed { break }
             if received.count > 0 {
-                batch.reserveCapacity(received.count)
+                var batch = Batch(minimumCapacity: received.count)
                 for index in 0..<received.count {
                     if let message = received.read(index, read) { batch.append(message) }
                 }
                 received.removeAll()
                 deliver(batch)
-                batch = []
             }
             // Jobs queued before or by the delivery (the consumer resumed); a pass follows any that
             // ran, since they may have sent, and only a pass decides to wait (see `pass`).
