@@ -110,6 +110,8 @@ struct CommandChannelTests {
                     "'args' must be an object"
                 ),
                 ([[], [0xFF, 0xFE]], "malformed_request", "UTF-8"),
+                // Non-ASCII is checked in full: a cut-off two-byte sequence inside a string.
+                ([[], Array(#"{"id":"1","cmd":""#.utf8) + [0xC3] + Array(#""}"#.utf8)], "malformed_request", "UTF-8"),
                 ([[], Array("{}".utf8), Array("{}".utf8)], "malformed_request", "one frame"),
                 (
                     [[], [UInt8](repeating: 32, count: HearthConfiguration.defaultMaximumMessageBytes + 1)],

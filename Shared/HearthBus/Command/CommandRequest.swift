@@ -26,8 +26,7 @@ public struct CommandRequest: Sendable, Equatable {
     public static func decode(_ bytes: [UInt8]) throws(CommandError) -> CommandRequest {
         let value: JSONValue
         do {
-            guard String(validating: bytes, as: UTF8.self) != nil else { throw EnvelopeError.invalidUTF8 }
-            value = try JSONValue.parse(bytes)
+            value = try JSONValue.parse(bytes)  // checks UTF-8 first
         } catch {
             throw .malformedRequest("request is not valid JSON: \(error)")
         }
