@@ -137,11 +137,7 @@ extension JSONValue {
     /// Parses JSON text (any top-level value), strictly: see `JSONParser`.
     /// - Throws: `EnvelopeError.invalidUTF8`, or `.malformedJSON` with the reason and byte offset.
     public static func parse(_ bytes: some Collection<UInt8>) throws(EnvelopeError) -> JSONValue {
-        // Nearly always ASCII (commands, replies), which is valid UTF-8: checked a word at a time
-        // without the `String` that `String(validating:)` allocates.
-        let valid = bytes.withContiguousStorageIfAvailable {
-            EnvelopeCodec.isASCII(UnsafeRawBufferPointer($0)) || String(validating: $0, as: UTF8.self) != nil
-        }
+        let valid = bytes.withContiguousStorageIfAvailable(UTF8Check.isValid)
         guard valid ?? (String(validating: Array(bytes), as: UTF8.self) != nil) else { throw .invalidUTF8 }
         return try JSONParser.parse(bytes)
     }

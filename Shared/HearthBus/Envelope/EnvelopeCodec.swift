@@ -100,9 +100,7 @@ public struct EnvelopeCodec: Sendable {
     public func decode(_ frame: UnsafeRawBufferPointer) throws(EnvelopeError) -> Envelope {
         guard frame.count <= maximumBytes else { throw .oversized(bytes: frame.count, limit: maximumBytes) }
         let bytes = frame.assumingMemoryBound(to: UInt8.self)
-        // Envelopes are nearly always ASCII, which is valid UTF-8: checked eight bytes at a time
-        // without the copy `String(validating:)` makes.
-        guard Self.isASCII(frame) || String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        guard UTF8Check.isValid(bytes) else { throw .invalidUTF8 }
         // The envelope's members go straight into their typed fields, with no dictionary and no
         // `JSONValue` in between, matched by their keys' bytes; `ts` is read in place. Unknown
         // members are ignored, so a v1 reader accepts v1 envelopes that grew a field.
@@ -289,20 +287,5 @@ public struct EnvelopeCodec: Sendable {
                 id: id, source: source, device: device, seq: seq, epoch: epoch, runStart: runStart,
                 timestamp: timestamp, type: type, data: data)
         }
-    }
-
-    /// Whether every byte is below 0x80, read a word at a time.
-    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        var seen: UInt64 = 0
-        while index + 8 <= bytes.count {
-            seen |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < bytes.count {
-            seen |= UInt64(bytes[index])
-            index += 1
-        }
-        return seen & 0x8080_8080_8080_8080 == 0
     }
 }
