@@ -44,7 +44,7 @@ def main(path, warmup=50):
             seen.add(key)
             groups[kind][key].append((stamp - start) / 1000)
     for kind, stages in groups.items():
-        print(f"== {kind} ({sum(1 for t in turns)} turns in all)")
+        print(f"== {kind} ({len(turns)} turns in all)")
         for key, values in sorted(stages.items(), key=lambda item: statistics.median(item[1])):
             if len(values) >= 0.3 * len(turns) / 2:
                 print(f"  {statistics.median(values):8.1f} µs  n={len(values):5d}  {key}")

@@ -51,8 +51,12 @@ struct JSONParserTests {
     }
 
     @Test("invalid UTF-8 is refused")
-    func utf8() {
+    func utf8() throws {
         #expect(throws: EnvelopeError.invalidUTF8) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+        // Bytes without contiguous storage take the copying path, with the same check.
+        let broken: [UInt8] = [0x22, 0xC3, 0x28, 0x22]
+        #expect(throws: EnvelopeError.invalidUTF8) { try JSONValue.parse(broken.lazy.map { $0 }) }
+        #expect(try JSONValue.parse(Array(#""é""#.utf8).lazy.map { $0 }) == "é")
     }
 
     @Test("writing sorts keys, escapes strings, and parses back to the same value")

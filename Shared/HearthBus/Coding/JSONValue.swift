@@ -137,8 +137,10 @@ extension JSONValue {
     /// Parses JSON text (any top-level value), strictly: see `JSONParser`.
     /// - Throws: `EnvelopeError.invalidUTF8`, or `.malformedJSON` with the reason and byte offset.
     public static func parse(_ bytes: some Collection<UInt8>) throws(EnvelopeError) -> JSONValue {
-        let valid = bytes.withContiguousStorageIfAvailable(UTF8Check.isValid)
-        guard valid ?? (String(validating: Array(bytes), as: UTF8.self) != nil) else { throw .invalidUTF8 }
+        let valid =
+            bytes.withContiguousStorageIfAvailable(UTF8Check.isValid)
+            ?? Array(bytes).withUnsafeBufferPointer(UTF8Check.isValid)
+        guard valid else { throw .invalidUTF8 }
         return try JSONParser.parse(bytes)
     }
 

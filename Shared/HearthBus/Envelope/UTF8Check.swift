@@ -1,8 +1,8 @@
 /// Whether bytes are valid UTF-8, the one check every JSON reader here makes before parsing.
 enum UTF8Check {
     /// Whether `bytes` are valid UTF-8. Envelopes, commands and replies are nearly always ASCII,
-    /// which is: checked eight bytes at a time without the `String` that `String(validating:)`
-    /// allocates, which judges only the rest.
+    /// and ASCII is valid UTF-8: that is checked eight bytes at a time, and only text with other
+    /// bytes goes to `String(validating:)`, which allocates the `String` it checks.
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         isASCII(UnsafeRawBufferPointer(bytes)) || String(validating: bytes, as: UTF8.self) != nil
     }
