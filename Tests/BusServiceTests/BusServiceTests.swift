@@ -310,3 +310,31 @@ enum RawSocket {
         }
     }
 }
+
+@Suite("hearth-bus with a long idle spin", .timeLimit(.minutes(1)))
+struct BusIdleSpinTests {
+    /// With a 3-second spin, a proxy that looked only when its spin was over would hold each
+    /// event, and its own stop, about 3 seconds.
+    @Test("the proxy, still looking after an event, forwards the next at once and stops at once")
+    func proxyLooking() async throws {
+        let context = try ZMQContext(idleSpin: .seconds(3))
+        var stopping = ContinuousClock.now
+        try await withBus(context: context) { running in
+            let subscriber = try await liveSubscriber(running, context: context)
+            let publisher = try await connectedPublisher(running, context: context)
+            var iterator = subscriber.makeAsyncIterator()
+            for index in 1...3 {
+                let sent = ContinuousClock.now
+                _ = try publisher.publish(topic: "spin.event", type: "spin.event", data: ["n": .int(Int64(index))])
+                let (_, envelope) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "spin."))
+                #expect(envelope.data["n"] == .int(Int64(index)))
+                #expect(ContinuousClock.now - sent < .milliseconds(1_500), "event \(index) waited for the look to end")
+            }
+            await publisher.close()
+            await subscriber.close()
+            stopping = ContinuousClock.now
+        }
+        #expect(ContinuousClock.now - stopping < .milliseconds(2_500), "the bus's stop waited for the look to end")
+        await context.terminate()
+    }
+}

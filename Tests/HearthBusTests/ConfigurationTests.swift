@@ -37,6 +37,7 @@ struct ConfigurationTests {
         sub = "tcp://127.0.0.1:7102"
         cmd = "tcp://127.0.0.1:7103"
         heartbeat_ms = 500
+        idle_spin_us = 20
 
         [limits]
         max_message_bytes = 65536
@@ -46,12 +47,21 @@ struct ConfigurationTests {
         #expect(fromFile.commandEndpoint(.bus) == "tcp://127.0.0.1:7103")
         #expect(fromFile.maximumMessageBytes == 65_536)
         #expect(fromFile.heartbeatMilliseconds == 500)
+        #expect(fromFile.idleSpinMicroseconds == 20)
         let fromEnvironment = try home.configuration([
             "HEARTH_BUS_PUB": "tcp://127.0.0.1:8101", "HEARTH_MAX_MESSAGE_BYTES": "2048",
         ])
         #expect(fromEnvironment.busPublishEndpoint == "tcp://127.0.0.1:8101")
         #expect(fromEnvironment.busSubscribeEndpoint == "tcp://127.0.0.1:7102")
         #expect(fromEnvironment.maximumMessageBytes == 2_048)
+        #expect(try home.configuration(["HEARTH_BUS_IDLE_SPIN_US": "0"]).idleSpinMicroseconds == 0)
+        #expect(
+            try TemporaryHome().configuration().idleSpinMicroseconds == HearthConfiguration.defaultIdleSpinMicroseconds)
+        let tooLong = #expect(throws: ConfigurationError.self) {
+            try home.configuration(["HEARTH_BUS_IDLE_SPIN_US": "20000"])
+        }
+        #expect(tooLong?.key == "bus.idle_spin_us")
+        #expect(tooLong?.rule == "20000 is outside 0...10000")
     }
 
     @Test("[sync]: endpoint and interval from the file and the environment; an interval under 5 minutes is refused")

@@ -31,6 +31,8 @@ final class BusProxy: Service, CustomStringConvertible {
     private let finished = AsyncSignal()
     private let handoff: ThreadHandoff<Sockets>
     private let logger: Logger
+    /// The context's `idleSpin`: how long the proxy looks for the next event after forwarding.
+    private let idleSpin: Duration
 
     private struct Shared: ~Copyable {
         var outbox: Deque<[Frame]> = []
@@ -48,6 +50,7 @@ final class BusProxy: Service, CustomStringConvertible {
         self.counters = counters
         self.maximumMessageBytes = maximumMessageBytes
         self.wake = try WakeSignal()
+        self.idleSpin = context.idleSpin
         let monitorPrefix = "inproc://bus-monitor-\(UUIDText.make())"
         let sockets = try Sockets(
             context: context,
@@ -103,9 +106,12 @@ final class BusProxy: Service, CustomStringConvertible {
         // Two parts make an event; the third slot lets a longer message be seen and refused.
         var forwarder = MessageForwarder(capacity: 3)
 
+        var spin = IdleSpin(idleSpin)
         loop: while true {
             do {
-                _ = try poller.poll(timeoutMilliseconds: 500)
+                var ready = try spin.look { try poller.poll(timeoutMilliseconds: 0) }
+                if ready == 0 { ready = try poller.poll(timeoutMilliseconds: 500) }
+                if ready > 0 { spin.worked() }
                 if poller.isReadable(wakeIndex) { wake.drain() }
                 let stopping = shared.withLock { state -> Bool in
                     injected.append(contentsOf: state.outbox)

@@ -28,6 +28,7 @@ struct Config: AsyncParsableCommand {
             values.append((key, .string(configuration.endpoints[key]!)))
         }
         values.append(("bus.heartbeat_ms", .int(Int64(configuration.heartbeatMilliseconds))))
+        values.append(("bus.idle_spin_us", .int(Int64(configuration.idleSpinMicroseconds))))
         values.append(("limits.max_message_bytes", .int(Int64(configuration.maximumMessageBytes))))
         values.append(("household.time_zone", .string(configuration.household.timeZone.identifier)))
         values.append(("household.week_start", .string(configuration.household.weekStart == 7 ? "sunday" : "monday")))

@@ -11,6 +11,9 @@ public struct HearthConfiguration: Sendable, Equatable {
     public static let defaultMaximumMessageBytes = 256 * 1024
     /// The default interval between `health.bus` heartbeats.
     public static let defaultHeartbeatMilliseconds = 2_000
+    /// The default time a socket's thread keeps looking for input after it last worked
+    /// (`ZMQContext.idleSpin`).
+    public static let defaultIdleSpinMicroseconds = 100
 
     /// The household data directory (`HEARTH_HOME`).
     public let home: String
@@ -25,6 +28,9 @@ public struct HearthConfiguration: Sendable, Equatable {
     public let maximumMessageBytes: Int
     /// How often `hearth-bus` publishes `health.bus`.
     public let heartbeatMilliseconds: Int
+    /// How long, in microseconds, a socket's thread keeps looking for input after it last
+    /// worked before it sleeps (`bus.idle_spin_us`; 0 sleeps at once): see `ZMQContext.idleSpin`.
+    public let idleSpinMicroseconds: Int
     /// What the notifier shows: the `[notify]` table.
     public let notify: NotifySettings
     /// Where `hearth-turn` takes other devices' links: the `[turn]` table and `HEARTH_TURN_PEER`.
@@ -97,6 +103,13 @@ public struct HearthConfiguration: Sendable, Equatable {
             default: defaultHeartbeatMilliseconds,
             range: 50...3_600_000
         )
+        let idleSpin = try integer(
+            "bus.idle_spin_us",
+            environment: environment,
+            file: file.idleSpinMicroseconds,
+            default: defaultIdleSpinMicroseconds,
+            range: 0...10_000
+        )
         return HearthConfiguration(
             home: home,
             runDirectory: runDirectory,
@@ -104,6 +117,7 @@ public struct HearthConfiguration: Sendable, Equatable {
             endpoints: endpoints,
             maximumMessageBytes: maximumMessageBytes,
             heartbeatMilliseconds: heartbeat,
+            idleSpinMicroseconds: idleSpin,
             notify: file.notify,
             turn: try file.turn.overridden(by: environment),
             discovery: try file.discovery.overridden(by: environment),
@@ -199,6 +213,7 @@ struct FileSettings: Equatable {
     var endpoints: [String: String] = [:]
     var maximumMessageBytes: Int?
     var heartbeatMilliseconds: Int?
+    var idleSpinMicroseconds: Int?
     var notify = NotifySettings()
     var turn = TurnSettings()
     var discovery = DiscoverySettings()
@@ -267,6 +282,8 @@ struct FileSettings: Equatable {
                     settings.maximumMessageBytes = try int(value, key: fullKey)
                 case ("bus", "heartbeat_ms"):
                     settings.heartbeatMilliseconds = try int(value, key: fullKey)
+                case ("bus", "idle_spin_us"):
+                    settings.idleSpinMicroseconds = try int(value, key: fullKey)
                 case ("bus", "pub"), ("bus", "sub"):
                     settings.endpoints[fullKey] = try endpoint(value, key: fullKey)
                 case (_, "cmd") where serviceNames.contains(section):

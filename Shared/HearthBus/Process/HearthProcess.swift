@@ -26,7 +26,8 @@ public enum HearthProcess {
             let configuration = try HearthConfiguration.load()
             let lock = try ServiceLock(service: name, configuration: configuration)
             let setup = Setup(
-                configuration: configuration, context: try ZMQContext(),
+                configuration: configuration,
+                context: try ZMQContext(idleSpin: .microseconds(configuration.idleSpinMicroseconds)),
                 device: try DeviceIdentity.load(home: configuration.home), logger: logger)
             let service = try make(setup)
             try await ServiceGroup(configuration: .hearth(services: [service], logger: logger)).run()

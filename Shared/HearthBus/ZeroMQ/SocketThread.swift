@@ -31,7 +31,9 @@ import Synchronization
 /// socket's `Reader` turns each message, still in libzmq's buffers, into a `Message` (a frame
 /// array, or a subscriber's decoded event: no copy of the bytes on the way), or consumes it.
 /// Messages arrive on `incoming` with a bounded buffer (what overflows is counted in
-/// `droppedIncoming`), in batches, one per pass of the thread. `close()` stops intake, sends
+/// `droppedIncoming`), in batches, one per pass of the thread. After a pass that did work, the
+/// thread keeps looking for input for its context's `idleSpin` before it sleeps (`IdleSpin`), so
+/// the next message of an exchange finds it awake. `close()` stops intake, sends
 /// what the outbox holds, closes the socket with its configured linger and ends `incoming`.
 ///
 /// **Running its consumer** (opt-in): the thread is also a `TaskExecutor`. A task that prefers
@@ -54,6 +56,8 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
     private let guarded: Mutex<Guarded>
     private let signalDescriptor: Int32
     private let urgentInput: Bool
+    /// The context's `idleSpin`: how long the thread looks for input after it worked (`IdleSpin`).
+    private let idleSpin: Duration
     private let logger: Logger
     private let dropped = Atomic<Int>(0)
     private let starter: Starter
@@ -118,6 +122,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
         self.wake = try WakeSignal()
         self.receiveBuffer = receiveBuffer
         self.urgentInput = urgentInput
+        self.idleSpin = context.idleSpin
         self.logger = logger
         let (stream, continuation) = AsyncStream.makeStream(of: Batch.self)
         self.continuation = continuation
@@ -275,6 +280,8 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
         var wait = false
         var closing = false
         var failed = false
+        /// It ran chores, sent from the outbox or received: the thread looks for more (`IdleSpin`).
+        var worked = false
     }
 
     private func pass(receiving received: inout ReceivedMessages) -> Pass {
@@ -287,6 +294,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
             let chores = state.chores
             state.chores.removeAll()
             for chore in chores { chore(socket) }
+            let waiting = state.outbox.count
             do {
                 while let message = state.outbox.first {
                     do {
@@ -308,6 +316,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
                 logger.warning("\(name): \(error)")
             }
             pass.closing = state.closing
+            pass.worked = !chores.isEmpty || state.outbox.count < waiting || received.count > 0
             // Reading ZMQ_EVENTS last re-arms ZMQ_FD: anything after it signals the descriptor.
             let events = socket.events
             let busy =
@@ -328,6 +337,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
             pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
         ]
         var wait = 250
+        var spin = IdleSpin(idleSpin)
         // Kept from pass to pass: received messages wait here, in libzmq's buffers, to be read.
         var received = ReceivedMessages()
         while true {
@@ -346,10 +356,12 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
             let ranJobs = runJobs()
             wait = min(250, max(1, tick?() ?? 250))
             if pass.closing { break }
+            if pass.worked || ranJobs { spin.worked() }
             guard pass.wait, !ranJobs else { continue }
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, Int32(wait))
+            var ready = Int32(spin.look { Int(poll(&descriptors, 2, 0)) })
+            if ready == 0 { ready = poll(&descriptors, 2, Int32(wait)) }
             if ready < 0 && errno != EINTR {
                 logger.error("\(name): poll: \(String(cString: strerror(errno)))")
                 break

@@ -8,11 +8,20 @@ import Foundation
 /// reassigned after `init`, so sharing this object across tasks and threads is safe.
 public final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    /// How long each socket's thread of this process keeps looking for input after it last
+    /// worked before it sleeps (`IdleSpin`); zero sleeps at once.
+    public let idleSpin: Duration
 
     /// Creates a context.
-    /// - Parameter ioThreads: libzmq background I/O threads (one is plenty below a gigabit).
+    /// - Parameters:
+    ///   - ioThreads: libzmq background I/O threads (one is plenty below a gigabit).
+    ///   - idleSpin: see `idleSpin`; a service takes it from `bus.idle_spin_us`.
     /// - Throws: `ZMQError` when libzmq cannot create it.
-    public init(ioThreads: Int32 = 1) throws {
+    public init(
+        ioThreads: Int32 = 1,
+        idleSpin: Duration = .microseconds(HearthConfiguration.defaultIdleSpinMicroseconds)
+    ) throws {
+        self.idleSpin = idleSpin
         guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
         zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads)
         // Hearth processes open a handful of sockets; the default limit of 1023 is plenty but the

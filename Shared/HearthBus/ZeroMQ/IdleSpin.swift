@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a socket's thread waits for its next message: right after it has worked, it keeps
+/// looking (a poll that does not wait, giving up its core between looks) for a short while, and
+/// only then sleeps in the poll that waits.
+///
+/// Why: on the 2-core virtual machines Hearth is measured on, a thread asleep in `poll(2)` is
+/// woken by an interrupt to a halted vCPU, 17–35 µs a hand-off (see `Benchmarks/README.md`), and
+/// a command's round trip crosses several such threads. A thread still looking finds the next
+/// message without being woken. `hearth-bench bus` (d), 2026-11-26, interleaved runs of one
+/// binary: round-trip p50 ratio to raw libzmq 2.0–2.1 without, 1.01–1.10 with 50–200 µs; p99
+/// ratio 1.85–2.04 → 1.03–1.25. Giving up the core between looks (`sched_yield(2)`) is what
+/// keeps the looking from costing the threads it waits for: without it the p99 ratio rose to
+/// 2.5–4.5, the lookers holding both cores while libzmq's I/O thread waited for one.
+///
+/// The cost is at most the spin's length of CPU after each burst of work, and nothing while
+/// the process is idle.
+public struct IdleSpin: Sendable {
+    /// How long to keep looking after the last work, in nanoseconds; zero never looks.
+    public let nanoseconds: UInt64
+    /// The monotonic time, in nanoseconds, until which to look.
+    private var until: UInt64 = 0
+
+    public init(_ length: Duration) {
+        let (seconds, attoseconds) = length.components
+        nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    /// Notes that the thread has just worked: it looks for the next message until the spin is over.
+    public mutating func worked() {
+        if nanoseconds > 0 { until = Self.now() + nanoseconds }
+    }
+
+    /// Calls `look` (a poll that does not wait), yielding the core between calls, until it
+    /// returns non-zero or the spin since the last work is over; returns its last answer, or 0
+    /// when nothing came (then the caller sleeps in the poll that waits).
+    public func look(_ look: () throws -> Int) rethrows -> Int {
+        guard nanoseconds > 0 else { return 0 }
+        while Self.now() < until {
+            let ready = try look()
+            if ready != 0 { return ready }
+            sched_yield()
+        }
+        return 0
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// A socket's thread keeps looking for input a short while after it worked (`IdleSpin`): what
+/// it looks for must still be taken at once, and the looking must end.
+@Suite("Idle spin: a socket's thread looks for input a while after it worked", .timeLimit(.minutes(1)))
+struct IdleSpinTests {
+    /// Counts the looks it is asked for and gives `answer(n)` to the nth.
+    final class Looks {
+        private(set) var count = 0
+        private let answer: (Int) -> Int
+
+        init(answering answer: @escaping (Int) -> Int) { self.answer = answer }
+
+        func look() -> Int {
+            count += 1
+            return answer(count)
+        }
+    }
+
+    @Test("it looks only after work, returns the first answer it gets, and gives up once its length is over")
+    func looking() {
+        var off = IdleSpin(.zero)
+        off.worked()
+        let ready = Looks { _ in 1 }
+        #expect(off.look(ready.look) == 0)
+        #expect(ready.count == 0, "a zero spin never looks")
+
+        var spin = IdleSpin(.milliseconds(20))
+        #expect(spin.nanoseconds == 20_000_000)
+        #expect(spin.look(ready.look) == 0)
+        #expect(ready.count == 0, "nothing worked yet, so nothing to look for")
+
+        spin.worked()
+        let fifth = Looks { $0 == 5 ? 3 : 0 }
+        #expect(spin.look(fifth.look) == 3)
+        #expect(fifth.count == 5)
+
+        spin.worked()
+        let never = Looks { _ in 0 }
+        let started = ContinuousClock.now
+        #expect(spin.look(never.look) == 0)
+        #expect(ContinuousClock.now - started >= .milliseconds(15), "it kept looking for its length")
+        #expect(never.count > 1)
+    }
+
+    /// With a 3-second spin, a thread that looked only when its spin was over would take each of
+    /// these about 3 seconds.
+    @Test("while the thread looks, a message arriving is received and a close is taken at once")
+    func messagesAndCloseDuringTheLook() async throws {
+        let context = try ZMQContext(idleSpin: .seconds(3))
+        let home = try TemporaryHome()
+        let endpoint = "ipc://\(home.path)/look.sock"
+        let looker = try SocketThread(context: context, kind: .pair, name: "looker") { try $0.bind(endpoint) }
+        let peer = try ZMQSocket(context: context, kind: .pair)
+        try peer.setLinger(milliseconds: 0)
+        try peer.connect(endpoint)
+        var iterator = looker.incoming.makeAsyncIterator()
+
+        try #require(try peer.send([Array("one".utf8)], dontWait: true))
+        let first = try #require(await iterator.next())
+        #expect(first == [Array("one".utf8)])
+        // The thread has just worked: it is looking now, for 3 seconds.
+        let sent = ContinuousClock.now
+        try #require(try peer.send([Array("two".utf8)], dontWait: true))
+        let second = try #require(await iterator.next())
+        #expect(second == [Array("two".utf8)])
+        #expect(ContinuousClock.now - sent < .milliseconds(1_500), "the message waited for the look to end")
+
+        let closing = ContinuousClock.now
+        await looker.close()
+        #expect(ContinuousClock.now - closing < .milliseconds(1_500), "the close waited for the look to end")
+        peer.close()
+        await context.terminate()
+    }
+}
