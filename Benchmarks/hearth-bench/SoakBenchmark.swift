@@ -16,7 +16,7 @@ struct SoakBenchmark: AsyncParsableCommand {
             reminder, a timetable, a board game passing the turn every 5 s), and sends --rate \
             messages a second: nine in ten are events published on the bus (counted back by seq), \
             one in ten a command to a service (cards, todos, notes, a lesson, pings). Every --sample \
-            seconds it reads each service's RSS and open file descriptors from /proc. Growth is \
+            seconds it reads each service's RSS, open file descriptors and CPU time from /proc. Growth is \
             measured from the first sample after the warm-up (5 minutes, or a quarter of a shorter \
             run) to the last. Targets for 60 minutes: RSS within ±5%, no lost event, no failed command.
             """)
@@ -121,6 +121,11 @@ struct SoakBenchmark: AsyncParsableCommand {
                 "rss_end_kb": .int(Int64(end.rssKB)), "rss_max_kb": .int(Int64(mine.map(\.rssKB).max() ?? 0)),
                 "rss_growth_pct": .double(round3(Double(end.rssKB - base.rssKB) / Double(max(base.rssKB, 1)) * 100)),
                 "fds_base": .int(Int64(base.fds)), "fds_end": .int(Int64(end.fds)),
+                // CPU from the first sample to the last: what the traffic, the demo and the
+                // sockets' idle spin (`bus.idle_spin_us`) cost this service.
+                "cpu_s": .double(round3(end.cpuSeconds - first.cpuSeconds)),
+                "cpu_pct": .double(
+                    round3((end.cpuSeconds - first.cpuSeconds) / max(end.seconds - first.seconds, 1) * 100)),
                 // The trend, to tell a plateau from a leak: RSS at each tenth of the run.
                 "rss_kb_by_tenth": .array(
                     (1...10).compactMap { tenth in
@@ -233,6 +238,8 @@ private final class Sampler: Sendable {
         let seconds: Double
         let rssKB: Int
         let fds: Int
+        /// CPU time used since the process started (user and system), in seconds.
+        let cpuSeconds: Double
     }
 
     private let pids: [String: pid_t]
@@ -249,7 +256,9 @@ private final class Sampler: Sendable {
             while !stopping.load(ordering: .relaxed) {
                 let now = Date().timeIntervalSince(started)
                 let taken = pids.map { name, pid in
-                    Sample(service: name, seconds: now, rssKB: Self.rss(pid), fds: Self.descriptors(pid))
+                    Sample(
+                        service: name, seconds: now, rssKB: Self.rss(pid), fds: Self.descriptors(pid),
+                        cpuSeconds: Self.cpuSeconds(pid))
                 }
                 state.withLock { $0 += taken }
                 // The sampling period itself, in steps so a stop is seen within 100 ms.
@@ -267,6 +276,17 @@ private final class Sampler: Sendable {
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// utime + stime from /proc/PID/stat (fields 14 and 15, counted after the `(comm)` field,
+    /// which may hold spaces), in seconds.
+    private static func cpuSeconds(_ pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     private static func descriptors(_ pid: pid_t) -> Int {
