@@ -51,6 +51,8 @@ struct CodecBenchmark: AsyncParsableCommand {
                 "utf8_validate": .double(measure { String(validating: frame, as: UTF8.self)?.utf8.count ?? 0 }),
                 "codable_encode": .double(try measure { try JSONValue(encoding: session).objectValue?.count ?? 0 }),
                 "codable_decode": .double(try measure { Int(try sessionValue.decode(TurnSession.self).seq) }),
+                // The session to the bytes of a frame, as a turn service writes its state push.
+                "codable_bytes": .double(try measure { try JSONValue(encoding: session).jsonBytes.count }),
             ],
         ]
         print(report.jsonText)
