@@ -10,8 +10,8 @@
 /// woken by an interrupt to a halted vCPU, 17–35 µs a hand-off (see `Benchmarks/README.md`), and
 /// a command's round trip crosses several such threads. A thread still looking finds the next
 /// message without being woken. `hearth-bench bus` (d), 2026-11-26, interleaved runs of one
-/// binary: round-trip p50 ratio to raw libzmq 2.0–2.1 without, 1.01–1.10 with 50–200 µs; p99
-/// ratio 1.85–2.04 → 1.03–1.25. Giving up the core between looks (`sched_yield(2)`) is what
+/// binary: the round trip's p99 ratio to raw libzmq 1.74–2.11 without, 0.93–1.25 with 100 µs
+/// (p50 ratio 1.89–2.12 → 0.97–1.10). Giving up the core between looks (`sched_yield(2)`) is what
 /// keeps the looking from costing the threads it waits for: without it the p99 ratio rose to
 /// 2.5–4.5, the lookers holding both cores while libzmq's I/O thread waited for one.
 ///
