@@ -22,6 +22,7 @@ struct IdleSpinTests {
 
     @Test("it looks only after work, returns the first answer it gets, and gives up once its length is over")
     func looking() {
+        #expect(IdleSpin(.milliseconds(-5)).length == .zero, "a negative length never looks")
         var off = IdleSpin(.zero)
         off.worked()
         let ready = Looks { _ in 1 }
@@ -29,7 +30,7 @@ struct IdleSpinTests {
         #expect(ready.count == 0, "a zero spin never looks")
 
         var spin = IdleSpin(.milliseconds(20))
-        #expect(spin.nanoseconds == 20_000_000)
+        #expect(spin.length == .milliseconds(20))
         #expect(spin.look(ready.look) == 0)
         #expect(ready.count == 0, "nothing worked yet, so nothing to look for")
 

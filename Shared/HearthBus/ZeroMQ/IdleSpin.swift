@@ -18,37 +18,28 @@
 /// The cost is at most the spin's length of CPU after each burst of work, and nothing while
 /// the process is idle.
 public struct IdleSpin: Sendable {
-    /// How long to keep looking after the last work, in nanoseconds; zero never looks.
-    public let nanoseconds: UInt64
-    /// The monotonic time, in nanoseconds, until which to look.
-    private var until: UInt64 = 0
+    /// How long to keep looking after the last work; zero never looks.
+    public let length: Duration
+    /// Until when to look.
+    private var until = ContinuousClock.Instant.now
 
-    public init(_ length: Duration) {
-        let (seconds, attoseconds) = length.components
-        nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
-    }
+    public init(_ length: Duration) { self.length = max(.zero, length) }
 
     /// Notes that the thread has just worked: it looks for the next message until the spin is over.
     public mutating func worked() {
-        if nanoseconds > 0 { until = Self.now() + nanoseconds }
+        if length > .zero { until = .now + length }
     }
 
     /// Calls `look` (a poll that does not wait), yielding the core between calls, until it
     /// returns non-zero or the spin since the last work is over; returns its last answer, or 0
     /// when nothing came (then the caller sleeps in the poll that waits).
     public func look(_ look: () throws -> Int) rethrows -> Int {
-        guard nanoseconds > 0 else { return 0 }
-        while Self.now() < until {
+        guard length > .zero else { return 0 }
+        while ContinuousClock.now < until {
             let ready = try look()
             if ready != 0 { return ready }
             sched_yield()
         }
         return 0
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
