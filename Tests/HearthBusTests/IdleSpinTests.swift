@@ -50,6 +50,17 @@ struct IdleSpinTests {
         #expect(never.count > 1)
     }
 
+    @Test("every Hearth process's context takes bus.idle_spin_us from its configuration")
+    func contextFromConfiguration() async throws {
+        let home = try TemporaryHome()
+        let off = try ZMQContext(configuration: home.configuration(["HEARTH_BUS_IDLE_SPIN_US": "0"]))
+        #expect(off.idleSpin == .zero)
+        let set = try ZMQContext(configuration: home.configuration(["HEARTH_BUS_IDLE_SPIN_US": "250"]))
+        #expect(set.idleSpin == .microseconds(250))
+        await off.terminate()
+        await set.terminate()
+    }
+
     /// With a 3-second spin, a thread that looked only when its spin was over would take each of
     /// these about 3 seconds.
     @Test("while the thread looks, a message arriving is received and a close is taken at once")

@@ -38,7 +38,7 @@ struct Changes: AsyncParsableCommand {
     /// events on the bus, with any hole between refilled from the store (`ChangeFollower`).
     private func followChanges() async throws {
         let configuration = try options.loadConfiguration()
-        let context = try ZMQContext()
+        let context = try ZMQContext(configuration: configuration)
         let bus = CommandClient(
             context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .milliseconds(250), attempts: 1)
         let store = CommandClient(

@@ -21,7 +21,7 @@ struct Monitor: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.loadConfiguration()
-        let context = try ZMQContext()
+        let context = try ZMQContext(configuration: configuration)
         // Subscribe to everything and filter here: a prefix subscription would hide part of each
         // publisher's sequence and make every skipped event look like a gap.
         let subscriber = try Subscriber(

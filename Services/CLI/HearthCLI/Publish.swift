@@ -40,7 +40,7 @@ struct Publish: AsyncParsableCommand {
         let configuration = try options.loadConfiguration()
         let device = try DeviceIdentity.load(home: configuration.home)
         let seq = try CLISequence.next(runDirectory: configuration.runDirectory)
-        let context = try ZMQContext()
+        let context = try ZMQContext(configuration: configuration)
         let publisher = try Publisher(
             context: context,
             endpoint: configuration.busPublishEndpoint,

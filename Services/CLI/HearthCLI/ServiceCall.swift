@@ -26,7 +26,7 @@ enum ServiceCall {
         _ arguments: [String: JSONValue] = [:]
     ) async throws -> Result<JSONValue, CommandClientError> {
         let configuration = try options.loadConfiguration()
-        let context = try ZMQContext()
+        let context = try ZMQContext(configuration: configuration)
         let client = CommandClient(
             context: context, endpoint: configuration.commandEndpoint(service), timeout: options.timeoutDuration,
             attempts: 3, maximumMessageBytes: configuration.maximumMessageBytes)
@@ -70,7 +70,7 @@ enum ServiceCall {
         _ command: String,
         timeout: Duration
     ) async -> JSONValue? {
-        guard let context = try? ZMQContext() else { return nil }
+        guard let context = try? ZMQContext(configuration: configuration) else { return nil }
         let client = CommandClient(
             context: context, endpoint: configuration.commandEndpoint(service), timeout: timeout, attempts: 1)
         let result = try? await client.request(command)

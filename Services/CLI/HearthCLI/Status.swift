@@ -19,7 +19,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.loadConfiguration()
-        let context = try ZMQContext()
+        let context = try ZMQContext(configuration: configuration)
         let timeout = options.timeoutDuration
         let reports = await withTaskGroup(of: Report.self) { group in
             for service in HearthService.launched {

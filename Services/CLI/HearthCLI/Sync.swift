@@ -69,7 +69,7 @@ struct Sync: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try options.loadConfiguration()
-            let context = try ZMQContext()
+            let context = try ZMQContext(configuration: configuration)
             // Subscribed before the snapshot is asked for, so nothing falls between them.
             let subscriber =
                 follow

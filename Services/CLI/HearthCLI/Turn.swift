@@ -173,7 +173,7 @@ struct Turn: AsyncParsableCommand {
         func run() async throws {
             let configuration = try options.loadConfiguration()
             let device = try DeviceIdentity.load(home: configuration.home)
-            let context = try ZMQContext()
+            let context = try ZMQContext(configuration: configuration)
             let subscriber = try Subscriber(
                 context: context, endpoint: configuration.busSubscribeEndpoint,
                 maximumMessageBytes: configuration.maximumMessageBytes)
@@ -213,7 +213,9 @@ struct Turn: AsyncParsableCommand {
         /// Asks the turn service for the game every two seconds: while it does not answer, the
         /// screen says its view may be out of date, and it refreshes when it answers again.
         static func checkLiveness(_ options: GlobalOptions, code: String, screen: WatchScreen) async {
-            guard let configuration = try? options.loadConfiguration(), let context = try? ZMQContext() else { return }
+            guard let configuration = try? options.loadConfiguration(),
+                let context = try? ZMQContext(configuration: configuration)
+            else { return }
             let client = CommandClient(
                 context: context, endpoint: configuration.commandEndpoint(.turn), timeout: .seconds(1), attempts: 1)
             // A liveness timer, not synchronisation: nothing is published when a service dies.

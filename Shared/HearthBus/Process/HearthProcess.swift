@@ -27,7 +27,7 @@ public enum HearthProcess {
             let lock = try ServiceLock(service: name, configuration: configuration)
             let setup = Setup(
                 configuration: configuration,
-                context: try ZMQContext(idleSpin: .microseconds(configuration.idleSpinMicroseconds)),
+                context: try ZMQContext(configuration: configuration),
                 device: try DeviceIdentity.load(home: configuration.home), logger: logger)
             let service = try make(setup)
             try await ServiceGroup(configuration: .hearth(services: [service], logger: logger)).run()
