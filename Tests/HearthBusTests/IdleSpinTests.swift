@@ -7,47 +7,56 @@ import Testing
 /// it looks for must still be taken at once, and the looking must end.
 @Suite("Idle spin: a socket's thread looks for input a while after it worked", .timeLimit(.minutes(1)))
 struct IdleSpinTests {
-    /// Counts the looks it is asked for and gives `answer(n)` to the nth.
-    final class Looks {
-        private(set) var count = 0
+    /// A stand-in for `poll(2)`: counts the looks (calls that do not wait) and answers
+    /// `answer(n)` to the nth; records the timeout of the call that would sleep, answering 0.
+    final class Poll {
+        private(set) var looks = 0
+        private(set) var sleeps: [Int] = []
         private let answer: (Int) -> Int
 
         init(answering answer: @escaping (Int) -> Int) { self.answer = answer }
 
-        func look() -> Int {
-            count += 1
-            return answer(count)
+        func callAsFunction(_ timeoutMilliseconds: Int) -> Int {
+            guard timeoutMilliseconds > 0 else {
+                looks += 1
+                return answer(looks)
+            }
+            sleeps.append(timeoutMilliseconds)
+            return 0
         }
     }
 
-    @Test("it looks only after work, returns the first answer it gets, and gives up once its length is over")
+    @Test("it looks only after work, returns the first answer it gets, and sleeps once its length is over")
     func looking() {
         #expect(IdleSpin(.milliseconds(-5)).length == .zero, "a negative length never looks")
         var off = IdleSpin(.zero)
         off.worked()
-        let ready = Looks { _ in 1 }
-        #expect(off.look(ready.look) == 0)
-        #expect(ready.count == 0, "a zero spin never looks")
+        let ready = Poll { _ in 1 }
+        #expect(off.wait(timeoutMilliseconds: 250) { ready($0) } == 0)
+        #expect(ready.looks == 0, "a zero spin never looks")
+        #expect(ready.sleeps == [250], "it sleeps at once, with the caller's timeout")
 
         // Long enough that a test thread kept off the CPU by a loaded machine still gets its
-        // five looks inside the spin.
+        // five looks inside the spin; the look ends at the fifth, so it costs nothing more.
         var long = IdleSpin(.seconds(10))
-        #expect(long.look(ready.look) == 0)
-        #expect(ready.count == 0, "nothing worked yet, so nothing to look for")
+        #expect(long.wait(timeoutMilliseconds: 250) { ready($0) } == 0)
+        #expect(ready.looks == 0, "nothing worked yet, so nothing to look for")
 
         long.worked()
-        let fifth = Looks { $0 == 5 ? 3 : 0 }
-        #expect(long.look(fifth.look) == 3)
-        #expect(fifth.count == 5)
+        let fifth = Poll { $0 == 5 ? 3 : 0 }
+        #expect(long.wait(timeoutMilliseconds: 250) { fifth($0) } == 3)
+        #expect(fifth.looks == 5)
+        #expect(fifth.sleeps.isEmpty, "input found while looking: no sleep")
 
         var spin = IdleSpin(.milliseconds(20))
         #expect(spin.length == .milliseconds(20))
         spin.worked()
-        let never = Looks { _ in 0 }
+        let never = Poll { _ in 0 }
         let started = ContinuousClock.now
-        #expect(spin.look(never.look) == 0)
+        #expect(spin.wait(timeoutMilliseconds: 250) { never($0) } == 0)
         #expect(ContinuousClock.now - started >= .milliseconds(15), "it kept looking for its length")
-        #expect(never.count > 1)
+        #expect(never.looks > 1)
+        #expect(never.sleeps == [250], "then it slept once")
     }
 
     @Test("every Hearth process's context takes bus.idle_spin_us from its configuration")

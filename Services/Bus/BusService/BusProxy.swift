@@ -109,9 +109,9 @@ final class BusProxy: Service, CustomStringConvertible {
         var spin = IdleSpin(idleSpin)
         loop: while true {
             do {
-                var ready = try spin.look { try poller.poll(timeoutMilliseconds: 0) }
-                if ready == 0 { ready = try poller.poll(timeoutMilliseconds: 500) }
-                if ready > 0 { spin.worked() }
+                if try spin.wait(timeoutMilliseconds: 500, { try poller.poll(timeoutMilliseconds: $0) }) > 0 {
+                    spin.worked()
+                }
                 if poller.isReadable(wakeIndex) { wake.drain() }
                 let stopping = shared.withLock { state -> Bool in
                     injected.append(contentsOf: state.outbox)

@@ -30,16 +30,16 @@ public struct IdleSpin: Sendable {
         if length > .zero { until = .now + length }
     }
 
-    /// Calls `look` (a poll that does not wait), yielding the core between calls, until it
-    /// returns non-zero or the spin since the last work is over; returns its last answer, or 0
-    /// when nothing came (then the caller sleeps in the poll that waits).
-    public func look(_ look: () throws -> Int) rethrows -> Int {
-        guard length > .zero else { return 0 }
-        while ContinuousClock.now < until {
-            let ready = try look()
+    /// Waits for input with `poll` (given a timeout in milliseconds, it returns how many
+    /// descriptors are ready, 0 when none, or a negative error): while the spin since the last
+    /// work lasts, with no wait and the core given up between calls; then once with
+    /// `timeoutMilliseconds`. Returns the last answer.
+    public func wait(timeoutMilliseconds: Int, _ poll: (_ timeoutMilliseconds: Int) throws -> Int) rethrows -> Int {
+        while length > .zero, ContinuousClock.now < until {
+            let ready = try poll(0)
             if ready != 0 { return ready }
             sched_yield()
         }
-        return 0
+        return try poll(timeoutMilliseconds)
     }
 }

@@ -360,8 +360,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
             guard pass.wait, !ranJobs else { continue }
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            var ready = Int32(spin.look { Int(poll(&descriptors, 2, 0)) })
-            if ready == 0 { ready = poll(&descriptors, 2, Int32(wait)) }
+            let ready = spin.wait(timeoutMilliseconds: wait) { Int(poll(&descriptors, 2, Int32($0))) }
             if ready < 0 && errno != EINTR {
                 logger.error("\(name): poll: \(String(cString: strerror(errno)))")
                 break
