@@ -15,8 +15,10 @@ struct RunningBus {
     let commands: CommandClient
 }
 
+/// - Parameter clientContext: the context of the test's command client (`context` when `nil`).
 func withBus(
     context: ZMQContext,
+    clientContext: ZMQContext? = nil,
     environment: [String: String] = [:],
     _ body: (RunningBus) async throws -> Void
 ) async throws {
@@ -24,7 +26,8 @@ func withBus(
     let configuration = try home.configuration(environment)
     let bus = try BusService(
         configuration: configuration, context: context, device: "test-device", logger: Logger(label: "bus"))
-    let commands = CommandClient(context: context, endpoint: configuration.commandEndpoint(.bus), timeout: .seconds(2))
+    let commands = CommandClient(
+        context: clientContext ?? context, endpoint: configuration.commandEndpoint(.bus), timeout: .seconds(2))
     try await withRunning([bus]) {
         try await body(RunningBus(home: home, configuration: configuration, bus: bus, commands: commands))
         await commands.close()
@@ -313,28 +316,32 @@ enum RawSocket {
 
 @Suite("hearth-bus with a long idle spin", .timeLimit(.minutes(1)))
 struct BusIdleSpinTests {
-    /// With a 3-second spin, a proxy that looked only when its spin was over would hold each
-    /// event, and its own stop, about 3 seconds.
+    /// With a 2-second spin, a proxy that looked only when its spin was over would hold each
+    /// event, and its own stop, about 2 seconds. Only the bus spins: the test's own sockets are
+    /// on a context that does not, so the test burns no more CPU than the proof needs while the
+    /// rest of the suite runs beside it.
     @Test("the proxy, still looking after an event, forwards the next at once and stops at once")
     func proxyLooking() async throws {
-        let context = try ZMQContext(idleSpin: .seconds(3))
+        let context = try ZMQContext(idleSpin: .seconds(2))
+        let quiet = try ZMQContext(idleSpin: .zero)
         var stopping = ContinuousClock.now
-        try await withBus(context: context) { running in
-            let subscriber = try await liveSubscriber(running, context: context)
-            let publisher = try await connectedPublisher(running, context: context)
+        try await withBus(context: context, clientContext: quiet) { running in
+            let subscriber = try await liveSubscriber(running, context: quiet)
+            let publisher = try await connectedPublisher(running, context: quiet)
             var iterator = subscriber.makeAsyncIterator()
             for index in 1...3 {
                 let sent = ContinuousClock.now
                 _ = try publisher.publish(topic: "spin.event", type: "spin.event", data: ["n": .int(Int64(index))])
                 let (_, envelope) = try #require(await nextEvent(&iterator, of: subscriber, prefix: "spin."))
                 #expect(envelope.data["n"] == .int(Int64(index)))
-                #expect(ContinuousClock.now - sent < .milliseconds(1_500), "event \(index) waited for the look to end")
+                #expect(ContinuousClock.now - sent < .seconds(1), "event \(index) waited for the look to end")
             }
             await publisher.close()
             await subscriber.close()
             stopping = ContinuousClock.now
         }
-        #expect(ContinuousClock.now - stopping < .milliseconds(2_500), "the bus's stop waited for the look to end")
+        #expect(ContinuousClock.now - stopping < .milliseconds(1_500), "the bus's stop waited for the look to end")
         await context.terminate()
+        await quiet.terminate()
     }
 }
