@@ -11,9 +11,10 @@ run: deps release
 ## Build everything and run every test (unit, service, and end to end with real processes).
 ## At most four test cases per core run at once: Swift Testing starts every one together by
 ## default, and on 2 cores their first steps and CPU-heavy work held the cooperative pool for
-## seconds, so timers in the timing tests fired 1.5-5.5 s late and they failed. Measured with a
-## 20 ms sleep looped beside the suite (worst lateness / whole run): unbounded 5.5 s / 118 s,
-## 16 at once 1.2 s / 123 s, 8 at once 0.02-0.2 s in most seconds / 122 s, 4 at once 0.7 s / 141 s.
+## seconds, so timers in the timing tests fired 1-5.5 s late and they failed. Measured with a
+## 20 ms sleep looped beside the suite (Benchmarks/probes/PoolProbe.swift), worst lateness / whole
+## run: unbounded 5.5 s / 118 s, 16 at once 1.2 s / 123 s, 8 at once 0.02-0.2 s in most seconds /
+## 122 s, 4 at once 0.7 s / 141 s.
 TEST_WIDTH ?= $(shell echo $$(( $$(nproc) * 4 )))
 test: test-deps
 	$(SWIFT) build
