@@ -40,6 +40,14 @@ struct CodecBenchmark: AsyncParsableCommand {
         }
         _ = try session.start(by: "p1")
         let sessionValue = try JSONValue(encoding: session)
+        let sessionBytes = sessionValue.jsonBytes
+        // What a turn passed pushes instead (`TurnSession.Step`): the fields that moved.
+        var next = session
+        let done = try next.done(by: "p1", seq: next.seq)
+        guard let step = TurnSession.Step(from: session, to: next, change: done) else {
+            throw ValidationError("a turn passed made no step")
+        }
+        let stepBytes = try JSONValue(encoding: step).jsonBytes
         let report: JSONValue = [
             "envelope_bytes": .int(Int64(frame.count)),
             "ns_per_op": [
@@ -53,6 +61,13 @@ struct CodecBenchmark: AsyncParsableCommand {
                 "codable_decode": .double(try measure { Int(try sessionValue.decode(TurnSession.self).seq) }),
                 // The session to the bytes of a frame, as a turn service writes its state push.
                 "codable_bytes": .double(try measure { try JSONValue(encoding: session).jsonBytes.count }),
+                // And the bytes back to a session, as the other device's turn service reads it.
+                "codable_read": .double(
+                    try measure { Int(try JSONValue.parse(sessionBytes).decode(TurnSession.self).seq) }),
+                // The same two for the step a turn passed is pushed as now.
+                "step_bytes": .double(try measure { try JSONValue(encoding: step).jsonBytes.count }),
+                "step_read": .double(
+                    try measure { Int(try JSONValue.parse(stepBytes).decode(TurnSession.Step.self).seq) }),
             ],
         ]
         print(report.jsonText)

@@ -20,6 +20,9 @@ final class ManualClock: Sendable {
 extension TurnEngine {
     /// When this device last heard from `other`, as the leader it follows or a member it leads.
     func lastHeard(from other: String) -> ContinuousClock.Instant? { leaderHeard[other] ?? memberHeard[other] }
+
+    /// Puts back an earlier copy of a session this device follows, as if it had missed pushes since.
+    func setCopy(_ session: TurnSession) { sessions[session.code]?.session = session }
 }
 
 /// One device: its own home and bus (a real `hearth-bus` process), and `hearth-turn`'s service
@@ -301,6 +304,51 @@ struct TurnServiceTests {
         }
         #expect(annTurn?.change?.kind == .done)
         #expect(clock.now - killed < .seconds(5))
+        await ann.close()
+        await bob.close()
+    }
+}
+
+extension TurnServiceTests {
+    @Test(
+        "a turn reaches the other device as a step; a copy that missed a push asks for the whole state at once, not at its next heartbeat"
+    )
+    func stepsAndCatchingUp() async throws {
+        // Bob's device sends one heartbeat at start and the next a minute later, so only a push
+        // or its own ask can bring its copy up to date within the test; nobody goes away.
+        let annTiming = TurnTiming(heartbeat: .milliseconds(100), awayAfter: .seconds(60), takeOverAfter: .seconds(120))
+        let bobTiming = TurnTiming(heartbeat: .seconds(60), awayAfter: .seconds(60), takeOverAfter: .seconds(120))
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: annTiming)
+        let bob = try await TurnDevice(beaconPort: port, timing: bobTiming)
+        let code = try await game(ann, [(bob, "Bob")])
+        var bobEvents = bob.events.makeAsyncIterator()
+
+        // Ann passes the turn: the leader's device pushes a step, and Bob's copy takes it.
+        let started = try await ann.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        let bobsTurn = try await ann.command("done", ["code": .string(code)]).decode(TurnSession.self)
+        let engine = try #require(ann.engine)
+        let push = await engine.push(code, previous: started, change: .init(kind: .done, player: started.currentPlayer))
+        guard case .step(let step) = push else {
+            Issue.record("a turn passed was pushed as \(push), not a step")
+            return
+        }
+        #expect(step.base == started.seq && step.seq == bobsTurn.seq)
+        let stepped = await bob.nextChange(&bobEvents) { $0.session.seq == bobsTurn.seq }
+        #expect(stepped?.session == bobsTurn)
+        #expect(stepped?.change == .init(kind: .done, player: started.currentPlayer))
+
+        // Bob passes it back, then his device's copy goes back to before that, as if it had missed
+        // the push: Ann's next turn is a step it cannot take, so it asks for the whole state.
+        let annsTurn = try await bob.command("done", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(await bob.nextChange(&bobEvents) { $0.session.seq == annsTurn.seq } != nil)
+        await bob.engine?.setCopy(bobsTurn)
+        let caughtUp = try await ann.command("done", ["code": .string(code)]).decode(TurnSession.self)
+        let resynced = await bob.nextChange(&bobEvents) { $0.session.seq == caughtUp.seq }
+        #expect(resynced?.session == caughtUp)
+        let bobCopy = try await bob.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(bobCopy == caughtUp)
+        #expect(bobCopy.currentPlayer?.name == "Bob")
         await ann.close()
         await bob.close()
     }

@@ -5,7 +5,8 @@ import HearthCore
 ///
 /// - member → leader: `hb {device, seqs {code: seq}}`, `req {id, cmd, device, code, args}`
 /// - leader → member: `rep {id, ok, session?, change?, error?}`, `state {session, change?, keys}`,
-///   `hb {}` (nothing to update), `gone {code, reason}`: that device is no longer in the
+///   `step {code, base, seq, …}` (a transition that left the players as they were, for a copy
+///   at `base`: `TurnSession.Step`), `hb {}` (nothing to update), `gone {code, reason}`: that device is no longer in the
 ///   session (`ended`: it ended or the device left), or this device does not know it at all
 ///   (`unknown`: it restarted and lost it)
 enum PeerMessage: Sendable, Equatable {
@@ -13,6 +14,7 @@ enum PeerMessage: Sendable, Equatable {
     case request(Request)
     case reply(Reply)
     case state(State)
+    case step(TurnSession.Step)
     case gone(code: String, reason: GoneReason)
 
     /// Why a leader's device answers `gone`.
@@ -115,7 +117,7 @@ struct PeerMessageError: Error, Sendable {
 
 extension PeerMessage: Codable {
     private enum Kind: String, Codable {
-        case hb, req, rep, state, gone
+        case hb, req, rep, state, step, gone
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -129,6 +131,7 @@ extension PeerMessage: Codable {
         case .req: self = .request(try Request(from: decoder))
         case .rep: self = .reply(try Reply(from: decoder))
         case .state: self = .state(try State(from: decoder))
+        case .step: self = .step(try TurnSession.Step(from: decoder))
         case .gone:
             // A device that says no reason is of an earlier build: it meant "ended".
             self = .gone(
@@ -152,6 +155,9 @@ extension PeerMessage: Codable {
         case .state(let state):
             try container.encode(Kind.state, forKey: .t)
             try state.encode(to: encoder)
+        case .step(let step):
+            try container.encode(Kind.step, forKey: .t)
+            try step.encode(to: encoder)
         case .gone(let code, let reason):
             try container.encode(Kind.gone, forKey: .t)
             try container.encode(code, forKey: .code)

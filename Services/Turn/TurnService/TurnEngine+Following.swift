@@ -76,6 +76,8 @@ extension TurnEngine {
                 sessionKeys[session.code] = keys
             }
             receive(session, change: state.change, from: leaderDevice)
+        case .step(let step):
+            take(step, from: leaderDevice)
         case .gone(let code, let reason):
             guard let held = sessions[code], held.leaderDevice == leaderDevice else { return }
             if reason == .unknown, held.session.state != .ended {
@@ -93,6 +95,35 @@ extension TurnEngine {
         case .heartbeat, .request:
             break
         }
+    }
+
+    /// Moves the copy held here on by a leader's step. A copy the step is not for (a push was
+    /// missed, so it is behind) asks for the whole state at once rather than at its next
+    /// heartbeat; a step no newer than the copy is stale and changes nothing.
+    func take(_ step: TurnSession.Step, from leaderDevice: String) {
+        guard let held = sessions[step.code], step.seq > held.session.seq else { return }
+        // As for a state: only the device this one follows for the game, or its new leader's.
+        guard held.leaderDevice == leaderDevice || held.session.player(step.leader)?.device == leaderDevice else {
+            logger.warning("hearth-turn: a step for \(step.code) from \(leaderDevice), which does not lead it, ignored")
+            return
+        }
+        do {
+            let (session, change) = try step.applied(to: held.session)
+            receive(session, change: change, from: leaderDevice)
+        } catch {
+            if step.base == held.session.seq {
+                logger.warning("hearth-turn: a step for \(step.code) from \(leaderDevice) refused: \(error)")
+            }
+            askForState(step.code, from: leaderDevice)
+        }
+    }
+
+    /// Asks `leaderDevice` for the whole state of `code`: a heartbeat with this copy's `seq`,
+    /// which a leader answers with the state when the copy is behind.
+    func askForState(_ code: String, from leaderDevice: String) {
+        guard let held = sessions[code] else { return }
+        let heartbeat = PeerMessage.heartbeat(.init(device: device, seqs: [code: held.session.seq]))
+        try? link(to: leaderDevice)?.socket.send([heartbeat.bytes])
     }
 
     /// Takes a state from a leader's device if it is newer than the copy held here.

@@ -5,11 +5,28 @@ import HearthCore
 extension TurnEngine {
     /// A session's state for the other devices, with each device's key as this leader knows it.
     func stateMessage(_ session: TurnSession, change: TurnSession.Change?) -> PeerMessage {
+        .state(.init(session: session, change: change, keys: keys(of: session)))
+    }
+
+    /// What goes to the other devices after a transition of `code` from `previous`: a step when
+    /// the players and the keys pushed last are as they were (a copy at `previous` takes it; one
+    /// that is not asks for the whole state), or else the whole state.
+    func push(_ code: String, previous: TurnSession, change: TurnSession.Change?) -> PeerMessage {
+        guard let held = sessions[code] else { return stateMessage(previous, change: change) }
+        let keys = keys(of: held.session)
+        if keys == held.keysPushed, let step = TurnSession.Step(from: previous, to: held.session, change: change) {
+            return .step(step)
+        }
+        sessions[code]?.keysPushed = keys
+        return .state(.init(session: held.session, change: change, keys: keys))
+    }
+
+    private func keys(of session: TurnSession) -> [String: String] {
         var keys: [String: String] = [:]
         for member in session.devices {
             if let key = member == device ? keyPair.publicKey : deviceKeys[member] { keys[member] = key }
         }
-        return .state(.init(session: session, change: change, keys: keys))
+        return keys
     }
 
     func sendToMember(_ member: String, _ message: PeerMessage) {

@@ -6,10 +6,12 @@ import Logging
 /// The live turn sessions this device takes part in, in memory only, and the protocol that keeps
 /// every device's copy in step with the leader's.
 ///
-/// The device of a session's leader is authoritative: it applies every transition and pushes the
-/// new state to the other players' devices over CURVE-encrypted links (`PeerLink`). The others
-/// send it requests (join, done, leave) and a heartbeat every second; it answers a heartbeat with
-/// the state whenever the sender's copy is behind, so a dropped link resyncs by itself. A member
+/// The device of a session's leader is authoritative: it applies every transition and pushes it
+/// to the other players' devices over CURVE-encrypted links (`PeerLink`): the whole state, or a
+/// step (`TurnSession.Step`) when the players stayed as they were. The others send it requests
+/// (join, done, leave) and a heartbeat every second; it answers a heartbeat with the state
+/// whenever the sender's copy is behind, so a dropped link resyncs by itself, and a copy that
+/// cannot take a step (it missed a push) sends one at once. A member
 /// silent for 5 s is shown away; a leader silent for 15 s is replaced by the next player's
 /// device, with the state it holds. Messages are `PeerMessage`s.
 ///
@@ -34,7 +36,11 @@ actor TurnEngine {
     /// A session and which device leads it.
     struct Held {
         var session: TurnSession
+        /// Leading: the devices' keys as last pushed with the whole state (a step carries none).
+        var keysPushed: [String: String]?
         var leaderDevice: String { session.leaderPlayer?.device ?? "" }
+
+        init(session: TurnSession) { self.session = session }
     }
     var sessions: [String: Held] = [:]
 
@@ -111,7 +117,7 @@ actor TurnEngine {
     func settle(_ code: String, previous: TurnSession, changes: [TurnSession.Change]) {
         guard let session = sessions[code]?.session else { return }
         // Other devices first: theirs is the longer way to a popup.
-        let message = stateMessage(session, change: changes.last)
+        let message = push(code, previous: previous, change: changes.last)
         for member in Set(previous.devices + session.devices) where member != device {
             sendToMember(member, message)
         }

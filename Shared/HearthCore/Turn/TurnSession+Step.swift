@@ -1,0 +1,86 @@
+extension TurnSession {
+    /// A transition that left the players as they were (a turn passed, play started or ended,
+    /// the lead moved), as a copy of the session at `base` takes it: the fields that moved, not
+    /// the whole session.
+    ///
+    /// The leader's device pushes a step instead of the whole state on each such transition, so
+    /// a turn's push is a few fields to encode and decode (in `hearth-bench turn` the push's
+    /// encoding and the follower's decoding sit on the path to "Your turn"). A copy that is not
+    /// at `base` cannot take it and asks for the whole state.
+    public struct Step: Codable, Sendable, Equatable {
+        public let code: String
+        /// The `seq` a copy must be at to take this step.
+        public let base: Int64
+        public let seq: Int64
+        public let state: State
+        public let current: String?
+        public let leader: String
+        public let turn: Int64
+        public let turnStartSeq: Int64
+        /// What the transition did, and the id of the player it is about (a player of the session).
+        public let change: Change.Kind?
+        public let player: String?
+
+        enum CodingKeys: String, CodingKey {
+            case code, base, seq, state, current, leader, turn, change, player
+            case turnStartSeq = "turn_start_seq"
+        }
+
+        public init(
+            code: String, base: Int64, seq: Int64, state: State, current: String?, leader: String, turn: Int64,
+            turnStartSeq: Int64, change: Change.Kind?, player: String?
+        ) {
+            self.code = code
+            self.base = base
+            self.seq = seq
+            self.state = state
+            self.current = current
+            self.leader = leader
+            self.turn = turn
+            self.turnStartSeq = turnStartSeq
+            self.change = change
+            self.player = player
+        }
+
+        /// The step from `previous` to `next`, or `nil` when there is none: another session, no
+        /// newer `seq`, changed players (who joined, left, moved or went away is in the whole
+        /// state), or a change about a player who is not in the session.
+        public init?(from previous: TurnSession, to next: TurnSession, change: Change?) {
+            guard previous.id == next.id, previous.code == next.code, next.seq > previous.seq,
+                previous.players == next.players
+            else { return nil }
+            if let player = change?.player, next.player(player.id) != player { return nil }
+            self.init(
+                code: next.code, base: previous.seq, seq: next.seq, state: next.state, current: next.current,
+                leader: next.leader, turn: next.turn, turnStartSeq: next.turnStartSeq, change: change?.kind,
+                player: change?.player?.id)
+        }
+
+        /// `session` moved on by this step, and the change it made.
+        /// - Throws: `TurnError.malformed` naming the rule when `session` is another session or
+        ///   not at `base`, or the result is not a consistent session (`validate`).
+        public func applied(to session: TurnSession) throws(TurnError) -> (session: TurnSession, change: Change?) {
+            guard session.code == code else { throw .malformed("code: a step for \(code), not \(session.code)") }
+            guard session.seq == base else {
+                throw .malformed("base: the step is from seq \(base), not \(session.seq)")
+            }
+            guard seq > base else { throw .malformed("seq: \(seq) must be above base \(base)") }
+            let next = TurnSession(
+                id: session.id, code: code, seq: seq, state: state, players: session.players, current: current,
+                leader: leader, turn: turn, turnStartSeq: turnStartSeq)
+            try next.validate()
+            var made: Change?
+            if let change {
+                var about: Player?
+                if let player {
+                    guard let found = session.player(player) else {
+                        throw .malformed("player: \(player) is not playing")
+                    }
+                    about = found
+                }
+                made = Change(kind: change, player: about)
+            }
+            return (next, made)
+        }
+    }
+}
