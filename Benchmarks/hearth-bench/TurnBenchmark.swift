@@ -20,6 +20,12 @@ struct TurnBenchmark: AsyncParsableCommand {
 
     @Option(help: "Turns measured.") var turns = 1_000
     @Option(help: "Turns played first and not measured.") var warmup = 50
+    @Option(
+        help: """
+            Milliseconds between one turn's "Your turn" and the next Done (0: back to back, as the \
+            targets are set; a pause lets the previous turn's tail finish, as between real players).
+            """)
+    var pauseMs = 0
     @Option(help: "The repository (for deploy/notification-test-server); found from the executable by default.")
     var repository: String?
     @Flag(help: "Print only the JSON report.") var json = false
@@ -72,6 +78,8 @@ struct TurnBenchmark: AsyncParsableCommand {
             let next = players[turn % 2]
             let marker = "\"summary\": \"Your turn, \(next.name)\""
             let body = "turn \(turn + 1)\""
+            // Pacing, not synchronisation: the wait for the previous popup was the event.
+            if pauseMs > 0 { try await Task.sleep(for: .milliseconds(pauseMs)) }
             let mark = next.server.output.count
             let sent = Date().timeIntervalSince1970
             _ = try await current.commands.request("done", args: ["code": .string(code)])
@@ -103,6 +111,7 @@ struct TurnBenchmark: AsyncParsableCommand {
         let report: JSONValue = [
             "p50_ms": .double(round3(all.p50)), "p99_ms": .double(round3(all.p99)),
             "delivered": .double(round3(Double(latencies.count) / Double(turns))), "turns": .int(Int64(turns)),
+            "pause_ms": .int(Int64(pauseMs)),
             "done_at_leader": [
                 "p50_ms": .double(round3(leader.p50)), "p99_ms": .double(round3(leader.p99)),
             ],
