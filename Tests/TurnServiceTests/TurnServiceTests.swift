@@ -329,8 +329,8 @@ extension TurnServiceTests {
         let bobsTurn = try await ann.command("done", ["code": .string(code)]).decode(TurnSession.self)
         let engine = try #require(ann.engine)
         let push = await engine.push(code, previous: started, change: .init(kind: .done, player: started.currentPlayer))
-        guard case .step(let step) = push else {
-            Issue.record("a turn passed was pushed as \(push), not a step")
+        guard case .step(let step)? = push else {
+            Issue.record("a turn passed was pushed as \(String(describing: push)), not a step")
             return
         }
         #expect(step.base == started.seq && step.seq == bobsTurn.seq)

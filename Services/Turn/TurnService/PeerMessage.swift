@@ -5,10 +5,10 @@ import HearthCore
 ///
 /// - member → leader: `hb {device, seqs {code: seq}}`, `req {id, cmd, device, code, args}`
 /// - leader → member: `rep {id, ok, session?, change?, error?}`, `state {session, change?, keys}`,
-///   `step {code, base, seq, …}` (a transition that left the players as they were, for a copy
-///   at `base`: `TurnSession.Step`), `hb {}` (nothing to update), `gone {code, reason}`: that device is no longer in the
-///   session (`ended`: it ended or the device left), or this device does not know it at all
-///   (`unknown`: it restarted and lost it)
+///   `step {code, base, seq, …}` (a transition that left the players as they were, for a copy at
+///   `base`: `TurnSession.Step`), `hb {}` (nothing to update), `gone {code, reason}`: that device
+///   is no longer in the session (`ended`: it ended or the device left), or this device does not
+///   know it at all (`unknown`: it restarted and lost it)
 enum PeerMessage: Sendable, Equatable {
     case heartbeat(Heartbeat)
     case request(Request)

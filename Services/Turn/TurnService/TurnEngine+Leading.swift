@@ -10,9 +10,9 @@ extension TurnEngine {
 
     /// What goes to the other devices after a transition of `code` from `previous`: a step when
     /// the players and the keys pushed last are as they were (a copy at `previous` takes it; one
-    /// that is not asks for the whole state), or else the whole state.
-    func push(_ code: String, previous: TurnSession, change: TurnSession.Change?) -> PeerMessage {
-        guard let held = sessions[code] else { return stateMessage(previous, change: change) }
+    /// that is not asks for the whole state), or else the whole state; `nil` for a session not held.
+    func push(_ code: String, previous: TurnSession, change: TurnSession.Change?) -> PeerMessage? {
+        guard let held = sessions[code] else { return nil }
         let keys = keys(of: held.session)
         if keys == held.keysPushed, let step = TurnSession.Step(from: previous, to: held.session, change: change) {
             return .step(step)

@@ -39,8 +39,6 @@ actor TurnEngine {
         /// Leading: the devices' keys as last pushed with the whole state (a step carries none).
         var keysPushed: [String: String]?
         var leaderDevice: String { session.leaderPlayer?.device ?? "" }
-
-        init(session: TurnSession) { self.session = session }
     }
     var sessions: [String: Held] = [:]
 
@@ -115,9 +113,10 @@ actor TurnEngine {
     /// After a session changed here: push the state to the other devices (the old ones too, so a
     /// leaving device hears it is out), publish each change, and work out this device's role.
     func settle(_ code: String, previous: TurnSession, changes: [TurnSession.Change]) {
-        guard let session = sessions[code]?.session else { return }
+        guard let session = sessions[code]?.session,
+            let message = push(code, previous: previous, change: changes.last)
+        else { return }
         // Other devices first: theirs is the longer way to a popup.
-        let message = push(code, previous: previous, change: changes.last)
         for member in Set(previous.devices + session.devices) where member != device {
             sendToMember(member, message)
         }
