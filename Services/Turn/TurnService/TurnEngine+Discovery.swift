@@ -19,8 +19,7 @@ extension TurnEngine {
         // A session there that has a player at this device, which this device no longer holds
         // (its turn service restarted): follow it again; the heartbeat brings the state.
         for entry in announcement.sessions where sessions[entry.code] == nil && entry.devices.contains(device) {
-            guard let link = link(to: other) else { continue }
-            try? link.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: [entry.code: 0])).bytes])
+            sendHeartbeat(to: other, seqs: [entry.code: 0])
         }
     }
 

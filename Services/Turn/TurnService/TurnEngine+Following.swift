@@ -61,21 +61,7 @@ extension TurnEngine {
             guard let id = reply.id, let waiting = pending.removeValue(forKey: id) else { return }
             waiting.continuation.resume(returning: reply)
         case .state(let state):
-            let session = state.session
-            // Only the device leading a session speaks for it: the one this device follows for it
-            // (which may be handing it on), or, for a session not held yet, its leader.
-            let held = sessions[session.code]
-            guard held?.leaderDevice == leaderDevice || session.leaderPlayer?.device == leaderDevice,
-                held != nil || session.players.contains(where: { $0.device == device })
-            else {
-                logger.warning(
-                    "hearth-turn: a state for \(session.code) from \(leaderDevice), which does not lead it, ignored")
-                return
-            }
-            if let keys = state.keys, session.seq > sessions[session.code]?.session.seq ?? 0 {
-                sessionKeys[session.code] = keys
-            }
-            receive(session, change: state.change, from: leaderDevice)
+            accept(state.session, change: state.change, keys: state.keys, from: leaderDevice)
         case .step(let step):
             take(step, from: leaderDevice)
         case .gone(let code, let reason):
@@ -97,33 +83,44 @@ extension TurnEngine {
         }
     }
 
-    /// Moves the copy held here on by a leader's step. A copy the step is not for (a push was
-    /// missed, so it is behind) asks for the whole state at once rather than at its next
-    /// heartbeat; a step no newer than the copy is stale and changes nothing.
-    func take(_ step: TurnSession.Step, from leaderDevice: String) {
-        guard let held = sessions[step.code], step.seq > held.session.seq else { return }
-        // As for a state: only the device this one follows for the game, or its new leader's.
-        guard held.leaderDevice == leaderDevice || held.session.player(step.leader)?.device == leaderDevice else {
-            logger.warning("hearth-turn: a step for \(step.code) from \(leaderDevice), which does not lead it, ignored")
+    /// A session as a leader's device sent it (whole, or a step applied to the copy here).
+    /// Only the device leading a session speaks for it: the one this device follows for it (which
+    /// may be handing it on), or, for a session not held yet, its leader.
+    func accept(
+        _ session: TurnSession, change: TurnSession.Change?, keys: [String: String]?, from leaderDevice: String
+    ) {
+        let held = sessions[session.code]
+        guard held?.leaderDevice == leaderDevice || session.leaderPlayer?.device == leaderDevice,
+            held != nil || session.players.contains(where: { $0.device == device })
+        else {
+            logger.warning(
+                "hearth-turn: a state for \(session.code) from \(leaderDevice), which does not lead it, ignored")
             return
         }
+        if let keys, session.seq > held?.session.seq ?? 0 { sessionKeys[session.code] = keys }
+        receive(session, change: change, from: leaderDevice)
+    }
+
+    /// Moves the copy held here on by a leader's step. A copy the step is not for (a push was
+    /// missed, so it is behind) asks for the whole state at once, with a heartbeat, rather than
+    /// at its next one; a step no newer than the copy is stale and changes nothing.
+    func take(_ step: TurnSession.Step, from leaderDevice: String) {
+        guard let held = sessions[step.code], step.seq > held.session.seq else { return }
         do {
             let (session, change) = try step.applied(to: held.session)
-            receive(session, change: change, from: leaderDevice)
+            accept(session, change: change, keys: nil, from: leaderDevice)
         } catch {
             if step.base == held.session.seq {
                 logger.warning("hearth-turn: a step for \(step.code) from \(leaderDevice) refused: \(error)")
             }
-            askForState(step.code, from: leaderDevice)
+            sendHeartbeat(to: leaderDevice, seqs: [step.code: held.session.seq])
         }
     }
 
-    /// Asks `leaderDevice` for the whole state of `code`: a heartbeat with this copy's `seq`,
-    /// which a leader answers with the state when the copy is behind.
-    func askForState(_ code: String, from leaderDevice: String) {
-        guard let held = sessions[code] else { return }
-        let heartbeat = PeerMessage.heartbeat(.init(device: device, seqs: [code: held.session.seq]))
-        try? link(to: leaderDevice)?.socket.send([heartbeat.bytes])
+    /// Tells `leaderDevice` the `seq` of each session this device follows there; it answers with
+    /// the state of each one whose copy here is behind.
+    func sendHeartbeat(to leaderDevice: String, seqs: [String: Int64]) {
+        try? link(to: leaderDevice)?.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: seqs)).bytes])
     }
 
     /// Takes a state from a leader's device if it is newer than the copy held here.
@@ -143,7 +140,7 @@ extension TurnEngine {
             following[held.leaderDevice, default: [:]][code] = held.session.seq
         }
         for (leaderDevice, seqs) in following {
-            try? link(to: leaderDevice)?.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: seqs)).bytes])
+            sendHeartbeat(to: leaderDevice, seqs: seqs)
             let silent = now - (leaderHeard[leaderDevice] ?? now)
             if silent > timing.takeOverAfter { takeOver(from: leaderDevice) }
         }

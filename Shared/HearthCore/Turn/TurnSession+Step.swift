@@ -69,18 +69,11 @@ extension TurnSession {
                 id: session.id, code: code, seq: seq, state: state, players: session.players, current: current,
                 leader: leader, turn: turn, turnStartSeq: turnStartSeq)
             try next.validate()
-            var made: Change?
-            if let change {
-                var about: Player?
-                if let player {
-                    guard let found = session.player(player) else {
-                        throw .malformed("player: \(player) is not playing")
-                    }
-                    about = found
-                }
-                made = Change(kind: change, player: about)
+            let about = try player.map { id throws(TurnError) in
+                guard let found = session.player(id) else { throw .malformed("player: \(id) is not playing") }
+                return found
             }
-            return (next, made)
+            return (next, change.map { Change(kind: $0, player: about) })
         }
     }
 }
