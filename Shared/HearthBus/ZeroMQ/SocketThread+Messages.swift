@@ -3,25 +3,40 @@ import Synchronization
 
 extension SocketThread {
     /// The messages of one pass of the socket's thread, handed to the consumer together.
-    typealias Batch = Deque<Message>
+    @usableFromInline typealias Batch = Deque<Message>
 
     /// The messages a socket thread received, one at a time, in order.
+    ///
+    /// Inlinable, so a consumer in another module (the turn service's peer sockets, the
+    /// benchmark) runs code specialised for its `Message`: called unspecialised, every `next()`
+    /// looked up `Deque<Message>`'s metadata and witnesses at run time (see `Benchmarks/README.md`).
     public struct Messages: AsyncSequence, Sendable {
-        let batches: AsyncStream<Batch>
-        let backlog: Backlog
-        let starter: Starter
+        @usableFromInline let batches: AsyncStream<Batch>
+        @usableFromInline let backlog: Backlog
+        @usableFromInline let starter: Starter
 
-        public func makeAsyncIterator() -> Iterator {
+        init(batches: AsyncStream<Batch>, backlog: Backlog, starter: Starter) {
+            self.batches = batches
+            self.backlog = backlog
+            self.starter = starter
+        }
+
+        @inlinable public func makeAsyncIterator() -> Iterator {
             starter.start()
             return Iterator(batches: batches.makeAsyncIterator(), backlog: backlog)
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            var batches: AsyncStream<Batch>.Iterator
-            let backlog: Backlog
-            var batch = Batch()
+            @usableFromInline var batches: AsyncStream<Batch>.Iterator
+            @usableFromInline let backlog: Backlog
+            @usableFromInline var batch = Batch()
 
-            public mutating func next() async -> Message? {
+            @inlinable init(batches: AsyncStream<Batch>.Iterator, backlog: Backlog) {
+                self.batches = batches
+                self.backlog = backlog
+            }
+
+            @inlinable public mutating func next() async -> Message? {
                 if batch.isEmpty {
                     guard var next = await batches.next() else { return nil }
                     backlog.add(-next.count)
@@ -35,13 +50,13 @@ extension SocketThread {
     }
 
     /// What starts the socket's thread, run once.
-    final class Starter: Sendable {
+    @usableFromInline final class Starter: Sendable {
         private let started = Atomic<Bool>(false)
         private let launch = Mutex<(@Sendable () -> Void)?>(nil)
 
         func arm(_ launch: @escaping @Sendable () -> Void) { self.launch.withLock { $0 = launch } }
 
-        func start() {
+        @usableFromInline func start() {
             guard !started.load(ordering: .acquiring) else { return }
             let pending = launch.withLock { launch -> (@Sendable () -> Void)? in
                 defer { launch = nil }
@@ -54,9 +69,9 @@ extension SocketThread {
     }
 
     /// How many received messages wait for the consumer.
-    final class Backlog: Sendable {
-        private let value = Atomic<Int>(0)
+    @usableFromInline final class Backlog: Sendable {
+        @usableFromInline let value = Atomic<Int>(0)
         var count: Int { value.load(ordering: .relaxed) }
-        func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
+        @inlinable func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
     }
 }
