@@ -15,7 +15,7 @@ struct NotifyBenchmark: AsyncParsableCommand {
             hearth-notifier on a temporary home. (a) raw: libnotify called in this process → Notify \
             at the server; (b) Hearth: a `turn.your-turn` event published on the bus → hearth-bus → \
             hearth-notifier → libnotify → Notify at the server. One event at a time; latency is the \
-            server's receipt time (it stamps each call) minus the time just before publishing. \
+            server's receipt time (it stamps each call as its D-Bus connection dispatches it) minus the time just before publishing. \
             Target: (b) p99 ≤ 5 ms, every event delivered.
             """)
 
@@ -103,7 +103,7 @@ struct NotifyBenchmark: AsyncParsableCommand {
             guard
                 let line = await server.output.waitForLine(
                     timeout: .seconds(2), from: mark, where: { $0.contains(summary) }),
-                let received = try JSONValue.parse(line)["t"]?.doubleValue
+                let received = try JSONValue.parse(line)["arrived"]?.doubleValue
             else { continue }
             if index > warmup { latencies.append((received - sent) * 1_000) }
         }

@@ -90,7 +90,7 @@ struct SchedulerBenchmark: AsyncParsableCommand {
         ) { $0.contains("\"summary\": \"Late ") }
         var lateness: [Double] = []
         for line in server.output.lines[mark...] where line.contains("\"summary\": \"Late ") {
-            guard let call = try? JSONValue.parse(line), let received = call["t"]?.doubleValue,
+            guard let call = try? JSONValue.parse(line), let received = call["arrived"]?.doubleValue,
                 let summary = call["summary"]?.stringValue, let index = Int(summary.dropFirst(5))
             else { continue }
             lateness.append((received - (first + Double(index / perSecond))) * 1_000)
