@@ -112,15 +112,20 @@ actor TurnEngine {
 
     /// After a session changed here: push the state to the other devices (the old ones too, so a
     /// leaving device hears it is out), publish each change, and work out this device's role.
+    ///
+    /// The device of the player whose turn it is goes first: that is the popup someone waits
+    /// for. When that player is here, the changes are published before the push (a done sent
+    /// from another device then reaches the leader's own "Your turn" without waiting for the
+    /// step to be encoded and sent back); otherwise the other devices go first.
     func settle(_ code: String, previous: TurnSession, changes: [TurnSession.Change]) {
-        guard let session = sessions[code]?.session,
-            let message = push(code, previous: previous, change: changes.last)
-        else { return }
-        // Other devices first: theirs is the longer way to a popup.
+        guard let session = sessions[code]?.session else { return }
+        let upHere = session.state == .playing && session.currentPlayer?.device == device
+        if upHere { publish(changes, in: session, previous: previous) }
+        guard let message = push(code, previous: previous, change: changes.last) else { return }
         for member in Set(previous.devices + session.devices) where member != device {
             sendToMember(member, message)
         }
-        publish(changes, in: session, previous: previous)
+        if !upHere { publish(changes, in: session, previous: previous) }
         reconcile(code)
     }
 
