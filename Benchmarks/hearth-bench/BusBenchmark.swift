@@ -65,25 +65,42 @@ struct BusBenchmark: AsyncParsableCommand {
         let payload = String(repeating: "x", count: 80)
         var results: [Round] = []
         var envelopeBytes = 0
-        for round in 1...rounds {
-            let raw = RawZeroMQ.proxyThroughput(
+        func runRaw() -> Throughput {
+            RawZeroMQ.proxyThroughput(
                 count: messages, topic: topic, body: body, directory: home.path, highWaterMark: Self.highWaterMark)
-            let frames = try await framesThroughput(
-                context: context, configuration: bus.configuration, topic: topic, body: body)
-            let (envelopes, bytes) = try await envelopeThroughput(context: context, configuration: bus.configuration)
+        }
+        func runFrames() async throws -> Throughput {
+            try await framesThroughput(context: context, configuration: bus.configuration, topic: topic, body: body)
+        }
+        func runEnvelopes() async throws -> Throughput {
+            let (throughput, bytes) = try await envelopeThroughput(context: context, configuration: bus.configuration)
             envelopeBytes = bytes
+            return throughput
+        }
+        for round in 1...rounds {
+            // Raw, frames, envelopes, envelopes, frames, raw: each kind's two runs sit at the same
+            // distance from the round's middle, so a machine that speeds up or slows down through
+            // the round moves all three kinds alike (a ratio of runs seconds apart otherwise
+            // carries the drift between them).
+            let raw1 = runRaw()
+            let frames1 = try await runFrames()
+            let envelopes1 = try await runEnvelopes()
+            let envelopes2 = try await runEnvelopes()
+            let frames2 = try await runFrames()
+            let raw2 = runRaw()
             let rawRTT = RawZeroMQ.roundTrips(
                 count: roundTrips, warmup: 1_000, payload: Array(#"{"p":"\#(payload)"}"#.utf8), directory: home.path)
             let hearthRTT = try await commandRoundTrips(context: context, directory: home.path, payload: payload)
             let result = Round(
-                raw: raw, frames: frames, envelopes: envelopes, rawRTT: Percentiles(rawRTT),
+                raw: raw1 + raw2, frames: frames1 + frames2, envelopes: envelopes1 + envelopes2,
+                rawRTT: Percentiles(rawRTT),
                 hearthRTT: Percentiles(hearthRTT))
             results.append(result)
             log(
                 String(
                     format:
                         "round %d: raw %.0f msg/s, frames %.2f×, envelopes %.2f×; rtt p99 raw %.0f µs, hearth %.0f µs (%.2f×)",
-                    round, raw.perSecond, result.framesRatio, result.envelopeRatio, result.rawRTT.p99,
+                    round, result.raw.perSecond, result.framesRatio, result.envelopeRatio, result.rawRTT.p99,
                     result.hearthRTT.p99, result.rttRatio))
         }
         _ = await bus.stop()
@@ -99,7 +116,8 @@ struct BusBenchmark: AsyncParsableCommand {
             "rtt_p50_ratio": .double(round3(median(results.map { $0.hearthRTT.p50 / $0.rawRTT.p50 }))),
             "targets": ["frames_ratio": 0.85, "envelope_ratio": 0.4, "rtt_p99_ratio": 1.5],
             "method": .string(
-                "median over \(rounds) rounds of per-round ratios; each round runs raw then Hearth back to back; "
+                "median over \(rounds) rounds of per-round ratios; each round runs raw, frames, envelopes, "
+                    + "envelopes, frames, raw back to back (each kind's two runs pooled), then the round trips; "
                     + "\(messages) messages of 100 bytes per throughput run with at most \(flowWindow) in flight "
                     + "(no run loses messages); \(roundTrips) round trips after 1,000 warm-up; ipc:// throughout"),
             "envelope_bytes": .int(Int64(envelopeBytes)),

@@ -191,6 +191,13 @@ struct Throughput {
 
     var perSecond: Double { seconds > 0 ? Double(received) / seconds : 0 }
 
+    /// Two runs pooled: all they delivered over all their time.
+    static func + (first: Throughput, second: Throughput) -> Throughput {
+        Throughput(
+            sent: first.sent + second.sent, received: first.received + second.received,
+            seconds: first.seconds + second.seconds)
+    }
+
     var json: JSONValue {
         [
             "sent": .int(Int64(sent)), "received": .int(Int64(received)), "seconds": .double(seconds),
