@@ -15,8 +15,8 @@ struct NotifyBenchmark: AsyncParsableCommand {
             hearth-notifier on a temporary home. (a) raw: libnotify called in this process → Notify \
             at the server; (b) Hearth: a `turn.your-turn` event published on the bus → hearth-bus → \
             hearth-notifier → libnotify → Notify at the server. One event at a time; latency is the \
-            server's receipt time (it stamps each call as its D-Bus connection dispatches it) minus the time just before publishing. \
-            Target: (b) p99 ≤ 5 ms, every event delivered.
+            server's receipt time (it stamps each call as its D-Bus connection dispatches it) minus \
+            the time just before publishing. Target: (b) p99 ≤ 5 ms, every event delivered.
             """)
 
     @Option(help: "Events measured.") var events = 1_000

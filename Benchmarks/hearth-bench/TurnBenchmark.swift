@@ -16,7 +16,8 @@ struct TurnBenchmark: AsyncParsableCommand {
             and the joiner's, which forwards it to the leader over CURVE) and waits for the next \
             player's notification server to record "Your turn". Latency is the server's receipt \
             time ("arrived": as its D-Bus connection dispatches the call) minus the time just before \
-            sending; `at_handler` is the same to the time its Python handler runs, after unpacking. Targets (issue 14): p50 ≤ 1 ms, p99 ≤ 3 ms, every turn delivered.
+            sending; `at_handler` is the same to the time its Python handler runs, after unpacking. \
+            Targets (issue 14): p50 ≤ 1 ms, p99 ≤ 3 ms, every turn delivered.
             """)
 
     @Option(help: "Turns measured.") var turns = 1_000

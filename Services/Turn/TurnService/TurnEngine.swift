@@ -116,7 +116,7 @@ actor TurnEngine {
     /// The device of the player whose turn it is goes first: that is the popup someone waits
     /// for. When that player is here, the changes are published before the push (a done sent
     /// from another device then reaches the leader's own "Your turn" without waiting for the
-    /// step to be encoded and sent back); otherwise the other devices go first.
+    /// step to be encoded and sent to the other devices); otherwise the other devices go first.
     func settle(_ code: String, previous: TurnSession, changes: [TurnSession.Change]) {
         guard let session = sessions[code]?.session else { return }
         let upHere = session.state == .playing && session.currentPlayer?.device == device
