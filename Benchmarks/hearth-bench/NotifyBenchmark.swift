@@ -102,9 +102,9 @@ struct NotifyBenchmark: AsyncParsableCommand {
             try await send(index)
             guard
                 let line = await server.output.waitForLine(
-                    timeout: .seconds(2), from: mark, where: { $0.contains(summary) }),
-                let received = try JSONValue.parse(line)["arrived"]?.doubleValue
+                    timeout: .seconds(2), from: mark, where: { $0.contains(summary) })
             else { continue }
+            let received = try NotifyStamps(JSONValue.parse(line)).arrived
             if index > warmup { latencies.append((received - sent) * 1_000) }
         }
         return Latencies(
@@ -128,6 +128,22 @@ struct NotifyBenchmark: AsyncParsableCommand {
 
     private func log(_ text: String) {
         if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+    }
+}
+
+/// The stamps `deploy/notification-test-server` puts on a `Notify` record, in wall-clock seconds:
+/// `arrived` as its D-Bus connection dispatched the call, `handled` (`t`) as its Python method ran.
+struct NotifyStamps {
+    let arrived: Double
+    let handled: Double
+
+    /// - Throws: `ValidationError` when a stamp is missing: the record is not from this server's
+    ///   version, and counting it as undelivered would misreport delivery.
+    init(_ record: JSONValue) throws {
+        guard let arrived = record["arrived"]?.doubleValue, let handled = record["t"]?.doubleValue else {
+            throw ValidationError("a Notify record without its 'arrived' and 't' stamps: \(record.jsonText)")
+        }
+        (self.arrived, self.handled) = (arrived, handled)
     }
 }
 

@@ -90,10 +90,10 @@ struct SchedulerBenchmark: AsyncParsableCommand {
         ) { $0.contains("\"summary\": \"Late ") }
         var lateness: [Double] = []
         for line in server.output.lines[mark...] where line.contains("\"summary\": \"Late ") {
-            guard let call = try? JSONValue.parse(line), let received = call["arrived"]?.doubleValue,
-                let summary = call["summary"]?.stringValue, let index = Int(summary.dropFirst(5))
+            guard let call = try? JSONValue.parse(line), let summary = call["summary"]?.stringValue,
+                let index = Int(summary.dropFirst(5))
             else { continue }
-            lateness.append((received - (first + Double(index / perSecond))) * 1_000)
+            lateness.append((try NotifyStamps(call).arrived - (first + Double(index / perSecond))) * 1_000)
         }
         let late = Percentiles(lateness)
         await subscriber.close()

@@ -88,14 +88,13 @@ struct TurnBenchmark: AsyncParsableCommand {
             _ = try await current.commands.request("done", args: ["code": .string(code)])
             guard
                 let line = await next.server.output.waitForLine(
-                    timeout: .seconds(2), from: mark, where: { $0.contains(marker) && $0.contains(body) }),
-                let record = try? JSONValue.parse(line), let received = record["arrived"]?.doubleValue,
-                let handled = record["t"]?.doubleValue
+                    timeout: .seconds(2), from: mark, where: { $0.contains(marker) && $0.contains(body) })
             else { continue }
+            let stamps = try NotifyStamps(JSONValue.parse(line))
             if turn > warmup {
-                let latency = (received - sent) * 1_000
+                let latency = (stamps.arrived - sent) * 1_000
                 latencies.append(latency)
-                atHandler.append((handled - sent) * 1_000)
+                atHandler.append((stamps.handled - sent) * 1_000)
                 sendPaths[turn % 2 == 1 ? "leader" : "joiner"]!.append(latency)
             }
         }

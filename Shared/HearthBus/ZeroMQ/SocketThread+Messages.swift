@@ -15,12 +15,6 @@ extension SocketThread {
         @usableFromInline let backlog: Backlog
         @usableFromInline let starter: Starter
 
-        init(batches: AsyncStream<Batch>, backlog: Backlog, starter: Starter) {
-            self.batches = batches
-            self.backlog = backlog
-            self.starter = starter
-        }
-
         @inlinable public func makeAsyncIterator() -> Iterator {
             starter.start()
             return Iterator(batches: batches.makeAsyncIterator(), backlog: backlog)
