@@ -116,14 +116,14 @@ extension SeveralDevices {
         /// A connection to `leader`'s peer socket from a device that is not in the game: a key pair
         /// of its own, trusting `serverKey` (the leader's real public key unless given).
         static func rogue(
-            at leader: Device, serverKey: String? = nil, context: ZMQContext
+            at leader: Device, serverKey: String? = nil, keys: CurveKeyPair? = nil, context: ZMQContext
         ) async throws -> SocketThread<[Frame]> {
             let turns = CommandClient(
                 context: context, endpoint: leader.stack.configuration.commandEndpoint(.turn), timeout: .seconds(2))
             let endpoint = try #require(try await turns.request("ping")["peer"]?.stringValue)
             await turns.close()
             let trusted = try serverKey ?? DeviceIdentity.keyPair(home: leader.stack.home.path).publicKey
-            let keys = try CurveKeyPair.generate()
+            let keys = try keys ?? CurveKeyPair.generate()
             return try SocketThread(context: context, kind: .dealer, name: "rogue") { socket in
                 try socket.makeCurveClient(keyPair: keys, serverKey: trusted)
                 try socket.setLinger(milliseconds: 0)
@@ -343,6 +343,18 @@ extension SeveralDevices {
             #expect(refusals.count == 2)
             #expect(refusals.allSatisfy { $0["error"]?.stringValue?.contains("known here by another key") == true })
             await rogue.close()
+
+            // Bob's own device (his key) with a heartbeat past the largest seq: the leader continues
+            // above a member's seq, and `Int64.max + 1` trapped its turn service. Refused by name now.
+            let member = try await Self.rogue(
+                at: ann, keys: try DeviceIdentity.keyPair(home: bob.stack.home.path), context: context)
+            try member.send([
+                (["t": "hb", "device": .string(bob.id), "seqs": [code: .int(.max)]] as JSONValue).jsonBytes
+            ])
+            let overflow = await Self.answers(on: member, count: 1)
+            #expect(
+                overflow.first?["error"]?.stringValue?.hasPrefix("seqs: \(code): \(Int64.max)") == true, "\(overflow)")
+            await member.close()
 
             // A peer with the wrong server key never completes the handshake: no answer at all.
             let impostor = try await Self.rogue(

@@ -258,4 +258,38 @@ extension TurnSessionTests {
         #expect(session.currentPlayer?.name == "Ann")
         #expect(session.turn == 2)
     }
+
+    @Test(
+        "a received seq, turn or turn start above 2^53 − 1 or below 0 is refused, naming it; at the largest, play goes on"
+    )
+    func counterBounds() throws {
+        let game = try Self.session(["Bob"], started: true)
+        func received(seq: Int64? = nil, turn: Int64? = nil, turnStartSeq: Int64? = nil) -> TurnSession {
+            TurnSession(
+                id: game.id, code: game.code, seq: seq ?? game.seq, state: game.state, players: game.players,
+                current: game.current, leader: game.leader, turn: turn ?? game.turn,
+                turnStartSeq: turnStartSeq ?? game.turnStartSeq)
+        }
+        let largest = TurnSession.maximumSeq
+        #expect(largest == 9_007_199_254_740_991)
+        for (copy, field) in [
+            (received(seq: largest + 1), "seq"), (received(seq: .max), "seq"), (received(turn: -1), "turn"),
+            (received(turn: .max), "turn"), (received(turnStartSeq: -1), "turn_start_seq"),
+            (received(turnStartSeq: .max), "turn_start_seq"),
+        ] {
+            do {
+                try copy.validate()
+                Issue.record("\(field) out of range was accepted")
+            } catch {
+                #expect(error.field == "session")
+                #expect(error.description.contains(field), "\(error)")
+            }
+        }
+        // At the largest values a copy is valid, and moving it on does not trap.
+        var top = received(seq: largest, turn: largest, turnStartSeq: largest)
+        try top.validate()
+        _ = try top.done(by: "id-Ann", seq: largest)
+        #expect(top.seq == largest + 1 && top.turn == largest + 1)
+        #expect(throws: TurnError.self) { try top.validate() }
+    }
 }

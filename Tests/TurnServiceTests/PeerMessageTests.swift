@@ -70,6 +70,14 @@ struct PeerMessageTests {
                 }
                 #expect(moved.seq == read.seq && moved.code == session.code)
                 #expect(throws: Never.self) { try moved.validate() }
+                // What a device may do next with the copy it took (pass a turn, lose a device,
+                // take the lead) refuses or moves it on; it never traps (a seq taken at
+                // `Int64.max` did, until `validate` bounded it).
+                var next = moved
+                _ = try? next.done(by: next.current ?? "", seq: next.seq)
+                _ = next.setPresence(device: "device-two", present: false)
+                _ = next.handOver(from: "device-one")
+                _ = next.remove(device: "device-two")
             }
         }
         // Some mangled steps still decode (a different current player, turn or leader); those
@@ -91,5 +99,23 @@ struct PeerMessageTests {
         } catch {
             #expect(error.reason.hasPrefix("t"))
         }
+    }
+
+    @Test("a member's heartbeat with a seq out of range is refused, naming seqs, before a leader counts on it")
+    func heartbeatSeqs() throws {
+        for seq in [Int64.max, TurnSession.maximumSeq + 1, -1] {
+            let frame = (["t": "hb", "device": "device-two", "seqs": ["KQ7-D": .int(seq)]] as JSONValue).jsonBytes
+            do {
+                _ = try PeerMessage.decode(frame)
+                Issue.record("seq \(seq) was read")
+            } catch {
+                #expect(error.reason.hasPrefix("seqs: KQ7-D: \(seq)"), "\(error.reason)")
+            }
+        }
+        let largest =
+            (["t": "hb", "device": "device-two", "seqs": ["KQ7-D": .int(TurnSession.maximumSeq)]] as JSONValue)
+        #expect(
+            try PeerMessage.decode(largest.jsonBytes)
+                == .heartbeat(.init(device: "device-two", seqs: ["KQ7-D": TurnSession.maximumSeq])))
     }
 }

@@ -99,13 +99,23 @@ enum PeerMessage: Sendable, Equatable {
         } catch {
             throw PeerMessageError(id: nil, reason: "message: not JSON (\(error))")
         }
+        let message: PeerMessage
         do {
-            return try value.decode(PeerMessage.self)
+            message = try value.decode(PeerMessage.self)
         } catch let error as DecodingError {
             throw PeerMessageError(id: value["id"]?.stringValue, reason: error.summary)
         } catch {
             throw PeerMessageError(id: value["id"]?.stringValue, reason: "\(error)")
         }
+        // A leader continues above a member's seq (`raiseSeq(to: theirs + 1)`): one past the
+        // largest a session may carry is refused here, before any arithmetic on it.
+        if case .heartbeat(let heartbeat) = message,
+            let (code, seq) = heartbeat.seqs?.first(where: { !(0...TurnSession.maximumSeq).contains($0.value) })
+        {
+            throw PeerMessageError(
+                id: nil, reason: "seqs: \(code): \(seq) must be from 0 to \(TurnSession.maximumSeq)")
+        }
+        return message
     }
 }
 

@@ -12,6 +12,11 @@ public struct TurnSession: Sendable, Equatable {
     public static let minimumPlayers = 2
     /// The longest player name, in characters.
     public static let maximumNameLength = 32
+    /// The largest `seq`, turn count or turn start a session may carry: 2^53 − 1, the largest
+    /// integer every JSON reader holds exactly (a browser's among them). A copy received with
+    /// more is malformed; the bound also leaves every transition room to count on (a session
+    /// received at `Int64.max` trapped the first time a device moved it on).
+    public static let maximumSeq: Int64 = (1 << 53) - 1
 
     /// Where a session is in its life.
     public enum State: String, Sendable, Equatable {
@@ -102,6 +107,13 @@ public struct TurnSession: Sendable, Equatable {
     public func validate() throws(TurnError) {
         guard SessionCode.isValid(code) else { throw .invalidCode(code) }
         guard seq > 0 else { throw .malformed("seq must be positive") }
+        guard seq <= Self.maximumSeq else { throw .malformed("seq: \(seq) is above the largest, \(Self.maximumSeq)") }
+        guard (0...Self.maximumSeq).contains(turn) else {
+            throw .malformed("turn: \(turn) must be from 0 to \(Self.maximumSeq)")
+        }
+        guard (0...Self.maximumSeq).contains(turnStartSeq) else {
+            throw .malformed("turn_start_seq: \(turnStartSeq) must be from 0 to \(Self.maximumSeq)")
+        }
         guard players.count <= Self.maximumPlayers else { throw .malformed("more than 8 players") }
         guard Set(players.map(\.id)).count == players.count else { throw .malformed("players: duplicate id") }
         guard state == .ended || players.contains(where: { $0.id == leader }) else {
