@@ -113,8 +113,9 @@ extension SeveralDevices {
             for device in order { await device.stop() }
         }
 
-        /// A connection to `leader`'s peer socket from a device that is not in the game: a key pair
-        /// of its own, trusting `serverKey` (the leader's real public key unless given).
+        /// A connection to `leader`'s peer socket from a device that is not in the game (a key pair
+        /// of its own) or that claims a player's device with its real `keys`, trusting `serverKey`
+        /// (the leader's real public key unless given).
         static func rogue(
             at leader: Device, serverKey: String? = nil, keys: CurveKeyPair? = nil, context: ZMQContext
         ) async throws -> SocketThread<[Frame]> {

@@ -260,7 +260,7 @@ extension TurnSessionTests {
     }
 
     @Test(
-        "a received seq, turn or turn start above 2^53 − 1 or below 0 is refused, naming it; at the largest, play goes on"
+        "a received seq, turn or turn start above 2^53 − 1 or below 0 is refused, naming it; at the largest, a turn passes without a trap"
     )
     func counterBounds() throws {
         let game = try Self.session(["Bob"], started: true)
