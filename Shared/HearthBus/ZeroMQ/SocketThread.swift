@@ -65,22 +65,6 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
     /// thread itself needs no wake-up, it runs before the thread next waits.
     private let loopThread = Atomic<UInt>(0)
 
-    /// Everything that touches the socket, under one lock.
-    private struct Guarded: ~Copyable {
-        /// `nil` once the thread closed it.
-        var socket: ZMQSocket?
-        /// Messages libzmq could not take yet, in order; every later send queues behind them.
-        var outbox: Deque<[Frame]> = []
-        /// Work to run with the socket on its thread (`perform`), in order.
-        var chores: [@Sendable (ZMQSocket?) -> Void] = []
-        /// Tasks' jobs that prefer this thread (`enqueue`), in order.
-        var jobs: [UnownedJob] = []
-        /// The loop has ended: jobs go to the global concurrent executor.
-        var jobsForwarded = false
-        /// The thread is (about to be) blocked in `poll` and needs the eventfd to wake.
-        var parked = false
-        var closing = false
-    }
     /// Set once the thread has closed the socket.
     private let finished = AsyncLatch<Bool>()
 
