@@ -335,7 +335,7 @@ public final class SocketThread<Message: Sendable>: TaskExecutor, Sendable {
                 received.removeAll()
                 // Moved here and on into `yield`, not passed: passed, the batch was still
                 // referenced on this thread when the consumer resumed, so its `popFirst` often
-                // copied the whole batch (`Deque._makeUniqueCopy`, 0.6–1.1% of the benchmark's
+                // copied the whole batch (`Deque._makeUniqueCopy`, 0.6–1.0% of the benchmark's
                 // samples in an envelope run; none with both moves).
                 deliver(consume batch)
             }
