@@ -121,4 +121,36 @@ struct DemoTests {
         )
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    /// CI once ran the demo at 23:38 UTC: its lesson, 23:39:21 to 00:09:21, was refused ("'end'
+    /// must be after start") and the demo stopped. Its times now come from `deploy/demo-clock`.
+    @Test(
+        "the demo's lesson ends the day it starts or is left out, and its reminder is due on the date of its instant",
+        arguments: [
+            // Thursday, Saturday, and either side of midnight, in winter (UTC) and summer (UTC+1).
+            ("2026-11-26T10:00:00Z", "Thu 10:01:15 10:31:15", "2026-11-26 10:00:04"),
+            ("2026-11-26T23:38:06Z", "Thu 23:39:21 23:59:59", "2026-11-26 23:38:10"),
+            ("2026-07-02T22:40:00Z", "Thu 23:41:15 23:59:59", "2026-07-02 23:40:04"),
+            ("2026-11-26T23:57:50Z", "", "2026-11-26 23:57:54"),
+            ("2026-11-26T23:58:50Z", "", "2026-11-26 23:58:54"),
+            ("2026-11-26T23:59:58Z", "", "2026-11-27 00:00:02"),
+            ("2026-11-28T10:00:00Z", "", "2026-11-28 10:00:04"),
+        ])
+    func demoClock(instant: String, lesson: String, reminder: String) async throws {
+        let result = try await ChildProcess.run(
+            "/bin/bash",
+            [
+                "-c",
+                """
+                set -euo pipefail
+                . "$0/deploy/demo-clock"
+                now=$(date -d "$1" +%s)
+                echo "lesson=[$(demo_lesson "$now")]"
+                echo "reminder=[$(demo_reminder "$now" 4)]"
+                """, SupervisorTests.root, instant,
+            ],
+            environment: ["zone": "Europe/London"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "lesson=[\(lesson)]\nreminder=[\(reminder)]")
+    }
 }
