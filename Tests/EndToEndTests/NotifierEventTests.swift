@@ -49,11 +49,14 @@ struct NotifierEventTests {
         let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
         let here = try DeviceIdentity.load(home: stack.home.path)
         let received = Mutex<[CommandRequest]>([])
+        // Set by the first command that is not the start-up `sessions` query (the press's `done`).
+        let pressed = AsyncLatch<CommandRequest>()
         let turnService = try CommandServer(
             context: context, endpoint: stack.configuration.commandEndpoint(.turn), service: "turn",
             logger: Logger(label: "test.turn"),
             handler: { request in
                 received.withLock { $0.append(request) }
+                if request.command != "sessions" { pressed.set(request) }
                 return ["ok": true]
             })
         let serving = Task { try await turnService.run() }
@@ -86,8 +89,11 @@ struct NotifierEventTests {
         #expect(try await session.press(id: UInt32(id), action: "done") == 0)
         let action = try #require(await monitor.output.waitForLine(containing: "\"topic\":\"notify.action\""))
         #expect(try JSONValue.parse(action)["event"]?["data"]?["command"] == "done")
-        // A stale update (seq 2 again, say a late duplicate) shows nothing; seq 4 shows. Once seq 4
-        // is on screen, the press has long been handled.
+        // The press's command reaches the turn service (sent after `notify.action` is published,
+        // on a task of its own: awaited here, not assumed).
+        let done = try #require(await pressed.wait(timeout: .seconds(5)))
+        #expect(done.command == "done")
+        // A stale update (seq 2 again, say a late duplicate) shows nothing; seq 4 shows.
         try inject.yourTurn("Bob", device: "device-other", seq: 2)
         try inject.yourTurn("Cy", device: "device-other", seq: 4)
         try #require(await server.output.waitForLine(containing: "\"summary\": \"Cy is playing\"") != nil)
