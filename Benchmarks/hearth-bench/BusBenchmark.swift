@@ -42,6 +42,8 @@ struct BusBenchmark: AsyncParsableCommand {
         let envelopes: Throughput
         let rawRTT: Percentiles
         let hearthRTT: Percentiles
+        /// `MachineSpeed`'s yardstick at the round's middle, between its two envelope runs.
+        let decodeNanoseconds: Double
 
         var framesRatio: Double { frames.perSecond / raw.perSecond }
         var envelopeRatio: Double { envelopes.perSecond / raw.perSecond }
@@ -52,11 +54,13 @@ struct BusBenchmark: AsyncParsableCommand {
                 "frames_ratio": .double(round3(framesRatio)), "envelope_ratio": .double(round3(envelopeRatio)),
                 "rtt_p99_ratio": .double(round3(rttRatio)), "raw_proxy": raw.json, "hearth_bus_frames": frames.json,
                 "hearth_bus_envelopes": envelopes.json, "rtt_us": ["raw": rawRTT.json, "hearth": hearthRTT.json],
+                "envelope_decode_ns": .double((decodeNanoseconds * 10).rounded() / 10),
             ]
         }
     }
 
     func run() async throws {
+        let speedBefore = try MachineSpeed.envelopeDecodeNanoseconds()
         let home = try TemporaryHome()
         let topic = Array("bench.frames".utf8)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 100 - topic.count)
@@ -85,6 +89,7 @@ struct BusBenchmark: AsyncParsableCommand {
             let raw1 = runRaw()
             let frames1 = try await runFrames()
             let envelopes1 = try await runEnvelopes()
+            let speed = try MachineSpeed.envelopeDecodeNanoseconds()
             let envelopes2 = try await runEnvelopes()
             let frames2 = try await runFrames()
             let raw2 = runRaw()
@@ -94,18 +99,19 @@ struct BusBenchmark: AsyncParsableCommand {
             let result = Round(
                 raw: raw1 + raw2, frames: frames1 + frames2, envelopes: envelopes1 + envelopes2,
                 rawRTT: Percentiles(rawRTT),
-                hearthRTT: Percentiles(hearthRTT))
+                hearthRTT: Percentiles(hearthRTT), decodeNanoseconds: speed)
             results.append(result)
             log(
                 String(
                     format:
-                        "round %d: raw %.0f msg/s, frames %.2f×, envelopes %.2f×; rtt p99 raw %.0f µs, hearth %.0f µs (%.2f×)",
+                        "round %d: raw %.0f msg/s, frames %.2f×, envelopes %.2f×; rtt p99 raw %.0f µs, hearth %.0f µs (%.2f×); decode %.0f ns",
                     round, result.raw.perSecond, result.framesRatio, result.envelopeRatio, result.rawRTT.p99,
-                    result.hearthRTT.p99, result.rttRatio))
+                    result.hearthRTT.p99, result.rttRatio, speed))
         }
         _ = await bus.stop()
         await context.terminate()
 
+        let speedAfter = try MachineSpeed.envelopeDecodeNanoseconds()
         let framesRatio = median(results.map(\.framesRatio))
         let envelopeRatio = median(results.map(\.envelopeRatio))
         let rttRatio = median(results.map(\.rttRatio))
@@ -122,10 +128,11 @@ struct BusBenchmark: AsyncParsableCommand {
                     + "(no run loses messages); \(roundTrips) round trips after 1,000 warm-up; ipc:// throughout"),
             "envelope_bytes": .int(Int64(envelopeBytes)),
             "rounds": .array(results.map(\.json)),
-            "machine": [
-                "cores": .int(Int64(ProcessInfo.processInfo.activeProcessorCount)),
-                "libzmq": .string(ZMQContext.libraryVersion),
-            ],
+            "machine": .object(
+                MachineSpeed.report(before: speedBefore, after: speedAfter).merging([
+                    "cores": .int(Int64(ProcessInfo.processInfo.activeProcessorCount)),
+                    "libzmq": .string(ZMQContext.libraryVersion),
+                ]) { $1 }),
         ]
         log(
             String(
@@ -195,9 +202,8 @@ struct BusBenchmark: AsyncParsableCommand {
             throw BenchError.busUnreachable
         }
         await commands.close()
-        let data: JSONValue = ["player": "Ann", "turn": 12]
-        let sample = try EnvelopeCodec().encode(
-            Envelope(source: "bench-envelopes", device: "bench", seq: 1, type: "bench.envelope", data: data))
+        let envelope = MachineSpeed.sampleEnvelope(source: "bench-envelopes")
+        let (data, sample) = (envelope.data, try EnvelopeCodec().encode(envelope))
 
         var iterator = subscriber.makeAsyncIterator()
         let progress = Progress(target: messages)

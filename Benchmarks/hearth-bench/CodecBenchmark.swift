@@ -17,8 +17,7 @@ struct CodecBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let codec = EnvelopeCodec()
-        let data: JSONValue = ["player": "Ann", "turn": 12]
-        let envelope = Envelope(source: "bench", device: "bench", seq: 1, type: "bench.envelope", data: data)
+        let envelope = MachineSpeed.sampleEnvelope()
         let frame = try codec.encode(envelope)
         var ids = EventIDGenerator()
         var sink = 0

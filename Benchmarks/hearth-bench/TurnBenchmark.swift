@@ -41,6 +41,7 @@ struct TurnBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let speedBefore = try MachineSpeed.envelopeDecodeNanoseconds()
         let root = try repository ?? NotifyBenchmark.findRepository()
         let context = try ZMQContext()
         let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort()).merging([
@@ -103,6 +104,7 @@ struct TurnBenchmark: AsyncParsableCommand {
             _ = await player.stack.stop()
         }
         await context.terminate()
+        let speedAfter = try MachineSpeed.envelopeDecodeNanoseconds()
 
         let all = Percentiles(latencies)
         let leader = Percentiles(sendPaths["leader"]!)
@@ -125,6 +127,7 @@ struct TurnBenchmark: AsyncParsableCommand {
             ],
             "at_handler": ["p50_ms": .double(round3(handler.p50)), "p99_ms": .double(round3(handler.p99))],
             "targets": ["p50_ms": 1, "p99_ms": 3, "delivered": 1],
+            "machine": .object(MachineSpeed.report(before: speedBefore, after: speedAfter)),
         ]
         print(report.jsonText)
     }
