@@ -3,7 +3,7 @@ import HearthBus
 
 /// How fast this machine runs Hearth's own code while a benchmark runs: the envelope decode of
 /// `hearth-bench codec` (the same 177-byte envelope, one thread, nothing else of the benchmark's
-/// running), timed just before and just after it.
+/// running), timed just before and just after it, and in `bus` at each round's middle.
 ///
 /// The machines Hearth is measured on are virtual, with two cores whose speed moves with the host
 /// in stretches of seconds to hours, and nothing inside the guest shows it (no steal time, no
@@ -14,8 +14,8 @@ import HearthBus
 /// less. Every `bus` and `turn` report carries the figure, so a reader can tell which stretch a
 /// result came from; it is a yardstick, never a correction applied to the results.
 enum MachineSpeed {
-    /// The envelope the yardstick decodes: `hearth-bench codec`'s, as the bus benchmark's (c)
-    /// publishes it.
+    /// The envelope the yardstick decodes, `hearth-bench codec`'s; the bus benchmark's (c)
+    /// publishes the same with a source of its own.
     static func sampleEnvelope(source: String = "bench") -> Envelope {
         Envelope(source: source, device: "bench", seq: 1, type: "bench.envelope", data: ["player": "Ann", "turn": 12])
     }
