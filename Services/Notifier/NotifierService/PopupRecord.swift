@@ -10,10 +10,10 @@ import Synchronization
 /// Written on a serial queue of its own (file I/O never runs on the cooperative pool), whole and
 /// private (`PrivateFile.replaceLine`: 0600, a temporary file renamed into place); the latest
 /// state wins. Saves that come faster than the disk takes them are coalesced: each write takes
-/// the newest state saved by then, and the encoding happens on the queue too, not in the caller. (Before, every new popup
-/// encoded and wrote the whole record in turn: in `hearth-bench scheduler`, with up to 1,000
-/// reminders on screen, `perf record` on the notifier found 33% of its samples in the encoding,
-/// run by the board, and 16% in the writes.)
+/// the newest state saved by then, and the encoding happens on the queue too, not in the caller.
+/// (Before, every new popup encoded and wrote the whole record in turn: in `hearth-bench
+/// scheduler`, with up to 1,000 reminders on screen, `perf record` on the notifier found 33% of
+/// its samples in the encoding, run by the board, and 16% in the writes.)
 final class PopupRecord: Sendable {
     let path: String
     private let queue: DispatchQueue
@@ -48,7 +48,7 @@ final class PopupRecord: Sendable {
         guard !queued else { return }
         queue.async { [self] in
             guard let popups = latest.withLock({ $0.take() }) else { return }
-            let text = String(decoding: JSONValue.object(popups.mapValues { .int(Int64($0)) }).jsonBytes, as: UTF8.self)
+            let text = JSONValue.object(popups.mapValues { .int(Int64($0)) }).jsonText
             // A failed write keeps the last record (it is a hint for a restart, not the truth).
             guard (try? PrivateFile.replaceLine(at: path, with: text, what: "popup record")) != nil else { return }
             written.add(1, ordering: .relaxed)
