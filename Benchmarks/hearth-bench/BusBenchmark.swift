@@ -54,7 +54,7 @@ struct BusBenchmark: AsyncParsableCommand {
                 "frames_ratio": .double(round3(framesRatio)), "envelope_ratio": .double(round3(envelopeRatio)),
                 "rtt_p99_ratio": .double(round3(rttRatio)), "raw_proxy": raw.json, "hearth_bus_frames": frames.json,
                 "hearth_bus_envelopes": envelopes.json, "rtt_us": ["raw": rawRTT.json, "hearth": hearthRTT.json],
-                "envelope_decode_ns": .double((decodeNanoseconds * 10).rounded() / 10),
+                "envelope_decode_ns": MachineSpeed.json(decodeNanoseconds),
             ]
         }
     }

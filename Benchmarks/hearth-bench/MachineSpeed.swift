@@ -8,8 +8,8 @@ import HearthBus
 /// The machines Hearth is measured on are virtual, with two cores whose speed moves with the host
 /// in stretches of seconds to hours, and nothing inside the guest shows it (no steal time, no
 /// hardware counters). The same binary decoded that envelope in 386–429 ns on 2026-11-25 and in
-/// 825–1,910 ns on 2026-11-27, flipping between about 900 and 1,600 ns from one run of a few
-/// seconds to the next on either core; a CPU-bound path (Hearth's envelopes, a turn's code)
+/// 825–2,194 ns over about a hundred runs on 2026-11-27, flipping between about 900 and 1,600 ns
+/// from one run of a few seconds to the next on either core; a CPU-bound path (Hearth's envelopes, a turn's code)
 /// slows with it, where raw libzmq's path, which waits on wake-ups more than it computes, moves
 /// less. Every `bus` and `turn` report carries the figure, so a reader can tell which stretch a
 /// result came from; it is a yardstick, never a correction applied to the results.
@@ -38,8 +38,9 @@ enum MachineSpeed {
 
     /// The report's entry: the decode's cost before and after, in ns.
     static func report(before: Double, after: Double) -> [String: JSONValue] {
-        ["envelope_decode_ns": ["before": .double(round1(before)), "after": .double(round1(after))]]
+        ["envelope_decode_ns": ["before": json(before), "after": json(after)]]
     }
 
-    private static func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+    /// One figure as reported: ns to a tenth.
+    static func json(_ nanoseconds: Double) -> JSONValue { .double((nanoseconds * 10).rounded() / 10) }
 }
