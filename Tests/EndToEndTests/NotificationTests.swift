@@ -125,18 +125,22 @@ struct DemoTests {
     /// CI once ran the demo at 23:38 UTC: its lesson, 23:39:21 to 00:09:21, was refused ("'end'
     /// must be after start") and the demo stopped. Its times now come from `deploy/demo-clock`.
     @Test(
-        "the demo's lesson ends the day it starts or is left out, and its reminder is due on the date of its instant",
+        "the demo's lesson ends the day it starts or is left out, its reminder is due on the date of its instant, and Week 1 starts on its Monday",
         arguments: [
-            // Thursday, Saturday, and either side of midnight, in winter (UTC) and summer (UTC+1).
-            ("2026-11-26T10:00:00Z", "Thu 10:01:15 10:31:15", "2026-11-26 10:00:04"),
-            ("2026-11-26T23:38:06Z", "Thu 23:39:21 23:59:59", "2026-11-26 23:38:10"),
-            ("2026-07-02T22:40:00Z", "Thu 23:41:15 23:59:59", "2026-07-02 23:40:04"),
-            ("2026-11-26T23:57:50Z", "", "2026-11-26 23:57:54"),
-            ("2026-11-26T23:58:50Z", "", "2026-11-26 23:58:54"),
-            ("2026-11-26T23:59:58Z", "", "2026-11-27 00:00:02"),
-            ("2026-11-28T10:00:00Z", "", "2026-11-28 10:00:04"),
+            // Thursday, Saturday, and either side of midnight, in winter (UTC) and summer (UTC+1);
+            // each with the Monday of its week.
+            ("2026-11-26T10:00:00Z", "Thu 10:01:15 10:31:15", "2026-11-26 10:00:04", "2026-11-23"),
+            ("2026-11-26T23:38:06Z", "Thu 23:39:21 23:59:59", "2026-11-26 23:38:10", "2026-11-23"),
+            ("2026-07-02T22:40:00Z", "Thu 23:41:15 23:59:59", "2026-07-02 23:40:04", "2026-06-29"),
+            ("2026-11-26T23:57:50Z", "", "2026-11-26 23:57:54", "2026-11-23"),
+            ("2026-11-26T23:58:50Z", "", "2026-11-26 23:58:54", "2026-11-23"),
+            ("2026-11-26T23:59:58Z", "", "2026-11-27 00:00:02", "2026-11-23"),
+            ("2026-11-28T10:00:00Z", "", "2026-11-28 10:00:04", "2026-11-23"),
+            // Monday itself, and Sunday 23:30 UTC, which is Monday 00:30 in summer (UTC+1).
+            ("2026-11-23T10:00:00Z", "Mon 10:01:15 10:31:15", "2026-11-23 10:00:04", "2026-11-23"),
+            ("2026-07-05T23:30:00Z", "Mon 00:31:15 01:01:15", "2026-07-06 00:30:04", "2026-07-06"),
         ])
-    func demoClock(instant: String, lesson: String, reminder: String) async throws {
+    func demoClock(instant: String, lesson: String, reminder: String, monday: String) async throws {
         let result = try await ChildProcess.run(
             "/bin/bash",
             [
@@ -147,10 +151,11 @@ struct DemoTests {
                 now=$(date -d "$1" +%s)
                 echo "lesson=[$(demo_lesson "$now")]"
                 echo "reminder=[$(demo_reminder "$now" 4)]"
+                echo "monday=[$(demo_monday "$now")]"
                 """, SupervisorTests.root, instant,
             ],
             environment: ["zone": "Europe/London"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "lesson=[\(lesson)]\nreminder=[\(reminder)]")
+        #expect(result.stdout == "lesson=[\(lesson)]\nreminder=[\(reminder)]\nmonday=[\(monday)]")
     }
 }
