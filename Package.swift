@@ -101,8 +101,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "HearthPairing",
+            name: "HearthTrust",
             dependencies: ["CSodium", "HearthCore"],
+            path: "Shared/HearthTrust",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HearthPairing",
+            dependencies: ["CSodium", "HearthCore", "HearthTrust"],
             path: "Shared/HearthPairing",
             swiftSettings: swiftSettings
         ),
@@ -122,6 +128,9 @@ let package = Package(
             name: "HearthTesting",
             dependencies: [
                 "HearthBus",
+                "HearthCore",
+                "HearthTrust",
+                "StoreService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -157,6 +166,7 @@ let package = Package(
                 "HearthBus",
                 "HearthCalendar",
                 "HearthCore",
+                "HearthTrust",
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -193,6 +203,7 @@ let package = Package(
                 "HearthBus",
                 "HearthCore",
                 "HearthPairing",
+                "HearthTrust",
                 "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -356,6 +367,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HearthTrustTests",
+            dependencies: ["HearthTrust", "HearthCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HearthCalendarTests",
             dependencies: ["HearthCalendar", "HearthCore", "HearthBus", "HearthTesting"],
             swiftSettings: swiftSettings
@@ -377,7 +393,7 @@ let package = Package(
         .testTarget(
             name: "StoreServiceTests",
             dependencies: [
-                "StoreService", "HearthBus", "HearthCore", "HearthTesting",
+                "StoreService", "HearthBus", "HearthCore", "HearthTesting", "HearthTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -393,6 +409,7 @@ let package = Package(
             name: "SyncServiceTests",
             dependencies: [
                 "SyncService", "StoreService", "HearthBus", "HearthCore", "HearthPairing", "HearthTesting",
+                "HearthTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -20,6 +20,8 @@ public func fuzzOperations(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             case _ where YearPlanner.entityKinds.contains(operation.entity.kind): try YearPlanner.validate(operation)
             case _ where Todos.entityKinds.contains(operation.entity.kind): try Todos.validate(operation)
             case _ where Hub.entityKinds.contains(operation.entity.kind): try Hub.validate(operation)
+            case _ where Devices.entityKinds.contains(operation.entity.kind): try Devices.validate(operation)
+            case _ where Social.entityKinds.contains(operation.entity.kind): try Social.validate(operation)
             default: continue
             }
         } catch {

@@ -1,5 +1,6 @@
 import CSodium
 import HearthCore
+import HearthTrust
 
 /// Pairing two devices by numeric comparison, as Bluetooth LE Secure Connections does: both
 /// devices show the same six-digit code, derived from both public keys and a fresh nonce from
@@ -28,7 +29,7 @@ public enum Pairing {
 
     /// The responder's commitment to its nonce.
     public static func commitment(initiatorKey: String, responderKey: String, responderNonce: [UInt8]) -> [UInt8] {
-        hash("hearth/pair/commit/1", [Array(initiatorKey.utf8), Array(responderKey.utf8), responderNonce])
+        Sodium.hash("hearth/pair/commit/1", [Array(initiatorKey.utf8), Array(responderKey.utf8), responderNonce])
     }
 
     /// Whether a revealed nonce is the one committed to (compared in constant time).
@@ -45,7 +46,7 @@ public enum Pairing {
     public static func code(
         initiatorKey: String, responderKey: String, initiatorNonce: [UInt8], responderNonce: [UInt8]
     ) -> PairingCode {
-        let digest = hash(
+        let digest = Sodium.hash(
             "hearth/pair/code/1",
             [Array(initiatorKey.utf8), Array(responderKey.utf8), initiatorNonce, responderNonce])
         let number = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -56,26 +57,7 @@ public enum Pairing {
     /// (`3F2A 9C1E 7B04`), from BLAKE2b of the key, for lists and logs (not for pairing: the
     /// code does that).
     public static func fingerprint(_ key: String) -> String {
-        let digest = hash("hearth/fingerprint/1", [Array(key.utf8)]).prefix(6)
-        let hex = Hex.text(Array(digest)).uppercased()
-        return stride(from: 0, to: 12, by: 4).map { start in
-            String(hex[hex.index(hex.startIndex, offsetBy: start)..<hex.index(hex.startIndex, offsetBy: start + 4)])
-        }.joined(separator: " ")
-    }
-
-    private static func hash(_ purpose: String, _ parts: [[UInt8]]) -> [UInt8] {
-        Sodium.ready()
-        var input: [UInt8] = []
-        for part in [Array(purpose.utf8)] + parts {
-            let length = UInt32(part.count)
-            input += [
-                UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
-            ]
-            input += part
-        }
-        var digest = [UInt8](repeating: 0, count: 32)
-        crypto_generichash(&digest, 32, input, UInt64(input.count), nil, 0)
-        return digest
+        Sodium.fingerprint("hearth/fingerprint/1", Array(key.utf8))
     }
 }
 
@@ -101,9 +83,4 @@ public struct PairingCode: Sendable, Hashable, CustomStringConvertible {
         let padded = String(repeating: "0", count: 6 - text.count) + text
         return "\(padded.prefix(3)) \(padded.suffix(3))"
     }
-}
-
-/// libsodium's one-time set-up (`sodium_init` is safe to call again and from any thread).
-enum Sodium {
-    static func ready() { _ = sodium_init() }
 }

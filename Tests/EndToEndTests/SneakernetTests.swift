@@ -18,6 +18,13 @@ struct SneakernetTests {
         return path
     }
 
+    /// The fingerprint of `stack`'s signing key, as `hearth device list` shows it there.
+    func signingFingerprint(_ stack: TestStack) async throws -> String {
+        let devices = try JSONValue.parse(try await hearthSucceeding(stack, ["device", "list", "--json"]))
+        let local = devices["devices"]?.arrayValue?.first { $0["local"] == true }
+        return try #require(local?["signing_key"]?.stringValue)
+    }
+
     /// The parts of a JSON reply that must match between homes (device names are each home's own).
     func comparable(_ value: JSONValue) -> JSONValue {
         switch value {
@@ -35,8 +42,19 @@ struct SneakernetTests {
         _ = try await hearthSucceeding(
             mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach day", "--location", "Brighton"])
         let first = try await export(mum, ["--all"], to: "mum-1.json")
+        // A file from a device Dad's home does not know is refused until a person confirms its
+        // key's fingerprint, read on Mum's device.
+        let unknown = try await dad.hearth(["ops", "import", first])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("which this household does not know yet"), "\(unknown.stderr)")
+        let wrong = try await dad.hearth(["ops", "import", first, "--trust", "0000 0000 0000"])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("'trust' does not match"), "\(wrong.stderr)")
+        let fingerprint = try await signingFingerprint(mum)
         // Mum's card, and the operation naming her device (names travel).
-        #expect(try await hearthSucceeding(dad, ["ops", "import", first]).contains("received 2, already had 0"))
+        #expect(
+            try await hearthSucceeding(dad, ["ops", "import", first, "--trust", fingerprint]).contains(
+                "received 2, already had 0"))
 
         // Apart: both change the title; Dad also sets the day.
         _ = try await hearthSucceeding(mum, ["event", "set", "aug", "--year", "2026", "--title", "Beach weekend"])
@@ -45,9 +63,10 @@ struct SneakernetTests {
 
         let fromMum = try await export(mum, ["--since-vector", first], to: "mum-2.json")
         let fromDad = try await export(dad, ["--all"], to: "dad-1.json")
+        // Dad's card, his name and his vouch for Mum's key; Mum's two already had.
         #expect(
-            try await hearthSucceeding(mum, ["ops", "import", fromDad]).contains(
-                "received 2, already had 2, new conflicts 1 (open 1)"))
+            try await hearthSucceeding(mum, ["ops", "import", fromDad, "--trust", try await signingFingerprint(dad)])
+                .contains("received 3, already had 2, new conflicts 1 (open 1)"))
         #expect(
             try await hearthSucceeding(dad, ["ops", "import", fromMum]).contains(
                 "received 1, already had 0, new conflicts 1 (open 1)"))
@@ -143,17 +162,23 @@ struct SneakernetTests {
         let device = "dadd0000-0000-4000-8000-00000000000b"
         let operations: [JSONValue] = (1...4_000).map { counter in
             let (year, month) = (2026 + (counter - 1) / 12, (counter - 1) % 12 + 1)
-            return [
-                "id": .string("\(device):\(counter)"), "time": ["wall": .int(Int64(counter)), "logical": 0],
-                "entity": ["kind": "event_card", "id": .string("\(year)-\(month < 10 ? "0" : "")\(month)")],
-                "fields": ["title": ["value": .string("Title number \(counter) of many"), "overwrites": []]],
-            ]
+            return TestHousehold.signed(
+                [
+                    "id": .string("\(device):\(counter)"), "time": ["wall": .int(Int64(counter)), "logical": 0],
+                    "entity": ["kind": "event_card", "id": .string("\(year)-\(month < 10 ? "0" : "")\(month)")],
+                    "fields": ["title": ["value": .string("Title number \(counter) of many"), "overwrites": []]],
+                ])
         }
         let file = stack.home.file("big.json")
-        let text = JSONValue.object(["format": "hearth-ops/1", "operations": .array(operations)]).jsonText
+        let key = TestHousehold.key(device).publicKey
+        let header: [String: JSONValue] = [
+            "format": "hearth-ops/2", "device": .string(device), "signing_key": .string(key.text),
+        ]
+        let text = JSONValue.object(header.merging(["operations": .array(operations)]) { $1 }).jsonText
         #expect(text.utf8.count > 256 * 1_024)
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        let imported = try JSONValue.parse(try await hearthSucceeding(stack, ["ops", "import", file, "--json"]))
+        let imported = try JSONValue.parse(
+            try await hearthSucceeding(stack, ["ops", "import", file, "--json", "--trust", key.fingerprint]))
         #expect(imported["received"] == 4_000)
         #expect((imported["pages"]?.intValue ?? 0) > 1)
         // Again: nothing twice.
@@ -163,13 +188,14 @@ struct SneakernetTests {
 
         // One request over the limit (an operation no page can hold) is refused before it is
         // sent, and not blamed on the store.
-        let huge: JSONValue = [
-            "id": .string("\(device):4001"), "time": ["wall": 5_000, "logical": 0],
-            "entity": ["kind": "event_card", "id": "2026-08"],
-            "fields": ["title": ["value": .string(String(repeating: "x", count: 300 * 1_024)), "overwrites": []]],
-        ]
+        let huge = TestHousehold.signed(
+            [
+                "id": .string("\(device):4001"), "time": ["wall": 5_000, "logical": 0],
+                "entity": ["kind": "event_card", "id": "2026-08"],
+                "fields": ["title": ["value": .string(String(repeating: "x", count: 300 * 1_024)), "overwrites": []]],
+            ])
         let hugeFile = stack.home.file("huge.json")
-        try JSONValue.object(["format": "hearth-ops/1", "operations": [huge]]).jsonText.write(
+        try JSONValue.object(header.merging(["operations": [huge]]) { $1 }).jsonText.write(
             toFile: hugeFile, atomically: true, encoding: .utf8)
         let result = try await stack.hearth(["ops", "import", hugeFile])
         #expect(result.status == 2)

@@ -79,7 +79,8 @@ extension SeveralDevices.SyncTests {
         try await offPool {
             try Self.bigExport(count: 6_000).jsonText.write(toFile: file, atomically: true, encoding: .utf8)
         }
-        _ = try await hearthSucceeding(ann.stack, ["ops", "import", file])
+        let author = TestHousehold.key("0f0f0000-0000-4000-8000-000000000001").publicKey
+        _ = try await hearthSucceeding(ann.stack, ["ops", "import", file, "--trust", author.fingerprint])
         let mark = bob.monitor.output.lines.count
         try await Self.pair(bob, ann)
         // Bob's first sync starts by itself after pairing; kill it once a page of cards has arrived.
@@ -108,8 +109,9 @@ extension SeveralDevices.SyncTests {
             } while after != .null
             return total
         }
-        // The 6,000, and each device's name twice (its host's, then the rename).
-        #expect(counts[0] == counts[1] && counts[0] == 6_000 + 4, "\(counts)")
+        // The 6,000, each device's name twice (its host's, then the rename), Ann's pin of the
+        // file's author and the two devices' vouches for each other's signing key.
+        #expect(counts[0] == counts[1] && counts[0] == 6_000 + 4 + 3, "\(counts)")
         restarted.signal(SIGTERM)
         _ = await restarted.waitForExit(timeout: .seconds(3))
         await ann.stop()
@@ -128,18 +130,23 @@ extension SeveralDevices.SyncTests {
         for index in 1...count {
             let month = (index - 1) % 12 + 1
             let id = "\(author):\(index)"
-            operations.append([
-                "id": .string(id), "time": ["wall": .int(start + Int64(index)), "logical": 0],
-                "entity": ["kind": "event_card", "id": .string(String(format: "2026-%02d", month))],
-                "fields": [
-                    "title": [
-                        "value": .string("Plan \(index)"),
-                        "overwrites": .array(last[month].map { [.string($0)] } ?? []),
-                    ]
-                ],
-            ])
+            operations.append(
+                TestHousehold.signed(
+                    [
+                        "id": .string(id), "time": ["wall": .int(start + Int64(index)), "logical": 0],
+                        "entity": ["kind": "event_card", "id": .string(String(format: "2026-%02d", month))],
+                        "fields": [
+                            "title": [
+                                "value": .string("Plan \(index)"),
+                                "overwrites": .array(last[month].map { [.string($0)] } ?? []),
+                            ]
+                        ],
+                    ]))
             last[month] = id
         }
-        return ["format": "hearth-ops/1", "operations": .array(operations)]
+        return [
+            "format": "hearth-ops/2", "device": .string(author),
+            "signing_key": .string(TestHousehold.key(author).publicKey.text), "operations": .array(operations),
+        ]
     }
 }

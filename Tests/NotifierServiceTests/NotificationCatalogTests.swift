@@ -221,6 +221,23 @@ struct NotificationCatalogTests {
         #expect(failed.notification.urgency == .normal)
     }
 
+    @Test("operations a paired device brought and this one refused: one alert naming that device and the first reason")
+    mutating func refusedOperations() throws {
+        let event = OperationsRefusedEvent(
+            peer: .init(device: "e7e00000-0000-4000-8000-0000000000e7", name: "Eve's tablet"), count: 3,
+            refused: [
+                .init(
+                    id: "dadd:50", field: "operations[0].sig", rule: "does not verify with the key of device dadd0000")
+            ])
+        let popup = try Self.popup(
+            catalog.plan(topic: "sync.refused", envelope: Self.event("sync.refused", try JSONValue(encoding: event))))
+        #expect(popup.notification.summary == "Refused 3 changes from Eve's tablet")
+        #expect(popup.notification.body.contains("'operations[0].sig' does not verify"))
+        #expect(popup.key == "sync.refused.e7e00000-0000-4000-8000-0000000000e7")
+        #expect(popup.notification.urgency == .normal)
+        #expect(catalog.plan(topic: "sync.refused", envelope: Self.event("sync.refused", ["peer": "x"])) == .ignore)
+    }
+
     @Test("every text a popup shows is cut to its limit: a 7,000-character name never fills the screen")
     mutating func clipped() throws {
         let name = String(repeating: "A", count: 7_000)

@@ -3,6 +3,7 @@ import GRDB
 import HearthBus
 import HearthCore
 import HearthTesting
+import HearthTrust
 import Testing
 
 @testable import StoreService
@@ -64,14 +65,14 @@ struct FieldHeadsTests {
         let mismatches = try await offPool { () throws -> [String] in
             var random = SplitMix(seed: seed)
             let operations = try Self.history(seed: seed, count: 120).shuffled(using: &random)
-            let database = try StoreDatabase(path: path, localDevice: "dev-local")
+            let database = try StoreDatabase(path: path, localDevice: "dev-local", signer: .generate())
             var reference = OperationLog()
             var found: [String] = []
             try database.pool.write { db in
                 for operation in operations {
                     try reference.apply(operation)
                     var folded = try StoreDatabase.log(of: operation.entity, in: db)
-                    _ = try StoreDatabase.apply(operation, in: db, folded: &folded)
+                    _ = try StoreDatabase.apply(operation, signature: nil, in: db, folded: &folded)
                     let heads = try StoreDatabase.log(of: operation.entity, in: db)
                     let expected = reference.entity(operation.entity)
                     if folded.entity(operation.entity) != expected { found.append("folded after \(operation.id)") }
@@ -88,7 +89,7 @@ struct FieldHeadsTests {
                         found.append("local edit of \(entity) overwrote other than the heads")
                     }
                     var folded = log
-                    _ = try StoreDatabase.apply(operation, in: db, folded: &folded)
+                    _ = try StoreDatabase.apply(operation, signature: nil, in: db, folded: &folded)
                     try reference.apply(operation)
                     if try StoreDatabase.log(of: entity, in: db).entity(entity) != reference.entity(entity)
                         || reference.field(entity, "title")?.isConflict != false
@@ -116,12 +117,12 @@ struct FieldHeadsTests {
         let operations = try Self.history(seed: 42, count: 60)
         var reference = OperationLog()
         do {
-            let database = try StoreDatabase(path: path, localDevice: "dev-local")
+            let database = try StoreDatabase(path: path, localDevice: "dev-local", signer: .generate())
             try database.pool.write { db in
                 for operation in operations {
                     try reference.apply(operation)
                     var folded = try StoreDatabase.log(of: operation.entity, in: db)
-                    _ = try StoreDatabase.apply(operation, in: db, folded: &folded)
+                    _ = try StoreDatabase.apply(operation, signature: nil, in: db, folded: &folded)
                 }
                 // As a database from before the heads were kept: empty them, and forget the migration.
                 try db.execute(sql: "DELETE FROM field_head; DELETE FROM field_overwritten")
@@ -130,7 +131,7 @@ struct FieldHeadsTests {
                     sql: "DROP TABLE field_head; DROP TABLE field_overwritten; DROP INDEX operation_entity_time")
             }
         }
-        let reopened = try StoreDatabase(path: path, localDevice: "dev-local")
+        let reopened = try StoreDatabase(path: path, localDevice: "dev-local", signer: .generate())
         for month in 1...3 {
             let entity = EntityRef(kind: "event_card", id: "2026-0\(month)")
             let heads = try reopened.pool.read { db in try StoreDatabase.log(of: entity, in: db).entity(entity) }

@@ -26,12 +26,22 @@ struct StoreExchangeTests {
     /// Mum's operation `counter` of a long history: the title of a card of its own (a year per
     /// twelve operations), as a long history spreads over many.
     static func longHistory(_ counter: Int, month: Int, wall now: Int64, title: String) -> JSONValue {
-        [
-            "id": .string("\(mum):\(counter)"),
-            "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
-            "entity": ["kind": "event_card", "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", month))")],
-            "fields": ["title": ["value": .string(title), "overwrites": []]],
-        ]
+        TestHousehold.signed(
+            [
+                "id": .string("\(mum):\(counter)"),
+                "time": ["wall": .int(now - 500_000 + Int64(counter)), "logical": 0],
+                "entity": [
+                    "kind": "event_card", "id": .string("\(2000 + counter / 12)-\(String(format: "%02d", month))"),
+                ],
+                "fields": ["title": ["value": .string(title), "overwrites": []]],
+            ])
+    }
+
+    /// Makes `store` trust `other`'s real signing key, as pairing with it does.
+    static func trust(_ other: RunningStore, in store: RunningStore) async throws {
+        let vector = try await other.commands.request("ops.vector")
+        _ = try await store.commands.request(
+            "device.trust", args: ["device": vector["device"] ?? .null, "key": vector["signing_key"] ?? .null])
     }
 
     @Test(
@@ -39,9 +49,10 @@ struct StoreExchangeTests {
     )
     func contiguousVector() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            let dad = "d0d00000-0000-4000-8000-00000000000d"
+            try await TestHousehold.trust([Self.mum, dad], store: running.commands)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let held = [1, 2, 6, 7].map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }
-            let dad = "d0d00000-0000-4000-8000-00000000000d"
             let dads = [2, 3].map {
                 StoreHistoryTests.remote("\(dad):\($0)", wall: now - 50_000 + Int64($0), month: 9 + $0, ["title": "d"])
             }
@@ -50,18 +61,27 @@ struct StoreExchangeTests {
             #expect(export["vector"]?[Self.mum] == 2)
             #expect(export["vector"]?[dad] == nil)
             #expect(export["device"] == "dev-a")
-            // What a peer with a:1–7 sends for that vector: a:3–7 (6 and 7 again, already had).
-            try await withStore(context: context) { (peer: RunningStore) async throws in
+            // What a peer with a:1–7 sends for that vector: a:3–7 (6 and 7 again, already had), after
+            // its own vouch for Mum's key (trust first).
+            try await withStore(context: context, device: UUIDText.make()) { (peer: RunningStore) async throws in
+                try await TestHousehold.trust([Self.mum], store: peer.commands)
+                try await Self.trust(peer, in: running)
                 let all = (1...7).map { Self.card($0, wall: now - 100_000 + Int64($0), month: $0, title: "t\($0)") }
                 _ = try await peer.commands.request("ops.import", args: ["operations": .array(all)])
                 let lacking = try await peer.commands.request(
                     "ops.export", args: ["since_vector": export["vector"] ?? [:]])
                 let ids = (lacking["operations"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-                #expect(ids == (3...7).map { "\(Self.mum):\($0)" })
+                // The peer's vouch for Mum's key first (trust first), Mum's operations in time order,
+                // and the peer's own name, written when it started.
+                let vouch = try #require(ids.first)
+                #expect(vouch.hasPrefix(peer.store.database.localDevice))
+                #expect(ids.filter { $0.hasPrefix(Self.mum) } == (3...7).map { "\(Self.mum):\($0)" })
+                #expect(ids.count == 7)
                 let applied = try await running.commands.request(
                     "ops.import", args: ["operations": lacking["operations"] ?? []])
-                #expect(applied["received"] == 3)
+                #expect(applied["received"] == 5)
                 #expect(applied["already_had"] == 2)
+                #expect(applied["refused_count"] == 0)
                 let after = try await running.commands.request("ops.export", args: ["since_vector": [:], "limit": 1])
                 #expect(after["vector"]?[Self.mum] == 7)
             }
@@ -71,6 +91,7 @@ struct StoreExchangeTests {
     @Test("an export comes in pages under the message limit, in time order, each operation once")
     func pagedExport() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.mum], store: running.commands)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let title = String(repeating: "x", count: 190)
             var counter = 0
@@ -93,7 +114,8 @@ struct StoreExchangeTests {
                 pages += 1
             } while after != .null && pages < 100
             #expect(pages > 1)
-            #expect(ids == (1...3_000).map { "\(Self.mum):\($0)" })
+            // This store's vouch for Mum's key first, then Mum's operations in time order.
+            #expect(ids == ["dev-a:1"] + (1...3_000).map { "\(Self.mum):\($0)" })
             let limited = try await running.commands.request("ops.export", args: ["since_vector": [:], "limit": 10])
             #expect(limited["operations"]?.arrayValue?.count == 10)
             let bad = await #expect(throws: CommandClientError.self) {
@@ -107,12 +129,14 @@ struct StoreExchangeTests {
         "a packed export pages by what deflates under the limit (halving a page of hard-to-pack titles) and imports whole"
     )
     func packedExport() async throws {
-        try await withStore(context: context) { (running: RunningStore) async throws in
+        try await withStore(context: context, device: UUIDText.make()) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.mum], store: running.commands)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-            for batch in 0..<4 {
-                let operations = (1...600).map { index -> JSONValue in
-                    let counter = batch * 600 + index
+            // (In imports of 400: 600 signed operations of 190 random letters pass the request limit.)
+            for batch in 0..<6 {
+                let operations = (1...400).map { index -> JSONValue in
+                    let counter = batch * 400 + index
                     // Random letters deflate poorly: 2,400 of them pack past the limit at first.
                     let title = String((0..<190).map { _ in letters.randomElement()! })
                     return Self.longHistory(counter, month: counter % 12 + 1, wall: now, title: title)
@@ -120,6 +144,8 @@ struct StoreExchangeTests {
                 _ = try await running.commands.request("ops.import", args: ["operations": .array(operations)])
             }
             try await withStore(context: context, device: "dev-b") { (peer: RunningStore) async throws in
+                // The peer trusts the exporter only; Mum's key comes with its vouch, on the first page.
+                try await Self.trust(running, in: peer)
                 var (pages, received) = (0, 0)
                 var after: JSONValue = .null
                 repeat {
@@ -128,7 +154,7 @@ struct StoreExchangeTests {
                     #expect(page["operations"] == nil)
                     #expect(page.jsonText.utf8.count < running.configuration.maximumMessageBytes)
                     let count = try #require(page["count"]?.intValue)
-                    #expect(count > 0 && count < 2_400)
+                    #expect(count > 0 && count < 2_402)
                     let applied = try await peer.commands.request(
                         "ops.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null])
                     #expect(applied["received"]?.intValue == count)
@@ -136,7 +162,8 @@ struct StoreExchangeTests {
                     after = page["next"] ?? .null
                     pages += 1
                 } while after != .null && pages < 100
-                #expect(received == 2_400)
+                // Mum's 2,400, the exporter's vouch for her key, and its own name.
+                #expect(received == 2_402)
                 #expect(pages > 1)
                 let vector = try await peer.commands.request("ops.vector")
                 #expect(vector["vector"]?[Self.mum] == 2_400)
@@ -151,6 +178,7 @@ struct StoreExchangeTests {
     @Test("an import counts the conflicts it made: the same conflicting file twice reports it once")
     func newConflicts() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.mum], store: running.commands)
             _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 1, "title": "Mine"])
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let theirs = [Self.card(1, wall: now - 1_000, title: "Theirs")]
@@ -170,6 +198,7 @@ struct StoreExchangeTests {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let relayed = "b0b00000-0000-4000-8000-00000000000b"
+            try await TestHousehold.trust([Self.mum, relayed], store: running.commands)
             let future = StoreHistoryTests.remote(
                 "\(relayed):1", wall: now + HybridClock.maximumDrift + 1_500, month: 3, ["title": "From the future"])
             let fine = Self.card(1, wall: now - 1_000, month: 4, title: "On time")
@@ -198,6 +227,7 @@ struct StoreExchangeTests {
     @Test("a device's name is an operation: renamed on one store, it shows on another after an exchange")
     func namesTravel() async throws {
         try await withStore(context: context, device: UUIDText.make()) { (first: RunningStore) async throws in
+            try await TestHousehold.trust([Self.mum], store: first.commands)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             _ = try await first.commands.request(
                 "ops.import", args: ["operations": [Self.card(1, wall: now - 1_000, title: "x")]])
@@ -211,7 +241,11 @@ struct StoreExchangeTests {
             #expect(refused?.description.contains("'name' must not contain control characters") == true)
             let export = try await first.commands.request("ops.export", args: ["since_vector": [:]])
             try await withStore(context: context, device: UUIDText.make()) { (second: RunningStore) async throws in
-                _ = try await second.commands.request("ops.import", args: ["operations": export["operations"] ?? []])
+                // Second trusts only First; Mum's key comes with First's vouch for it.
+                try await Self.trust(first, in: second)
+                let imported = try await second.commands.request(
+                    "ops.import", args: ["operations": export["operations"] ?? []])
+                #expect(imported["refused_count"] == 0)
                 let devices = try await second.commands.request("device.list")["devices"]?.arrayValue ?? []
                 #expect(devices.contains { $0["id"]?.stringValue == Self.mum && $0["name"] == "Mum's phone" })
             }

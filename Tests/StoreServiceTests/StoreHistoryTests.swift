@@ -15,7 +15,8 @@ struct StoreHistoryTests {
     /// Another device of the household (device ids are lower-case UUIDs).
     static let dad = "dadd0000-0000-4000-8000-00000000000b"
 
-    /// An operation from another device, as a file from `hearth ops export` would carry it.
+    /// An operation from another device, as a file from `hearth ops export` would carry it:
+    /// signed with that device's test key (`TestHousehold`).
     static func remote(
         _ id: String, wall: Int64, month: Int, _ fields: [String: JSONValue], overwrites: [String] = []
     ) -> JSONValue {
@@ -23,16 +24,18 @@ struct StoreHistoryTests {
         for (name, value) in fields {
             writes[name] = ["value": value, "overwrites": .array(overwrites.map(JSONValue.string))]
         }
-        return [
-            "id": .string(id), "time": ["wall": .int(wall), "logical": 0],
-            "entity": ["kind": "event_card", "id": .string("2026-\(month < 10 ? "0" : "")\(month)")],
-            "fields": .object(writes),
-        ]
+        return TestHousehold.signed(
+            [
+                "id": .string(id), "time": ["wall": .int(wall), "logical": 0],
+                "entity": ["kind": "event_card", "id": .string("2026-\(month < 10 ? "0" : "")\(month)")],
+                "fields": .object(writes),
+            ])
     }
 
     @Test("history lists previous → new values by month, with device names, filtered by month, device and time")
     func history() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad], store: running.commands)
             _ = try await running.commands.request(
                 "event.set", args: ["year": 2026, "month": 8, "title": "Beach day", "day": 14])
             _ = try await running.commands.request(
@@ -78,6 +81,7 @@ struct StoreHistoryTests {
     @Test("concurrent edits from another device open a conflict that a resolution closes, values kept in history")
     func conflicts() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad], store: running.commands)
             let base = try await running.commands.request(
                 "event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
             let parent = try #require(base["op"]?.stringValue)
@@ -92,7 +96,11 @@ struct StoreHistoryTests {
                         Self.remote("\(Self.dad):1", wall: later, month: 8, ["title": "Camping"], overwrites: [parent])
                     ]
                 ])
-            #expect(report == ["received": 1, "already_had": 0, "conflicts": 1, "quarantined": []])
+            #expect(report["received"] == 1)
+            #expect(report["already_had"] == 0)
+            #expect(report["conflicts"] == 1)
+            #expect(report["quarantined"] == [])
+            #expect(report["refused_count"] == 0)
 
             let open = try await running.commands.request("conflicts")
             let conflict = try #require(open["conflicts"]?.arrayValue?.first)
@@ -134,34 +142,43 @@ struct StoreHistoryTests {
         }
     }
 
-    @Test("a malformed import names the bad field and writes nothing")
+    @Test(
+        "a malformed operation is refused naming the bad field, and writes nothing of itself; the good one beside it applies"
+    )
     func malformedImport() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad], store: running.commands)
+            let before = try await operationCount(running)
             let good = Self.remote("\(Self.dad):1", wall: 1_000, month: 8, ["title": "Ok"])
             let cases: [(JSONValue, String)] = [
-                ([good, ["id": .string("\(Self.dad):2")]], "operations[1].time"),
-                ([good, Self.remote("nocounter", wall: 1, month: 8, ["title": "x"])], "operations[1].id"),
+                ([good, ["id": .string("\(Self.dad):2")]], "'operations[1].time'"),
+                ([good, Self.remote("nocounter", wall: 1, month: 8, ["title": "x"])], "'operations[1].id'"),
                 (
                     [good, Self.remote("\(Self.dad):3", wall: 1, month: 8, ["title": 1.5])],
-                    "operations[1].fields.title.value"
+                    "'operations[1].fields.title.value'"
                 ),
                 ([good, Self.remote("\(Self.dad):4", wall: 1, month: 8, [:])], "at least one field"),
                 // (An operation from a clock too far ahead is held back, not refused: StoreExchangeTests.)
-                ("not a list", "'operations' is required and must be an array"),
             ]
-            for (operations, message) in cases {
-                let error = await #expect(throws: CommandClientError.self) {
-                    try await running.commands.request("ops.import", args: ["operations": operations])
-                }
-                #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+            for (index, (operations, message)) in cases.enumerated() {
+                let reply = try await running.commands.request("ops.import", args: ["operations": operations])
+                #expect(reply["received"] == (index == 0 ? 1 : 0))
+                #expect(reply["already_had"] == (index == 0 ? 0 : 1))
+                let refusals = StoreImportRulesTests.refusals(reply)
+                #expect(refusals.count == 1 && refusals[0].contains(message), "\(refusals)")
             }
-            #expect(try await operationCount(running) == 0)
+            let error = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("ops.import", args: ["operations": "not a list"])
+            }
+            #expect(error?.description.contains("'operations' is required and must be an array") == true)
+            #expect(try await operationCount(running) == before + 1)
         }
     }
 
     @Test("devices: this one is listed and marked; others appear on import and can be renamed")
     func devices() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad], store: running.commands)
             _ = try await running.commands.request(
                 "ops.import",
                 args: ["operations": [Self.remote("\(Self.dad):1", wall: 1_000, month: 1, ["title": "x"])]])

@@ -6,9 +6,9 @@ import Testing
 
 @testable import StoreService
 
-/// Operations from outside pass the same rules as local commands: each crafted import that once
+/// Operations from outside pass the same rules as local commands: each crafted operation that once
 /// crashed the store or was stored without complaint is refused naming the field, nothing of it
-/// is written, and the store keeps serving.
+/// is written, and the store keeps serving (and applying the rest of the page).
 @Suite("hearth-store: imported operations pass the domain's rules", .serialized, .timeLimit(.minutes(2)))
 struct StoreImportRulesTests {
     let context: ZMQContext
@@ -17,28 +17,40 @@ struct StoreImportRulesTests {
 
     static let dad = StoreHistoryTests.dad
 
-    /// An operation as an export file carries it.
+    /// An operation as an export file carries it, signed by its author's test key.
     static func operation(
         _ id: String, kind: String = "event_card", entity: String = "2026-08", wall: Int64 = 1_000,
         logical: Int64 = 0, _ fields: [String: JSONValue] = ["title": "Beach day"]
     ) -> JSONValue {
-        [
-            "id": .string(id), "time": ["wall": .int(wall), "logical": .int(logical)],
-            "entity": ["kind": .string(kind), "id": .string(entity)],
-            "fields": .object(fields.mapValues { ["value": $0, "overwrites": []] }),
-        ]
+        TestHousehold.signed(
+            [
+                "id": .string(id), "time": ["wall": .int(wall), "logical": .int(logical)],
+                "entity": ["kind": .string(kind), "id": .string(entity)],
+                "fields": .object(fields.mapValues { ["value": $0, "overwrites": []] }),
+            ])
+    }
+
+    /// What an import of `operations` refused, as "'field' rule" lines.
+    static func refusals(_ reply: JSONValue) -> [String] {
+        (reply["refused"]?.arrayValue ?? []).map {
+            "'\($0["field"]?.stringValue ?? "")' \($0["rule"]?.stringValue ?? "")"
+        }
     }
 
     @Test("each crafted operation is refused naming its field and rule; nothing is written; the store serves on")
     func craftedImports() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad], store: running.commands)
             let local = running.store.database.localDevice
+            let before = try await operationCount(running)
+            // An operation in this device's name, truly signed by it, that it does not hold.
+            let own = try Operation(json: StoreImportRulesTests.unsigned("\(local):9223372036854775807"), at: "own")
             let cases: [(JSONValue, String)] = [
                 (Self.operation("\(Self.dad):1", entity: "2026-13"), "operations[0].entity.id"),
                 (Self.operation("\(Self.dad):1", entity: "2026-00"), "operations[0].entity.id"),
                 (Self.operation("\(Self.dad):1", entity: "0000-08"), "operations[0].entity.id"),
                 (Self.operation("\(Self.dad):1", entity: "99999-08"), "operations[0].entity.id"),
-                (Self.operation("\(local):9223372036854775807"), "which this device never made"),
+                (own.signed(running.store.database.signer.sign(own).text), "which this device does not hold"),
                 (Self.operation("\(Self.dad):18446744073709551615"), "the counter must be 1–9223372036854775807"),
                 (
                     Self.operation("\(Self.dad):1", ["title": .string(String(repeating: "x", count: 300))]),
@@ -56,30 +68,48 @@ struct StoreImportRulesTests {
                 (Self.operation("a:b:1"), "'a:b' is not a device id"),
                 (Self.operation("\(Self.dad):1", wall: -5), "operations[0].time.wall"),
             ]
-            for (operation, message) in cases where !message.isEmpty {
-                let error = await #expect(throws: CommandClientError.self, "\(message)") {
-                    try await running.commands.request("ops.import", args: ["operations": [operation]])
-                }
-                #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+            for (operation, message) in cases {
+                let reply = try await running.commands.request(
+                    "ops.import", args: ["format": "hearth-ops/2", "operations": [operation]])
+                #expect(reply["received"] == 0, "\(message)")
+                #expect(reply["refused_count"] == 1, "\(message)")
+                let refusals = Self.refusals(reply)
+                #expect(refusals.count == 1 && refusals[0].contains(message), "\(refusals)")
             }
             let format = await #expect(throws: CommandClientError.self) {
                 try await running.commands.request(
                     "ops.import",
                     args: ["format": "hearth-ops/99", "operations": [Self.operation("\(Self.dad):1")]])
             }
-            #expect(format?.description.contains("'format' must be hearth-ops/1, got hearth-ops/99") == true)
-            #expect(try await operationCount(running) == 0)
+            #expect(format?.description.contains("'format' must be hearth-ops/2, got hearth-ops/99") == true)
+            #expect(try await operationCount(running) == before)
 
-            // Still serving, and local writes still count on from 1.
+            // Still serving, and local writes still count on from the trust record (operation 1).
             let set = try await running.commands.request(
                 "event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
-            #expect(set["op"]?.stringValue == "\(local):1")
-            // A valid import still imports.
+            #expect(set["op"]?.stringValue == "\(local):2")
+            // A bad operation never blocks the good ones beside it.
             let imported = try await running.commands.request(
                 "ops.import",
-                args: ["format": "hearth-ops/1", "operations": [Self.operation("\(Self.dad):1", entity: "2026-09")]])
+                args: [
+                    "format": "hearth-ops/2",
+                    "operations": [
+                        Self.operation("\(Self.dad):1", entity: "2026-13"),
+                        Self.operation("\(Self.dad):1", entity: "2026-09"),
+                    ],
+                ])
             #expect(imported["received"] == 1)
+            #expect(Self.refusals(imported).first?.contains("operations[0].entity.id") == true)
         }
+    }
+
+    /// An operation as `operation` makes it, unsigned.
+    static func unsigned(_ id: String) -> JSONValue {
+        [
+            "id": .string(id), "time": ["wall": 1_000, "logical": 0],
+            "entity": ["kind": "event_card", "id": "2026-08"],
+            "fields": ["title": ["value": "Beach day", "overwrites": []]],
+        ]
     }
 
     @Test("a local command breaking a rule is refused by the same validator, naming the field")
@@ -97,6 +127,8 @@ struct StoreImportRulesTests {
     @Test("every domain's text fields refuse control characters, direction overrides and over-long text in an import")
     func textFieldsOfEveryDomain() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad], store: running.commands)
+            let before = try await operationCount(running)
             let uuid = "0b0b0000-0000-4000-8000-0000000000c1"
             let fields: [(kind: String, entity: String, field: String, limit: Int)] = [
                 ("event_card", "2026-08", "title", 200), ("event_card", "2026-08", "location", 200),
@@ -118,16 +150,16 @@ struct StoreImportRulesTests {
                     counter += 1
                     let operation = Self.operation(
                         "\(Self.dad):\(counter)", kind: kind, entity: entity, [field: .string(value)])
-                    let error = await #expect(throws: CommandClientError.self, "\(kind).\(field)") {
-                        try await running.commands.request("ops.import", args: ["operations": [operation]])
-                    }
+                    let reply = try await running.commands.request("ops.import", args: ["operations": [operation]])
+                    let refusal = Self.refusals(reply).first ?? ""
+                    #expect(reply["received"] == 0, "\(kind).\(field)")
                     #expect(
-                        error?.description.contains("operations[0].fields.\(field)' \(rule.hasPrefix("(") ? "" : rule)")
-                            == true && error?.description.contains(rule) == true,
-                        "\(kind).\(field): \(String(describing: error))")
+                        refusal.contains("operations[0].fields.\(field)' \(rule.hasPrefix("(") ? "" : rule)")
+                            && refusal.contains(rule),
+                        "\(kind).\(field): \(refusal)")
                 }
             }
-            #expect(try await operationCount(running) == 0)
+            #expect(try await operationCount(running) == before)
         }
     }
 }

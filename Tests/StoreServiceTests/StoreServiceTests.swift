@@ -233,7 +233,8 @@ struct StoreServiceTests {
                             FROM change JOIN operation ON operation.id = change.op_id
                             """))
                 let record = try #require(try OperationRecord.fetchOne(db))
-                let expected: JSONValue = ["seq": .int(row[0]), "operation": try record.json]
+                // The feed carries the operation without its signature (the exchange format's `sig`).
+                let expected: JSONValue = ["seq": .int(row[0]), "operation": try record.operation.json]
                 let encoded = StoreCommands.encodedChange(seq: row[0], row: row, fields: row[6])
                 #expect(encoded == expected.jsonBytes)
                 #expect(try JSONValue.parse(encoded) == expected)

@@ -11,7 +11,8 @@ import Testing
 
 /// The sync engine's decisions, driven by beacons and a clock the test moves: when a paired
 /// device heard continuously is synced with, and what a beacon that borrows a paired device's id
-/// gets. The peer's endpoint answers nothing, so each sync fails fast and is logged.
+/// gets. The peer's endpoint answers nothing, so each sync fails fast and is logged. This
+/// device's "store" answers only `ops.vector` (its signing key), all the engine asks of it here.
 @Suite("hearth-sync: the five-minute rule and borrowed ids, on a moved clock", .timeLimit(.minutes(1)))
 struct SyncEngineTests {
     /// A clock the test moves.
@@ -31,8 +32,11 @@ struct SyncEngineTests {
         let context: ZMQContext
         let store: CommandClient
         let publisher: Publisher
+        let storeTask: Task<Void, Never>
 
         func close() async {
+            storeTask.cancel()
+            await storeTask.value
             await store.close()
             await publisher.close()
             await context.terminate()
@@ -49,8 +53,26 @@ struct SyncEngineTests {
         let paired = PairedKeys(try await database.peers())
         let keyPair = try CurveKeyPair.generate()
         let logger = Logger(label: "sync")
+        let signingKey = TestHousehold.key(local).publicKey.text
+        let storeServer = try CommandServer(
+            context: context, endpoint: configuration.commandEndpoint(.store), service: "store",
+            logger: Logger(label: "store")
+        ) { request in
+            switch request.command {
+            case "ops.vector": return ["device": .string(local), "vector": [:], "signing_key": .string(signingKey)]
+            // An import whose every operation the store refuses (as a forged relay's would be).
+            case "ops.import":
+                return [
+                    "received": 0, "refused_count": 1,
+                    "refused": [["id": "x:1", "field": "operations[0].sig", "rule": "does not verify"]],
+                ]
+            case "event.list", "device.list": return [:]
+            default: throw CommandError(code: "not_here", message: "not here")
+            }
+        }
+        let storeTask = Task { _ = try? await storeServer.run() }
         let store = CommandClient(
-            context: context, endpoint: configuration.commandEndpoint(.store), timeout: .milliseconds(50), attempts: 1)
+            context: context, endpoint: configuration.commandEndpoint(.store), timeout: .milliseconds(500), attempts: 1)
         var replicator = SyncReplicator(
             store: store, context: context, keyPair: keyPair, maximumMessageBytes: 1 << 20, logger: logger)
         replicator.timeout = .milliseconds(50)
@@ -64,7 +86,7 @@ struct SyncEngineTests {
         await engine.start(beacon: nil, ports: (5_001, 5_002)) {}
         return Fixture(
             engine: engine, database: database, clock: clock, peer: paired.peer(device: other)!, home: home,
-            context: context, store: store, publisher: publisher)
+            context: context, store: store, publisher: publisher, storeTask: storeTask)
     }
 
     static func beacon(device: String, key: String, port: Int = 9) throws -> BeaconSighting {
@@ -135,6 +157,137 @@ struct SyncEngineTests {
         #expect(log.first?.detail.contains("paired with another key") == true)
         let diag = try await fixture.engine.command(CommandRequest(id: "1", command: "sync.diag", arguments: [:]))
         #expect(diag["refusals"] == 3)
+        // The forged beacon changed nothing: Bob is not shown as heard (nor "not paired"), and
+        // nothing would be sent to the forger's address.
+        #expect(diag["heard"] == [])
+        // Bob's own beacon is heard as Bob, paired.
+        await fixture.engine.sighted(try Self.beacon(device: Self.high, key: bobKeys.publicKey))
+        let heard = try await fixture.engine.command(CommandRequest(id: "2", command: "device.nearby"))
+        #expect(heard["devices"]?.arrayValue?.map { $0["paired"] } == [true])
+        await fixture.close()
+    }
+
+    @Test("operations a paired device brings that the store refuses are counted in diag and noted once per sync")
+    func refusedOperationsReported() async throws {
+        let bobKeys = try CurveKeyPair.generate()
+        let fixture = try await Self.fixture(local: Self.low, other: Self.high, otherKey: bobKeys)
+        let page = PackedPage.pack([["id": "x:1"]])
+        for id in ["a", "b"] {
+            var request = CommandRequest(
+                id: id, command: "sync.import", arguments: ["format": "hearth-ops/2", "packed": .string(page)])
+            request.peerKey = bobKeys.publicKey
+            let reply = try await fixture.engine.fromPeer(request)
+            #expect(reply["refused_count"] == 1)
+        }
+        let diag = try await fixture.engine.command(CommandRequest(id: "d", command: "sync.diag"))
+        #expect(diag["refused_operations"] == 2)
+        let lines = (diag["lines"]?.arrayValue ?? []).filter { $0["kind"] == "refused" }
+        #expect(lines.count == 2)
+        #expect(lines.first?["text"]?.stringValue?.contains("refused 1 operations from Bob") == true)
+        // The alert names the same refused operation once: the second time it is not raised again.
+        #expect(await fixture.engine.alerted == ["x:1"])
+        await fixture.close()
+    }
+
+    /// A pairing request as another device sends it, from `address`, with key `key`.
+    static func pairRequest(device: String, key: String, address: String, id: String) -> CommandRequest {
+        var request = CommandRequest(
+            id: id, command: "pair.request",
+            arguments: [
+                "device": .string(device), "name": "Stranger",
+                "signing_key": .string(TestHousehold.key(device).publicKey.text),
+            ])
+        request.peerKey = key
+        request.peerAddress = address
+        return request
+    }
+
+    @Test(
+        "strangers' pairing requests never block a person's: one per key and address, none replaced, the oldest stranger's dropped first"
+    )
+    func pairingSpam() async throws {
+        let bobKeys = try CurveKeyPair.generate()
+        let fixture = try await Self.fixture(local: Self.low, other: Self.high, otherKey: bobKeys)
+        let listing = CommandRequest(id: "list", command: "device.pairing")
+        // Eight requests with random ids and keys from one address: one attempt only.
+        var busy = 0
+        for index in 0..<8 {
+            let request = Self.pairRequest(
+                device: UUIDText.make(), key: try CurveKeyPair.generate().publicKey, address: "192.0.2.66",
+                id: "spam\(index)")
+            do { _ = try await fixture.engine.fromPairing(request) } catch let error as CommandError {
+                #expect(error.code == "busy")
+                busy += 1
+            }
+        }
+        #expect(busy == 7)
+        #expect(try await fixture.engine.command(listing)["pairings"]?.arrayValue?.count == 1)
+        // A person's device elsewhere asks: it gets in.
+        let cy = try CurveKeyPair.generate()
+        let cyID = "c0c00000-0000-4000-8000-000000000003"
+        _ = try await fixture.engine.fromPairing(
+            Self.pairRequest(device: cyID, key: cy.publicKey, address: "192.0.2.10", id: "cy"))
+        // A request naming Cy's id with another key does not replace Cy's attempt.
+        let hijack = await #expect(throws: CommandError.self) {
+            try await fixture.engine.fromPairing(
+                Self.pairRequest(
+                    device: cyID, key: try CurveKeyPair.generate().publicKey, address: "192.0.2.67", id: "hijack"))
+        }
+        #expect(hijack?.code == "busy")
+        let pairings = try await fixture.engine.command(listing)["pairings"]?.arrayValue ?? []
+        #expect(
+            pairings.first { $0["device"]?.stringValue == cyID }?["fingerprint"]?.stringValue
+                == Pairing.fingerprint(cy.publicKey))
+        // Strangers from many addresses fill the table: the oldest stranger's attempt goes first,
+        // and a new request still gets in.
+        for index in 0..<10 {
+            _ = try await fixture.engine.fromPairing(
+                Self.pairRequest(
+                    device: UUIDText.make(), key: try CurveKeyPair.generate().publicKey, address: "198.51.100.\(index)",
+                    id: "many\(index)"))
+        }
+        let full = try await fixture.engine.command(listing)["pairings"]?.arrayValue ?? []
+        #expect(full.count == SyncEngine.pendingLimit)
+        await fixture.close()
+    }
+
+    @Test("a request-and-reveal loop from one address raises two pairing popups a minute, not hundreds")
+    func pairingPopupsLimited() async throws {
+        let bobKeys = try CurveKeyPair.generate()
+        let fixture = try await Self.fixture(local: Self.low, other: Self.high, otherKey: bobKeys)
+        var shown = 0
+        var refused = 0
+        for index in 0..<20 {
+            let key = try CurveKeyPair.generate().publicKey
+            let device = UUIDText.make()
+            _ = try await fixture.engine.fromPairing(
+                Self.pairRequest(device: device, key: key, address: "192.0.2.66", id: "r\(index)"))
+            var reveal = CommandRequest(
+                id: "v\(index)", command: "pair.reveal",
+                arguments: ["nonce": .string(String(repeating: "ab", count: 16))])
+            reveal.peerKey = key
+            reveal.peerAddress = "192.0.2.66"
+            do {
+                _ = try await fixture.engine.fromPairing(reveal)
+                shown += 1
+            } catch let error as CommandError where error.code == "busy" {
+                refused += 1
+            }
+            // The attempt is over either way (the stranger aborts), so the next can start.
+            _ = await fixture.engine.reject(device)
+        }
+        #expect(shown == SyncEngine.pairingPopupsPerAddress)
+        #expect(refused == 20 - SyncEngine.pairingPopupsPerAddress)
+        // A minute later, one more.
+        fixture.clock.advance(.seconds(61))
+        let key = try CurveKeyPair.generate().publicKey
+        _ = try await fixture.engine.fromPairing(
+            Self.pairRequest(device: UUIDText.make(), key: key, address: "192.0.2.66", id: "late"))
+        var reveal = CommandRequest(
+            id: "late-v", command: "pair.reveal", arguments: ["nonce": .string(String(repeating: "cd", count: 16))])
+        reveal.peerKey = key
+        reveal.peerAddress = "192.0.2.66"
+        _ = try await fixture.engine.fromPairing(reveal)
         await fixture.close()
     }
 
@@ -171,7 +324,10 @@ struct SyncEngineTests {
         let cy = try CurveKeyPair.generate()
         var request = CommandRequest(
             id: "1", command: "pair.request",
-            arguments: ["device": "c0c00000-0000-4000-8000-000000000003", "name": "Cy's tablet"])
+            arguments: [
+                "device": "c0c00000-0000-4000-8000-000000000003", "name": "Cy's tablet",
+                "signing_key": .string(TestHousehold.key("c0c00000-0000-4000-8000-000000000003").publicKey.text),
+            ])
         request.peerKey = cy.publicKey
         let commitment = try await fixture.engine.fromPairing(request)
         #expect(commitment["commit"]?.stringValue?.count == 64)

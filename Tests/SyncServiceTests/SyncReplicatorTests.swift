@@ -3,6 +3,7 @@ import GRDB
 import HearthBus
 import HearthCore
 import HearthTesting
+import HearthTrust
 import Logging
 import ServiceLifecycle
 import StoreService
@@ -126,8 +127,10 @@ struct SyncReplicatorTests {
 
             let first = try await dad.sync(with: mum)
             #expect(first.outcome == .completed, "\(first.detail)")
-            // Two cards each way, and each device's name (names travel as operations).
-            #expect(first.received == 3 && first.sent == 3)
+            // Two cards each way, each device's name (names travel as operations), and each one's
+            // vouch for the other's signing key, pinned as the sync began (a pair from before
+            // signing learns the keys over its CURVE link; trust records travel as operations).
+            #expect(first.received == 4 && first.sent == 4, "\(first.received) \(first.sent) \(first.detail)")
             #expect(first.conflicts == 1)
             // Bytes are what went over the link, both ways: four operations at least.
             #expect(first.bytes > 4 * 100, "\(first.bytes)")
@@ -157,14 +160,17 @@ struct SyncReplicatorTests {
             _ = try await dad.commands.request(
                 "event.set", args: ["year": 2026, "month": 3, "title": "Gran's birthday"])
             _ = try await gran.commands.request("event.set", args: ["year": 2026, "month": 4, "title": "Easter"])
-            // Names travel too: Mum gets Dad's card and name (and hands him hers); Gran gets
-            // both names with the card; Dad then gets Easter and Gran's name.
-            #expect(try await mum.sync(with: dad).received == 2)
+            // Names and vouches for keys travel too: Mum gets Dad's card, name and vouch for her
+            // key (and hands him her name and vouch); Gran gets those and Mum's three (name, her
+            // vouches for Dad and for Gran); Dad then gets Easter, Gran's name and vouch for Mum,
+            // and Mum's vouch for Gran.
+            #expect(try await mum.sync(with: dad).received == 3)
             let relayed = try await gran.sync(with: mum)
-            #expect(relayed.received == 3 && relayed.sent == 2)
+            #expect(relayed.received == 6 && relayed.sent == 3, "\(relayed.received) \(relayed.sent) \(relayed.detail)")
             #expect(try await gran.cards() == ["3 Gran's birthday", "4 Easter"])
-            // Dad never paired with Gran, yet gets her card through Mum.
-            #expect(try await dad.sync(with: mum).received == 2)
+            // Dad never paired with Gran, yet gets her card through Mum, and trusts her key
+            // because Mum vouched for it.
+            #expect(try await dad.sync(with: mum).received == 4)
             #expect(try await dad.cards() == (try await gran.cards()))
             #expect(try await dad.vector() == (try await gran.vector()))
         }
@@ -190,6 +196,55 @@ struct SyncReplicatorTests {
             #expect(forgotten.outcome == .failed)
             #expect(try await mum.cards().isEmpty)
             #expect(try await dad.database.entries().first?.outcome == .failed)
+        }
+    }
+
+    @Test(
+        "a paired device turned hostile relays an operation in another's name: refused and reported, the rest applied, and the real author syncs on"
+    )
+    func forgedRelay() async throws {
+        let (dad, mum, eve) = (try Device(), try Device(), try Device())
+        for (one, other) in [(dad, mum), (mum, eve)] {
+            try await one.pair(with: other, name: "other")
+            try await other.pair(with: one, name: "other")
+        }
+        try await run([dad, mum, eve]) {
+            _ = try await dad.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
+            #expect(try await mum.sync(with: dad).outcome == .completed)
+            #expect(try await eve.sync(with: mum).outcome == .completed)
+            // Eve knows Dad's id (and his key: Mum vouched for it). She writes "his" operation 50
+            // and one of her own, signs both with her key and pushes them to Mum as a relay.
+            let eveKey = SigningKey.derived(fromCurveSecret: eve.keyPair.secretKey)
+            let page = try [(dad.id, 50, "Forged"), (eve.id, 40, "Eve's own")].map { author, counter, title in
+                let operation = try Operation(
+                    json: [
+                        "id": .string("\(author):\(counter)"),
+                        "time": ["wall": .int(Int64(Date().timeIntervalSince1970 * 1000)), "logical": 0],
+                        "entity": ["kind": "event_card", "id": .string(counter == 50 ? "2026-08" : "2026-09")],
+                        "fields": ["title": ["value": .string(title), "overwrites": []]],
+                    ], at: "x")
+                return operation.signed(eveKey.sign(operation).text)
+            }
+            let link = CommandClient(
+                context: eve.context, endpoint: mum.server.endpoint, timeout: .seconds(5),
+                curve: (eve.keyPair, mum.keyPair.publicKey))
+            let reply = try await link.request(
+                "sync.import", args: ["format": "hearth-ops/2", "packed": .string(PackedPage.pack(page))])
+            await link.close()
+            #expect(reply["received"] == 1)
+            #expect(reply["refused_count"] == 1)
+            let refusal = try #require(reply["refused"]?.arrayValue?.first)
+            #expect(refusal["field"] == "operations[0].sig")
+            #expect(
+                refusal["rule"]?.stringValue?.contains("does not verify with the key of device \(dad.id.prefix(8))")
+                    == true)
+            #expect(try await mum.cards() == ["8 Beach day", "9 Eve's own"])
+            // Dad and Mum sync on: nothing of the forgery reached or wedged either of them.
+            _ = try await dad.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
+            let after = try await dad.sync(with: mum)
+            #expect(after.outcome == .completed, "\(after.detail)")
+            #expect(try await dad.cards() == (try await mum.cards()))
+            #expect(try await mum.cards().first == "8 Beach weekend")
         }
     }
 

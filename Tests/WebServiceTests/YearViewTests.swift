@@ -81,11 +81,13 @@ struct YearViewTests {
         let parent = try #require(base["op"]?.stringValue)
         _ = try await fixture.store.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
         let later = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
-        let operation: JSONValue = [
-            "id": .string("\(Self.dad):1"), "time": ["wall": .int(later), "logical": 0],
-            "entity": ["kind": "event_card", "id": "2026-08"],
-            "fields": ["title": ["value": "Camping", "overwrites": [.string(parent)]]],
-        ]
+        let operation = TestHousehold.signed(
+            [
+                "id": .string("\(Self.dad):1"), "time": ["wall": .int(later), "logical": 0],
+                "entity": ["kind": "event_card", "id": "2026-08"],
+                "fields": ["title": ["value": "Camping", "overwrites": [.string(parent)]]],
+            ])
+        try await TestHousehold.trust([Self.dad], store: fixture.store)
         _ = try await fixture.store.request("ops.import", args: ["operations": [operation]])
         let conflict = try #require(
             try await fixture.store.request("conflicts")["conflicts"]?.arrayValue?.first)

@@ -59,6 +59,7 @@ struct Device: AsyncParsableCommand {
                         line += "  last sync \(peer["last_sync_at"]?.stringValue ?? "never")"
                     }
                 }
+                if let key = device["signing_key"]?.stringValue { line += "  signs as \(key)" }
                 Output.line(line)
             }
         }

@@ -7,7 +7,7 @@ import StoreService
 struct Ops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export and import operations between homes by file.",
-        subcommands: [Export.self, Import.self, Resume.self])
+        subcommands: [Export.self, Import.self, Quarantine.self, Forks.self, Resume.self])
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -51,9 +51,19 @@ struct Ops: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Apply the operations in a file from `hearth ops export`.")
+            abstract: "Apply the operations in a file from `hearth ops export`.",
+            discussion: """
+                Each operation is checked alone (its form, its domain's rules, its author's \
+                signature): the ones that pass are applied, each refused one is listed with the \
+                field and the rule, and the command then exits 2. Importing the same file again \
+                applies nothing twice. A file from a device this household does not know yet is \
+                refused until --trust gives its key's fingerprint, read on that device \
+                (hearth device list).
+                """)
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The file.") var file: String
+        @Option(help: "The exporting device's key fingerprint, as `hearth device list` shows it there.")
+        var trust: String?
 
         func run() async throws {
             let value = try Ops.readJSON(file)
@@ -71,21 +81,31 @@ struct Ops: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             // A large file goes in pages, each under the command size limit and each one
-            // transaction, in time order so parents come before the edits that overwrite them.
-            // Operations are idempotent: after a failed page, importing the file again finishes
-            // the job.
+            // transaction, vouches for keys first, then in time order so parents come before the
+            // edits that overwrite them. Operations are idempotent: after a failed page, importing
+            // the file again finishes the job.
             let limit = try options.loadConfiguration().maximumMessageBytes - 4_096
-            var (received, already, conflicts) = (Int64(0), Int64(0), Int64(0))
-            var quarantined: [JSONValue] = []
+            var (received, already, conflicts, refusedCount) = (Int64(0), Int64(0), Int64(0), Int64(0))
+            var (quarantined, refused) = ([JSONValue](), [JSONValue]())
+            var common: [String: JSONValue] = ["format": .string(format)]
+            if let device = value["device"], let key = value["signing_key"] {
+                common["exporter"] = ["device": device, "signing_key": key]
+                common["source"] = device
+            }
+            if let trust { common["trust"] = .string(trust) }
             let pages = Self.pages(list, limit: limit)
             for (number, page) in pages.enumerated() {
                 do {
                     let reply = try await ServiceCall.run(
-                        options, .store, "ops.import", ["format": .string(format), "operations": .array(page)])
+                        options, .store, "ops.import", common.merging(["operations": .array(page)]) { $1 })
                     received += reply["received"]?.intValue ?? 0
                     already += reply["already_had"]?.intValue ?? 0
                     conflicts += reply["conflicts"]?.intValue ?? 0
                     quarantined += reply["quarantined"]?.arrayValue ?? []
+                    refusedCount += reply["refused_count"]?.intValue ?? 0
+                    refused += (reply["refused"]?.arrayValue ?? []).prefix(max(0, 20 - refused.count))
+                    // Pinned once, with the first page: the later pages need no fingerprint.
+                    common["trust"] = nil
                 } catch {
                     if number > 0 {
                         Output.error(
@@ -99,29 +119,44 @@ struct Ops: AsyncParsableCommand {
             let report: JSONValue = [
                 "received": .int(received), "already_had": .int(already), "conflicts": .int(conflicts),
                 "open_conflicts": .int(Int64(open)), "quarantined": .array(quarantined),
-                "pages": .int(Int64(pages.count)),
+                "refused": .array(refused), "refused_count": .int(refusedCount), "pages": .int(Int64(pages.count)),
             ]
-            if options.json { return Output.json(report) }
-            Output.line(
-                "received \(received), already had \(already), new conflicts \(conflicts) (open \(open))"
-                    + (quarantined.isEmpty ? "" : ", held back \(quarantined.count)"))
-            for held in quarantined {
+            if options.json {
+                Output.json(report)
+            } else {
                 Output.line(
-                    "  held back \(held["id"]?.stringValue ?? "?"): \(held["reason"]?.stringValue ?? "") (tried again on each import)"
-                )
+                    "received \(received), already had \(already), new conflicts \(conflicts) (open \(open))"
+                        + (quarantined.isEmpty ? "" : ", held back \(quarantined.count)")
+                        + (refusedCount == 0 ? "" : ", refused \(refusedCount)"))
+                for held in quarantined {
+                    Output.line(
+                        "  held back \(held["id"]?.stringValue ?? "?"): \(held["reason"]?.stringValue ?? "") (tried again on each import)"
+                    )
+                }
+                for refusal in refused {
+                    Output.line(
+                        "  refused \(refusal["id"]?.stringValue ?? "?"): '\(refusal["field"]?.stringValue ?? "")' \(refusal["rule"]?.stringValue ?? "")"
+                    )
+                }
+                if refusedCount > Int64(refused.count) {
+                    Output.line("  … and \(refusedCount - Int64(refused.count)) more")
+                }
             }
+            if refusedCount > 0 { throw ExitCode(2) }
         }
 
-        /// `operations` in time order, cut into pages of at most `limit` bytes of JSON (an
-        /// operation larger than that goes alone, and the client refuses it naming the limit).
+        /// `operations` with the vouches for keys first, then in time order, cut into pages of at
+        /// most `limit` bytes of JSON (an operation larger than that goes alone, and the client
+        /// refuses it naming the limit).
         static func pages(_ operations: [JSONValue], limit: Int) -> [[JSONValue]] {
-            func time(_ operation: JSONValue) -> (Int64, Int64, String) {
+            func order(_ operation: JSONValue) -> (Int, Int64, Int64, String) {
                 (
+                    operation["entity"]?["kind"]?.stringValue == "device_key" ? 0 : 1,
                     operation["time"]?["wall"]?.intValue ?? 0, operation["time"]?["logical"]?.intValue ?? 0,
                     operation["id"]?.stringValue ?? ""
                 )
             }
-            let ordered = operations.sorted { time($0) < time($1) }
+            let ordered = operations.sorted { order($0) < order($1) }
             var pages: [[JSONValue]] = []
             var page: [JSONValue] = []
             var bytes = 0
@@ -136,6 +171,57 @@ struct Ops: AsyncParsableCommand {
             }
             if !page.isEmpty || pages.isEmpty { pages.append(page) }
             return pages
+        }
+    }
+
+    struct Quarantine: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the operations held back (stamped too far in the future), or empty the quarantine.",
+            discussion: """
+                An operation stamped more than an hour ahead of this device's clock is held back, \
+                and tried again on each later import or sync; each source holds at most 1,000 \
+                (1 MiB) of them.
+                """)
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Empty the quarantine (the operations come again from their source if still valid).")
+        var purge = false
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "ops.quarantine", ["purge": .bool(purge)])
+            if options.json { return Output.json(reply) }
+            if purge { return Output.line("emptied the quarantine (\(reply["purged"]?.intValue ?? 0) operations)") }
+            let held = reply["operations"]?.arrayValue ?? []
+            if held.isEmpty { return Output.line("nothing is held back") }
+            Output.line("\(reply["count"]?.intValue ?? 0) held back (\(reply["bytes"]?.intValue ?? 0) bytes):")
+            for operation in held {
+                let source = operation["source"]?.stringValue ?? ""
+                Output.line(
+                    "  \(operation["id"]?.stringValue ?? "?")  \(operation["reason"]?.stringValue ?? "")"
+                        + (source.isEmpty ? "" : "  from \(source.prefix(8))"))
+            }
+        }
+    }
+
+    struct Forks: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Operations held here with one content and sent by another device with another.",
+            discussion: """
+                Possible only for operations from before signing (a signed operation cannot have \
+                two contents). Both contents are kept and named; everything else syncs.
+                """)
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(options, .store, "ops.forks")
+            if options.json { return Output.json(reply) }
+            let forks = reply["forks"]?.arrayValue ?? []
+            if forks.isEmpty { return Output.line("no forked operations") }
+            for fork in forks {
+                Output.line(
+                    "\(fork["id"]?.stringValue ?? "?"): held \(fork["held"]?["fields"]?.jsonText ?? "?"); "
+                        + "\(fork["source"]?.stringValue.map { String($0.prefix(8)) } ?? "another device") sent \(fork["other"]?["fields"]?.jsonText ?? "?")"
+                )
+            }
         }
     }
 

@@ -55,6 +55,21 @@ extension NotificationCatalog {
                 buttons: [:]))
     }
 
+    /// "Refused 3 changes from Dad's laptop": operations a paired device brought that this device
+    /// refused (forged, unverifiable or against the rules), named once; the rest of the sync went on.
+    func refused(_ event: OperationsRefusedEvent) -> NotificationPlan {
+        let first = event.refused.first.map { "'\($0.field)' \($0.rule)" } ?? ""
+        return .show(
+            Popup(
+                key: "sync.refused.\(event.peer.device)", category: .sync,
+                notification: DesktopNotification(
+                    summary:
+                        "Refused \(event.count) change\(event.count == 1 ? "" : "s") from \(event.peer.name)",
+                    body: first + "\nThe rest was synced. Details: hearth sync diag", icon: "dialog-warning",
+                    urgency: .normal, category: "hearth.sync", timeout: 0),
+                buttons: [:]))
+    }
+
     /// "Pair with Dad's laptop? Code 123 456" with Confirm and Reject, on the asked device.
     func pairing(_ data: JSONValue) -> NotificationPlan {
         guard let device = data["device"]?.stringValue, let code = data["code"]?.stringValue else { return .ignore }

@@ -43,6 +43,7 @@ struct Button: Equatable, Sendable {
 /// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts) |
 /// | `sync.failed` | `peer {device, name}`, `reason` | "Sync with Mum failed" (normal) |
 /// | `sync.changed` | `peer {device, name}`, `changes [{year, month, by {device, name}, before, after}]` | "Mum changed August: Beach day → Beach weekend" (normal), one per sync |
+/// | `sync.refused` | `OperationsRefusedEvent`: `peer {device, name}`, `count`, `refused [{id, field, rule}]` | "Refused 3 changes from Dad's laptop" (normal), the first reason; once per device's refused operations |
 /// | `device.pairing` | `device`, `name`, `code`, `fingerprint` | "Pair with Dad's laptop? Code 123 456" (critical), **Confirm**, **Reject** |
 /// | `device.paired`, `device.pairing.ended` | `device` | closes the pairing popup |
 /// | `device.clone` | `host`, `detail` | "Another device is using this device's identity" (critical) |
@@ -98,6 +99,9 @@ struct NotificationCatalog {
             return sync(envelope.type, data)
         case "sync.changed":
             return remoteChanges(data)
+        case "sync.refused":
+            guard let event = try? data.decode(OperationsRefusedEvent.self) else { return .ignore }
+            return refused(event)
         case "device.pairing":
             return pairing(data)
         case "device.paired", "device.pairing.ended":

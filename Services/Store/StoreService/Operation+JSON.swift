@@ -2,16 +2,24 @@ import HearthBus
 import HearthCore
 
 extension Operation {
-    /// The operation as exchanged between homes (`hearth ops export`) and in the change feed.
-    var json: JSONValue {
+    /// The operation as exchanged between homes (`hearth ops export`) and in the change feed,
+    /// without its signature (`signed(_:)` adds it).
+    public var json: JSONValue {
         [
             "id": .string(id.description), "time": ["wall": .int(time.wall), "logical": .int(Int64(time.logical))],
             "entity": ["kind": .string(entity.kind), "id": .string(entity.id)], "fields": fieldsJSON,
         ]
     }
 
+    /// `json` with its author's signature, as exported.
+    public func signed(_ signature: String?) -> JSONValue {
+        guard let signature, case .object(var object) = json else { return json }
+        object["sig"] = .string(signature)
+        return .object(object)
+    }
+
     /// The `fields` object of `json`.
-    var fieldsJSON: JSONValue {
+    public var fieldsJSON: JSONValue {
         var fields: [String: JSONValue] = [:]
         for (name, write) in self.fields {
             fields[name] = [
@@ -22,13 +30,13 @@ extension Operation {
         return .object(fields)
     }
 
-    /// Reads an operation sent by another home, strictly.
-    /// - Throws: `CommandError.invalidArgument` naming the field (`operations[3].time.wall`) and the rule.
-    init(json: JSONValue, at path: String) throws {
-        func fail(_ field: String, _ rule: String) -> CommandError {
-            CommandError.invalidArgument("\(path).\(field)", rule)
+    /// Reads an operation sent by another home, strictly (its signature, `sig`, is read apart).
+    /// - Throws: `RuleError` naming the field (`operations[3].time.wall`) and the rule.
+    public init(json: JSONValue, at path: String) throws(RuleError) {
+        func fail(_ field: String, _ rule: String) -> RuleError {
+            RuleError(field: "\(path).\(field)", rule: rule)
         }
-        guard let object = json.objectValue else { throw CommandError.invalidArgument(path, "must be an object") }
+        guard let object = json.objectValue else { throw RuleError(field: path, rule: "must be an object") }
         guard let idText = object["id"]?.stringValue, let id = OperationID(idText) else {
             throw fail("id", "must be a string 'device:counter' with a counter of 1 or more")
         }
@@ -71,7 +79,7 @@ extension Operation {
 }
 
 extension FieldValue {
-    var json: JSONValue {
+    public var json: JSONValue {
         switch self {
         case .null: .null
         case .bool(let flag): .bool(flag)

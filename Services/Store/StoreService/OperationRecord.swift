@@ -21,8 +21,11 @@ struct OperationRecord: FetchableRecord, PersistableRecord {
     /// The fields it sets, in the exchange format (`{"title":{"overwrites":["dev:1"],"value":"…"}}`),
     /// so replay and export pass them on without re-encoding.
     var fields: String
+    /// Its author's signature (`OperationSignature` in base64); nil only for another device's
+    /// operation held from before signing.
+    var signature: String?
 
-    init(_ operation: Operation) {
+    init(_ operation: Operation, signature: String?) {
         id = operation.id.description
         device = operation.id.device
         counter = Int64(operation.id.counter)
@@ -31,6 +34,7 @@ struct OperationRecord: FetchableRecord, PersistableRecord {
         entityKind = operation.entity.kind
         entityId = operation.entity.id
         fields = operation.fieldsJSON.jsonText
+        self.signature = signature
     }
 
     init(row: Row) throws {
@@ -42,6 +46,7 @@ struct OperationRecord: FetchableRecord, PersistableRecord {
         entityKind = row["entity_kind"]
         entityId = row["entity_id"]
         fields = row["fields"]
+        signature = row["signature"]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -53,6 +58,7 @@ struct OperationRecord: FetchableRecord, PersistableRecord {
         container["entity_kind"] = entityKind
         container["entity_id"] = entityId
         container["fields"] = fields
+        container["signature"] = signature
     }
 
     /// The operation held under `id`, if any. Through a cached statement, as `insertCached`: the
@@ -66,20 +72,22 @@ struct OperationRecord: FetchableRecord, PersistableRecord {
     func insertCached(_ db: Database) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO operation (id, device, counter, wall, logical, entity_kind, entity_id, fields)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO operation (id, device, counter, wall, logical, entity_kind, entity_id, fields, signature)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
-        ).execute(arguments: [id, device, counter, wall, logical, entityKind, entityId, fields])
+        ).execute(arguments: [id, device, counter, wall, logical, entityKind, entityId, fields, signature])
     }
 
-    /// The operation in the exchange format, straight from the row.
+    /// The operation in the exchange format, straight from the row, with its signature (`sig`).
     var json: JSONValue {
         get throws {
-            [
+            var object: [String: JSONValue] = [
                 "id": .string(id), "time": ["wall": .int(wall), "logical": .int(logical)],
                 "entity": ["kind": .string(entityKind), "id": .string(entityId)],
                 "fields": try JSONValue.parse(Array(fields.utf8)),
             ]
+            if let signature { object["sig"] = .string(signature) }
+            return .object(object)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthTrust
 
 extension StoreCommands {
     // MARK: - History
@@ -209,7 +210,13 @@ extension StoreCommands {
 
     func devices() async throws -> JSONValue {
         try await database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY is_local DESC, name")
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device.*, device_key.key AS signing_key, device_key.vouched_by
+                    FROM device LEFT JOIN device_key ON device_key.device = device.id
+                    ORDER BY is_local DESC, name
+                    """)
             return [
                 "devices": .array(
                     rows.map { row in
@@ -217,6 +224,12 @@ extension StoreCommands {
                             "id": .string(row["id"]), "name": .string(row["name"]), "local": .bool(row["is_local"]),
                             "last_sync_at": (row["last_sync_at"] as String?).map(JSONValue.string) ?? .null,
                             "first_seen_at": .string(row["first_seen_at"]),
+                            // The key its operations are verified with, as people compare it, and
+                            // the device that vouched for it (itself for this one).
+                            "signing_key":
+                                ((row["signing_key"] as String?).flatMap(SigningPublicKey.init(text:))?
+                                .fingerprint).map(JSONValue.string) ?? .null,
+                            "vouched_by": (row["vouched_by"] as String?).map(JSONValue.string) ?? .null,
                         ]
                     })
             ]

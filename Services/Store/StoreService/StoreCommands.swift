@@ -31,6 +31,9 @@ struct StoreCommands: Sendable {
             case "ops.export": return try await exportOperations(arguments)
             case "ops.vector": return try await versionVector()
             case "ops.import": return try await importOperations(request.id, arguments)
+            case "ops.quarantine": return try await quarantineList(arguments)
+            case "ops.forks": return try await forkedOperations()
+            case "device.trust": return try await trustDevice(request.id, arguments)
             case "ops.resume": return resumeAfterRestore()
             case "backup": return try await backup(arguments)
             default:
@@ -124,7 +127,8 @@ struct StoreCommands: Sendable {
             let description = try StoreDomains.domain(of: entity.kind).describe(entity, in: db)
             return .object(description.merging(["unchanged": true]) { $1 })
         }
-        guard let seq = try StoreDatabase.apply(operation, in: db, log: log) else {
+        let signature = database.signer.sign(operation).text
+        guard let seq = try StoreDatabase.apply(operation, signature: signature, in: db, log: log) else {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
         }
         let description = try outbox.add(operation, seq: seq, in: db)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthTrust
 import Synchronization
 
 /// `$HEARTH_HOME/hearth.sqlite`: the operation log, the change feed and the tables materialised
@@ -14,6 +15,8 @@ import Synchronization
 final class StoreDatabase: Sendable {
     let pool: DatabasePool
     let localDevice: String
+    /// This device's signing key: every operation it writes is signed with it.
+    let signer: SigningKey
     /// `hearth.sqlite.restored`, left by `hearth restore`: this device has not yet taken back
     /// from a peer the operations it made after that backup. Until it has, it writes nothing
     /// (its next counters may already be used by operations the peers hold) and an import may
@@ -32,8 +35,9 @@ final class StoreDatabase: Sendable {
         return recovering.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    /// Opens (creating with mode 0600) and migrates the database.
-    init(path: String, localDevice: String) throws {
+    /// Opens (creating with mode 0600) and migrates the database, records this device's signing
+    /// key, and signs this device's own operations written before signing.
+    init(path: String, localDevice: String, signer: SigningKey) throws {
         restoreMarker = path + ".restored"
         recovering = Atomic(FileManager.default.fileExists(atPath: path + ".restored"))
         if !FileManager.default.fileExists(atPath: path) {
@@ -54,6 +58,7 @@ final class StoreDatabase: Sendable {
         pool = try DatabasePool(path: path, configuration: configuration)
         try StoreMigrations.migrator.migrate(pool)
         self.localDevice = localDevice
+        self.signer = signer
         try pool.write { db in
             try db.execute(
                 sql: """
@@ -61,6 +66,34 @@ final class StoreDatabase: Sendable {
                     ON CONFLICT(id) DO NOTHING
                     """,
                 arguments: [localDevice, Self.hostName(), Timestamp.format(Date())])
+            // This device's own key is trusted because it is its own, not because anyone vouched.
+            try db.execute(
+                sql: """
+                    INSERT INTO device_key (device, key, vouched_by, at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(device) DO UPDATE SET key = excluded.key, vouched_by = excluded.vouched_by
+                    """, arguments: [localDevice, signer.publicKey.text, localDevice, Timestamp.format(Date())])
+        }
+        try signOwnOperations()
+    }
+
+    /// Signs this device's operations written before signing (once, after the upgrade): they
+    /// then travel signed like every later one. Another device's operations held from before
+    /// signing stay unsigned here and are never exported: each device signs its own, and they
+    /// arrive signed from it (`apply` adds the signature to the copy held).
+    private func signOwnOperations() throws {
+        while true {
+            let signed = try pool.write { [localDevice, signer] db -> Int in
+                let records = try OperationRecord.fetchAll(
+                    db, sql: "SELECT * FROM operation WHERE device = ? AND signature IS NULL LIMIT 2000",
+                    arguments: [localDevice])
+                for record in records {
+                    try db.execute(
+                        sql: "UPDATE operation SET signature = ? WHERE id = ?",
+                        arguments: [signer.sign(try record.operation).text, record.id])
+                }
+                return records.count
+            }
+            if signed < 2_000 { return }
         }
     }
 
@@ -78,9 +111,11 @@ final class StoreDatabase: Sendable {
     /// - Returns: the change's sequence number, or `nil` if the operation was already applied.
     /// - Throws: `OperationLogError` for a malformed or forged operation, `RuleError` for one its
     ///   domain's rules refuse (or of a kind no domain keeps); nothing is written then.
-    static func apply(_ operation: Operation, in db: Database, log: OperationLog? = nil) throws -> Int64? {
+    static func apply(
+        _ operation: Operation, signature: String?, in db: Database, log: OperationLog? = nil
+    ) throws -> Int64? {
         var folded = try log ?? Self.log(of: operation.entity, in: db)
-        return try apply(operation, in: db, folded: &folded)
+        return try apply(operation, signature: signature, in: db, folded: &folded)
     }
 
     /// Applies `operation` onto `folded`, the entity's log as held (and kept current) by the
@@ -97,9 +132,11 @@ final class StoreDatabase: Sendable {
     ///     already (an import checks a whole page before its transaction).
     ///   - held: every id the store holds among those the caller will apply, when the caller
     ///     read them at once (an import, with `heldIDs`); `nil` to look this one up.
+    ///   - signature: its author's, verified by the caller (or this device's own, just made);
+    ///     added to a copy already held without one.
     static func apply(
-        _ operation: Operation, in db: Database, folded: inout OperationLog, materializing: Bool = true,
-        validated: Bool = false, held: Set<String>? = nil
+        _ operation: Operation, signature: String?, in db: Database, folded: inout OperationLog,
+        materializing: Bool = true, validated: Bool = false, held: Set<String>? = nil
     ) throws -> Int64? {
         if !validated {
             try operation.validate()
@@ -109,6 +146,9 @@ final class StoreDatabase: Sendable {
         if held?.contains(id) ?? true, let existing = try OperationRecord.held(id, in: db) {
             guard try existing.operation == operation else {
                 throw OperationLogError.conflictingDuplicate(operation.id)
+            }
+            if existing.signature == nil, let signature {
+                try db.execute(sql: "UPDATE operation SET signature = ? WHERE id = ?", arguments: [signature, id])
             }
             return nil
         }
@@ -153,7 +193,7 @@ final class StoreDatabase: Sendable {
                 ).execute(arguments: [entity.kind, entity.id, name, id])
             }
         }
-        try OperationRecord(operation).insertCached(db)
+        try OperationRecord(operation, signature: signature).insertCached(db)
         if emptied || reread {
             if emptied { try rebuildHeads(of: entity, in: db) }
             folded = try log(of: entity, in: db)

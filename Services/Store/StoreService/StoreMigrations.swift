@@ -118,6 +118,29 @@ enum StoreMigrations {
                 try StoreDatabase.rebuildHeads(of: EntityRef(kind: row[0], id: row[1]), in: db)
             }
         }
+        migrator.registerMigration("core: signed operations, forked operations, quarantine by source") { db in
+            // Each operation's signature by its author (`OperationSignature`, base64); null only
+            // for another device's operation held from before signing, which is never exported.
+            try db.alter(table: "operation") { table in table.add(column: "signature", .text) }
+            // Who brought each held-back operation (a peer, or a file's exporter), so one source
+            // can fill only its own share; its signature and size.
+            try db.alter(table: "quarantine") { table in
+                table.add(column: "source", .text).notNull().defaults(to: "")
+                table.add(column: "signature", .text)
+                table.add(column: "bytes", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(index: "quarantine_source", on: "quarantine", columns: ["source"])
+            // One operation id held with two contents (possible only from before signing): both
+            // kept here, named, while everything else syncs.
+            try db.create(table: "forked_operation") { table in
+                table.column("id", .text).notNull()
+                table.column("held", .text).notNull()
+                table.column("other", .text).notNull()
+                table.column("source", .text).notNull()
+                table.column("first_seen_at", .text).notNull()
+                table.primaryKey(["id", "other"])
+            }
+        }
         // Then each domain's own, in registration order.
         for domain in StoreDomains.all { domain.registerMigrations(in: &migrator) }
         return migrator

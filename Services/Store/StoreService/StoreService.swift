@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthTrust
 import Logging
 import ServiceLifecycle
 
@@ -30,7 +31,8 @@ public final class StoreService: Service {
         replyDelay: Duration = .zero
     ) throws {
         let path = (configuration.home as NSString).appendingPathComponent("hearth.sqlite")
-        let database = try StoreDatabase(path: path, localDevice: device)
+        let signer = SigningKey.derived(fromCurveSecret: try DeviceIdentity.keyPair(home: configuration.home).secretKey)
+        let database = try StoreDatabase(path: path, localDevice: device, signer: signer)
         self.database = database
         self.logger = logger
         let lastSeq = try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change") ?? 0 }

@@ -44,6 +44,8 @@ final class SyncDatabase: Sendable {
         var bytes = 0
         var duration: Duration = .zero
         var detail = ""
+        /// Operations this device refused of the peer's (not kept: the detail says so in words).
+        var refused = Refusals()
     }
 
     /// Opens (creating with mode 0600) and migrates the database at `path`.

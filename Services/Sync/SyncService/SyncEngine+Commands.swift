@@ -153,6 +153,7 @@ extension SyncEngine {
             "fingerprint": .string(Pairing.fingerprint(keyPair.publicKey)),
             "ports": ["sync": .int(Int64(ports.replication)), "pairing": .int(Int64(ports.pairing))],
             "heard": .array(nearby()), "refusals": .int(Int64(refusals)),
+            "refused_operations": .int(Int64(refusedOperations)),
             "in_progress": .array(running.keys.sorted().map { .string(paired.peer(device: $0)?.name ?? $0) }),
             "pairings": .array(pairings.values.map(pendingJSON)), "lines": .array(diagnostics),
         ]

@@ -2,12 +2,17 @@ import Foundation
 import HearthBus
 import HearthCore
 import HearthPairing
+import HearthTrust
 
 /// Pairing by numeric comparison (`PairingSession`): this device's side of each attempt, and the
 /// messages on the pairing socket, which any key may reach but which only carries `pair.*`.
 extension SyncEngine {
     /// How many attempts may be open at once (each holds a little state for two minutes).
     static let pendingLimit = 8
+    /// Pairing popups raised a minute: at most this many for the requests of one address, and
+    /// `pairingPopupsPerMinute` in all, so a stranger looping requests cannot flood the screen.
+    static let pairingPopupsPerAddress = 2
+    static let pairingPopupsPerMinute = 6
 
     // MARK: - Asking another device
 
@@ -27,11 +32,21 @@ extension SyncEngine {
             started: Date())
         note("pairing", "asked \(target.announcement.name) to pair", device: other)
         do {
+            let signingKey = try await signingKeyHere()
             let answer = try await sendPairing(
-                "pair.request", ["device": .string(device), "name": .string(name)], to: other)
+                "pair.request",
+                ["device": .string(device), "name": .string(name), "signing_key": .string(signingKey)], to: other)
             guard let commitment = answer["commit"]?.stringValue.flatMap(Hex.bytes) else {
                 throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no commitment")
             }
+            guard let theirs = answer["signing_key"]?.stringValue, SigningPublicKey(text: theirs) != nil else {
+                throw CommandError(
+                    code: "pairing_failed",
+                    message:
+                        "\(target.announcement.name) sent no signing key: it runs a Hearth from before signed operations; update it"
+                )
+            }
+            pairings[other]?.signingKey = theirs
             guard let reveal = try await advance(other, with: .commit(commitment)), case .reveal(let nonce) = reveal
             else {
                 throw CommandError(code: "pairing_failed", message: "the pairing ended")
@@ -68,7 +83,7 @@ extension SyncEngine {
             end(other, reason: reason, tellOther: false)
             throw CommandError(code: "pairing_failed", message: reason)
         }
-        if case .paired = pending.session.state { try await complete(other) }
+        if case .paired = pending.session.state { try await complete(other, startSync: true) }
         return reply
     }
 
@@ -90,8 +105,15 @@ extension SyncEngine {
         // it, since that device's first sync starts the moment it does (the other order had its
         // handshake refused and its first request lost: a 10 s wait in 2 of 5 bench runs).
         if case .paired = pending.session.state {
-            try await complete(other)
-            _ = try await sendPairing("pair.confirm", [:], to: other, key: pending.key, name: pending.name)
+            guard let peer = try await complete(other, startSync: false) else {
+                return ["device": .string(other), "name": .string(pending.name), "paired": true]
+            }
+            _ = try? await sendPairing("pair.confirm", [:], to: other, key: pending.key, name: pending.name)
+            // The other side has pinned this device's key once it answered: the first sync now
+            // meets no refusal (started before, its first request waited out a 10 s timeout).
+            if pending.session.role == .initiator, let seen = heard[other] {
+                _ = startSync(peer, endpoint: seen.endpoint, reason: "first")
+            }
             return ["device": .string(other), "name": .string(pending.name), "paired": true]
         }
         _ = try await sendPairing("pair.confirm", [:], to: other, key: pending.key, name: pending.name)
@@ -120,7 +142,7 @@ extension SyncEngine {
         guard let key = request.peerKey else { throw CommandError(code: "unauthenticated", message: "no key") }
         switch request.command {
         case "pair.request":
-            return try pairingRequested(request, key: key)
+            return try await pairingRequested(request, key: key)
         case "pair.reveal":
             let other = try pendingOf(key)
             guard let nonce = request.arguments["nonce"]?.stringValue.flatMap(Hex.bytes) else {
@@ -129,6 +151,11 @@ extension SyncEngine {
             guard let reply = try await advance(other, with: .reveal(nonce)), case .reveal(let mine) = reply,
                 let pending = pairings[other], let code = pending.session.code
             else { throw CommandError(code: "pairing_failed", message: "the pairing ended") }
+            guard admitPopup(from: request.peerAddress ?? "") else {
+                end(other, reason: "too many pairing requests from this network this minute", tellOther: false)
+                throw CommandError(
+                    code: "busy", message: "too many pairing requests this minute; try again in a minute")
+            }
             note("pairing", "\(pending.name) asks to pair; code \(code)", device: other)
             publish(
                 "device.pairing",
@@ -151,7 +178,7 @@ extension SyncEngine {
         }
     }
 
-    private func pairingRequested(_ request: CommandRequest, key: String) throws -> JSONValue {
+    private func pairingRequested(_ request: CommandRequest, key: String) async throws -> JSONValue {
         let other = request.arguments["device"]?.stringValue ?? ""
         guard DeviceID.isValid(other), other != device else {
             throw CommandError.invalidArgument("device", "must be another device's id (a lower-case UUID)")
@@ -163,18 +190,75 @@ extension SyncEngine {
         } catch {
             throw CommandError.invalidArgument(error.field, error.rule)
         }
+        guard let signingKey = request.arguments["signing_key"]?.stringValue, SigningPublicKey(text: signingKey) != nil
+        else {
+            throw CommandError.invalidArgument(
+                "signing_key", "is required: a signing key, 32 bytes in base64 (update Hearth on the asking device)")
+        }
         if let peer = paired.peer(device: other), peer.key != key {
             throw CommandError(
                 code: "key_mismatch",
                 message: "this device knows \(other) by another key: forget it there before pairing it again")
         }
+        // One attempt per device, per key and per address: a request never replaces another
+        // device's attempt (one naming the asked device's own peer, say), and one key or address
+        // cannot hold many.
+        let address = request.peerAddress
+        if let existing = pairings[other], existing.key != key {
+            throw CommandError(code: "busy", message: "a pairing with that device is already in progress")
+        }
+        if pairings.values.contains(where: {
+            $0.device != other && ($0.key == key || (address != nil && $0.address == address))
+        }) {
+            throw CommandError(code: "busy", message: "a pairing from this device is already in progress")
+        }
         if pairings[other] == nil, pairings.count >= Self.pendingLimit {
-            throw CommandError(code: "busy", message: "too many pairings in progress; try again in 2 minutes")
+            // Full: the oldest attempt that another device started and nobody here confirmed
+            // goes first. Attempts a person started here are never dropped for a stranger's.
+            guard
+                let oldest = pairings.values.filter({ $0.session.role == .responder && !$0.session.confirmedHere })
+                    .min(by: { $0.started < $1.started })
+            else { throw CommandError(code: "busy", message: "too many pairings in progress; try again in 2 minutes") }
+            end(oldest.device, reason: "dropped for a newer pairing request", tellOther: true)
         }
         let (session, message) = PairingSession.respond(to: key, localKey: keyPair.publicKey, now: now())
-        pairings[other] = Pending(session: session, device: other, name: theirName, key: key, started: Date())
+        pairings[other] = Pending(
+            session: session, device: other, name: theirName, key: key, started: Date(), signingKey: signingKey,
+            address: address)
         guard case .commit(let commitment) = message else { throw CommandError(code: "pairing_failed", message: "") }
-        return ["commit": .string(Hex.text(commitment)), "device": .string(device), "name": .string(name)]
+        return [
+            "commit": .string(Hex.text(commitment)), "device": .string(device), "name": .string(name),
+            "signing_key": .string(try await signingKeyHere()),
+        ]
+    }
+
+    /// Whether a pairing popup may be raised for a request from `address` now (see
+    /// `pairingPopupsPerAddress`); records it if so.
+    private func admitPopup(from address: String) -> Bool {
+        let instant = now()
+        pairingPopups.removeAll { instant - $0.at >= .seconds(60) }
+        guard pairingPopups.count < Self.pairingPopupsPerMinute,
+            pairingPopups.count(where: { $0.address == address }) < Self.pairingPopupsPerAddress
+        else { return false }
+        pairingPopups.append((address, instant))
+        return true
+    }
+
+    /// This device's signing key, from its store.
+    /// - Throws: when the store does not answer (a pairing needs it).
+    func signingKeyHere() async throws -> String {
+        if let ownSigningKey { return ownSigningKey }
+        let vector: JSONValue
+        do {
+            vector = try await store.request("ops.vector")
+        } catch {
+            throw CommandError(code: "unavailable", message: "this device's store is not answering: \(error)")
+        }
+        guard let key = vector["signing_key"]?.stringValue else {
+            throw CommandError(code: "unavailable", message: "this device's store gave no signing key")
+        }
+        ownSigningKey = key
+        return key
     }
 
     /// The attempt whose other side holds `key`.
@@ -187,14 +271,25 @@ extension SyncEngine {
 
     // MARK: - Endings
 
-    /// Both people confirmed: the device's key is pinned and it is synced with from now on.
-    private func complete(_ other: String) async throws {
-        guard let pending = pairings.removeValue(forKey: other) else { return }
+    /// Both people confirmed: the device's keys are pinned (its signing key in the store, which
+    /// then vouches for it to the other devices; its CURVE key here) and it is synced with from
+    /// now on. With `startSync`, the asking device makes the first sync at once (when this side
+    /// is the last to hear of the pairing; otherwise the caller starts it once the other side
+    /// has pinned this one's key).
+    /// - Returns: the new peer, or `nil` when no attempt was in progress.
+    @discardableResult
+    func complete(_ other: String, startSync: Bool) async throws -> SyncDatabase.Peer? {
+        guard let pending = pairings.removeValue(forKey: other) else { return nil }
         let peer = SyncDatabase.Peer(
             device: other, name: pending.name, key: pending.key, fingerprint: Pairing.fingerprint(pending.key),
             pairedAt: Date(), forgottenAt: nil, lastSyncAt: nil, endpoint: heard[other]?.endpoint)
         // Durable first: a pairing this device would forget at its next start is no pairing.
         do {
+            guard let signingKey = pending.signingKey else {
+                throw CommandError(code: "pairing_failed", message: "no signing key")
+            }
+            _ = try await store.request(
+                "device.trust", args: ["device": .string(other), "key": .string(signingKey), "via": "pairing"])
             try await database.pair(device: other, name: pending.name, key: pending.key, at: peer.pairedAt)
         } catch {
             let reason = "cannot record the pairing: \(error)"
@@ -212,9 +307,10 @@ extension SyncEngine {
         // The asking device makes the first sync at once; the asked one counts the interval from
         // now, so the two do not both start one.
         lastSync[other] = now()
-        if pending.session.role == .initiator, let seen = heard[other] {
-            _ = startSync(peer, endpoint: seen.endpoint, reason: "first")
+        if startSync, pending.session.role == .initiator, let seen = heard[other] {
+            _ = self.startSync(peer, endpoint: seen.endpoint, reason: "first")
         }
+        return peer
     }
 
     /// Ends an attempt here (and tells the other side, best effort).

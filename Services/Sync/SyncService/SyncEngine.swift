@@ -52,8 +52,16 @@ actor SyncEngine {
         var name: String
         let key: String
         let started: Date
+        /// The other device's signing key, as it sent it over the CURVE link of the pairing.
+        var signingKey: String?
+        /// Where the request came from (an attempt asked of this device), or `nil`.
+        var address: String?
     }
     var pairings: [String: Pending] = [:]
+    /// When each pairing popup was raised here, by the address that asked (the last minute's).
+    var pairingPopups: [(address: String, at: ContinuousClock.Instant)] = []
+    /// This device's signing key, as its store gives it (asked once).
+    var ownSigningKey: String?
 
     /// When each pair last synced (either side starting it): the five-minute rule's clock.
     var lastSync: [String: ContinuousClock.Instant] = [:]
@@ -63,6 +71,10 @@ actor SyncEngine {
     var diagnostics: [JSONValue] = []
     static let diagnosticsKept = 200
     var refusals = 0
+    /// Operations refused on import, over all syncs (each sync's are also in its log line).
+    var refusedOperations = 0
+    /// Refused operations already shown in an alert (the newest 1,000): each is named once.
+    var alerted: [String] = []
     /// When a refused key was last reported (diagnostics, the service log and the sync log: at
     /// most once a minute each), for the keys reported in the last minute.
     var refusalLogged: [String: ContinuousClock.Instant] = [:]
@@ -119,6 +131,14 @@ actor SyncEngine {
             return
         }
         let other = announcement.device
+        // A paired device's id with another key changes nothing (not what `device nearby` shows,
+        // not where `sync now` goes): it is refused before it is stored.
+        if let peer = paired.peer(device: other), peer.key != announcement.key {
+            await refused(
+                key: announcement.key, address: sighting.host,
+                reason: "announces the id of \(peer.name), paired with another key")
+            return
+        }
         let instant = now()
         let previous = heard[other]
         heard[other] = Heard(
@@ -131,12 +151,6 @@ actor SyncEngine {
                 device: other)
         }
         guard let peer = paired.peer(device: other) else { return }
-        guard peer.key == announcement.key else {
-            await refused(
-                key: announcement.key, address: sighting.host,
-                reason: "announces the id of \(peer.name), paired with another key")
-            return
-        }
         syncIfDue(peer)
     }
 
@@ -196,7 +210,30 @@ actor SyncEngine {
             note("failed", entry.detail, device: peer.device)
             publish("sync.failed", ["peer": peerJSON, "reason": .string(entry.detail)])
         }
+        refusedFrom(peer, entry.refused)
         announceChanges(changes, from: peer)
+    }
+
+    /// Operations `peer` brought that the store refused: counted for `hearth sync diag`, noted,
+    /// and shown once as an alert naming the device that brought them (`sync.refused`); the same
+    /// refused operations brought again are counted but not shown again.
+    func refusedFrom(_ peer: SyncDatabase.Peer, _ refusals: Refusals) {
+        guard refusals.count > 0 else { return }
+        refusedOperations += refusals.count
+        note(
+            "refused", "refused \(refusals.count) operations from \(peer.name): \(refusals.summary)",
+            device: peer.device)
+        let ids = refusals.ids
+        guard ids.isEmpty || ids.contains(where: { !alerted.contains($0) }) else { return }
+        alerted = Array((alerted + ids).suffix(1_000))
+        let event = OperationsRefusedEvent(
+            peer: .init(device: peer.device, name: peer.name), count: refusals.count,
+            refused: refusals.refused.prefix(5).map {
+                .init(
+                    id: $0["id"]?.stringValue, field: $0["field"]?.stringValue ?? "",
+                    rule: $0["rule"]?.stringValue ?? "")
+            })
+        if let data = try? JSONValue(encoding: event) { publish("sync.refused", data) }
     }
 
     /// One "Mum changed August: Beach day → Beach weekend" for the cards a sync changed here.
@@ -230,7 +267,16 @@ actor SyncEngine {
             lastSync[peer.device] = now()
             note("sync", "\(peer.name) started a sync", device: peer.device)
         }
-        let (reply, applied) = try await replicator.answer(request, from: peer)
+        let (reply, applied): (JSONValue, SyncReplicator.Applied?)
+        do {
+            (reply, applied) = try await replicator.answer(request, from: peer)
+        } catch let failure as LocalStoreFailure {
+            // This device's store refused or is down: the peer hears the store's own words and
+            // code, never "internal".
+            note("failed", "\(peer.name)'s \(request.command): \(failure)", device: peer.device)
+            throw failure.forPeer
+        }
+        if let applied { refusedFrom(peer, Refusals(refused: applied.refused, count: applied.refusedCount)) }
         if let applied, applied.received > 0 {
             note(
                 "received",

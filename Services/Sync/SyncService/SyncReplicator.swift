@@ -50,6 +50,12 @@ struct SyncReplicator: Sendable {
         var relayed = 0
         var quarantined: [String] = []
         var changes: [CardChange] = []
+        /// Operations the store refused (bad signature, unknown author, against the rules): the
+        /// first few with their field and rule, and how many in all.
+        var refused: [JSONValue] = []
+        var refusedCount = 0
+        /// Operation ids held here with other contents (from before signing).
+        var forked = 0
     }
 
     // MARK: - Serving paired peers
@@ -58,8 +64,12 @@ struct SyncReplicator: Sendable {
     func answer(_ request: CommandRequest, from peer: SyncDatabase.Peer) async throws -> (JSONValue, Applied?) {
         switch request.command {
         case "sync.vector":
+            // The asking device's signing key, over the link its pinned CURVE key authenticates:
+            // pinned before anything of it is imported (for a pair from before signing, the
+            // first time).
+            try await trust(request.arguments["signing_key"], of: peer)
             // With this device's clock, so the asking device can see a drift before anything moves.
-            let vector = try await store.request("ops.vector")
+            let vector = try await local("ops.vector")
             return (vector.merging(["now": .int(Int64(wallClock().timeIntervalSince1970 * 1000))]), nil)
         case "sync.export":
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
@@ -67,7 +77,7 @@ struct SyncReplicator: Sendable {
             arguments["limit"] = request.arguments["limit"] ?? .int(Int64(pageSize))
             arguments["packed"] = true
             // Packed by the store, and passed on as it is.
-            return (try await store.request("ops.export", args: arguments), nil)
+            return (try await local("ops.export", arguments), nil)
         case "sync.import":
             var watch = CardWatch()
             var applied = try await importPage(
@@ -77,7 +87,8 @@ struct SyncReplicator: Sendable {
             return (
                 [
                     "received": .int(Int64(applied.received)), "conflicts": .int(Int64(applied.conflicts)),
-                    "quarantined": .int(Int64(applied.quarantined.count)),
+                    "quarantined": .int(Int64(applied.quarantined.count)), "refused": .array(applied.refused),
+                    "refused_count": .int(Int64(applied.refusedCount)),
                 ], applied
             )
         default:
@@ -124,6 +135,9 @@ struct SyncReplicator: Sendable {
         func note(_ reply: JSONValue) {
             applied.received += Int(reply["received"]?.intValue ?? 0)
             applied.conflicts += Int(reply["conflicts"]?.intValue ?? 0)
+            applied.refusedCount += Int(reply["refused_count"]?.intValue ?? 0)
+            applied.forked += Int(reply["forked_count"]?.intValue ?? 0)
+            applied.refused += (reply["refused"]?.arrayValue ?? []).prefix(max(0, 20 - applied.refused.count))
             applied.quarantined += (reply["quarantined"]?.arrayValue ?? []).compactMap {
                 guard let id = $0["id"]?.stringValue else { return nil }
                 return "\(id): \(($0["reason"]?.stringValue ?? "held back"))"
@@ -132,12 +146,14 @@ struct SyncReplicator: Sendable {
         // The page goes to the store as it came, packed (it is inflated here only for the card
         // watch and the relay count, never re-encoded). A page over this device's command limit
         // (from a peer whose limit is larger) goes as plain operations, in pieces.
+        let source = JSONValue.string(peer.device)
         do {
-            note(try await store.request("ops.import", args: ["format": format, "packed": packed]))
+            note(try await local("ops.import", ["format": format, "packed": packed, "source": source]))
         } catch CommandClientError.tooLarge {
             try await Self.inPieces(operations[...]) { piece in
                 note(
-                    try await store.request("ops.import", args: ["format": format, "operations": .array(Array(piece))]))
+                    try await local(
+                        "ops.import", ["format": format, "operations": .array(Array(piece)), "source": source]))
             }
         }
         watch.received += applied.received
@@ -185,7 +201,7 @@ struct SyncReplicator: Sendable {
     private func cardTexts(years: Set<Int>) async throws -> [Card: String?] {
         var texts: [Card: String?] = [:]
         for year in years {
-            let list = try await store.request("event.list", args: ["year": .int(Int64(year))])
+            let list = try await local("event.list", ["year": .int(Int64(year))])
             for card in list["cards"]?.arrayValue ?? [] {
                 guard let month = card["month"]?.intValue else { continue }
                 let parts = [
@@ -200,7 +216,7 @@ struct SyncReplicator: Sendable {
 
     /// The household's device names, as the store knows them (names travel as operations).
     private func deviceNames() async throws -> [String: String] {
-        let list = try await store.request("device.list")
+        let list = try await local("device.list")
         var names: [String: String] = [:]
         for device in list["devices"]?.arrayValue ?? [] {
             if let id = device["id"]?.stringValue, let name = device["name"]?.stringValue { names[id] = name }
@@ -221,13 +237,20 @@ struct SyncReplicator: Sendable {
         var watch = CardWatch()
         var (relayed, quarantined) = (0, [String]())
         var notes: [String] = []
+        // What this device refused of the peer's pages, and how many the peer refused of ours.
+        var refusedHere = Refusals()
+        var refusedThere = 0
         let link = CommandClient(
             context: context, endpoint: endpoint, timeout: timeout, attempts: 2,
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
         do {
-            let theirs = try await link.request("sync.vector")
+            let ours = try await local("ops.vector")
+            // This device's signing key goes to the peer over the link its pinned CURVE key
+            // authenticates; the peer's comes back the same way. Each pins the other's before
+            // anything of it is imported (for a pair from before signing, the first time).
+            let theirs = try await link.request("sync.vector", args: ["signing_key": ours["signing_key"] ?? .null])
             try Self.checkClock(theirs["now"]?.intValue, peer: peer, now: wallClock())
-            let ours = try await store.request("ops.vector")
+            try await trust(theirs["signing_key"], of: peer)
             // Pull what this store lacks, page by page. The next page is asked for before this
             // one is applied, so the peer's export overlaps this store's import.
             let (since, limit) = (ours["vector"] ?? [:], JSONValue.int(Int64(pageSize)))
@@ -248,13 +271,15 @@ struct SyncReplicator: Sendable {
                 entry.conflicts += applied.conflicts
                 relayed += applied.relayed
                 quarantined += applied.quarantined
+                refusedHere.refused += applied.refused.prefix(max(0, 20 - refusedHere.refused.count))
+                refusedHere.count += applied.refusedCount
             }
             // Push what the peer lacks, page by page.
             var after: JSONValue = .null
             repeat {
-                let page = try await store.request(
+                let page = try await local(
                     "ops.export",
-                    args: [
+                    [
                         "since_vector": theirs["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize)),
                         "packed": true,
                     ])
@@ -262,6 +287,7 @@ struct SyncReplicator: Sendable {
                     let applied = try await link.request(
                         "sync.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null])
                     entry.sent += Int(applied["received"]?.intValue ?? 0)
+                    refusedThere += Int(applied["refused_count"]?.intValue ?? 0)
                 }
                 after = page["next"] ?? .null
             } while after != .null
@@ -271,7 +297,7 @@ struct SyncReplicator: Sendable {
             // Restored from a backup: this device now holds what the peer had of its own, and
             // writes again from the counter after it.
             if ours["restored"] == true {
-                _ = try await store.request("ops.resume")
+                _ = try await local("ops.resume")
                 notes.append("took back this device's own operations after a restore")
             }
         } catch {
@@ -284,6 +310,11 @@ struct SyncReplicator: Sendable {
         if !quarantined.isEmpty {
             notes.append("held back \(quarantined.count): " + quarantined.prefix(3).joined(separator: "; "))
         }
+        if refusedHere.count > 0 {
+            notes.append("refused \(refusedHere.count) from \(peer.name): " + refusedHere.summary)
+        }
+        if refusedThere > 0 { notes.append("\(peer.name) refused \(refusedThere) of those sent") }
+        entry.refused = refusedHere
         if !notes.isEmpty { entry.detail = ([entry.detail] + notes).filter { !$0.isEmpty }.joined(separator: "; ") }
         entry.bytes = link.bytesExchanged
         await link.close()
@@ -335,9 +366,10 @@ struct SyncReplicator: Sendable {
         )
     }
 
-    /// A failure in words that name the peer.
+    /// A failure in words that name the side that failed: this device's store, or the peer.
     static func reason(_ error: any Error, peer: SyncDatabase.Peer) -> String {
-        switch error as? CommandClientError {
+        if let failure = error as? LocalStoreFailure { return failure.description }
+        return switch error as? CommandClientError {
         case .unreachable:
             "\(peer.name) did not answer (not running, not reachable, or it does not accept this device's key)"
         case .refused(let refusal): "\(peer.name) refused: \(refusal.message)"

@@ -9,6 +9,9 @@ public struct CommandRequest: Sendable, Equatable {
     /// The CURVE public key (Z85) of the peer that sent it, on a server that authenticates its
     /// peers (`CommandServer(curveSecretKey:)`); never read from the request itself.
     public var peerKey: String?
+    /// The IP address the peer's connection comes from (tcp), on such a server; never read from
+    /// the request itself.
+    public var peerAddress: String?
 
     public init(id: String = UUIDText.make(), command: String, arguments: [String: JSONValue] = [:]) {
         self.id = id

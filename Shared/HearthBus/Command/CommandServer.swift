@@ -75,6 +75,7 @@ public final class CommandServer: Service {
             logger: logger,
             intercept: { intake.admit($0) },
             receiveUserID: curveSecretKey != nil,
+            receivePeerAddress: curveSecretKey != nil,
             setUp: { socket in
                 // A CURVE server: every peer proves its key at the handshake (a `CurveAuthenticator`
                 // in this context decides which keys may connect), and each request carries it.
@@ -129,12 +130,15 @@ public final class CommandServer: Service {
     private func answer(_ received: [Frame]) async {
         var frames = received
         var peerKey: String?
+        var peerAddress: String?
         if authenticated {
-            guard !frames.isEmpty, !frames[0].isEmpty else {
+            guard frames.count >= 2, !frames[0].isEmpty else {
                 counters.malformed.add(1, ordering: .relaxed)
                 return
             }
             peerKey = String(decoding: frames.removeFirst(), as: UTF8.self)
+            let address = frames.removeFirst()
+            peerAddress = address.isEmpty ? nil : String(decoding: address, as: UTF8.self)
         }
         // A DEALER or REQ peer sends [empty, request]; the ROUTER puts the routing id in front.
         guard frames.count == 2 || (frames.count == 3 && frames[1].isEmpty) else {
@@ -165,6 +169,7 @@ public final class CommandServer: Service {
         do {
             request = try CommandRequest.decode(payload)
             request.peerKey = peerKey
+            request.peerAddress = peerAddress
         } catch {
             counters.malformed.add(1, ordering: .relaxed)
             send(CommandReply(id: nil, result: .failure(error)).jsonBytes, to: route, delimited: delimited)

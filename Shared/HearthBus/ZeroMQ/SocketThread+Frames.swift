@@ -21,6 +21,8 @@ extension SocketThread where Message == [Frame] {
     ///   - intercept: optional first look at each received message (see `Interceptor`).
     ///   - receiveUserID: deliver each message with its connection's ZAP user id as an extra
     ///     first frame (see `ReceivedMessage.userID`).
+    ///   - receivePeerAddress: then the address of the connection's other end (see
+    ///     `ReceivedMessage.peerAddress`), as another extra frame.
     public convenience init(
         context: ZMQContext,
         kind: ZMQSocketKind,
@@ -30,6 +32,7 @@ extension SocketThread where Message == [Frame] {
         intercept: Interceptor? = nil,
         tick: Tick? = nil,
         receiveUserID: Bool = false,
+        receivePeerAddress: Bool = false,
         urgentInput: Bool = true,
         setUp: (ZMQSocket) throws -> Void
     ) throws {
@@ -37,7 +40,7 @@ extension SocketThread where Message == [Frame] {
             context: context, kind: kind, name: name, receiveBuffer: receiveBuffer, logger: logger, tick: tick,
             urgentInput: urgentInput,
             read: { message in
-                let frames = message.frames(userID: receiveUserID)
+                let frames = message.frames(userID: receiveUserID, peerAddress: receivePeerAddress)
                 return intercept?(frames) == true ? nil : frames
             },
             setUp: setUp)

@@ -321,12 +321,24 @@ public struct ReceivedMessage: ~Copyable {
         return nil
     }
 
-    /// The frames copied out; with `userID`, the user id goes in front as an extra first frame
-    /// (empty when there is none).
-    public func frames(userID: Bool = false) -> [Frame] {
+    /// The address of the connection's other end (`Peer-Address` metadata: the IP address of a
+    /// tcp peer), or `nil` when there is none (ipc, inproc).
+    public var peerAddress: Frame? {
+        for index in 0..<count {
+            if let property = zmq_msg_gets(parts + index, "Peer-Address") {
+                return Array(String(cString: property).utf8)
+            }
+        }
+        return nil
+    }
+
+    /// The frames copied out; with `userID`, the user id goes in front as an extra first frame,
+    /// and with `peerAddress` the peer's address after it (each empty when there is none).
+    public func frames(userID: Bool = false, peerAddress: Bool = false) -> [Frame] {
         var frames: [Frame] = []
-        frames.reserveCapacity(count + (userID ? 1 : 0))
+        frames.reserveCapacity(count + 2)
         if userID { frames.append(self.userID ?? []) }
+        if peerAddress { frames.append(self.peerAddress ?? []) }
         for index in 0..<count { frames.append(Array(self[index])) }
         return frames
     }

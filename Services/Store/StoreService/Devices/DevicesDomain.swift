@@ -2,23 +2,61 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthTrust
 
-/// Device names in the store: `device` operations materialised into the core `device` table
+/// Devices in the store: `device` operations (names) materialised into the core `device` table
 /// (which also keeps this device's own facts: which row is local, when each was first seen and
-/// last synced). `device.rename` writes the operation; `device.list` reads the table.
+/// last synced), and `device_key` operations (signing keys vouched for) into `device_key`, the
+/// keys this store verifies operations with (`TrustedKeys`). `device.rename` and `device.trust`
+/// write the operations; `device.list` reads the tables.
 enum DevicesDomain: StoreDomain {
     typealias Rules = Devices
 
-    static func registerMigrations(in migrator: inout DatabaseMigrator) {}
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("devices: signing keys vouched for") { db in
+            // Every key here was verified before it was stored: this device's own (written at
+            // start), or one a trusted device's signed `device_key` operation vouched for. A key
+            // once here is never replaced.
+            try db.create(table: "device_key") { table in
+                table.primaryKey("device", .text)
+                table.column("key", .text).notNull()
+                table.column("vouched_by", .text).notNull()
+                table.column("at", .text).notNull()
+            }
+        }
+    }
 
     static func handler(for command: String) -> StoreCommands.Handler? { nil }
 
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
+        if entity.kind == Devices.keyKind {
+            let row = try Row.fetchOne(
+                db, sql: "SELECT key, vouched_by FROM device_key WHERE device = ?", arguments: [entity.id])
+            return [
+                "device_key": [
+                    "device": .string(entity.id),
+                    "fingerprint": (row.flatMap { SigningPublicKey(text: $0["key"]) }?.fingerprint).map(
+                        JSONValue.string)
+                        ?? .null,
+                    "vouched_by": (row?["vouched_by"] as String?).map(JSONValue.string) ?? .null,
+                ]
+            ]
+        }
         let name = try String.fetchOne(db, sql: "SELECT name FROM device WHERE id = ?", arguments: [entity.id])
         return ["device": ["id": .string(entity.id), "name": name.map(JSONValue.string) ?? .null]]
     }
 
     static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
+        if entity.kind == Devices.keyKind {
+            // The first key stays: the import refuses a vouch naming another one.
+            guard let state = log.entity(entity)["key"], case .text(let key) = state.value else { return }
+            try db.execute(
+                sql: """
+                    INSERT INTO device_key (device, key, vouched_by, at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(device) DO NOTHING
+                    """, arguments: [entity.id, key, state.winner.device, Timestamp.format(Date())])
+            return
+        }
         guard case .text(let name) = log.entity(entity)["name"]?.value else { return }
         try db.execute(
             sql: """
