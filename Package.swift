@@ -334,6 +334,7 @@ let package = Package(
                 "HearthCore",
                 "HearthNotify",
                 "HearthTesting",
+                "HearthTrust",
                 "BusService",
                 "StoreService",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -452,7 +453,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "HearthBus", "HearthCore", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "HearthBus", "HearthCore", "HearthTesting", "CZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -175,24 +175,29 @@ struct SchedulerBenchmark: AsyncParsableCommand {
         print(report.jsonText)
     }
 
-    /// One operation as an export file carries it, by a device of the benchmark's own.
+    /// One operation as an export file carries it, by a device of the benchmark's own, signed
+    /// with its key.
     static func operation(
         _ device: String, _ counter: UInt64, _ kind: String, _ id: String, _ fields: [String: JSONValue]
     ) -> JSONValue {
-        [
-            "id": .string("\(device):\(counter)"),
-            "time": ["wall": .int(Int64(Date().timeIntervalSince1970 * 1000)), "logical": .int(Int64(counter))],
-            "entity": ["kind": .string(kind), "id": .string(id)],
-            "fields": .object(fields.mapValues { ["value": $0, "overwrites": []] }),
-        ]
+        TestHousehold.signed(
+            [
+                "id": .string("\(device):\(counter)"),
+                "time": ["wall": .int(Int64(Date().timeIntervalSince1970 * 1000)), "logical": .int(Int64(counter))],
+                "entity": ["kind": .string(kind), "id": .string(id)],
+                "fields": .object(fields.mapValues { ["value": $0, "overwrites": []] }),
+            ])
     }
 
-    /// Imports `operations` in pages the bus carries.
+    /// Imports `operations` in pages the bus carries, after trusting their authors' keys (as
+    /// pairing does).
     static func importAll(_ operations: [JSONValue], into store: CommandClient) async throws {
+        let authors = Set(operations.compactMap { $0["id"]?.stringValue?.split(separator: ":").first.map(String.init) })
+        try await TestHousehold.trust(authors.sorted(), store: store)
         var start = 0
         while start < operations.count {
             let page = Array(operations[start..<min(start + 400, operations.count)])
-            _ = try await store.request("ops.import", args: ["format": "hearth-ops/1", "operations": .array(page)])
+            _ = try await store.request("ops.import", args: ["format": "hearth-ops/2", "operations": .array(page)])
             start += page.count
         }
     }

@@ -95,21 +95,27 @@ struct StoreBenchmark: AsyncParsableCommand {
     /// The made-up device whose operations are imported (device ids are lower-case UUIDs).
     static let importedDevice = "be0c0000-0000-4000-8000-000000000001"
 
-    /// Imports `count` operations of a made-up device in batches, one card each.
+    /// Imports `count` operations of a made-up device in batches, one card each, signed with its
+    /// key, which the store is first told to trust (as pairing does).
     private func load(_ count: Int, firstYear: Int, into commands: CommandClient) async throws {
+        try await TestHousehold.trust([Self.importedDevice], store: commands)
         var index = 0
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         while index < count {
             var batch: [JSONValue] = []
-            while batch.count < 800 && index < count {
+            while batch.count < 600 && index < count {
                 let year = firstYear + index / 12
                 let month = index % 12 + 1
-                batch.append([
-                    "id": .string("\(Self.importedDevice):\(index + 1)"),
-                    "time": ["wall": .int(now - 1_000_000 + Int64(index)), "logical": 0],
-                    "entity": ["kind": "event_card", "id": .string("\(year)-\(month < 10 ? "0" : "")\(month)")],
-                    "fields": ["title": ["value": .string("imported \(index)"), "overwrites": []]],
-                ])
+                batch.append(
+                    TestHousehold.signed(
+                        [
+                            "id": .string("\(Self.importedDevice):\(index + 1)"),
+                            "time": ["wall": .int(now - 1_000_000 + Int64(index)), "logical": 0],
+                            "entity": [
+                                "kind": "event_card", "id": .string("\(year)-\(month < 10 ? "0" : "")\(month)"),
+                            ],
+                            "fields": ["title": ["value": .string("imported \(index)"), "overwrites": []]],
+                        ]))
                 index += 1
             }
             _ = try await commands.request("ops.import", args: ["operations": .array(batch)])

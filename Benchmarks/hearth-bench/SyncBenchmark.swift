@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 import HearthTesting
+import HearthTrust
+import StoreService
 
 /// `hearth-bench sync`: what syncing costs between two real stacks on loopback.
 struct SyncBenchmark: AsyncParsableCommand {
@@ -14,9 +17,11 @@ struct SyncBenchmark: AsyncParsableCommand {
             sync of a device that holds twelve cards each edited three times (target ≤ 5 KB); \
             (b) idle_bytes: a sync when both are identical (target < 1 KB); (c) ops10k_s: the first \
             sync of an empty device with one holding 10,000 operations (target < 1 s), beside the \
-            time the store took to import the same operations (ops.import, 800 a page) in this run. \
+            time the store took to import the same operations (ops.import, 600 a page) in this run. \
             Bytes are request and reply payloads between the two hearth-sync processes (CURVE adds \
-            about 40 bytes a message).
+            about 40 bytes a message). (d) signatures: the cost of signing and verifying an \
+            operation (µs, one thread and every core) and the bytes a signature adds to an \
+            operation, as JSON and deflated in a sync page.
             """
     )
 
@@ -78,13 +83,16 @@ struct SyncBenchmark: AsyncParsableCommand {
         )
         for device in [ann, bob, cy] { await device.close() }
         await context.terminate()
+        log("(d) signing and verifying operations…")
+        let signatures = try signatureCosts()
+        log("    \(signatures.jsonText)")
 
         let report: JSONValue = [
             "year_bytes": .int(Int64(year.bytes)), "year_operations": .int(Int64(year.received)),
             "idle_bytes": .int(Int64(idle.bytes)),
             "ops10k_s": .double(round3(bulk.seconds * 10_000 / Double(max(bulk.received, 1)))),
             "synced_operations": .int(Int64(bulk.received)), "sync_s": .double(round3(bulk.seconds)),
-            "store_import_s": .double(round3(importSeconds)),
+            "store_import_s": .double(round3(importSeconds)), "signatures": signatures,
             "targets": ["year_bytes": 5_120, "idle_bytes": 1_024, "ops10k_s": 1.0],
         ]
         print(report.jsonText)
@@ -122,26 +130,72 @@ struct SyncBenchmark: AsyncParsableCommand {
         return (outcome(entries[1]), outcome(entries[0]))
     }
 
-    /// Imports `count` operations of a made-up device, 800 a page (under the command size limit).
+    /// Signing and verifying 5,000 operations like (c)'s: µs per operation, and what a signature
+    /// adds to an operation's bytes (as JSON, and deflated in a packed sync page).
+    private func signatureCosts() throws -> JSONValue {
+        let key = SigningKey.generate()
+        let operations = try (1...5_000).map { index in
+            try Operation(
+                json: Self.operation(index, device: "5e0c0000-0000-4000-8000-000000000002", now: 1_800_000_000_000),
+                at: "x")
+        }
+        let clock = ContinuousClock()
+        var started = clock.now
+        let signatures = operations.map { key.sign($0) }
+        let sign = (clock.now - started).seconds
+        let checks = zip(operations, signatures).map {
+            SignatureCheck(operation: $0, signature: $1, key: key.publicKey)
+        }
+        started = clock.now
+        let serial = checks.map(\.verifies)
+        let verifyOne = (clock.now - started).seconds
+        started = clock.now
+        let batch = SignatureBatch.verify(checks)
+        let verifyAll = (clock.now - started).seconds
+        guard serial.allSatisfy({ $0 }), batch.allSatisfy({ $0 }) else {
+            throw ValidationError("a signature did not verify")
+        }
+        let plain = operations.map(\.json)
+        let signed = zip(operations, signatures).map { $0.signed($1.text) }
+        let count = Double(operations.count)
+        let jsonBytes = (signed.map(\.jsonBytes.count).reduce(0, +) - plain.map(\.jsonBytes.count).reduce(0, +))
+        let packedBytes = PackedPage.pack(signed).utf8.count - PackedPage.pack(plain).utf8.count
+        return [
+            "sign_us": .double(round3(sign / count * 1e6)), "verify_us": .double(round3(verifyOne / count * 1e6)),
+            "verify_all_cores_us": .double(round3(verifyAll / count * 1e6)),
+            "json_bytes_per_operation": .double(round3(Double(jsonBytes) / count)),
+            "packed_bytes_per_operation": .double(round3(Double(packedBytes) / count)),
+        ]
+    }
+
+    /// Operation `index` of a made-up device's long history of cards (each overwrites the same
+    /// card's operation a year of months before).
+    static func operation(_ index: Int, device: String, now: Int64) -> JSONValue {
+        let month = (index - 1) % 12 + 1
+        return [
+            "id": .string("\(device):\(index)"), "time": ["wall": .int(now + Int64(index)), "logical": 0],
+            "entity": ["kind": "event_card", "id": .string("2028-\(month < 10 ? "0" : "")\(month)")],
+            "fields": [
+                "title": [
+                    "value": .string("imported \(index)"),
+                    "overwrites": index > 12 ? [.string("\(device):\(index - 12)")] : [],
+                ]
+            ],
+        ]
+    }
+
+    /// Imports `count` operations of a made-up device, 600 a page (under the command size limit),
+    /// signed with its key, which the store is first told to trust (as pairing does).
     private func load(_ count: Int, into store: CommandClient) async throws {
         let device = "5e0c0000-0000-4000-8000-000000000001"
+        try await TestHousehold.trust([device], store: store)
         let now = Int64(Date().timeIntervalSince1970 * 1000) - Int64(count) - 60_000
         var index = 0
         while index < count {
             var page: [JSONValue] = []
-            while page.count < 800 && index < count {
+            while page.count < 600 && index < count {
                 index += 1
-                let month = (index - 1) % 12 + 1
-                page.append([
-                    "id": .string("\(device):\(index)"), "time": ["wall": .int(now + Int64(index)), "logical": 0],
-                    "entity": ["kind": "event_card", "id": .string("2028-\(month < 10 ? "0" : "")\(month)")],
-                    "fields": [
-                        "title": [
-                            "value": .string("imported \(index)"),
-                            "overwrites": index > 12 ? [.string("\(device):\(index - 12)")] : [],
-                        ]
-                    ],
-                ])
+                page.append(TestHousehold.signed(Self.operation(index, device: device, now: now)))
             }
             _ = try await store.request("ops.import", args: ["operations": .array(page)])
         }

@@ -13,6 +13,8 @@ public final class BusCounters: Sendable {
     public let protocolErrors = Atomic<Int>(0)
     /// Subscription changes passed upstream.
     public let subscriptions = Atomic<Int>(0)
+    /// Subscribers dropped for not reading while the bus held more than its budget for them.
+    public let droppedSubscribers = Atomic<Int>(0)
 
     public init() {}
 
@@ -31,6 +33,7 @@ public final class BusCounters: Sendable {
             "oversized": .int(Int64(oversized.load(ordering: .relaxed))),
             "protocol_errors": .int(Int64(protocolErrors.load(ordering: .relaxed))),
             "subscriptions": .int(Int64(subscriptions.load(ordering: .relaxed))),
+            "dropped_subscribers": .int(Int64(droppedSubscribers.load(ordering: .relaxed))),
         ]
     }
 }

@@ -105,6 +105,7 @@ final class BusProxy: Service, CustomStringConvertible {
         var injected: Deque<[Frame]> = []
         // Two parts make an event; the third slot lets a longer message be seen and refused.
         var forwarder = MessageForwarder(capacity: 3)
+        var stuck = StuckSubscribers(logger: logger)
 
         var spin = IdleSpin(idleSpin)
         loop: while true {
@@ -122,10 +123,14 @@ final class BusProxy: Service, CustomStringConvertible {
                 while let frames = injected.popFirst() {
                     _ = try sockets.xpub.send(frames, dontWait: true)
                 }
-                if poller.isReadable(xsubIndex) { try forwardEvents(sockets, &forwarder) }
-                if poller.isReadable(xpubIndex) { try forwardSubscriptions(sockets, &forwarder) }
+                // Connections first: a subscriber's descriptor is known before its events flow.
                 for (index, monitor) in zip(monitorIndices, sockets.monitors) where poller.isReadable(index) {
-                    try readMonitorEvents(monitor)
+                    try readMonitorEvents(monitor, &stuck)
+                }
+                if poller.isReadable(xsubIndex) { try forwardEvents(sockets, &forwarder, &stuck) }
+                if poller.isReadable(xpubIndex) { try forwardSubscriptions(sockets, &forwarder) }
+                if stuck.forwarded(0) {
+                    counters.droppedSubscribers.add(stuck.check(), ordering: .relaxed)
                 }
             } catch let error as ZMQError where error.contextTerminated {
                 break loop
@@ -140,14 +145,19 @@ final class BusProxy: Service, CustomStringConvertible {
 
     /// Publishers → subscribers: pass valid events, count and drop the rest. The parts are read
     /// in place and handed on without a copy (`MessageForwarder`).
-    private func forwardEvents(_ sockets: Sockets, _ forwarder: inout MessageForwarder) throws {
+    private func forwardEvents(
+        _ sockets: Sockets, _ forwarder: inout MessageForwarder, _ stuck: inout StuckSubscribers
+    ) throws {
         for _ in 0..<4_096 {
             var oversized = false
+            var bytes = 0
             let outcome = try forwarder.forward(from: sockets.xsub, to: sockets.xpub) { parts in
                 guard parts.count == 2, Topic.isValid(buffer: parts[0]) else { return false }
-                oversized = parts[1].count > maximumMessageBytes
+                bytes = parts[1].count
+                oversized = bytes > maximumMessageBytes
                 return !oversized
             }
+            if stuck.forwarded(bytes) { counters.droppedSubscribers.add(stuck.check(), ordering: .relaxed) }
             switch outcome {
             case .none: return
             case .refused where oversized: counters.oversized.add(1, ordering: .relaxed)
@@ -176,13 +186,21 @@ final class BusProxy: Service, CustomStringConvertible {
         }
     }
 
-    /// Socket-monitor events: a handshake that failed on protocol grounds is garbage on the wire.
-    private func readMonitorEvents(_ monitor: ZMQSocket) throws {
+    /// Socket-monitor events: a handshake that failed on protocol grounds is garbage on the wire;
+    /// subscriber connections coming and going (`StuckSubscribers` watches them).
+    private func readMonitorEvents(_ monitor: ZMQSocket, _ stuck: inout StuckSubscribers) throws {
         while let frames = try monitor.receive(dontWait: true) {
-            guard let first = frames.first, first.count >= 2 else { continue }
-            let event = UInt16(first[0]) | UInt16(first[1]) << 8
-            if Int32(event) == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL {
-                counters.protocolErrors.add(1, ordering: .relaxed)
+            // The first frame: the event (2 bytes) and its value (4 bytes, a descriptor here),
+            // little-endian; the second, the endpoint.
+            guard let first = frames.first, first.count >= 6 else { continue }
+            let event = Int32(UInt16(first[0]) | UInt16(first[1]) << 8)
+            let value = Int32(
+                bitPattern: UInt32(first[2]) | UInt32(first[3]) << 8 | UInt32(first[4]) << 16 | UInt32(first[5]) << 24)
+            switch event {
+            case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: counters.protocolErrors.add(1, ordering: .relaxed)
+            case ZMQ_EVENT_ACCEPTED: stuck.connected(value)
+            case ZMQ_EVENT_DISCONNECTED, ZMQ_EVENT_CLOSED: stuck.disconnected(value)
+            default: continue
             }
         }
     }
@@ -190,6 +208,7 @@ final class BusProxy: Service, CustomStringConvertible {
 
 /// The proxy's sockets, opened and bound by the starting thread, then owned by the proxy thread.
 private struct Sockets {
+
     let xsub: ZMQSocket
     let xpub: ZMQSocket
     let monitors: [ZMQSocket]
@@ -206,12 +225,16 @@ private struct Sockets {
         var monitors: [ZMQSocket] = []
         for (socket, endpoint, name) in [(xsub, publishEndpoint, "xsub"), (xpub, subscribeEndpoint, "xpub")] {
             try socket.setLinger(milliseconds: 200)
+            // Room for a live subscriber's bursts; one that stops reading is dropped by
+            // `StuckSubscribers` long before this many large events pile up.
             try socket.setHighWaterMarks(send: 100_000, receive: 100_000)
             // Frames somewhat over the limit are read and counted; far larger ones make libzmq
             // drop the sender's connection before it can use up memory.
             try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
             let monitorEndpoint = "\(monitorPrefix)-\(name)"
-            try socket.monitor(endpoint: monitorEndpoint, events: ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+            // On the subscriber side also each connection, for `StuckSubscribers`.
+            let connections = name == "xpub" ? ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CLOSED : 0
+            try socket.monitor(endpoint: monitorEndpoint, events: ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | connections)
             let monitor = try ZMQSocket(context: context, kind: .pair)
             try monitor.setLinger(milliseconds: 0)
             try monitor.connect(monitorEndpoint)

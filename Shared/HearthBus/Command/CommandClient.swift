@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -105,7 +106,16 @@ public final class CommandClient: Sendable {
         id: String? = nil
     ) async throws -> JSONValue {
         let request = CommandRequest(id: id ?? ids.withLock { $0.makeID() }, command: command, arguments: args)
-        let reply = try await send(request)
+        var reply = try await send(request)
+        // A service answering as many requests as it runs at once said `busy` without running
+        // this one: the same request again after a growing pause (10 ms, then 20, … about 5 s).
+        var pause = Duration.milliseconds(10)
+        while case .failure(let error) = reply.result, error.code == "busy", pause <= .milliseconds(2_560) {
+            try await Task.sleep(for: pause)
+            pause *= 2
+            reply = try await send(request)
+        }
+        if let parts = reply.parts { reply = try await assemble(parts) }
         switch reply.result {
         case .success(let data): return data
         case .failure(let error): throw CommandClientError.refused(error)
@@ -139,6 +149,30 @@ public final class CommandClient: Sendable {
         throw CommandClientError.unreachable(endpoint: endpoint, attempts: attempts, timeout: timeout)
     }
 
+    /// The reply a service holds in parts (`ReplyParts`), fetched part by part and put together.
+    /// - Throws: `.malformedReply` when the parts do not make the reply their header announced.
+    private func assemble(_ header: ReplyParts.Header) async throws -> CommandReply {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(header.bytes)
+        for index in 0..<header.count {
+            let part = try await request(
+                ReplyParts.command, args: ["token": .string(header.token), "index": .int(Int64(index))])
+            guard let text = part["chunk"]?.stringValue, let chunk = Data(base64Encoded: text),
+                bytes.count + chunk.count <= header.bytes
+            else { throw CommandClientError.malformedReply("part \(index) of a reply in parts is not one") }
+            bytes += chunk
+        }
+        guard bytes.count == header.bytes else {
+            throw CommandClientError.malformedReply(
+                "a reply in parts came to \(bytes.count) bytes, not \(header.bytes)")
+        }
+        do {
+            return try CommandReply.decode(bytes)
+        } catch {
+            throw CommandClientError.malformedReply(error.message)
+        }
+    }
+
     /// Closes the socket; later requests throw `.closed`.
     public func close() async {
         isClosed.store(true, ordering: .relaxed)
@@ -161,11 +195,22 @@ public final class CommandClient: Sendable {
                 name: "client \(endpoint)",
                 receiveBuffer: 16,
                 logger: logger,
-                intercept: { frames in
+                intercept: { [maximumMessageBytes] frames in
                     counter.total.add(frames.last?.count ?? 0, ordering: .relaxed)
                     // Replies are decoded once and go straight to their waiting request from the
-                    // socket's thread; anything unreadable or unasked-for is dropped.
+                    // socket's thread; anything unreadable or unasked-for is dropped. One over the
+                    // message limit (a service that should have sent it in parts) is said to be
+                    // that, never taken for silence.
                     if let payload = frames.last, let reply = try? CommandReply.decode(payload), let id = reply.id {
+                        guard payload.count <= maximumMessageBytes else {
+                            let error = CommandError(
+                                code: "reply_too_large",
+                                message:
+                                    "the reply was \(payload.count) bytes, over the \(maximumMessageBytes)-byte limit of a message"
+                            )
+                            pending.resume(id, with: CommandReply(id: id, result: .failure(error)))
+                            return true
+                        }
                         pending.resume(id, with: reply)
                     }
                     return true
@@ -175,7 +220,9 @@ public final class CommandClient: Sendable {
                     if let curve { try socket.makeCurveClient(keyPair: curve.keyPair, serverKey: curve.serverKey) }
                     try socket.setLinger(milliseconds: 0)
                     try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
-                    try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
+                    // Larger than any reply may be, so that one over the limit arrives to be
+                    // reported as such (libzmq would drop the connection, and the client wait).
+                    try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 16)
                     try socket.connect(endpoint)
                 }
             )

@@ -25,6 +25,8 @@ public final class CommandServer: Service {
     private let handler: Handler
     private let pingInfo: @Sendable () async -> [String: JSONValue]
     private let cache: ReplyCache
+    /// Replies over the message limit, held for their client to fetch in parts.
+    private let parts: ReplyParts
     private let maximumMessageBytes: Int
     private let logger: Logger
     /// Whether peers are CURVE-authenticated (each message comes with its peer's key).
@@ -36,6 +38,8 @@ public final class CommandServer: Service {
         let handled = Atomic<Int>(0)
         let malformed = Atomic<Int>(0)
         let duplicates = Atomic<Int>(0)
+        /// Requests refused because `CommandIntake.limit` were running.
+        let busy = Atomic<Int>(0)
     }
 
     /// Binds the command endpoint. Do start-up work (migrations) before creating the server.
@@ -63,6 +67,7 @@ public final class CommandServer: Service {
         self.handler = handler
         self.pingInfo = pingInfo
         self.cache = ReplyCache(capacity: cacheCapacity)
+        self.parts = ReplyParts(maximumMessageBytes: maximumMessageBytes)
         self.maximumMessageBytes = maximumMessageBytes
         self.logger = logger
         var bound = endpoint
@@ -84,7 +89,9 @@ public final class CommandServer: Service {
                     if !curveDomain.isEmpty { try socket.setZAPDomain(curveDomain) }
                 }
                 try socket.setLinger(milliseconds: 500)
-                try socket.setHighWaterMarks(send: 10_000, receive: 10_000)
+                // Per peer: at most this many replies wait for a client that does not read them
+                // (then the ROUTER drops them): with replies under the message limit, 64 MiB.
+                try socket.setHighWaterMarks(send: Self.repliesQueuedPerPeer, receive: 10_000)
                 // Frames a little over the limit are still read so the sender gets a clear error;
                 // anything far larger makes libzmq drop that peer's connection.
                 try socket.setMaximumMessageSize(Int64(maximumMessageBytes) * 4)
@@ -93,7 +100,9 @@ public final class CommandServer: Service {
             }
         )
         self.endpoint = bound
-        intake.open(on: handlersOnSocketThread ? socket : nil) { [weak self] message in await self?.answer(message) }
+        intake.open(
+            on: handlersOnSocketThread ? socket : nil, refuse: { [weak self] message in self?.refuseBusy(message) }
+        ) { [weak self] message in await self?.answer(message) }
     }
 
     /// Serves until graceful shutdown (or cancellation), then stops taking requests, lets those
@@ -125,7 +134,29 @@ public final class CommandServer: Service {
         }
     }
 
+    /// Replies queued for one client before more are dropped (see `init`).
+    static let repliesQueuedPerPeer: Int32 = 256
+
     // MARK: - Answering
+
+    /// Answers `busy` to a request that came while `CommandIntake.limit` were running, on the
+    /// socket's thread: it is not run, and the client may try again.
+    private func refuseBusy(_ received: [Frame]) {
+        var frames = received
+        if authenticated { frames.removeFirst(min(2, frames.count)) }
+        guard frames.count == 2 || (frames.count == 3 && frames[1].isEmpty),
+            let request = try? CommandRequest.decode(frames[frames.count - 1])
+        else {
+            counters.malformed.add(1, ordering: .relaxed)
+            return
+        }
+        counters.busy.add(1, ordering: .relaxed)
+        let error = CommandError(
+            code: "busy", message: "\(service) is answering \(intake.limit) requests already; try again in a moment")
+        send(
+            CommandReply(id: request.id, result: .failure(error)).jsonBytes, to: frames[0], delimited: frames.count == 3
+        )
+    }
 
     private func answer(_ received: [Frame]) async {
         var frames = received
@@ -184,14 +215,36 @@ public final class CommandServer: Service {
         case .joined:
             counters.duplicates.add(1, ordering: .relaxed)
         case .run:
-            let reply = CommandReply(id: request.id, result: await run(request)).jsonBytes
+            let reply = fitted(CommandReply(id: request.id, result: await run(request)).jsonBytes, id: request.id)
             counters.handled.add(1, ordering: .relaxed)
             let joined = cache.finish(id: cacheID, reply: reply)
             for peer in [route] + joined { send(reply, to: peer, delimited: delimited) }
         }
     }
 
+    /// `reply` as it may be sent: whole when it fits one message, else held in parts (its header
+    /// sent instead), else refused naming its size.
+    private func fitted(_ reply: [UInt8], id: String) -> [UInt8] {
+        guard reply.count > maximumMessageBytes else { return reply }
+        if let header = parts.hold(reply) { return CommandReply(id: id, parts: header).jsonBytes }
+        logger.warning(
+            "\(service).cmd: a reply of \(reply.count) bytes was refused (over \(ReplyParts.maximumReplyBytes))")
+        let error = CommandError(
+            code: "reply_too_large",
+            message:
+                "the reply is \(reply.count / 1_048_576) MiB, over the \(ReplyParts.maximumReplyBytes / 1_048_576) MiB a service sends: ask for less (a narrower range or filter)"
+        )
+        return CommandReply(id: id, result: .failure(error)).jsonBytes
+    }
+
     private func run(_ request: CommandRequest) async -> Result<JSONValue, CommandError> {
+        if request.command == ReplyParts.command {
+            do {
+                return .success(try parts.part(request.arguments))
+            } catch {
+                return .failure(error)
+            }
+        }
         if request.command == "ping" {
             var info = await pingInfo()
             info["service"] = .string(service)
@@ -201,6 +254,7 @@ public final class CommandServer: Service {
                 "handled": .int(Int64(counters.handled.load(ordering: .relaxed))),
                 "malformed": .int(Int64(counters.malformed.load(ordering: .relaxed))),
                 "duplicates": .int(Int64(counters.duplicates.load(ordering: .relaxed))),
+                "busy": .int(Int64(counters.busy.load(ordering: .relaxed))),
             ]
             return .success(.object(info))
         }

@@ -1,0 +1,141 @@
+import CZeroMQ
+import Foundation
+import HearthBus
+import HearthTesting
+import Testing
+
+/// One stuck client costs a service at most 128 MiB, then it is dropped (the bus) or its
+/// replies are (a command server); services go on answering everyone else. Measured as the
+/// real processes' peak resident memory (`VmHWM`) above what they held before the attack.
+@Suite("End to end: a stuck client's cost is bounded", .serialized, .timeLimit(.minutes(3)))
+struct ResourceBoundsTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// `field` (`VmHWM`, `VmRSS`) of process `pid`, in bytes.
+    static func memory(_ pid: pid_t, _ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { throw StackError.notAnswering("process \(pid)", "no \(field) in /proc/\(pid)/status") }
+        return kilobytes * 1_024
+    }
+
+    static let budget = 128 * 1_024 * 1_024
+
+    @Test(
+        "a subscriber that never reads holds the bus to 128 MiB, then is dropped and counted; a live one gets everything"
+    )
+    func stuckSubscriber() async throws {
+        let stack = try await TestStack([.bus], context: context)
+        let pid = stack.process.pid
+        // The stuck one: a raw SUB that takes one event into its own queue, then never reads.
+        let stuck = try ZMQSocket(context: context, kind: .sub)
+        try stuck.setLinger(milliseconds: 0)
+        try stuck.setHighWaterMarks(send: 1, receive: 1)
+        try stuck.setOption(ZMQ_RCVBUF, Int32(4_096))
+        try stuck.subscribe("")
+        try stuck.connect(stack.configuration.busSubscribeEndpoint)
+        let bus = CommandClient(context: context, endpoint: stack.configuration.commandEndpoint(.bus))
+        let live = try Subscriber(
+            context: context, endpoint: stack.configuration.busSubscribeEndpoint, prefixes: ["big."])
+        #expect(await live.waitUntilSubscribed(bus: bus, timeout: .seconds(5)))
+        let publisher = try Publisher(
+            context: context, endpoint: stack.configuration.busPublishEndpoint, source: "flood", device: "test")
+        #expect(await publisher.waitUntilConnected(timeout: .seconds(5)))
+        let before = try Self.memory(pid, "VmRSS")
+        // 1,600 events of 200 KB: 320 MB a stuck subscriber would make the bus hold.
+        let count = 1_600
+        let body = JSONValue.string(String(repeating: "x", count: 200_000))
+        let received = Task {
+            var seen = 0
+            for await message in live {
+                if case .event = message { seen += 1 }
+                if seen == count { break }
+            }
+            return seen
+        }
+        for index in 0..<count {
+            _ = try publisher.publish(topic: "big.\(index % 10)", type: "big", data: ["body": body])
+        }
+        let seen = await withTaskGroup(of: Int?.self) { group in
+            group.addTask { await received.value }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(seen == count, "a live subscriber lost events")
+        let peak = try Self.memory(pid, "VmHWM")
+        print("hearth-bus with a stuck subscriber: \(before / 1_048_576) MiB before, peak \(peak / 1_048_576) MiB")
+        #expect(
+            peak - before < Self.budget + 48 * 1_024 * 1_024,
+            "peak \(peak / 1_048_576) MiB, before \(before / 1_048_576) MiB")
+        let counters = try await bus.request("ping")
+        #expect(counters["counters"]?["dropped_subscribers"] == 1, "\(counters)")
+        #expect(stack.process.errors.lines.contains { $0.contains("dropped a subscriber that stopped reading") })
+        stuck.close()
+        await live.close()
+        await publisher.close()
+        await bus.close()
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+
+    @Test("2,500 unread exports cost the store at most 128 MiB; it answers others throughout")
+    func unreadExports() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        let pid = try #require(stack.processes[.store]?.pid)
+        let store = CommandClient(
+            context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(10))
+        // 2,400 operations with long titles: an export page is about 250 KB.
+        let device = "0ff00000-0000-4000-8000-000000000001"
+        try await TestHousehold.trust([device], store: store)
+        for batch in 0..<8 {
+            let page = (1...300).map { index -> JSONValue in
+                let counter = batch * 300 + index
+                return TestHousehold.signed(
+                    [
+                        "id": .string("\(device):\(counter)"), "time": ["wall": .int(Int64(counter)), "logical": 0],
+                        "entity": [
+                            "kind": "event_card",
+                            "id": .string(String(format: "%04d-%02d", 2000 + counter / 12, counter % 12 + 1)),
+                        ],
+                        "fields": ["title": ["value": .string(String(repeating: "y", count: 190)), "overwrites": []]],
+                    ])
+            }
+            #expect(try await store.request("ops.import", args: ["operations": .array(page)])["received"] == 300)
+        }
+        let before = try Self.memory(pid, "VmRSS")
+        // A client that asks and never reads: its own queue takes one reply.
+        let greedy = try ZMQSocket(context: context, kind: .dealer)
+        try greedy.setLinger(milliseconds: 0)
+        try greedy.setHighWaterMarks(send: 10_000, receive: 1)
+        try greedy.setOption(ZMQ_RCVBUF, Int32(4_096))
+        try greedy.connect(stack.configuration.commandEndpoint(.store))
+        for index in 0..<2_500 {
+            let request = CommandRequest(id: "greedy-\(index)", command: "ops.export", arguments: ["since_vector": [:]])
+            _ = try greedy.send([[], request.jsonBytes])
+        }
+        // The store answers someone else meanwhile, and gets through the 2,500 (each run, or
+        // refused as busy while 64 run).
+        let deadline = ContinuousClock.now + .seconds(60)
+        var done = 0
+        while ContinuousClock.now < deadline {
+            let ping = try await store.request("ping")
+            done = Int((ping["commands"]?["handled"]?.intValue ?? 0) + (ping["commands"]?["busy"]?.intValue ?? 0))
+            if done >= 2_500 + 10 { break }
+            try await Task.sleep(for: .milliseconds(200))  // polled: the store's own count is the event
+        }
+        #expect(done >= 2_500)
+        let peak = try Self.memory(pid, "VmHWM")
+        print("hearth-store with 2,500 unread exports: \(before / 1_048_576) MiB before, peak \(peak / 1_048_576) MiB")
+        #expect(peak - before < Self.budget, "peak \(peak / 1_048_576) MiB, before \(before / 1_048_576) MiB")
+        greedy.close()
+        await store.close()
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}
