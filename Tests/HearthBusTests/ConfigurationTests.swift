@@ -93,6 +93,41 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try home.configuration() }
     }
 
+    @Test("[web]: the page's names, timeouts and connection cap from the file and the environment; bad ones named")
+    func webSettings() throws {
+        let home = try TemporaryHome()
+        let defaults = try home.configuration()
+        #expect(defaults.web.headerTimeout == .seconds(10))
+        #expect(defaults.web.idleTimeout == .seconds(60))
+        #expect(defaults.web.maximumConnections == 256)
+        #expect(defaults.web.hostNames.isEmpty)
+        try """
+        [web]
+        listen = "0.0.0.0:8470"
+        host_names = ["Kitchen.local", "hearth.example"]
+        header_timeout = "5s"
+        idle_timeout = "2m"
+        max_connections = 64
+        """.write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let fromFile = try home.configuration()
+        #expect(fromFile.web.host == "0.0.0.0")
+        #expect(fromFile.web.hostNames == ["kitchen.local", "hearth.example"])
+        #expect(fromFile.web.headerTimeout == .seconds(5))
+        #expect(fromFile.web.idleTimeout == .seconds(120))
+        #expect(fromFile.web.maximumConnections == 64)
+        let overridden = try home.configuration(["HEARTH_WEB_HOST_NAMES": "a.local, b.local"])
+        #expect(overridden.web.hostNames == ["a.local", "b.local"])
+        #expect(overridden.web.maximumConnections == 64)
+        for (text, key) in [
+            ("host_names = [\"evil/x\"]", "web.host_names"), ("header_timeout = \"soon\"", "web.header_timeout"),
+            ("max_connections = 0", "web.max_connections"), ("idle_timeout = 5", "web.idle_timeout"),
+        ] {
+            try "[web]\n\(text)\n".write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+            let error = #expect(throws: ConfigurationError.self) { try home.configuration() }
+            #expect(error?.key == key, "\(text)")
+        }
+    }
+
     @Test("a bad setting names the key, where it came from, and the rule")
     func errors() throws {
         let home = try TemporaryHome()

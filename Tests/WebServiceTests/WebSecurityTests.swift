@@ -76,6 +76,48 @@ struct WebSecurityTests {
         await fixture.close()
     }
 
+    @Test(
+        "DNS rebinding: a request naming another host is refused before anything is read or written; named hosts pass")
+    func foreignHost() async throws {
+        let fixture = try await WebFixture(environment: ["HEARTH_WEB_HOST_NAMES": "kitchen.local"])
+        _ = try await fixture.store.request("event.set", args: ["year": 2026, "month": 5, "title": "Secret trip"])
+        let host = HTTPField.Name("Host")!
+        try await fixture.withClient { client in
+            for name in ["evil.example:8470", "evil.example", "127.evil.example", "localhost.evil.example."] {
+                let read = try await client.get("/year?year=2026", headers: [host: name])
+                #expect(read.status == .badRequest, "\(name)")
+                #expect(!read.text.contains("Secret trip"))
+                #expect(read.text.contains("is not a name of this Hearth page"))
+                // The rebinding page posts to "its own" origin: Host and Origin agree, both foreign.
+                let write = try await client.post(
+                    "/today/note", [("text", "written by evil"), ("back", "/today")],
+                    headers: [host: name, .origin: "http://\(name)"])
+                #expect(write.status == .badRequest, "\(name)")
+            }
+            // A foreign Origin with this page's Host is another site's form: refused as before.
+            let forged = try await client.post(
+                "/today/note", [("text", "x"), ("back", "/today")],
+                headers: [host: WebFixture.host, .origin: "http://evil.example"])
+            #expect(forged.status == .forbidden)
+            for name in ["localhost:8470", "127.0.0.1", "[::1]:8470", "kitchen.local:8470", "KITCHEN.local"] {
+                #expect(try await client.get("/year?year=2026", headers: [host: name]).status == .ok, "\(name)")
+            }
+        }
+        let notes = try await fixture.store.request("note.list")["notes"]?.arrayValue ?? []
+        #expect(notes.isEmpty, "\(notes)")
+        await fixture.close()
+    }
+
+    @Test("loopback is an address in 127.0.0.0/8, ::1 or localhost, never a name that starts like one")
+    func loopbackNames() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1", "LOCALHOST"] {
+            #expect(WebSettings.isLoopback(host), "\(host)")
+        }
+        for host in ["127.example.com", "127.0.0.1.nip.io", "0.0.0.0", "192.168.1.20", "128.0.0.1", "localhost.evil"] {
+            #expect(!WebSettings.isLoopback(host), "\(host)")
+        }
+    }
+
     @Test("beyond loopback every request needs the household token; ?token= sets a cookie; a revoked token is refused")
     func token() async throws {
         let fixture = try await WebFixture(environment: ["HEARTH_WEB_LISTEN": "0.0.0.0:0"])

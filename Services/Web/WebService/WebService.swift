@@ -3,6 +3,7 @@ import HearthBus
 import HearthCore
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `hearth-web`: the household page for the kitchen screen and the family's phones.
@@ -93,7 +94,9 @@ public final class WebService: Service {
             cache: cache)
         return WebRouter(
             pages: pages, live: live,
-            gate: HouseholdGate(tokenRequired: !configuration.web.isLoopback, token: token)
+            gate: HouseholdGate(
+                tokenRequired: !configuration.web.isLoopback, token: token,
+                hosts: HostAllowlist(settings: configuration.web))
         ).build()
     }
 
@@ -110,10 +113,18 @@ public final class WebService: Service {
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .notice)  // no line per request
         let (url, logger) = (url, logger)
+        let headerTimeout = TimeAmount.nanoseconds(Int64(settings.headerTimeout.seconds * 1e9))
         let application = Application(
             responder: responder,
+            // A connection that sends no request is closed (`HeaderTimeout`), an idle kept-alive
+            // one too, and at most `max_connections` are served at once (more wait to be accepted).
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [HeaderTimeout(timeout: headerTimeout)],
+                    idleTimeout: .nanoseconds(Int64(settings.idleTimeout.seconds * 1e9)))),
             configuration: ApplicationConfiguration(
-                address: .hostname(settings.host, port: settings.port), serverName: nil),
+                address: .hostname(settings.host, port: settings.port), serverName: nil,
+                availableConnectionsDelegate: .maximum(settings.maximumConnections, logger: serverLogger)),
             onServerRunning: { channel in
                 let address = settings.url(port: channel.localAddress?.port)
                 url.set(address)

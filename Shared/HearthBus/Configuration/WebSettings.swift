@@ -1,10 +1,15 @@
+import Foundation
 import TOMLKit
 
-/// Where `hearth-web` serves the household page: the `[web]` table of `hearth.toml`, overridden
-/// by `HEARTH_WEB_LISTEN`.
+/// Where and how `hearth-web` serves the household page: the `[web]` table of `hearth.toml`,
+/// `listen` overridden by `HEARTH_WEB_LISTEN` and `host_names` by `HEARTH_WEB_HOST_NAMES`.
 ///
 ///     [web]
 ///     listen = "127.0.0.1:8470"   # host:port; beyond loopback every request needs the token
+///     host_names = ["kitchen.local"]   # names the page is also opened by (besides its address)
+///     header_timeout = "10s"      # a request's headers must arrive within this
+///     idle_timeout = "60s"        # an idle kept-alive connection is closed after this
+///     max_connections = 256       # connections served at once; more wait to be accepted
 public struct WebSettings: Sendable, Equatable {
     /// The default: loopback only, no token asked.
     public static let defaultListen = "127.0.0.1:8470"
@@ -13,13 +18,31 @@ public struct WebSettings: Sendable, Equatable {
     public var host = "127.0.0.1"
     /// The TCP port (0: any free port, for tests).
     public var port = 8470
+    /// Other names a request's `Host` may give (a name on the LAN, a reverse proxy's), besides
+    /// the loopback names, the listen address and, when listening on every address, this
+    /// machine's names and addresses.
+    public var hostNames: [String] = []
+    /// How long a connection may take to send a request's headers.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a kept-alive connection may stay idle between requests.
+    public var idleTimeout: Duration = .seconds(60)
+    /// How many connections are served at once.
+    public var maximumConnections = 256
 
     public init() {}
 
-    /// Whether only this machine can reach the page (`127.0.0.0/8`, `::1`, `localhost`): then no
-    /// token is asked. Anything else is reachable from the network and needs the household token.
-    public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    /// Whether only this machine can reach the page (an address in `127.0.0.0/8`, `::1`, or
+    /// `localhost`): then no token is asked. Anything else is reachable from the network and needs
+    /// the household token. (A name such as `127.example.com` is not loopback.)
+    public var isLoopback: Bool { Self.isLoopback(host) }
+
+    /// Whether `host` names this machine's loopback: `localhost`, `::1` or an IPv4 address in
+    /// 127.0.0.0/8 (the address itself, not a name that starts like one).
+    public static func isLoopback(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        if lowered == "localhost" || lowered == "::1" || lowered == "[::1]" { return true }
+        guard let address = IPv4.parse(host) else { return false }
+        return UInt32(bigEndian: address) >> 24 == 127
     }
 
     /// The page's address on `host` (this setting's by default) and `port` (an IPv6 address in
@@ -31,13 +54,38 @@ public struct WebSettings: Sendable, Equatable {
 
     static func read(_ table: TOMLTable) throws(ConfigurationError) -> WebSettings {
         var settings = WebSettings()
-        for key in table.keys where key != "cmd" {
+        // `listen` first: it sets the address, the others add to it.
+        if let value = table["listen"] {
+            guard let text = value.string else {
+                throw ConfigurationError(origin: "hearth.toml", key: "web.listen", rule: "must be a string")
+            }
+            settings = try parse(text, origin: "hearth.toml")
+        }
+        for key in table.keys where key != "cmd" && key != "listen" {
+            let value = table[key]!
             switch key {
-            case "listen":
-                guard let text = table[key]?.string else {
-                    throw ConfigurationError(origin: "hearth.toml", key: "web.listen", rule: "must be a string")
+            case "host_names":
+                guard let names = value.array?.map({ $0.string }), let texts = names as? [String] else {
+                    throw ConfigurationError(
+                        origin: "hearth.toml", key: "web.host_names", rule: "must be a list of host names")
                 }
-                settings = try parse(text, origin: "hearth.toml")
+                settings.hostNames = try hostNames(texts, origin: "hearth.toml")
+            case "header_timeout", "idle_timeout":
+                guard let text = value.string else {
+                    throw ConfigurationError(
+                        origin: "hearth.toml", key: "web.\(key)", rule: "must be a string such as \"10s\"")
+                }
+                let duration = try HouseholdSettings.duration(text, key: "web.\(key)", origin: "hearth.toml")
+                if key == "header_timeout" {
+                    settings.headerTimeout = duration
+                } else {
+                    settings.idleTimeout = duration
+                }
+            case "max_connections":
+                guard let count = value.int, (1...65_536).contains(count) else {
+                    throw ConfigurationError(origin: "hearth.toml", key: "web.max_connections", rule: "must be 1–65536")
+                }
+                settings.maximumConnections = count
             default:
                 throw ConfigurationError(origin: "hearth.toml", key: "web.\(key)", rule: "is not a Hearth setting")
             }
@@ -46,8 +94,27 @@ public struct WebSettings: Sendable, Equatable {
     }
 
     func overridden(by environment: [String: String]) throws(ConfigurationError) -> WebSettings {
-        guard let text = environment["HEARTH_WEB_LISTEN"] else { return self }
-        return try Self.parse(text, origin: "environment variable HEARTH_WEB_LISTEN")
+        var settings = self
+        if let text = environment["HEARTH_WEB_LISTEN"] {
+            let listen = try Self.parse(text, origin: "environment variable HEARTH_WEB_LISTEN")
+            (settings.host, settings.port) = (listen.host, listen.port)
+        }
+        if let text = environment["HEARTH_WEB_HOST_NAMES"] {
+            settings.hostNames = try Self.hostNames(
+                text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                origin: "environment variable HEARTH_WEB_HOST_NAMES")
+        }
+        return settings
+    }
+
+    /// Host names as given: letters, digits, `.`, `-` and `:` (an IPv6 address) only.
+    static func hostNames(_ names: [String], origin: String) throws(ConfigurationError) -> [String] {
+        for name in names
+        where name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".:-".contains($0)) }) {
+            throw ConfigurationError(
+                origin: origin, key: "web.host_names", rule: "'\(name)' is not a host name (letters, digits, '.', '-')")
+        }
+        return names.map { $0.lowercased() }
     }
 
     /// Reads `host:port` (`[::1]:8470` for an IPv6 address).

@@ -18,6 +18,9 @@ final class TokenHolder: Sendable {
 
 /// Who may use the page, and the headers every answer carries.
 ///
+/// - Every request names the page by one of its names (`Host`, checked against
+///   `HostAllowlist`), or it gets 400: another site's page whose name was made to resolve to
+///   this machine (DNS rebinding) reads nothing and changes nothing.
 /// - Beyond loopback (`tokenRequired`), every request shows the household token: the
 ///   `hearth_token` cookie, or `?token=` once (a GET with it sets the cookie and is redirected
 ///   to the same address without it, so the token does not stay in the address bar or history).
@@ -31,6 +34,7 @@ final class TokenHolder: Sendable {
 struct HouseholdGate: Sendable {
     let tokenRequired: Bool
     let token: TokenHolder
+    let hosts: HostAllowlist
 
     static var cookieName: String { "hearth_token" }
 
@@ -53,6 +57,15 @@ struct HouseholdGate: Sendable {
         _ request: Request, context: BasicRequestContext,
         next: (Request, BasicRequestContext) async throws -> Response
     ) async throws -> Response {
+        guard let authority = Self.authority(of: request) else {
+            return Self.refusal(.badRequest, "Refused: a request must name the page it asks for (no Host).")
+        }
+        guard hosts.allows(authority) else {
+            return Self.refusal(
+                .badRequest,
+                "Refused: '\(HostAllowlist.host(of: authority))' is not a name of this Hearth page. "
+                    + "If the family opens it by that name, add it to [web] host_names in hearth.toml.")
+        }
         if tokenRequired {
             let expected = token.current
             let fromQuery = request.uri.queryParameters.get("token")
@@ -78,17 +91,25 @@ struct HouseholdGate: Sendable {
         return try await next(request, context)
     }
 
+    /// The name and port the request asked for: its `Host` (an HTTP/1 server puts it in the
+    /// request's `:authority`; a test client may leave it a header).
+    static func authority(of request: Request) -> String? {
+        request.headers[HTTPField.Name("Host")!] ?? request.head.authority
+    }
+
     private func bearer(_ request: Request) -> String? {
         guard let value = request.headers[.authorization], value.hasPrefix("Bearer ") else { return nil }
         return String(value.dropFirst("Bearer ".count))
     }
 
+    /// Whether the request comes from the page itself: its `Origin` names one of the page's names
+    /// and is the very address it asked (or, without `Origin`, a same-origin fetch).
     private func isSameOrigin(_ request: Request) -> Bool {
         if let origin = request.headers[.origin] {
-            guard let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!] else {
-                return false
-            }
-            return origin == "http://\(authority)" || origin == "https://\(authority)"
+            guard let authority = Self.authority(of: request), let parsed = HostAllowlist.origin(origin),
+                hosts.allows(parsed.authority)
+            else { return false }
+            return parsed.authority.lowercased() == authority.lowercased()
         }
         return request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "same-origin"
     }
