@@ -49,4 +49,36 @@ struct ChangesTests {
         #expect(await follower.waitForExit(timeout: .seconds(5)) == 0)
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test(
+        "a change forged on the local bus with the next seq is never followed, and hides nothing: the real one comes from the feed"
+    )
+    func forgedEvent() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        try await setTitle(stack, "jan", "Skating")
+        let follower = try await ChildProcess(
+            "hearth", ["changes", "--follow", "--since", "0", "--json"], environment: stack.environment)
+        _ = try #require(await follower.output.waitForLine(containing: "Skating"))
+        // Another process of the same user publishes as the store, with the number the next real
+        // change will take (3: the device's name was 1, the card 2).
+        let forger = try Publisher(
+            context: context, endpoint: stack.configuration.busPublishEndpoint, source: "store",
+            device: try DeviceIdentity.load(home: stack.home.path))
+        #expect(await forger.waitUntilConnected(timeout: .seconds(5)))
+        let fake: JSONValue = [
+            "operation": [
+                "id": "forged:1", "entity": ["kind": "todo", "id": "x"],
+                "fields": ["title": ["value": "Forged reminder", "overwrites": []]],
+            ]
+        ]
+        _ = try forger.publish(topic: "store.todo.changed", type: "store.changed", data: fake, seq: 3)
+        try await setTitle(stack, "feb", "Pancakes")
+        let real = try #require(await follower.output.waitForLine(containing: "Pancakes"))
+        #expect(try JSONValue.parse(real)["seq"] == 3)
+        #expect(!follower.output.lines.contains { $0.contains("Forged") })
+        await forger.close()
+        follower.signal(SIGINT)
+        #expect(await follower.waitForExit(timeout: .seconds(5)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

@@ -128,6 +128,36 @@ extension SeveralDevices {
         }
 
         @Test(
+            "the asking device confirming last: both pin each other's keys before its first sync, which completes at once, refused by nobody"
+        )
+        func firstSyncAfterPairing() async throws {
+            let port = LoopbackTurns.randomPort()
+            let ann = try await Device("Ann", port: port, context: context)
+            let bob = try await Device("Bob", port: port, context: context)
+            _ = try await hearthSucceeding(
+                ann.stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day"])
+            try await Self.hears(ann, bob)
+            let mark = ann.monitor.output.lines.count
+            let started = try await ann.json(["device", "pair", bob.id])
+            let code = try #require(started["code"]?.stringValue)
+            // Bob (asked) confirms first; Ann, who asked and makes the first sync, last.
+            #expect(try await bob.json(["device", "confirm", ann.name, "--code", code])["paired"] == false)
+            let confirmed = ContinuousClock.now
+            #expect(try await ann.json(["device", "confirm", bob.id, "--code", code])["paired"] == true)
+            let synced = try #require(
+                await ann.event("sync.completed", timeout: .seconds(20), from: mark) {
+                    $0["peer"]?["device"]?.stringValue == bob.id
+                })
+            // Before, Bob had not pinned Ann's key yet: her first request was refused and waited
+            // out its 10 s timeout.
+            #expect(ContinuousClock.now - confirmed < .seconds(5), "\(ContinuousClock.now - confirmed)")
+            #expect(synced["sent"]?.intValue ?? 0 > 0)
+            #expect(try await bob.json(["sync", "diag"])["refusals"] == 0)
+            await ann.stop()
+            await bob.stop()
+        }
+
+        @Test(
             "three devices edit apart, pair A–B and B–C on the command line, sync, and end identical; C has A's edits through B"
         )
         func threeDevices() async throws {

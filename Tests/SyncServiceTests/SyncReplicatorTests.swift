@@ -248,6 +248,36 @@ struct SyncReplicatorTests {
         }
     }
 
+    @Test(
+        "a failure names the side that failed: this device's store, or the peer's, with its own code, never 'internal'")
+    func failuresNamed() async throws {
+        let (dad, mum) = (try Device(), try Device())
+        try await dad.pair(with: mum, name: "Mum's phone")
+        try await mum.pair(with: dad, name: "Dad's laptop")
+        try await run([dad, mum]) {
+            #expect(try await dad.sync(with: mum).outcome == .completed)
+            // Dad sends Mum a page her store refuses: the code and words of her store, named as hers.
+            let link = CommandClient(
+                context: dad.context, endpoint: mum.server.endpoint, timeout: .seconds(5),
+                curve: (dad.keyPair, mum.keyPair.publicKey))
+            let refused = await #expect(throws: CommandClientError.self) {
+                try await link.request(
+                    "sync.import",
+                    args: ["format": "hearth-ops/1", "packed": .string(PackedPage.pack([["id": "x:1"]]))])
+            }
+            guard case .refused(let error)? = refused else { throw CommandError(code: "test", message: "not refused") }
+            #expect(error.code == "invalid_argument")
+            #expect(error.message.contains("the other device's store refused: 'format' is hearth-ops/1"))
+            await link.close()
+        }
+        // With Dad's own store gone, his sync says so, not that Mum refused or did not answer.
+        try await run([mum]) {
+            let entry = try await dad.sync(with: mum)
+            #expect(entry.outcome == .failed)
+            #expect(entry.detail.contains("this device's store did not answer ops.vector"), "\(entry.detail)")
+        }
+    }
+
     @Test("randomised: rounds of random edits on random devices and random pairwise syncs end with identical replicas")
     func randomisedConvergence() async throws {
         let seed = SplitMix.seed()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthTrust
 import StoreService
 
 /// `hearth ops`: move operations between homes by file (sync without a network).
@@ -301,7 +302,11 @@ struct Restore: AsyncParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let operations: Int
         do {
-            operations = try StoreBackup.check(file)
+            // This device's own operations in it are checked against its own key.
+            let ownKey = SigningKey.derived(
+                fromCurveSecret: try DeviceIdentity.keyPair(home: configuration.home).secretKey
+            ).publicKey
+            operations = try StoreBackup.check(file, ownKey: ownKey)
         } catch {
             Output.error("hearth restore: \(error)")
             throw ExitCode(2)

@@ -267,15 +267,7 @@ actor SyncEngine {
             lastSync[peer.device] = now()
             note("sync", "\(peer.name) started a sync", device: peer.device)
         }
-        let (reply, applied): (JSONValue, SyncReplicator.Applied?)
-        do {
-            (reply, applied) = try await replicator.answer(request, from: peer)
-        } catch let failure as LocalStoreFailure {
-            // This device's store refused or is down: the peer hears the store's own words and
-            // code, never "internal".
-            note("failed", "\(peer.name)'s \(request.command): \(failure)", device: peer.device)
-            throw failure.forPeer
-        }
+        let (reply, applied) = try await replicator.answer(request, from: peer)
         if let applied { refusedFrom(peer, Refusals(refused: applied.refused, count: applied.refusedCount)) }
         if let applied, applied.received > 0 {
             note(

@@ -60,8 +60,20 @@ struct SyncReplicator: Sendable {
 
     // MARK: - Serving paired peers
 
-    /// Answers a request from `peer` (already checked to be paired) on the CURVE link.
+    /// Answers a request from `peer` (already checked to be paired) on the CURVE link. A failure
+    /// of this device's store reaches the peer as the store's own refusal, named as this side's
+    /// (`LocalStoreFailure.forPeer`), never as `internal`.
     func answer(_ request: CommandRequest, from peer: SyncDatabase.Peer) async throws -> (JSONValue, Applied?) {
+        do {
+            return try await answering(request, from: peer)
+        } catch let failure as LocalStoreFailure {
+            throw failure.forPeer
+        }
+    }
+
+    private func answering(
+        _ request: CommandRequest, from peer: SyncDatabase.Peer
+    ) async throws -> (JSONValue, Applied?) {
         switch request.command {
         case "sync.vector":
             // The asking device's signing key, over the link its pinned CURVE key authenticates:
@@ -253,7 +265,12 @@ struct SyncReplicator: Sendable {
             try await trust(theirs["signing_key"], of: peer)
             // Pull what this store lacks, page by page. The next page is asked for before this
             // one is applied, so the peer's export overlaps this store's import.
-            let (since, limit) = (ours["vector"] ?? [:], JSONValue.int(Int64(pageSize)))
+            // Only the devices the peer holds operations of: the rest of this vector tells it
+            // nothing, and a store that took in many devices before signing capped them would send
+            // a request over the message limit.
+            let theirDevices = Set(theirs["vector"]?.objectValue?.keys ?? [:].keys)
+            let since = JSONValue.object((ours["vector"]?.objectValue ?? [:]).filter { theirDevices.contains($0.key) })
+            let limit = JSONValue.int(Int64(pageSize))
             let ask = { (after: JSONValue) in
                 Task {
                     try await link.request(

@@ -4,9 +4,13 @@ import Logging
 /// of the ZeroMQ guide.
 ///
 /// It subscribes to the source's topics, then asks the source for every change after the
-/// position it starts from (`changes {since}`), then passes live events on. Whenever a live
-/// event's `seq` is not the next one (events lost on the way, or a live event overtaking the
-/// replay), it asks for the missing range again. Anything at or before its position is dropped.
+/// position it starts from (`changes {since}`), then follows live events. A live event is a
+/// signal that something changed, never the change itself: the change comes from the source's own
+/// feed, asked for from the follower's position. So an event forged on the local bus (another
+/// process publishing under the store's name with the next `seq`) can neither be taken for a
+/// change nor hide the real one with that number: the feed holds what the store committed.
+/// Events lost on the way, or a live event overtaking the replay, are covered the same way.
+/// Anything at or before its position is dropped.
 public struct ChangeFollower: AsyncSequence, Sendable {
     /// One change: its durable sequence number and the payload the source gave it.
     public struct Change: Sendable, Equatable {
@@ -68,11 +72,8 @@ public struct ChangeFollower: AsyncSequence, Sendable {
                 guard let message = await live.next() else { return nil }
                 guard case .event(_, let envelope) = message, envelope.source == source else { continue }
                 if envelope.seq <= position { continue }
-                if envelope.seq == position + 1 {
-                    position = envelope.seq
-                    return Change(seq: envelope.seq, data: envelope.data)
-                }
-                // A hole before this event: fetch everything after our position (this event too).
+                // Something committed (or someone says so): what, from the feed itself. One
+                // request covers every change since, so a burst costs a page, not an event each.
                 try await replay()
             }
         }
