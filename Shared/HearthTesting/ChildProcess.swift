@@ -127,6 +127,16 @@ public final class ChildProcess: Sendable {
     /// Whether the process is still running.
     public var isRunning: Bool { exited.value == nil }
 
+    /// A memory figure of the process from `/proc/PID/status`, in bytes: `VmRSS` (resident now),
+    /// `VmHWM` (the peak resident so far).
+    public func memory(_ field: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1_024
+    }
+
     /// Waits for the process to end: its exit status (negative: killed by that signal), or `nil`
     /// if it was still running after `timeout`.
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {

@@ -13,13 +13,9 @@ struct ResourceBoundsTests {
 
     init() throws { context = try ZMQContext() }
 
-    /// `field` (`VmHWM`, `VmRSS`) of process `pid`, in bytes.
-    static func memory(_ pid: pid_t, _ field: String) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { throw StackError.notAnswering("process \(pid)", "no \(field) in /proc/\(pid)/status") }
-        return kilobytes * 1_024
+    /// `field` (`VmHWM`, `VmRSS`) of `process`, in bytes.
+    static func memory(_ process: ChildProcess?, _ field: String) throws -> Int {
+        try #require(process?.memory(field))
     }
 
     static let budget = 128 * 1_024 * 1_024
@@ -29,7 +25,7 @@ struct ResourceBoundsTests {
     )
     func stuckSubscriber() async throws {
         let stack = try await TestStack([.bus], context: context)
-        let pid = stack.process.pid
+        let pid = stack.process
         // The stuck one: a raw SUB that takes one event into its own queue, then never reads.
         let stuck = try ZMQSocket(context: context, kind: .sub)
         try stuck.setLinger(milliseconds: 0)
@@ -88,7 +84,7 @@ struct ResourceBoundsTests {
     @Test("2,500 unread exports cost the store at most 128 MiB; it answers others throughout")
     func unreadExports() async throws {
         let stack = try await TestStack([.bus, .store], context: context)
-        let pid = try #require(stack.processes[.store]?.pid)
+        let pid = stack.processes[.store]
         let store = CommandClient(
             context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(10))
         // 2,400 operations with long titles: an export page is about 250 KB.

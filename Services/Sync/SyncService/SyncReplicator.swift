@@ -23,25 +23,6 @@ struct SyncReplicator: Sendable {
     /// This device's wall clock (tests set another device's clock wrong).
     var wallClock: @Sendable () -> Date = { Date() }
 
-    /// A card that operations arriving by sync changed, as a person saw it before and after.
-    struct CardChange: Equatable, Sendable {
-        let year: Int
-        let month: Int
-        /// The device whose operation changed it last in the batch, and its household name.
-        let by: String
-        let byName: String
-        let before: String?
-        let after: String?
-
-        var json: JSONValue {
-            [
-                "year": .int(Int64(year)), "month": .int(Int64(month)),
-                "by": ["device": .string(by), "name": .string(byName)],
-                "before": before.map(JSONValue.string) ?? .null, "after": after.map(JSONValue.string) ?? .null,
-            ]
-        }
-    }
-
     /// What applying one page from a peer did.
     struct Applied: Sendable {
         var received = 0
@@ -108,41 +89,24 @@ struct SyncReplicator: Sendable {
         }
     }
 
-    /// The cards operations arriving by sync touch: each as a person read it before the first
-    /// page that touched its year, and the device that wrote it last. Kept across the pages of
-    /// one sync, so the cards are read once before and once after, not around every page.
-    struct CardWatch: Sendable {
-        fileprivate var before: [Card: String?] = [:]
-        fileprivate var years: Set<Int> = []
-        fileprivate var latest: [Card: Stamp] = [:]
-        fileprivate var received = 0
-    }
-
-    fileprivate struct Stamp: Sendable {
-        let wall: Int64
-        let logical: Int64
-        let device: String
-
-        func isAfter(_ other: Stamp) -> Bool { (wall, logical) >= (other.wall, other.logical) }
-    }
-
     /// Applies one page of operations that `peer` brought (`packed`), in one store transaction,
     /// noting which were relayed for other devices and, in `watch`, the cards they touch.
     func importPage(
         format: JSONValue, packed: JSONValue?, from peer: SyncDatabase.Peer, watching watch: inout CardWatch
     ) async throws -> Applied {
-        let operations = try unpacked(packed)
-        var applied = Applied()
-        guard let packed, !operations.isEmpty else { return applied }
-        applied.relayed = operations.count {
-            ($0["id"]?.stringValue ?? "").split(separator: ":").first != Substring(peer.device)
+        guard let page = try await preparePage(format: format, packed: packed, from: peer, watching: &watch) else {
+            return Applied()
         }
-        let touched = Self.touchedCards(operations)
-        let unread = Set(touched.keys.map(\.year)).subtracting(watch.years)
-        watch.before.merge(try await cardTexts(years: unread)) { known, _ in known }
-        watch.years.formUnion(unread)
-        for (card, stamp) in touched where watch.latest[card].map(stamp.isAfter) ?? true {
-            watch.latest[card] = stamp
+        let applied = try await applyPage(page, from: peer)
+        watch.received += applied.received
+        return applied
+    }
+
+    /// Imports a prepared page into this device's store.
+    func applyPage(_ page: PreparedPage, from peer: SyncDatabase.Peer) async throws -> Applied {
+        var applied = Applied()
+        applied.relayed = page.operations.count {
+            ($0["id"]?.stringValue ?? "").split(separator: ":").first != Substring(peer.device)
         }
         func note(_ reply: JSONValue) {
             applied.received += Int(reply["received"]?.intValue ?? 0)
@@ -160,80 +124,15 @@ struct SyncReplicator: Sendable {
         // (from a peer whose limit is larger) goes as plain operations, in pieces.
         let source = JSONValue.string(peer.device)
         do {
-            note(try await local("ops.import", ["format": format, "packed": packed, "source": source]))
+            note(try await local("ops.import", ["format": page.format, "packed": page.packed, "source": source]))
         } catch CommandClientError.tooLarge {
-            try await Self.inPieces(operations[...]) { piece in
+            try await Self.inPieces(page.operations[...]) { piece in
                 note(
                     try await local(
-                        "ops.import", ["format": format, "operations": .array(Array(piece)), "source": source]))
+                        "ops.import", ["format": page.format, "operations": .array(Array(piece)), "source": source]))
             }
         }
-        watch.received += applied.received
         return applied
-    }
-
-    /// The cards `watch` saw touched that now read differently, each with who changed it last.
-    func changes(in watch: CardWatch, from peer: SyncDatabase.Peer) async throws -> [CardChange] {
-        guard watch.received > 0, !watch.latest.isEmpty else { return [] }
-        let after = try await cardTexts(years: watch.years)
-        let names = try await deviceNames()
-        return watch.latest.sorted { ($0.key.year, $0.key.month) < ($1.key.year, $1.key.month) }.compactMap {
-            card, stamp in
-            guard watch.before[card] != after[card] else { return nil }
-            return CardChange(
-                year: card.year, month: card.month, by: stamp.device, byName: names[stamp.device] ?? peer.name,
-                before: watch.before[card] ?? nil, after: after[card] ?? nil)
-        }
-    }
-
-    fileprivate struct Card: Hashable {
-        let year: Int
-        let month: Int
-    }
-
-    /// The cards `operations` write, each with the latest operation's time and device.
-    private static func touchedCards(_ operations: [JSONValue]) -> [Card: Stamp] {
-        var latest: [Card: Stamp] = [:]
-        for operation in operations where operation["entity"]?["kind"]?.stringValue == YearPlanner.entityKind {
-            guard let id = operation["entity"]?["id"]?.stringValue,
-                let (year, month) = YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: id)),
-                let author = operation["id"]?.stringValue?.split(separator: ":").first
-            else { continue }
-            let stamp = Stamp(
-                wall: operation["time"]?["wall"]?.intValue ?? 0, logical: operation["time"]?["logical"]?.intValue ?? 0,
-                device: String(author))
-            let card = Card(year: year, month: month)
-            if let known = latest[card], !stamp.isAfter(known) { continue }
-            latest[card] = stamp
-        }
-        return latest
-    }
-
-    /// Each card of `years` as a person reads it ("Beach day, 14th, Porthcurno"; nil when empty).
-    private func cardTexts(years: Set<Int>) async throws -> [Card: String?] {
-        var texts: [Card: String?] = [:]
-        for year in years {
-            let list = try await local("event.list", ["year": .int(Int64(year))])
-            for card in list["cards"]?.arrayValue ?? [] {
-                guard let month = card["month"]?.intValue else { continue }
-                let parts = [
-                    card["title"]?.stringValue, card["day"]?.intValue.map { "day \($0)" },
-                    card["location"]?.stringValue,
-                ].compactMap { $0 }
-                texts[Card(year: year, month: Int(month))] = parts.isEmpty ? .some(nil) : parts.joined(separator: ", ")
-            }
-        }
-        return texts
-    }
-
-    /// The household's device names, as the store knows them (names travel as operations).
-    private func deviceNames() async throws -> [String: String] {
-        let list = try await local("device.list")
-        var names: [String: String] = [:]
-        for device in list["devices"]?.arrayValue ?? [] {
-            if let id = device["id"]?.stringValue, let name = device["name"]?.stringValue { names[id] = name }
-        }
-        return names
     }
 
     // MARK: - Syncing with a peer
@@ -279,18 +178,37 @@ struct SyncReplicator: Sendable {
             }
             var asked: Task<JSONValue, any Error>? = ask(.null)
             defer { asked?.cancel() }
-            while let page = try await asked?.value {
-                let next = page["next"] ?? .null
-                asked = next == .null ? nil : ask(next)
-                let applied = try await importPage(
-                    format: page["format"] ?? .null, packed: page["packed"], from: peer, watching: &watch)
+            // One page is applied while the next is checked: the store verifies a page's
+            // signatures (off its pool, on both cores) while it writes the one before in its
+            // transaction. A page that vouches for keys is applied before the next is sent, so
+            // the next is checked with them.
+            var applying: Task<Applied, any Error>?
+            func settle(_ applied: Applied) {
                 entry.received += applied.received
                 entry.conflicts += applied.conflicts
+                watch.received += applied.received
                 relayed += applied.relayed
                 quarantined += applied.quarantined
                 refusedHere.refused += applied.refused.prefix(max(0, 20 - refusedHere.refused.count))
                 refusedHere.count += applied.refusedCount
             }
+            while let page = try await asked?.value {
+                let next = page["next"] ?? .null
+                asked = next == .null ? nil : ask(next)
+                guard
+                    let prepared = try await preparePage(
+                        format: page["format"] ?? .null, packed: page["packed"], from: peer, watching: &watch)
+                else { continue }
+                let replicator = self
+                let task = Task { try await replicator.applyPage(prepared, from: peer) }
+                if let earlier = applying { settle(try await earlier.value) }
+                applying = task
+                if prepared.vouches {
+                    settle(try await task.value)
+                    applying = nil
+                }
+            }
+            if let last = applying { settle(try await last.value) }
             // Push what the peer lacks, page by page.
             var after: JSONValue = .null
             repeat {
