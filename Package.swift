@@ -311,6 +311,7 @@ let package = Package(
             dependencies: [
                 "CQREncode",
                 "HearthBus",
+                "HearthCalendar",
                 "HearthTrust",
                 "StoreService",
                 "HearthCore",

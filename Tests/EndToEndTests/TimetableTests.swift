@@ -144,4 +144,53 @@ struct TimetableTests {
         #expect(try await hearth(["timetable", "day", "--date", "2026-11-23"]).stdout.contains("Maths"))
         _ = await stack.stop()
     }
+
+    @Test(
+        "an empty file, a misnamed header or an .ics given by mistake never empties a timetable: the confirm is refused with the counts"
+    )
+    func wrongFileKeepsLessons() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        _ = try await hearthSucceeding(stack, ["member", "add", "Ann", "--role", "student"])
+        let good = stack.home.file("ann.csv")
+        // 50 lessons: both weeks, every day, periods 1–5.
+        let lines = (1...2).flatMap { week in
+            ["Mon", "Tue", "Wed", "Thu", "Fri"].flatMap { day in
+                (1...5).map { "\(week),\(day),\($0),Subject \(week)\(day)\($0),T\($0),R\($0)" }
+            }
+        }
+        try (["Week,Day,Period,Subject,Teacher,Room"] + lines).joined(separator: "\n").write(
+            toFile: good, atomically: true, encoding: .utf8)
+        _ = try await hearthSucceeding(stack, ["timetable", "import", good, "--member", "Ann", "--confirm"])
+        let misnamed = (["Week,Day,Period,Subjet,Teacher,Room"] + lines).joined(separator: "\n")
+        let calendar =
+            (["BEGIN:VCALENDAR", "VERSION:2.0"]
+            + (1...40).flatMap {
+                [
+                    "BEGIN:VEVENT", "UID:\($0)@school", "DTSTART:20261123T0900\($0 % 10)0Z", "SUMMARY:Maths",
+                    "END:VEVENT",
+                ]
+            }
+            + ["END:VCALENDAR"]).joined(separator: "\r\n")
+        for (name, text) in [("empty.csv", ""), ("misnamed.csv", misnamed), ("school.ics", calendar)] {
+            let file = stack.home.file(name)
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            let preview = try await stack.hearth(["timetable", "import", file, "--member", "Ann"])
+            #expect(preview.stdout.contains("a --confirm would be refused"), "\(name): \(preview.stdout)")
+            let refused = try await stack.hearth(["timetable", "import", file, "--member", "Ann", "--confirm"])
+            #expect(refused.status == 2, "\(name)")
+            #expect(refused.stderr.contains("refused: the file has"), "\(name): \(refused.stderr)")
+            #expect(refused.stderr.contains("nothing was written"), "\(name)")
+            let week = try JSONValue.parse(
+                try await hearthSucceeding(stack, ["timetable", "fortnight", "--member", "Ann", "--json"]))
+            #expect(
+                week.jsonText.components(separatedBy: "Subject ").count - 1 == 50, "\(name) left other than 50 lessons")
+        }
+        // The person who means it says so.
+        let empty = stack.home.file("empty.csv")
+        _ = try await hearthSucceeding(
+            stack, ["timetable", "import", empty, "--member", "Ann", "--confirm", "--replace-anyway"])
+        let after = try await hearthSucceeding(stack, ["timetable", "fortnight", "--member", "Ann", "--json"])
+        #expect(!after.contains("Subject "))
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

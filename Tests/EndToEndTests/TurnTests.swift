@@ -88,6 +88,25 @@ extension SeveralDevices {
             return (ann, bob, cy, try await Self.game(ann, [bob, cy]))
         }
 
+        @Test("the game's commands print their lines as lines: no '^J' where a new line belongs")
+        func linesNotCaret() async throws {
+            let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
+            let ann = try await Device("Ann", turnEnvironment: environment, context: context)
+            let bob = try await Device("Bob", turnEnvironment: environment, context: context)
+            let code = try await Self.game(ann, [bob])
+            for (device, arguments) in [
+                (ann, ["turn", "status", code]), (ann, ["turn", "order", code, "Bob", "Ann"]),
+                (ann, ["turn", "start", code]), (bob, ["turn", "done", code]),
+            ] {
+                let text = try await device.stack.hearth(arguments)
+                #expect(text.status == 0, "\(arguments): \(text.stderr)")
+                #expect(!text.stdout.contains("^J"), "\(arguments): \(text.stdout)")
+                #expect(text.stdout.split(separator: "\n").count >= 2, "\(arguments): \(text.stdout)")
+            }
+            await ann.stop()
+            await bob.stop()
+        }
+
         @Test(
             "a leader and two joiners play 100 turns: each turn is exactly one 'Your turn' on the right device, in order"
         )

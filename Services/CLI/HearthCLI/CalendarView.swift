@@ -20,7 +20,8 @@ struct CalendarView: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "day, week or month.") var span: Span
-    @Argument(help: "A day in it: YYYY-MM-DD, today, tomorrow or yesterday (default today).") var date = "today"
+    @Argument(help: "A day in it: YYYY-MM-DD, today, tomorrow or yesterday; a month also YYYY-MM (default today).")
+    var date = "today"
     @Option(help: "Only this priority: high, medium, low or none.") var priority: String?
     @Option(help: "Only open or done todos.") var status: String?
     @Option(help: "Only collections of this kind: habit, plan or list.") var kind: String?
@@ -28,7 +29,7 @@ struct CalendarView: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.loadConfiguration()
-        let dayText = try Todo.resolve(date, options)
+        let dayText = try span == .month ? Dates.month(date, options) : Dates.day(date, options)
         let day: LocalDate
         do {
             day = try LocalDate(parsing: dayText, field: "date")
@@ -43,6 +44,13 @@ struct CalendarView: AsyncParsableCommand {
         }
         let reply = try await ServiceCall.run(options, .store, "todo.calendar", arguments)
         if options.json { return Output.json(reply) }
+        if span == .month {
+            let today = LocalDate(Date(), in: configuration.household.timeZone)
+            for line in Self.monthGrid(reply, month: day, today: today, weekStart: configuration.household.weekStart) {
+                Output.line(line)
+            }
+            return
+        }
         let colour = ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1
         for day in reply["days"]?.arrayValue ?? [] {
             let counts = day["counts"] ?? [:]
@@ -65,6 +73,41 @@ struct CalendarView: AsyncParsableCommand {
     }
 
     static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    /// A month as a grid, as `cal` draws it: a column per weekday (from `weekStart`, ISO 1–7),
+    /// each day with the number of its todos (open and done), today in brackets, then the month's
+    /// totals.
+    static func monthGrid(_ reply: JSONValue, month: LocalDate, today: LocalDate, weekStart: Int) -> [String] {
+        var counts: [String: (open: Int64, done: Int64)] = [:]
+        for day in reply["days"]?.arrayValue ?? [] {
+            guard let date = day["date"]?.stringValue else { continue }
+            counts[date] = (day["counts"]?["open"]?.intValue ?? 0, day["counts"]?["done"]?.intValue ?? 0)
+        }
+        let (first, last) = month.wholeMonth
+        let names = (0..<7).map { weekdays[(weekStart - 1 + $0) % 7] }
+        var lines = ["\(YearPlanner.monthName(first.month)) \(first.year)", names.map { " \($0)    " }.joined()]
+        // Blank cells before the first day, in its week's columns.
+        var row = String(repeating: " ", count: 8 * ((first.weekday - weekStart + 7) % 7))
+        var day = first
+        while day <= last {
+            let number = String(day.day)
+            let mark = day == today ? "[\(number)]" : " \(number) "
+            let total = (counts[day.description]?.open ?? 0) + (counts[day.description]?.done ?? 0)
+            let cell = String(repeating: " ", count: 4 - mark.count) + mark + (total > 0 ? String(total) : "")
+            row += cell.padding(toLength: 8, withPad: " ", startingAt: 0)
+            if (day.weekday - weekStart + 7) % 7 == 6 {
+                lines.append(String(row.reversed().drop { $0 == " " }.reversed()))
+                row = ""
+            }
+            day = day.adding(days: 1)
+        }
+        if !row.isEmpty { lines.append(String(row.reversed().drop { $0 == " " }.reversed())) }
+        let open = counts.values.reduce(0) { $0 + $1.open }
+        let done = counts.values.reduce(0) { $0 + $1.done }
+        lines.append("")
+        lines.append("\(open) open, \(done) done this month; each day's number of todos beside it, today in [ ]")
+        return lines
+    }
 
     /// The days a view shows: one; the week holding the day (from `weekStart`, ISO 1–7); its month.
     static func range(_ span: Span, around day: LocalDate, weekStart: Int) -> (LocalDate, LocalDate) {

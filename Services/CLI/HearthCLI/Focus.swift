@@ -39,7 +39,7 @@ struct Focus: AsyncParsableCommand {
         }
         let listed = try await ServiceCall.run(
             options, .store, "todo.list",
-            ["collection": .string(id), "today": .string(try Todo.resolve("today", options))])
+            ["collection": .string(id), "today": .string(try Dates.day("today", options))])
         // The open one-off todos, in the store's order (due date, time, title).
         let queue = (listed["todos"]?.arrayValue ?? []).filter { $0["completed"] == false && $0["repeat"] == "none" }
         if options.json {

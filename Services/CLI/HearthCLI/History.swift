@@ -11,16 +11,16 @@ struct History: AsyncParsableCommand {
     @Option(help: "Only this month (1–12 or a name).") var month: Event.Month?
     @Option(help: "Only this year.") var year: Int?
     @Option(help: "Only changes from this device (name or id prefix).") var device: String?
-    @Option(help: "From this date (2026-08-01) or time.") var since: String?
-    @Option(help: "Up to this date (inclusive) or time.") var until: String?
+    @Option(help: "From this day (2026-08-01, today, yesterday) or time, on the household's clock.") var since: String?
+    @Option(help: "Up to this day (inclusive) or time.") var until: String?
 
     func run() async throws {
         var arguments: [String: JSONValue] = [:]
         if let month { arguments["month"] = .int(Int64(month.number)) }
         if let year { arguments["year"] = .int(Int64(year)) }
         if let device { arguments["device"] = .string(device) }
-        if let since { arguments["since"] = .string(since) }
-        if let until { arguments["until"] = .string(until) }
+        if let since { arguments["since"] = .string(try Dates.instant(since, options, dayMeans: .start)) }
+        if let until { arguments["until"] = .string(try Dates.instant(until, options, dayMeans: .end)) }
         let reply = try await ServiceCall.run(options, .store, "history", arguments)
         if options.json { return Output.json(reply) }
         let months = reply["months"]?.arrayValue ?? []

@@ -29,7 +29,7 @@ struct Note: AsyncParsableCommand {
                 day = first
                 words.removeFirst()
             }
-            let date = try Todo.resolve(day, options)
+            let date = try Dates.day(day, options)
             var arguments: [String: JSONValue] = ["date": .string(date)]
             if let mood { arguments["mood"] = .string(mood) }
             if edit {
@@ -81,7 +81,7 @@ struct Note: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "note.show", ["date": .string(try Todo.resolve(date, options))])
+                options, .store, "note.show", ["date": .string(try Dates.day(date, options))])
             if options.json { return Output.json(reply) }
             if reply["empty"] == true { return Output.line("no note for \(reply["date"]?.stringValue ?? date)") }
             Output.line(Note.describe(reply))
@@ -105,7 +105,7 @@ struct Note: AsyncParsableCommand {
 
         func run() async throws {
             var arguments: [String: JSONValue] = [:]
-            if let since { arguments["since"] = .string(try Todo.resolve(since, options)) }
+            if let since { arguments["since"] = .string(try Dates.day(since, options)) }
             if let mood { arguments["mood"] = .string(mood) }
             let reply = try await ServiceCall.run(options, .store, "note.list", arguments)
             if options.json { return Output.json(reply) }

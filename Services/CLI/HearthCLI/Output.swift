@@ -9,8 +9,12 @@ import HearthCore
 /// shown visibly (`^[` for ESC, `<U+202E>`), so a title cannot recolour, retitle or beep the
 /// terminal. JSON escapes control characters itself.
 enum Output {
+    /// Writes `text` and a newline. A line break the command put in `text` breaks the line (a
+    /// session's status is a header and a line per player); every other control character is
+    /// made visible.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((visible(text) + "\n").utf8))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
     /// `text` with control characters (C0 but tab, DEL, C1) and direction overrides made visible.

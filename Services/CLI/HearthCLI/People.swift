@@ -160,8 +160,10 @@ struct People: AsyncParsableCommand {
             if let importance { arguments["importance"] = .int(Int64(importance)) }
             if let duration { arguments["duration"] = .string(duration) }
             if !window.isEmpty { arguments["windows"] = .array(window.map(JSONValue.string)) }
-            if !exclude.isEmpty || clearExcluded { arguments["exclude"] = .array(exclude.map(JSONValue.string)) }
-            if let last { arguments["last"] = .string(try Todo.resolve(last, options)) }
+            if !exclude.isEmpty || clearExcluded {
+                arguments["exclude"] = .array(try exclude.map { .string(try Dates.day($0, options)) })
+            }
+            if let last { arguments["last"] = .string(try Dates.day(last, options)) }
             let reply = try await ServiceCall.run(options, .store, "people.goal", arguments)
             if options.json { return Output.json(reply) }
             let goal = reply["goal"] ?? .null
@@ -178,7 +180,8 @@ struct People: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (any case) or id.") var person: String
         @Option(help: "met, call, text or other.") var outcome: String
-        @Option(help: "When, 'YYYY-MM-DD HH:MM' (default now).") var when: String?
+        @Option(help: "When: 'YYYY-MM-DD HH:MM', or a day alone (2026-11-07, yesterday) (default now).") var when:
+            String?
         @Option(help: "A note.") var note: String?
 
         func run() async throws {

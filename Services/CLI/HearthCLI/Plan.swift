@@ -76,8 +76,8 @@ struct Plan: AsyncParsableCommand {
 
         func run() async throws {
             var arguments: [String: JSONValue] = [:]
-            if let from { arguments["from"] = .string(try Todo.resolve(from, options)) }
-            if let to { arguments["to"] = .string(try Todo.resolve(to, options)) }
+            if let from { arguments["from"] = .string(try Dates.day(from, options)) }
+            if let to { arguments["to"] = .string(try Dates.day(to, options)) }
             let reply = try await ServiceCall.run(options, .store, "plan.list", arguments)
             if options.json { return Output.json(reply) }
             let zone = try options.loadConfiguration().household.timeZone
@@ -236,11 +236,10 @@ struct Plan: AsyncParsableCommand {
         return formatter.string(from: instant)
     }
 
-    /// `today 18:00` and `tomorrow 18:00` made dates; anything else passed on for the store.
+    /// A time as `--when` and `--to` take it (`Dates.instant`: `today 18:00`, a day alone at
+    /// its midday); anything else passed on for the store.
     static func resolveTime(_ text: String, _ options: GlobalOptions) throws -> String {
-        let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
-        guard parts.count == 2 else { return text }
-        return "\(try Todo.resolve(parts[0], options)) \(parts[1])"
+        try Dates.instant(text, options, dayMeans: .midday)
     }
 
     /// The hidden `--now` (an ISO 8601 instant) as the store's `now` argument.

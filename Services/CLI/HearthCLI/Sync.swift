@@ -33,13 +33,14 @@ struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The sync log, newest first.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Only this device (id, id prefix or name).") var device: String?
-        @Option(help: "Only since this time (2026-11-23T09:00:00Z).") var since: String?
+        @Option(help: "Only since this day (2026-11-27, today) or time ('2026-11-27 09:00', or ISO 8601).") var since:
+            String?
         @Option(help: "At most this many lines.") var limit = 50
 
         func run() async throws {
             var arguments: [String: JSONValue] = ["limit": .int(Int64(limit))]
             if let device { arguments["device"] = .string(device) }
-            if let since { arguments["since"] = .string(since) }
+            if let since { arguments["since"] = .string(try Dates.instant(since, options, dayMeans: .start)) }
             let reply = try await ServiceCall.run(options, .sync, "sync.log", arguments)
             if options.json { return Output.json(reply) }
             let entries = reply["entries"]?.arrayValue ?? []

@@ -63,7 +63,7 @@ struct Templates: AsyncParsableCommand {
         func run() async throws {
             let template = try Templates.find(name)
             var arguments: [String: JSONValue] = [
-                "name": .string(template.name), "start": .string(try Todo.resolve(start, options)),
+                "name": .string(template.name), "start": .string(try Dates.day(start, options)),
             ]
             if let collectionName { arguments["collection_name"] = .string(collectionName) }
             let reply = try await ServiceCall.run(options, .store, "template.apply", arguments)

@@ -31,7 +31,7 @@ struct Timetable: AsyncParsableCommand {
                 if let week1Start {
                     try await ServiceCall.run(
                         options, .store, "timetable.configure",
-                        ["week1_start": .string(try Todo.resolve(week1Start, options))])
+                        ["week1_start": .string(try Dates.day(week1Start, options))])
                 } else {
                     try await ServiceCall.run(options, .store, "timetable.settings")
                 }
@@ -75,8 +75,8 @@ struct Timetable: AsyncParsableCommand {
 
         func run() async throws {
             var arguments: [String: JSONValue] = [:]
-            if let from { arguments["from"] = .string(try Todo.resolve(from, options)) }
-            if let to { arguments["to"] = .string(try Todo.resolve(to, options)) }
+            if let from { arguments["from"] = .string(try Dates.day(from, options)) }
+            if let to { arguments["to"] = .string(try Dates.day(to, options)) }
             if let week { arguments["week"] = .int(Int64(week)) }
             let reply = try await ServiceCall.run(
                 options, .store, clear ? "timetable.override.clear" : "timetable.override", arguments)
@@ -131,13 +131,13 @@ extension Timetable {
             static let configuration = CommandConfiguration(abstract: "Add a holiday FROM TO (dates included).")
 
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "First day, YYYY-MM-DD.") var from: String
+            @Argument(help: "First day, YYYY-MM-DD (or today, tomorrow).") var from: String
             @Argument(help: "Last day, YYYY-MM-DD.") var to: String
             @Option(help: "Its name (Half term).") var name: String?
 
             func run() async throws {
                 var arguments: [String: JSONValue] = [
-                    "from": .string(try Todo.resolve(from, options)), "to": .string(try Todo.resolve(to, options)),
+                    "from": .string(try Dates.day(from, options)), "to": .string(try Dates.day(to, options)),
                 ]
                 if let name { arguments["name"] = .string(name) }
                 let reply = try await ServiceCall.run(options, .store, "timetable.holiday.add", arguments)

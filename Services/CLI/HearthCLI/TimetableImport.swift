@@ -10,7 +10,8 @@ struct TimetableImport: AsyncParsableCommand {
         discussion: """
             Without --confirm, a preview that writes nothing: the rows it would import and every bad \
             row with its line number and reason. With --confirm, the member's timetable is replaced \
-            by the valid rows in one transaction (the old lessons stay in history). Accepts Excel's \
+            by the valid rows in one transaction (the old lessons stay in history); a file with no \
+            valid row, or more bad rows than good, is refused unless --replace-anyway. Accepts Excel's \
             files: UTF-8 with a byte-order mark or Windows-1252, CRLF, `;` or `sep=;`, quoted fields, \
             blank rows, and spellings such as `Week 1`, `Mon`, `AM Reg`, `Period 3`.
             """)
@@ -19,6 +20,11 @@ struct TimetableImport: AsyncParsableCommand {
     @Argument(help: "The CSV file.") var file: String
     @OptionGroup var member: Timetable.MemberOption
     @Flag(help: "Replace the member's timetable with the valid rows.") var confirm = false
+    @Flag(
+        help:
+            "Replace even when the file has no valid row, or more bad rows than good (otherwise refused, so a wrong file never empties a timetable)."
+    )
+    var replaceAnyway = false
 
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: file) else {
@@ -38,6 +44,7 @@ struct TimetableImport: AsyncParsableCommand {
         var arguments = member.arguments
         arguments["csv"] = .string(text)
         arguments["confirm"] = .bool(confirm)
+        if replaceAnyway { arguments["replace_anyway"] = true }
         let reply = try await ServiceCall.run(options, .store, "timetable.import", arguments)
         if options.json { return Output.json(reply) }
         let rows = reply["rows"]?.arrayValue ?? []
@@ -71,6 +78,9 @@ struct TimetableImport: AsyncParsableCommand {
         if confirm {
             Output.line(
                 "imported \(valid) lessons for \(name) (replacing \(reply["replaced"]?.intValue ?? 0)); \(bad) skipped")
+        } else if let refusal = reply["refusal"]?.stringValue {
+            Output.line("preview: \(valid) valid rows, \(bad) — nothing written")
+            Output.line("a --confirm would be \(refusal.replacingOccurrences(of: "; nothing was written", with: ""))")
         } else {
             Output.line(
                 "preview: \(valid) valid rows, \(bad) — nothing written; add --confirm to replace \(name)'s timetable")

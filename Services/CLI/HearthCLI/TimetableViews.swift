@@ -27,7 +27,7 @@ extension Timetable {
         func day(_ options: GlobalOptions) throws -> LocalDate {
             guard let date else { return try now(options).date }
             do {
-                return try LocalDate(parsing: try Todo.resolve(date, options), field: "date")
+                return try LocalDate(parsing: try Dates.day(date, options), field: "date")
             } catch let error as RuleError {
                 throw ValidationError(error.description)
             }

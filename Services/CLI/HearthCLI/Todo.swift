@@ -104,20 +104,26 @@ struct Todo: AsyncParsableCommand {
 
     /// The fields `todo add` and `todo edit` share.
     struct Fields: ParsableArguments {
-        @Option(help: "Due date YYYY-MM-DD (a repeating todo's first day; empty clears).") var due: String?
+        @Option(
+            help: "Due date: YYYY-MM-DD, today, tomorrow or yesterday (a repeating todo's first day; empty clears).")
+        var due: String?
         @Option(help: "Due time HH:MM or HH:MM:SS (empty clears).") var time: String?
         @Option(help: "high, medium, low or none.") var priority: String?
         @Option(name: .customLong("repeat"), help: "none, daily, weekly, monthly or yearly.") var repeating: String?
-        @Option(help: "The last day a repeating todo falls on (empty clears).") var until: String?
+        @Option(help: "The last day a repeating todo falls on: a date or today, tomorrow, yesterday (empty clears).")
+        var until: String?
         @Option(help: "A monthly or yearly date its month lacks: skip (RFC 5545) or clamp to the last day.")
         var monthEnd: String?
         @Option(help: "A description (empty clears).") var note: String?
 
-        var arguments: [String: JSONValue] {
+        /// The fields as the store takes them, days resolved (`Dates.day`: `--due today`).
+        func arguments(_ options: GlobalOptions) throws -> [String: JSONValue] {
             var arguments: [String: JSONValue] = [:]
             let texts: [(String, String?)] = [
-                ("due", due), ("time", time), ("priority", priority), ("repeat", repeating), ("until", until),
-                ("month_end", monthEnd), ("description", note),
+                ("due", try due.map { $0.isEmpty ? $0 : try Dates.day($0, options) }), ("time", time),
+                ("priority", priority), ("repeat", repeating),
+                ("until", try until.map { $0.isEmpty ? $0 : try Dates.day($0, options) }), ("month_end", monthEnd),
+                ("description", note),
             ]
             for case (let name, let value?) in texts { arguments[name] = .string(value) }
             return arguments
@@ -135,7 +141,7 @@ struct Todo: AsyncParsableCommand {
         @Flag(help: "Keep it out of the calendar.") var noCalendar = false
 
         func run() async throws {
-            var arguments = fields.arguments
+            var arguments = try fields.arguments(options)
             arguments["title"] = .string(title)
             arguments["collection"] = .string(collection)
             arguments["remind"] = .bool(remind)
@@ -157,7 +163,7 @@ struct Todo: AsyncParsableCommand {
         @Option(help: "Reminder on or off: true or false.") var remind: Bool?
 
         func run() async throws {
-            var arguments = fields.arguments
+            var arguments = try fields.arguments(options)
             arguments["id"] = .string(id)
             if let title { arguments["title"] = .string(title) }
             if let collection { arguments["collection"] = .string(collection) }
@@ -178,9 +184,9 @@ struct Todo: AsyncParsableCommand {
         @Option(help: "The todos of one day, YYYY-MM-DD or 'today'.") var date: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["today": .string(try Todo.resolve("today", options))]
+            var arguments: [String: JSONValue] = ["today": .string(try Dates.day("today", options))]
             if let collection { arguments["collection"] = .string(collection) }
-            if let date { arguments["date"] = .string(try Todo.resolve(date, options)) }
+            if let date { arguments["date"] = .string(try Dates.day(date, options)) }
             let reply = try await ServiceCall.run(options, .store, "todo.list", arguments)
             if options.json { return Output.json(reply) }
             let todos = reply["todos"]?.arrayValue ?? []
@@ -255,8 +261,8 @@ struct Todo: AsyncParsableCommand {
             let reply = try await ServiceCall.run(
                 options, .store, "todo.occurrences",
                 [
-                    "id": .string(id), "from": .string(try Todo.resolve(from, options)),
-                    "to": .string(try Todo.resolve(to, options)),
+                    "id": .string(id), "from": .string(try Dates.day(from, options)),
+                    "to": .string(try Dates.day(to, options)),
                 ])
             if options.json { return Output.json(reply) }
             for occurrence in reply["occurrences"]?.arrayValue ?? [] {
@@ -297,7 +303,7 @@ struct Todo: AsyncParsableCommand {
     static func complete(_ options: GlobalOptions, _ day: Day, done: Bool) async throws {
         var arguments: [String: JSONValue] = ["id": .string(day.id)]
         // A repeating todo needs the day; today on the household's clock unless given.
-        arguments["date"] = .string(try resolve(day.date ?? "today", options))
+        arguments["date"] = .string(try Dates.day(day.date ?? "today", options))
         let reply = try await ServiceCall.run(options, .store, done ? "todo.done" : "todo.undone", arguments)
         if options.json { return Output.json(reply) }
         let todo = reply["todo"] ?? .null
@@ -305,14 +311,6 @@ struct Todo: AsyncParsableCommand {
         Output.line(
             (reply["unchanged"] == true ? "already " : "") + (done ? "done" : "reopened") + day + ": "
                 + describe(todo))
-    }
-
-    /// A date argument: `today`, `tomorrow`, `yesterday` on the household's clock, or `YYYY-MM-DD`.
-    static func resolve(_ text: String, _ options: GlobalOptions) throws -> String {
-        let offsets = ["yesterday": -1, "today": 0, "tomorrow": 1]
-        guard let offset = offsets[text.lowercased()] else { return text }
-        let zone = try options.loadConfiguration().household.timeZone
-        return LocalDate(Date(), in: zone).adding(days: offset).description
     }
 
     /// Prints a todo's subtasks, numbered in order, with their short ids.

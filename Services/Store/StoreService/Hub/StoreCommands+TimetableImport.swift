@@ -4,9 +4,13 @@ import HearthBus
 import HearthCore
 import Synchronization
 
-/// `timetable.import {member?, csv, confirm?}`: a CSV file's rows checked (`TimetableCSV`);
-/// without `confirm` a preview that writes nothing, with it the member's timetable replaced by
-/// the valid rows in one transaction (the replaced lessons stay in history). The reply has
+/// `timetable.import {member?, csv, confirm?, replace_anyway?}`: a CSV file's rows checked
+/// (`TimetableCSV`); without `confirm` a preview that writes nothing, with it the member's
+/// timetable replaced by the valid rows in one transaction (the replaced lessons stay in
+/// history). A file that is probably not the timetable meant — one that would replace lessons
+/// with none, or whose bad rows outnumber its good ones (an empty file, a misnamed header, an
+/// `.ics` given by mistake) — is refused on `confirm` with the counts, unless `replace_anyway`;
+/// the preview says so first (`refusal`). The reply has
 /// `valid` and `invalid` (counts), `rows` (the valid rows), `errors` (`[{line, reason}]`) and
 /// `clashes` (with the rest of the household, as the new timetable would have them); lists too
 /// long for one message are cut, and `omitted` says how many of each were left out.
@@ -21,6 +25,7 @@ extension StoreCommands {
         let given = try arguments.optionalString("member")
         let text = try arguments.requiredString("csv")
         let confirm = try arguments.optionalBool("confirm") ?? false
+        let replaceAnyway = try arguments.optionalBool("replace_anyway") ?? false
         let file = TimetableCSV(text)
         let budget = maximumReplyBytes
         let report: @Sendable (Database, Member) throws -> [String: JSONValue] = { db, member in
@@ -74,6 +79,12 @@ extension StoreCommands {
                 let member = try Self.access(given, to: "import", in: db)
                 var reply = try report(db, member)
                 reply["confirmed"] = false
+                let held =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM timetable_entry WHERE member = ?", arguments: [member.id]) ?? 0
+                if let refusal = Self.wouldLoseLessons(file, replacing: held, of: member.name) {
+                    reply["refusal"] = .string(refusal)
+                }
                 return .object(reply)
             }
         }
@@ -82,6 +93,9 @@ extension StoreCommands {
             let member = try Self.access(given, to: "import", in: db)
             let old = try String.fetchAll(
                 db, sql: "SELECT id FROM timetable_entry WHERE member = ?", arguments: [member.id])
+            if !replaceAnyway, let refusal = Self.wouldLoseLessons(file, replacing: old.count, of: member.name) {
+                throw CommandError(code: "would_lose_lessons", message: refusal)
+            }
             for id in old {
                 try commit(EntityRef(kind: Hub.entryKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
             }
@@ -103,6 +117,25 @@ extension StoreCommands {
             reply["replaced"] = .int(Int64(old.count))
             return .object(reply)
         }
+    }
+}
+
+extension StoreCommands {
+    /// Why replacing `held` lessons with `file`'s would probably lose a timetable by mistake: it
+    /// has no valid row where there are lessons, or more bad rows than good. `nil` when it looks
+    /// like a timetable.
+    static func wouldLoseLessons(_ file: TimetableCSV, replacing held: Int, of name: String) -> String? {
+        let (valid, invalid) = (file.lessons.count, file.problems.count)
+        let counts = "\(valid) valid lesson\(valid == 1 ? "" : "s") and \(invalid) bad row\(invalid == 1 ? "" : "s")"
+        if valid == 0 && held > 0 {
+            return
+                "refused: the file has \(counts), and would replace \(name)'s \(held) lessons with none; nothing was written (is it the timetable's CSV, Week,Day,Period,Subject,Teacher,Room? --replace-anyway replaces them)"
+        }
+        if invalid > valid {
+            return
+                "refused: the file has \(counts): more bad rows than good (a misnamed column, or another kind of file?); nothing was written (--replace-anyway imports the valid ones)"
+        }
+        return nil
     }
 }
 

@@ -1,0 +1,59 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthTesting
+import Testing
+
+/// The README's own examples, as a new family types them: every date option takes today,
+/// tomorrow and yesterday, every time option takes a day where a day is meant, and a month is
+/// `YYYY-MM`, drawn as a month grid on a terminal.
+@Suite("End to end: the README's examples work as written", .serialized, .timeLimit(.minutes(2)))
+struct ReadmeExamplesTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    @Test("--due today, --until tomorrow, people log --when a day, sync log --since a day, history --since yesterday")
+    func dateWords() async throws {
+        let stack = try await TestStack(
+            [.bus, .store, .sync], environment: ["HEARTH_TIME_ZONE": "Europe/London"], context: context)
+        let today = LocalDate(Date(), in: TimeZone(identifier: "Europe/London")!)
+        _ = try await hearthSucceeding(stack, ["collection", "add", "Work", "--kind", "plan"])
+        let added = try await hearthSucceeding(
+            stack, ["todo", "add", "Write report", "--collection", "Work", "--due", "today"])
+        #expect(added.contains(today.description), "\(added)")
+        let habit = try await hearthSucceeding(
+            stack,
+            [
+                "todo", "add", "Stretch", "--collection", "Work", "--due", "yesterday", "--repeat", "daily", "--until",
+                "tomorrow",
+            ])
+        #expect(habit.contains("until \(today.adding(days: 1).description)"), "\(habit)")
+        _ = try await hearthSucceeding(stack, ["people", "add", "Sam"])
+        _ = try await hearthSucceeding(stack, ["people", "log", "Sam", "--outcome", "call", "--when", "2026-11-07"])
+        let sam = try JSONValue.parse(try await hearthSucceeding(stack, ["people", "show", "Sam", "--json"]))
+        #expect(sam.jsonText.contains("2026-11-07"), "\(sam.jsonText.prefix(400))")
+        _ = try await hearthSucceeding(stack, ["sync", "log", "--since", "2026-11-27"])
+        _ = try await hearthSucceeding(stack, ["history", "--since", "yesterday", "--until", "today"])
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+
+    @Test("calendar month 2026-12 is a month grid: seven columns from the week's start, counts per day")
+    func monthGrid() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        _ = try await hearthSucceeding(stack, ["collection", "add", "Work", "--kind", "plan"])
+        for title in ["Cards", "Tree"] {
+            _ = try await hearthSucceeding(
+                stack, ["todo", "add", title, "--collection", "Work", "--due", "2026-12-03"])
+        }
+        let grid = try await hearthSucceeding(stack, ["calendar", "month", "2026-12"])
+        let lines = grid.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "December 2026", "\(grid)")
+        #expect(lines[1].hasPrefix(" Mon") && lines[1].contains("Sun"), "\(grid)")
+        // 1 December 2026 is a Tuesday: the first row starts in the second column; the 3rd holds 2.
+        #expect(lines[2] == "          1       2       3 2     4       5       6", "\(grid)")
+        #expect(grid.contains("2 open, 0 done this month"))
+        #expect(try await stack.hearth(["calendar", "month", "2026-13"]).status == 2)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}
