@@ -447,7 +447,7 @@ let package = Package(
         .testTarget(
             name: "WebServiceTests",
             dependencies: [
-                "WebService", "HearthBus", "HearthCore", "HearthTesting",
+                "WebService", "HearthBus", "HearthCore", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 
+from axe_selenium_python import Axe
+
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
@@ -101,6 +103,55 @@ def screenshots(driver, args):
     driver.set_window_size(1280, 900)
 
 
+# Every button's text against what is behind it, in the browser: the first background that is not
+# transparent, walking up the tree. Returns the buttons under WCAG's 4.5:1.
+CONTRAST = """
+function rgb(text) { const m = text.match(/[\\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; }
+function lum(c) { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); }
+function behind(el) { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
+  if (c.a > 0) return c; } return {r: 255, g: 255, b: 255, a: 1}; }
+const low = [];
+for (const b of document.querySelectorAll('button, input[type=submit], a.button')) {
+  if (!b.offsetParent) continue;
+  const fg = rgb(getComputedStyle(b).color), bg = behind(b);
+  const [l1, l2] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  const ratio = (l1 + 0.05) / (l2 + 0.05);
+  if (ratio < 4.5) low.push(`${(b.innerText || b.value || b.id).trim().slice(0, 40)}: ${getComputedStyle(b).color} on ${JSON.stringify(bg)} = ${ratio.toFixed(2)}`);
+}
+return low;
+"""
+
+
+def accessibility(driver, args):
+    """axe-core (axe-selenium-python) on every view, light and dark, at a phone's width and a
+    kitchen display's: no violation of any rule; and every visible button's text at least 4.5:1
+    against what is behind it."""
+    problems = []
+    for scheme in ["light", "dark"]:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        for width, height, name in [(360, 800, "phone"), (1920, 1080, "desktop")]:
+            driver.set_window_size(width, height)
+            for view in VIEWS:
+                driver.get(f"{args.url}/{view}" + (f"?code={args.code}" if view == "game" else ""))
+                wait(driver, 10).until(ec.presence_of_element_located((By.ID, "main")))
+                axe = Axe(driver)
+                axe.inject()
+                results = axe.run()
+                for violation in results["violations"]:
+                    nodes = "; ".join(node["target"][0] if isinstance(node["target"][0], str) else str(node["target"])
+                                      for node in violation["nodes"][:4])
+                    problems.append(f"/{view} {scheme} {name}: {violation['id']} ({violation['impact']}): "
+                                    f"{violation['help']} — {nodes}")
+                for low in driver.execute_script(CONTRAST):
+                    problems.append(f"/{view} {scheme} {name}: button contrast {low}")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    driver.set_window_size(1280, 900)
+    if problems:
+        raise AssertionError("accessibility:\n" + "\n".join(problems))
+
+
 def main():
     parser = argparse.ArgumentParser()
     for option in ["url", "home", "bin", "shots", "code", "todo", "suggestion", "web-listen", "web-pid"]:
@@ -162,6 +213,9 @@ def main():
         screenshots(driver, args)
         no_script_errors(driver)
         print(f"ok: screenshots of {len(VIEWS)} views at 360 and 1920 px in {args.shots}")
+        accessibility(driver, args)
+        print(f"ok: axe-core finds no violation on {len(VIEWS)} views, light and dark, phone and desktop; "
+              "every button's text at least 4.5:1")
     finally:
         driver.quit()
         for process in started:

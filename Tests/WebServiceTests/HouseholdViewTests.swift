@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HTTPTypes
 import HearthBus
 import HearthCore
@@ -64,6 +65,44 @@ struct HouseholdViewTests {
         await fixture.close()
     }
 
+    @Test(
+        "today: the lists with their open items, a tick box each and a box to add one (a kitchen display's shopping list)"
+    )
+    func lists() async throws {
+        let fixture = try await WebFixture()
+        let shopping = try await fixture.store.request("collection.add", args: ["name": "Shopping", "kind": "list"])
+        let list = try #require(shopping["collection"]?["id"]?.stringValue)
+        var ids: [String: String] = [:]
+        for title in ["Milk", "Eggs"] {
+            let added = try await fixture.store.request(
+                "todo.add", args: ["title": .string(title), "collection": "Shopping"])
+            ids[title] = added["todo"]?["id"]?.stringValue
+        }
+        let milk = ids["Milk"] ?? ""
+        try await fixture.withClient { client in
+            let page = try await client.get("/today")
+            #expect(page.text.contains("<h2 id=\"lists-head\">Lists</h2>"))
+            #expect(page.text.contains(">Milk</label>") && page.text.contains(">Eggs</label>"), "\(page.text)")
+            #expect(page.text.contains("action=\"/today/lists/\(list)/add\""))
+            let added = try await client.post(
+                "/today/lists/\(list)/add", [("back", "/today"), ("title", "Bread")], fragment: true)
+            #expect(added.status == .ok)
+            #expect(added.text.contains(">Bread</label>"))
+            let ticked = try await client.post(
+                "/today/todos/\(milk)/done", [("back", "/today"), ("done", "1")], fragment: true)
+            #expect(ticked.status == .ok)
+            #expect(!ticked.text.contains(">Milk</label>"))
+            #expect(ticked.text.contains(">Eggs</label>"))
+            let blank = try await client.post(
+                "/today/lists/\(list)/add", [("back", "/today"), ("title", "   ")], fragment: true)
+            #expect(blank.status == .unprocessableContent)
+        }
+        let items =
+            try await fixture.store.request("todo.list", args: ["collection": .string(list)])["todos"]?.arrayValue ?? []
+        #expect(Set(items.compactMap { $0["title"]?.stringValue }) == ["Milk", "Eggs", "Bread"])
+        await fixture.close()
+    }
+
     @Test("timetable: the member's day with the week named, and the fortnight's grids")
     func timetable() async throws {
         let fixture = try await WebFixture()
@@ -71,10 +110,14 @@ struct HouseholdViewTests {
         let monday = day.adding(days: -(day.weekday - 1))
         _ = try await fixture.store.request("member.add", args: ["name": "Ann", "role": "student"])
         _ = try await fixture.store.request("timetable.configure", args: ["week1_start": .string(monday.description)])
-        _ = try await fixture.store.request("timetable.bells", args: ["bells": ["1=09:00-10:00", "2=10:00-11:00"]])
+        _ = try await fixture.store.request(
+            "timetable.bells", args: ["bells": ["AM Registration=08:40-09:00", "1=09:00-10:00", "2=10:00-11:00"]])
         _ = try await fixture.store.request(
             "timetable.add",
             args: ["member": "Ann", "week": 1, "day": "Mon", "period": "1", "subject": "Maths", "room": "12"])
+        _ = try await fixture.store.request(
+            "timetable.add",
+            args: ["member": "Ann", "week": 1, "day": "Wed", "period": "AM Reg", "subject": "Tutor", "room": "4"])
         _ = try await fixture.store.request(
             "timetable.add",
             args: ["member": "Ann", "week": 2, "day": "Tue", "period": "2", "subject": "Art", "room": "3"])
@@ -87,6 +130,47 @@ struct HouseholdViewTests {
         #expect(page.text.contains("<caption>Week 1"))
         #expect(page.text.contains("<caption>Week 2"))
         #expect(page.text.contains(">Art<br><span class=\"muted\">3</span></td>"))
+        // The registration row is named as a person reads it, not by its stored code.
+        #expect(page.text.contains(">AM Registration</th>"), "\(page.text)")
+        #expect(!page.text.contains("am_registration"))
+        await fixture.close()
+    }
+
+    @Test("devices: each one paired, forgotten or not paired here; the log has no dangling separator")
+    func deviceStates() async throws {
+        let fixture = try await WebFixture()
+        let dad = "dadd0000-0000-4000-8000-00000000000b"
+        try await TestHousehold.trust([dad], store: fixture.store)
+        _ = try await fixture.store.request(
+            "ops.import",
+            args: [
+                "operations": [
+                    TestHousehold.signed(
+                        [
+                            "id": .string("\(dad):1"), "time": ["wall": 1_000, "logical": 0],
+                            "entity": ["kind": "device", "id": .string(dad)],
+                            "fields": ["name": ["value": "Dad's laptop", "overwrites": []]],
+                        ])
+                ]
+            ])
+        // Paired once, then forgotten (as `hearth device forget` leaves it).
+        try await DatabaseQueue(path: fixture.stack.home.file("sync.sqlite")).write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peer (device, name, key, fingerprint, paired_at, forgotten_at)
+                    VALUES (?, 'Dad', 'k', 'AB12 CD34 EF56', 1, 2)
+                    """, arguments: [dad])
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_log (at, peer, peer_name, outcome, received, sent, conflicts, resolution, bytes,
+                        duration_ms, detail) VALUES (1000, ?, 'Dad', 'completed', 3, 1, 0, '', 900, 12, '')
+                    """, arguments: [dad])
+        }
+        try await fixture.withClient { client in
+            let page = try await client.get("/devices")
+            #expect(page.text.contains("<strong>Dad&#39;s laptop</strong> · forgotten"), "\(page.text)")
+            #expect(page.text.contains("3 received, 1 sent, 0 conflicts</li>"), "\(page.text)")
+        }
         await fixture.close()
     }
 
@@ -153,6 +237,11 @@ struct HouseholdViewTests {
                 "/people/plan/\(moved)/snooze", [("back", "/people"), ("minutes", "soon")], fragment: true)
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains("data-error-for=\"minutes\""))
+
+            // The week lists the live check-in where it moved to, not the one it replaced.
+            let week = try await client.get("/people")
+            #expect(!week.text.contains("<span class=\"muted\">rescheduled"), "\(week.text)")
+            #expect(week.text.contains(" · moved from "))
 
             let devices = try await client.get("/devices")
             #expect(devices.status == .ok)

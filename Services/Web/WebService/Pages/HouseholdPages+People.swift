@@ -32,9 +32,19 @@ extension HouseholdPages {
             values["slots"] = (slots[index] ?? []).map { ["value": $0, "label": Self.localTime($0, timeZone)] }
             return values
         }
-        let items = (week["items"]?.arrayValue ?? []).map { item -> [String: Any] in
+        // Only live check-ins: one snoozed or rescheduled lives on as its successor, which says
+        // where it moved from (a superseded row shown beside it read as a second check-in).
+        let all = week["items"]?.arrayValue ?? []
+        let byID = Dictionary(all.compactMap { item in item["id"]?.stringValue.map { ($0, item) } }) { first, _ in first
+        }
+        let items = all.filter { !["snoozed", "rescheduled"].contains($0["status"]?.stringValue ?? "") }.map {
+            item -> [String: Any] in
             var values = item.mustacheObject
             values["when"] = Self.localTime(item["start"]?.stringValue, timeZone)
+            values["moved_from"] =
+                item["previous"]?.stringValue.flatMap { byID[$0]?["start"]?.stringValue }.map {
+                    Self.localTime($0, timeZone)
+                } ?? false
             return values
         }
         return [

@@ -33,6 +33,9 @@ extension HouseholdPages {
             var values = lesson.mustacheObject
             values["current"] = index == current
             values["next"] = index == next
+            // "P3" for a lesson, "AM Registration" for a registration.
+            let period = lesson["period_code"]?.stringValue.flatMap(Period.init(code:))
+            values["period_label"] = period.map { $0.name.first?.isNumber == true ? "P\($0.name)" : $0.name } ?? ""
             return values
         }
         return [
@@ -76,7 +79,8 @@ extension HouseholdPages {
                     ?? false
                 return cell
             }
-            return ["period": period.code, "cells": cells]
+            // As a person reads it ("AM Registration"), not as it is stored ("am_registration").
+            return ["period": Period(code: period.code)?.name ?? period.code, "cells": cells]
         }
         return [
             "week": weekdays.first?["week"]?.intValue.map { Int($0) } ?? 0,

@@ -3,8 +3,9 @@ import HearthBus
 import HearthCore
 
 /// The today view: the day's todos and habits with tick boxes (a repeating one ticks that day's
-/// occurrence), the week or month with counts per day, the priority, status and kind filters,
-/// and the daily note with its mood.
+/// occurrence), the household's lists (shopping, packing…) with their open items, a tick box each
+/// and a box to add one, the week or month with counts per day, the priority, status and kind
+/// filters, and the daily note with its mood.
 extension HouseholdPages {
     /// The spans the view shows: the chosen day's list with its week or month of counts.
     static let spans = ["week", "month"]
@@ -27,7 +28,15 @@ extension HouseholdPages {
         async let dayReply = store.request("todo.calendar", args: dayArguments)
         async let rangeReply = store.request("todo.calendar", args: rangeArguments)
         async let noteReply = store.request("note.show", args: ["date": .string(day.description)])
-        let (listed, range, note) = try await (dayReply, rangeReply, noteReply)
+        async let collectionsReply = store.request("collection.list")
+        let (listed, range, note, collections) = try await (dayReply, rangeReply, noteReply, collectionsReply)
+        // The lists under the same filters: none for another kind or for done todos.
+        let showLists = (query["kind"] ?? "").isEmpty || query["kind"] == "list"
+        let lists =
+            showLists && query["status"] != "done"
+            ? try await self.lists(
+                collections, priority: query["priority"].flatMap { $0.isEmpty ? nil : $0 },
+                path: Self.address("/today", query)) : []
         // The view's address for a day, with this span and these filters.
         let filterValues = filters.compactMapValues(\.stringValue)
         func address(_ date: String) -> String {
@@ -57,7 +66,7 @@ extension HouseholdPages {
             "previous": day.adding(days: -1).description, "next": day.adding(days: 1).description, "span": span,
             "span_week": span == "week", "span_month": span == "month", "path": address(day.description),
             "todos": todos,
-            "none": todos.isEmpty, "days": days,
+            "none": todos.isEmpty, "days": days, "lists": lists, "has_lists": !lists.isEmpty,
             "note_text": note["text"]?.stringValue ?? "",
             "moods": Todos.Mood.allCases.map { ["mood": $0.rawValue, "selected": $0.rawValue == mood] },
             "filters": [
@@ -66,6 +75,30 @@ extension HouseholdPages {
                 "kind": Self.options(Todos.Kind.allCases.map(\.rawValue), query["kind"]),
             ],
         ]
+    }
+
+    /// The household's lists (collections of kind `list`), each with its open items that have no
+    /// date (a dated one shows on its day): a kitchen display is where the shopping list lives.
+    func lists(_ collections: JSONValue, priority: String?, path: String) async throws -> [[String: Any]] {
+        var lists: [[String: Any]] = []
+        for collection in collections["collections"]?.arrayValue ?? [] where collection["kind"] == "list" {
+            guard let id = collection["id"]?.stringValue else { continue }
+            let reply = try await store.request("todo.list", args: ["collection": .string(id)])
+            let open = (reply["todos"]?.arrayValue ?? []).filter { todo in
+                todo["completed"] != true && (todo["due"] ?? .null) == .null
+                    && priority.map { todo["priority"]?.stringValue == $0 } ?? true
+            }.map { todo in
+                var values = todo.mustacheObject
+                values["path"] = path
+                return values
+            }
+            lists.append([
+                "id": id, "name": collection["name"]?.stringValue ?? "", "icon": collection["icon"]?.stringValue ?? "",
+                "items": open, "empty": open.isEmpty, "path": path,
+                "done": collection["done"]?.intValue ?? 0,
+            ])
+        }
+        return lists
     }
 
     /// A select's options with the chosen one marked (the first, "any", is empty).

@@ -34,6 +34,14 @@ extension WebRouter {
                 _ = try await pages.store.request(form["done"] == "0" ? "todo.undone" : "todo.done", args: arguments)
             }
         }
+        // An item added to a list (a todo with no date in a collection of kind list).
+        router.post("/today/lists/:collection/add") { request, context in
+            let collection = try context.parameters.require("collection")
+            return try await act(request, view: "today") { form in
+                _ = try await pages.store.request(
+                    "todo.add", args: ["collection": .string(collection), "title": .string(form["title"] ?? "")])
+            }
+        }
         router.post("/today/note") { request, _ in
             try await act(request, view: "today") { form in
                 var arguments: [String: JSONValue] = ["date": .string(form["date"] ?? "")]
