@@ -176,6 +176,20 @@ struct ReminderTests {
         await finish(household)
     }
 
+    @Test("a todo made after its reminder's time never pops late; one made before it pops on time")
+    func madeAfterItsTime() async throws {
+        let household = try await household()
+        // Due a minute ago, made now (a daily habit at 08:00 made at 10:53): nothing pops.
+        let past = try await addTodo(household, "Drink water", due: ahead(-60))
+        let soon = try await addTodo(household, "Stretch", due: ahead(2))
+        try #require(await household.server.output.waitForLine { $0.contains("Stretch") } != nil)
+        // The scheduler published the later one: had the earlier one fired, it would have come first.
+        #expect(!reminderEvents(household.monitor).contains(past))
+        #expect(reminderEvents(household.monitor) == [soon])
+        #expect(!household.server.output.lines.contains { $0.contains("Drink water") })
+        await finish(household)
+    }
+
     @Test("200 reminders due in the same second each fire exactly once, and pop up")
     func twoHundredInOneSecond() async throws {
         let household = try await household()

@@ -112,4 +112,28 @@ struct ReminderTimelineTests {
         #expect(once.next(now: back, clock: clock) == nil)
         #expect(once.showing(clock: clock)?.id == once.todo)
     }
+
+    @Test("a time that passed before the reminder was set never fires; one missed while it was set fires once, late by the real time")
+    func armed() throws {
+        let clock = HouseholdTime(timeZone: TimeZone(identifier: "Europe/London")!)
+        let made = instant("2026-11-27T10:53:00Z")
+        // A daily 08:00 habit made at 10:53: its first reminder is tomorrow's, not today's, late.
+        var habit = source("2026-11-27", "08:00", .daily)
+        habit.armedAt = ReminderBoard.milliseconds(made)
+        let first = habit.next(now: made, clock: clock)
+        #expect(first.map { wall([$0.fireAt], "Europe/London") } == ["2026-11-28 08:00"])
+        // A one-off due at 09:00 today, made at 10:53: never.
+        var once = source("2026-11-27", "09:00", nil)
+        once.armedAt = ReminderBoard.milliseconds(made)
+        #expect(once.next(now: made, clock: clock) == nil)
+        // Set at 07:00, the scheduler down from 07:30 to 10:53: today's fires once, saying how late.
+        var missed = source("2026-11-27", "08:00", .daily)
+        missed.armedAt = ReminderBoard.milliseconds(instant("2026-11-27T07:00:00Z"))
+        let late = try #require(missed.next(now: made, clock: clock))
+        #expect(wall([late.due], "Europe/London") == ["2026-11-27 08:00"])
+        let event = ReminderBoard.dueEvent(late, title: "Drink water", now: made)
+        #expect(event["reminder"]?["detail"] == "Late: was due 2 h 53 min ago")
+        #expect(ReminderBoard.ago(5 * 60 + 30) == "5 min")
+        #expect(ReminderBoard.ago(3 * 86_400 + 4 * 3_600) == "3 days 4 h")
+    }
 }

@@ -131,11 +131,21 @@ actor ReminderBoard {
             "id": .string(reminder.id), "title": .string(title), "due": .string(Timestamp.format(reminder.due)),
         ]
         if !reminder.snoozed, now.timeIntervalSince(reminder.due) > 60 {
-            let minutes = Int(now.timeIntervalSince(reminder.due) / 60)
-            data["detail"] = .string(
-                minutes < 120 ? "Late: was due \(minutes) min ago" : "Late: was due \(minutes / 60) h ago")
+            data["detail"] = .string("Late: was due \(Self.ago(now.timeIntervalSince(reminder.due))) ago")
         }
         return ["reminder": .object(data)]
+    }
+
+    /// A duration as a person says it: "5 min", "2 h 53 min", "3 days 4 h".
+    static func ago(_ seconds: TimeInterval) -> String {
+        let minutes = Int(seconds / 60)
+        if minutes < 60 { return "\(minutes) min" }
+        if minutes < 48 * 60 {
+            let rest = minutes % 60
+            return "\(minutes / 60) h" + (rest > 0 ? " \(rest) min" : "")
+        }
+        let hours = minutes / 60 % 24
+        return "\(minutes / 1_440) days" + (hours > 0 ? " \(hours) h" : "")
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

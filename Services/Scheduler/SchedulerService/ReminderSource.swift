@@ -20,6 +20,9 @@ struct ReminderSource: Sendable, Equatable {
     var firedDue: Int64?
     var snoozedUntil: Int64?
     var snoozedDate: LocalDate?
+    /// When the reminder was last set as it is (ms since 1970): one whose time came before that
+    /// never fires (a daily 08:00 habit made at 10:53 first pops tomorrow, not at once, late).
+    var armedAt: Int64?
 
     init?(_ json: JSONValue) {
         guard let todo = json["id"]?.stringValue, let title = json["title"]?.stringValue,
@@ -46,11 +49,12 @@ struct ReminderSource: Sendable, Equatable {
         firedDue = json["fired_due"]?.intValue
         snoozedUntil = json["snoozed_until"]?.intValue
         snoozedDate = json["snoozed_date"]?.stringValue.flatMap { try? LocalDate(parsing: $0, field: "date") }
+        armedAt = json["armed_at"]?.intValue
     }
 
     init(
         todo: String, title: String, due: LocalDate, time: LocalTime, recurrence: Recurrence?,
-        completed: Bool = false, completions: Set<LocalDate> = [], firedDue: Int64? = nil
+        completed: Bool = false, completions: Set<LocalDate> = [], firedDue: Int64? = nil, armedAt: Int64? = nil
     ) {
         self.todo = todo
         self.title = title
@@ -60,6 +64,7 @@ struct ReminderSource: Sendable, Equatable {
         self.completed = completed
         self.completions = completions
         self.firedDue = firedDue
+        self.armedAt = armedAt
     }
 
     /// One reminder: a one-off todo's (id: the todo's), or one day's of a recurring todo
@@ -81,9 +86,13 @@ struct ReminderSource: Sendable, Equatable {
             due: due, fireAt: fireAt ?? due, snoozed: fireAt != nil)
     }
 
+    /// Whether the reminder due at `due` fired, or came before the reminder was set (it never
+    /// will: only one missed while it was set fires late).
     private func hasFired(_ due: Date) -> Bool {
+        let milliseconds = Int64((due.timeIntervalSince1970 * 1000).rounded())
+        if let armedAt, milliseconds < armedAt { return true }
         guard let firedDue else { return false }
-        return Int64((due.timeIntervalSince1970 * 1000).rounded()) <= firedDue
+        return milliseconds <= firedDue
     }
 
     private func isDone(_ date: LocalDate) -> Bool { recurrence == nil ? completed : completions.contains(date) }

@@ -8,7 +8,9 @@ import HearthCore
 extension StoreCommands {
     /// The todos with a reminder (on, with a due date and time), in id order, paged: `after` the
     /// last id of the previous page, or just the todos `ids` names. Each carries its completion
-    /// dates from `since` on and this device's reminder state.
+    /// dates from `since` on, this device's reminder state, and `armed_at` (ms): when its reminder
+    /// was last set as it is now (turned on, or its day, time or repeat changed; the time of that
+    /// operation), since a reminder whose time passed before that never fires.
     func reminderSources(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let after = try arguments.optionalString("after") ?? ""
@@ -34,6 +36,12 @@ extension StoreCommands {
                     """, arguments: StatementArguments(ids ?? [after]))
             let completions = try db.cachedStatement(
                 sql: "SELECT date FROM todo_completion WHERE template = ? AND date >= ? ORDER BY date")
+            let armed = try db.cachedStatement(
+                sql: """
+                    SELECT MAX(o.wall) FROM field_head AS h JOIN operation AS o ON o.id = h.op_id
+                    WHERE h.entity_kind = 'todo' AND h.entity_id = ?
+                      AND h.field IN ('remind', 'due_date', 'due_time', 'repeat', 'until', 'month_end')
+                    """)
             var reminders: [JSONValue] = []
             var bytes = 0
             var next: String?
@@ -49,6 +57,7 @@ extension StoreCommands {
                     "fired_due": (row[8] as Int64?).map(JSONValue.int) ?? .null,
                     "snoozed_until": (row[9] as Int64?).map(JSONValue.int) ?? .null,
                     "snoozed_date": (row[10] as String?).map(JSONValue.string) ?? .null,
+                    "armed_at": (try Int64.fetchOne(armed, arguments: [id])).map(JSONValue.int) ?? .null,
                 ]
                 bytes += 320 + done.count * 13 + (row[1] as String).utf8.count
                 if bytes > maximumReplyBytes && !reminders.isEmpty {
