@@ -113,6 +113,15 @@ struct ReminderTests {
         #expect(
             try await household.session.press(id: UInt32(try #require(call["id"]?.intValue)), action: "snooze") == 0)
         try #require(await household.server.output.waitForLine { $0.contains("Snoozed until") } != nil)
+        // `hearth reminder list` shows it at its new time, as snoozed.
+        let listed = try JSONValue.parse(
+            try await hearthSucceeding(household.stack, ["reminder", "list", "--json"])
+        )["reminders"]?.arrayValue ?? []
+        let entry = try #require(listed.first { $0["id"]?.stringValue == id })
+        #expect(entry["snoozed"] == true)
+        #expect(entry["fires"] != entry["due"])
+        let text = try await hearthSucceeding(household.stack, ["reminder", "list"])
+        #expect(text.contains("Call the dentist  (snoozed; due "), "\(text)")
         let mark = household.server.output.count
         let again = try #require(
             await household.server.output.waitForLine(timeout: .seconds(10), from: mark) { line in

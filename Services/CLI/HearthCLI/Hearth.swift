@@ -18,7 +18,8 @@ public struct Hearth: AsyncParsableCommand {
             Status.self, Event.self, History.self, Conflicts.self, Device.self, Sync.self, Ops.self, Backup.self,
             Restore.self,
             Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Templates.self, Note.self,
-            Focus.self, Member.self, Timetable.self, People.self, Plan.self, Notify.self, Monitor.self, Publish.self,
+            Focus.self, Reminder.self, Member.self, Timetable.self, People.self, Plan.self, Notify.self, Monitor.self,
+            Publish.self,
             Config.self, Web.self,
         ]
     )

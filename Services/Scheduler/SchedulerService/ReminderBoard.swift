@@ -113,15 +113,15 @@ actor ReminderBoard {
         .sorted { ($0["reminder"]?["id"]?.stringValue ?? "") < ($1["reminder"]?["id"]?.stringValue ?? "") }
     }
 
-    /// Every upcoming reminder, soonest first.
-    func upcomingList() -> [JSONValue] {
-        upcoming.values.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }.map { reminder in
-            [
-                "id": .string(reminder.id), "title": .string(sources[reminder.todo]?.title ?? ""),
-                "due": .string(Timestamp.format(reminder.due)), "fires": .string(Timestamp.format(reminder.fireAt)),
-                "snoozed": .bool(reminder.snoozed),
-            ]
-        }
+    /// Every upcoming reminder, soonest first (`reminder.list`).
+    func upcomingList() -> ReminderList {
+        ReminderList(
+            reminders: upcoming.values.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }.map { reminder in
+                .init(
+                    id: reminder.id, title: sources[reminder.todo]?.title ?? "",
+                    due: Timestamp.format(reminder.due), fires: Timestamp.format(reminder.fireAt),
+                    snoozed: reminder.snoozed)
+            })
     }
 
     /// `reminder.due`'s data, as the notifier catalog specifies; a reminder over a minute late

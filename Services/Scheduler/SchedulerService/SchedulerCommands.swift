@@ -25,7 +25,7 @@ struct SchedulerCommands: Sendable {
             throw CommandError.invalidArgument("id", "only a check-in's reminder (plan:<id>) can be rescheduled here")
         case "plan.reminders": return ["reminders": .array(await plans.upcoming())]
         case "reminder.showing": return ["reminders": .array(await board.showing())]
-        case "reminder.list": return ["reminders": .array(await board.upcomingList())]
+        case "reminder.list": return try JSONValue(encoding: await board.upcomingList())
         case "class.list": return ["classes": .array(await classes.upcoming(now: clock.now()))]
         default: throw CommandError.unknownCommand(request.command, service: "scheduler")
         }
