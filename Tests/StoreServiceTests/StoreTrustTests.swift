@@ -302,7 +302,7 @@ struct StoreTrustTests {
             _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 1, "title": "Mine"])
         }
         // As `hearth restore` leaves it: recovering until it has its own operations back.
-        FileManager.default.createFile(atPath: home.file("hearth.sqlite.restored"), contents: Data("x\n".utf8))
+        _ = FileManager.default.createFile(atPath: home.file("hearth.sqlite.restored"), contents: Data("x\n".utf8))
         try await withStore(context: context, home: home) { (running: RunningStore) async throws in
             let local = running.store.database.localDevice
             #expect(running.store.database.isRecovering)
