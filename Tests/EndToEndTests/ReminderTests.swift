@@ -114,9 +114,10 @@ struct ReminderTests {
             try await household.session.press(id: UInt32(try #require(call["id"]?.intValue)), action: "snooze") == 0)
         try #require(await household.server.output.waitForLine { $0.contains("Snoozed until") } != nil)
         // `hearth reminder list` shows it at its new time, as snoozed.
-        let listed = try JSONValue.parse(
-            try await hearthSucceeding(household.stack, ["reminder", "list", "--json"])
-        )["reminders"]?.arrayValue ?? []
+        let listed =
+            try JSONValue.parse(
+                try await hearthSucceeding(household.stack, ["reminder", "list", "--json"])
+            )["reminders"]?.arrayValue ?? []
         let entry = try #require(listed.first { $0["id"]?.stringValue == id })
         #expect(entry["snoozed"] == true)
         #expect(entry["fires"] != entry["due"])
@@ -196,6 +197,62 @@ struct ReminderTests {
         #expect(!reminderEvents(household.monitor).contains(past))
         #expect(reminderEvents(household.monitor) == [soon])
         #expect(!household.server.output.lines.contains { $0.contains("Drink water") })
+        await finish(household)
+    }
+
+    @Test(
+        "a todo for a member pops only on devices whose profile is theirs; todo list --for filters and names them"
+    )
+    func assignedToAMember() async throws {
+        let household = try await household()
+        for name in ["Mum", "Dad"] {
+            _ = try await household.store.request("member.add", args: ["name": .string(name), "role": "parent"])
+        }
+        _ = try await hearthSucceeding(household.stack, ["member", "use", "Dad"])
+        let later = ahead(120)
+        func add(
+            _ title: String, for member: String?, due: (instant: Date, date: String, time: String)
+        ) async throws
+            -> String
+        {
+            let reply = try JSONValue.parse(
+                try await hearthSucceeding(
+                    household.stack,
+                    ["todo", "add", title, "--collection", "Home", "--due", due.date, "--time", due.time, "--remind"]
+                        + (member.map { ["--for", $0] } ?? []) + ["--json"]))
+            return try #require(reply["todo"]?["id"]?.stringValue)
+        }
+        let plumber = try await add("Call the plumber", for: "Mum", due: later)
+        let plants = try await add("Water the plants", for: nil, due: later)
+        func listed() async throws -> Set<String> {
+            let reply = try JSONValue.parse(
+                try await hearthSucceeding(household.stack, ["reminder", "list", "--json"]))
+            return Set((reply["reminders"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+        }
+        // Dad's laptop: the household's reminder, not Mum's.
+        #expect(try await listed() == [plants])
+        let mine = try await hearthSucceeding(household.stack, ["todo", "list", "--for", "mum"])
+        #expect(mine.contains("Call the plumber") && mine.contains("for Mum"), "\(mine)")
+        #expect(!mine.contains("Water the plants"), "\(mine)")
+        let refused = try await household.stack.hearth(["todo", "list", "--for", "Gran"])
+        #expect(refused.status != 0 && refused.stderr.contains("'for': no member 'Gran'"), "\(refused.stderr)")
+        // The same device as Mum's: hers come back at once (the scheduler reloads).
+        _ = try await hearthSucceeding(household.stack, ["member", "use", "Mum"])
+        #expect(try await listed() == [plumber, plants])
+        // Unassigned again: every device's.
+        _ = try await hearthSucceeding(household.stack, ["todo", "edit", plumber, "--for", ""])
+        _ = try await hearthSucceeding(household.stack, ["member", "use", "Dad"])
+        #expect(try await listed() == [plumber, plants])
+
+        // And the popups themselves: on Dad's device, Dad's pops and Mum's does not.
+        let soon = ahead(2)
+        let gran = try await add("Call Gran", for: "Mum", due: soon)
+        let cat = try await add("Feed the cat", for: "Dad", due: soon)
+        try #require(await household.server.output.waitForLine { $0.contains("Feed the cat") } != nil)
+        try #require(
+            await household.monitor.output.waitForLine { $0.contains("reminder.due") && $0.contains(cat) } != nil)
+        #expect(!reminderEvents(household.monitor).contains(gran))
+        #expect(!household.server.output.lines.contains { $0.contains("Call Gran") })
         await finish(household)
     }
 

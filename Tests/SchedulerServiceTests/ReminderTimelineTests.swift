@@ -113,7 +113,9 @@ struct ReminderTimelineTests {
         #expect(once.showing(clock: clock)?.id == once.todo)
     }
 
-    @Test("a time that passed before the reminder was set never fires; one missed while it was set fires once, late by the real time")
+    @Test(
+        "a time that passed before the reminder was set never fires; one missed while it was set fires once, late by the real time"
+    )
     func armed() throws {
         let clock = HouseholdTime(timeZone: TimeZone(identifier: "Europe/London")!)
         let made = instant("2026-11-27T10:53:00Z")

@@ -103,6 +103,40 @@ struct HouseholdViewTests {
         await fixture.close()
     }
 
+    @Test("today: each todo names the member it is for, and the For filter shows only theirs (lists too)")
+    func assignees() async throws {
+        let fixture = try await WebFixture()
+        let day = Self.today
+        for name in ["Mum", "Dad"] {
+            _ = try await fixture.store.request("member.add", args: ["name": .string(name), "role": "parent"])
+        }
+        _ = try await fixture.store.request("collection.add", args: ["name": "Chores", "kind": "plan"])
+        _ = try await fixture.store.request("collection.add", args: ["name": "Shopping", "kind": "list"])
+        _ = try await fixture.store.request(
+            "todo.add", args: ["title": "Call the plumber", "collection": "Chores", "due": .string(day), "for": "Mum"])
+        _ = try await fixture.store.request(
+            "todo.add", args: ["title": "Mow the lawn", "collection": "Chores", "due": .string(day), "for": "Dad"])
+        _ = try await fixture.store.request(
+            "todo.add", args: ["title": "Razor blades", "collection": "Shopping", "for": "Dad"])
+        _ = try await fixture.store.request("todo.add", args: ["title": "Milk", "collection": "Shopping"])
+        try await fixture.withClient { client in
+            let page = try await client.get("/today")
+            #expect(page.text.contains("<span class=\"assignee muted\">for Mum</span>"), "\(page.text)")
+            #expect(
+                page.text.contains(
+                    "<select name=\"for\"><option value=\"\" selected>anyone</option><option value=\"Dad\">Dad</option>"
+                        + "<option value=\"Mum\">Mum</option></select>"), "\(page.text)")
+            let mum = try await client.get("/today?for=Mum")
+            #expect(mum.text.contains(">Call the plumber</label>"))
+            #expect(!mum.text.contains(">Mow the lawn</label>"))
+            #expect(!mum.text.contains(">Razor blades</label>") && !mum.text.contains(">Milk</label>"))
+            let dad = try await client.get("/today?for=Dad")
+            #expect(dad.text.contains(">Mow the lawn</label>") && dad.text.contains(">Razor blades</label>"))
+            #expect(!dad.text.contains(">Call the plumber</label>"))
+        }
+        await fixture.close()
+    }
+
     @Test("timetable: the member's day with the week named, and the fortnight's grids")
     func timetable() async throws {
         let fixture = try await WebFixture()

@@ -92,6 +92,10 @@ struct Member: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(
                 options, .store, "member.use", ["member": member.map(JSONValue.string) ?? .null])
+            // Whose reminders pop here follows the profile: the scheduler loads them again (when it
+            // is not running, it loads them when it starts).
+            _ = await ServiceCall.ifRunning(
+                try options.loadConfiguration(), .scheduler, "reminder.reload", timeout: options.timeoutDuration)
             if options.json { return Output.json(reply) }
             let profile = reply["profile"] ?? .null
             Output.line(

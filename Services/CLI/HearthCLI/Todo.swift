@@ -115,6 +115,12 @@ struct Todo: AsyncParsableCommand {
         @Option(help: "A monthly or yearly date its month lacks: skip (RFC 5545) or clamp to the last day.")
         var monthEnd: String?
         @Option(help: "A description (empty clears).") var note: String?
+        @Option(
+            name: .customLong("for"),
+            help:
+                "The member it is for: its reminder pops only on devices whose profile is theirs (empty: the household's)."
+        )
+        var assignee: String?
 
         /// The fields as the store takes them, days resolved (`Dates.day`: `--due today`).
         func arguments(_ options: GlobalOptions) throws -> [String: JSONValue] {
@@ -123,7 +129,7 @@ struct Todo: AsyncParsableCommand {
                 ("due", try due.map { $0.isEmpty ? $0 : try Dates.day($0, options) }), ("time", time),
                 ("priority", priority), ("repeat", repeating),
                 ("until", try until.map { $0.isEmpty ? $0 : try Dates.day($0, options) }), ("month_end", monthEnd),
-                ("description", note),
+                ("description", note), ("for", assignee),
             ]
             for case (let name, let value?) in texts { arguments[name] = .string(value) }
             return arguments
@@ -182,10 +188,12 @@ struct Todo: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Option(help: "Only this collection.") var collection: String?
         @Option(help: "The todos of one day, YYYY-MM-DD or 'today'.") var date: String?
+        @Option(name: .customLong("for"), help: "Only the todos for this member.") var assignee: String?
 
         func run() async throws {
             var arguments: [String: JSONValue] = ["today": .string(try Dates.day("today", options))]
             if let collection { arguments["collection"] = .string(collection) }
+            if let assignee { arguments["for"] = .string(assignee) }
             if let date { arguments["date"] = .string(try Dates.day(date, options)) }
             let reply = try await ServiceCall.run(options, .store, "todo.list", arguments)
             if options.json { return Output.json(reply) }
@@ -334,6 +342,7 @@ struct Todo: AsyncParsableCommand {
         if let priority = todo["priority"]?.stringValue, priority != "none" { parts.append(priority) }
         if todo["remind"] == true { parts.append("reminder") }
         if let collection = todo["collection_name"]?.stringValue { parts.append("in " + collection) }
+        if let member = todo["assignee"]?["name"]?.stringValue { parts.append("for " + member) }
         let id = todo["id"]?.stringValue?.prefix(8) ?? ""
         return Output.visible(parts.joined(separator: " · ")) + "  (\(id))"
     }

@@ -11,6 +11,8 @@ struct SchedulerCommands: Sendable {
     let store: CommandClient
     let snooze: Duration
     let clock: any SchedulerClock
+    /// Loads every reminder again; whether that finished in time.
+    let reload: @Sendable () async -> Bool
     let publish: @Sendable (String, JSONValue) -> Void
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
@@ -26,6 +28,11 @@ struct SchedulerCommands: Sendable {
         case "plan.reminders": return ["reminders": .array(await plans.upcoming())]
         case "reminder.showing": return ["reminders": .array(await board.showing())]
         case "reminder.list": return try JSONValue(encoding: await board.upcomingList())
+        case "reminder.reload":
+            guard await reload() else {
+                throw CommandError(code: "unavailable", message: "the store did not answer: reminders not reloaded")
+            }
+            return ["reminders": .int(Int64(await board.count))]
         case "class.list": return ["classes": .array(await classes.upcoming(now: clock.now()))]
         default: throw CommandError.unknownCommand(request.command, service: "scheduler")
         }

@@ -23,7 +23,9 @@ import ServiceLifecycle
 /// Commands on `scheduler.cmd`: `reminder.done {id}` (completes the todo, or that day's
 /// occurrence), `reminder.snooze {id, minutes?}` (default `[reminders] snooze`; survives a
 /// restart), `reminder.showing` (what is on screen, for a notifier that starts late),
-/// `reminder.list` (every upcoming reminder), `class.list` (the next-class notifications loaded).
+/// `reminder.list` (every upcoming reminder), `reminder.reload` (load every reminder again, after
+/// this device's profile changed: whose reminders pop here), `class.list` (the next-class
+/// notifications loaded).
 ///
 /// Next-class notifications (`class.next`) come from a second loop over `ClassBoard`: today's and
 /// tomorrow's lessons of every member whose notifications are on (`class.sources`), loaded again
@@ -42,6 +44,7 @@ public final class SchedulerService: Service {
     private let commands: CommandServer
     let clock: any SchedulerClock
     private let wake: AsyncSignal
+    private let reloads: ReminderReloads
     let logger: Logger
 
     public init(
@@ -72,9 +75,11 @@ public final class SchedulerService: Service {
         self.planWake = planWake
         let wake = AsyncSignal()
         self.wake = wake
+        let reloads = ReminderReloads()
+        self.reloads = reloads
         let handler = SchedulerCommands(
             board: board, classes: classes, plans: plans, store: store, snooze: configuration.household.snooze,
-            clock: clock,
+            clock: clock, reload: { await reloads.reload(timeout: .seconds(5)) },
             publish: { topic, data in
                 Self.publish(topic, data, on: publisher, logger: logger)
                 wake.fire()
@@ -117,10 +122,13 @@ public final class SchedulerService: Service {
         while !Task.isCancelled {
             var follower: ChangeFollower?
             do {
+                let token = await reloads.starting()
                 let since = try await load()
+                await reloads.finished(token)
                 delay = .milliseconds(250)
                 let following = try await changes(since: since)
                 follower = following
+                await reloads.follow(following, after: token)
                 for try await change in following {
                     let entity = change.data["operation"]?["entity"]
                     guard let kind = entity?["kind"]?.stringValue, let id = entity?["id"]?.stringValue else { continue }
@@ -144,6 +152,7 @@ public final class SchedulerService: Service {
             }
             await follower?.close()
             if Task.isCancelled { return }
+            if await reloads.stopped() { continue }
             // A backoff before asking a store that did not answer again, not synchronisation.
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))

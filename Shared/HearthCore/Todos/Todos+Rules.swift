@@ -24,6 +24,7 @@ extension Todos: DomainRules {
         "repeat": .oneOf(Repeat.allCases.map(\.rawValue)),
         "until": .date,
         "month_end": .oneOf(MonthEnd.allCases.map(\.rawValue)),
+        "assignee": .entityID(nullable: true),
         "deleted": .boolean,
     ]
 
@@ -82,9 +83,16 @@ extension Todos: DomainRules {
 
 extension FieldRule {
     /// Another entity's id (a lower-case UUID).
-    static let entityID = FieldRule { (name, value) throws(RuleError) in
-        guard case .text(let id) = value, Todos.isEntityID(id) else {
-            throw RuleError(field: name, rule: "must be a lower-case UUID, got \(value)")
+    static let entityID = entityID(nullable: false)
+
+    /// Another entity's id (a lower-case UUID), or null where `nullable` (a todo's assignee).
+    static func entityID(nullable: Bool) -> FieldRule {
+        FieldRule { (name, value) throws(RuleError) in
+            if nullable, value == .null { return }
+            guard case .text(let id) = value, Todos.isEntityID(id) else {
+                throw RuleError(
+                    field: name, rule: "must be a lower-case UUID\(nullable ? " or null" : ""), got \(value)")
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import HearthCore
 /// The calendar: each day's todos in a range, from collections shown in the calendar, filtered,
 /// with counts per day.
 extension StoreCommands {
-    /// `todo.calendar {from, to, priority?, status?, kind?, collection?}` → one object per day:
+    /// `todo.calendar {from, to, priority?, status?, kind?, collection?, for?}` → one object per day:
     /// `date`, `counts {open, done}`, `todos` (a repeating todo on each day it falls on, marked
     /// done where that day is completed, never twice).
     func calendar(_ request: CommandRequest) async throws -> JSONValue {
@@ -29,10 +29,12 @@ extension StoreCommands {
             throw CommandError.invalidArgument("status", "must be open or done, got '\(status)'")
         }
         let collection = try arguments.optionalString("collection")
+        let assignee = try arguments.optionalString("for")
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
+            let member = try assignee.map { try Self.member(named: $0, in: db, field: "for").id }
             let items = try TodoAgenda.read(
-                from: from, through: to, collection: collectionID, calendarOnly: true, in: db
+                from: from, through: to, collection: collectionID, assignee: member, calendarOnly: true, in: db
             ).filter { item in
                 (priority.map { $0.lowercased() == item.priority } ?? true)
                     && (kind.map { $0.lowercased() == item.kind } ?? true)

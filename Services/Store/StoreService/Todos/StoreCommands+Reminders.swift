@@ -11,6 +11,10 @@ extension StoreCommands {
     /// dates from `since` on, this device's reminder state, and `armed_at` (ms): when its reminder
     /// was last set as it is now (turned on, or its day, time or repeat changed; the time of that
     /// operation), since a reminder whose time passed before that never fires.
+    ///
+    /// Only the reminders this device raises: a todo for one member (`assignee`) pops on devices
+    /// whose profile is that member's, and on a device with no profile chosen (a shared one); an
+    /// unassigned todo's, or one whose member was removed, on every device.
     func reminderSources(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let after = try arguments.optionalString("after") ?? ""
@@ -32,6 +36,10 @@ extension StoreCommands {
                            todo.month_end, todo.completed, s.fired_due, s.snoozed_until, s.snoozed_date
                     FROM todo LEFT JOIN reminder_state AS s ON s.id = todo.id
                     WHERE todo.remind AND todo.due_date IS NOT NULL AND todo.due_time IS NOT NULL AND \(filter)
+                      AND (todo.assignee IS NULL
+                           OR NOT EXISTS (SELECT 1 FROM member WHERE id = todo.assignee)
+                           OR NOT EXISTS (SELECT 1 FROM hub_profile AS p JOIN member AS m ON m.id = p.member)
+                           OR todo.assignee = (SELECT member FROM hub_profile WHERE id = 1))
                     ORDER BY todo.id
                     """, arguments: StatementArguments(ids ?? [after]))
             let completions = try db.cachedStatement(

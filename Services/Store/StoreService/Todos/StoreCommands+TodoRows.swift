@@ -37,8 +37,9 @@ extension StoreCommands {
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT todo.*, c.name AS collection_name, c.kind AS kind FROM todo
-                    LEFT JOIN todo_collection AS c ON c.id = todo.collection WHERE todo.id = ?
+                    SELECT todo.*, c.name AS collection_name, c.kind AS kind, m.name AS assignee_name FROM todo
+                    LEFT JOIN todo_collection AS c ON c.id = todo.collection
+                    LEFT JOIN member AS m ON m.id = todo.assignee WHERE todo.id = ?
                     """, arguments: [id])
         else { return nil }
         func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
@@ -53,6 +54,7 @@ extension StoreCommands {
             "show_in_calendar": .bool(row["show_in_calendar"]), "completed": .bool(row["completed"]),
             "repeat": text("repeat"), "until": text("until"), "month_end": text("month_end"),
             "modified_at": text("modified_at"), "conflicted": .bool(row["conflicted"]),
+            "assignee": TodoAgenda.assignee(id: row["assignee"], name: row["assignee_name"]),
             "subtasks": .array(
                 subtasks.map { subtask in
                     [

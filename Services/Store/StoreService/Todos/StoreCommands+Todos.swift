@@ -91,9 +91,11 @@ extension StoreCommands {
         try Self.checkTodo(values)
         let entity = EntityRef(kind: Todos.todoKind, id: UUIDText.make())
         let changes = values
+        let assignee = try arguments.optionalString("for")
         return try await writes.once(request.id) { db, outbox in
             var all = changes
             all["collection"] = .text(try Self.collectionID(given, in: db, field: "collection"))
+            if let assignee, !assignee.isEmpty { all["assignee"] = try Self.assignee(assignee, in: db) }
             return try commit(entity, all, in: db, outbox: outbox)
         }
     }
@@ -103,8 +105,9 @@ extension StoreCommands {
         let given = try arguments.requiredString("id")
         var values = try todoValues(arguments)
         let collection = try arguments.optionalString("collection")
+        let assignee = try arguments.optionalString("for")
         if let completed = try arguments.optionalBool("completed") { values["completed"] = .bool(completed) }
-        guard !values.isEmpty || collection != nil else {
+        guard !values.isEmpty || collection != nil || assignee != nil else {
             throw CommandError.invalidArgument("title", "or another field must be given: there is nothing to edit")
         }
         let changes = values
@@ -112,12 +115,18 @@ extension StoreCommands {
             let id = try Self.todoID(given, in: db)
             var all = changes
             if let collection { all["collection"] = .text(try Self.collectionID(collection, in: db)) }
+            if let assignee { all["assignee"] = assignee.isEmpty ? .null : try Self.assignee(assignee, in: db) }
             let entity = EntityRef(kind: Todos.todoKind, id: id)
             var state = try Self.todoState(id, in: db)
             state.merge(all) { _, new in new }
             try Self.checkTodo(state)
             return try commit(entity, all, in: db, outbox: outbox)
         }
+    }
+
+    /// The member a todo is for (`for`: a name, id or id prefix), as the `assignee` field.
+    private static func assignee(_ given: String, in db: Database) throws -> FieldValue {
+        .text(try member(named: given, in: db, field: "for").id)
     }
 
     func removeTodo(_ request: CommandRequest) async throws -> JSONValue {
@@ -202,16 +211,19 @@ extension StoreCommands {
 
     /// Todos, by collection order then due date (with `today`, repeating todos that ended before
     /// it are left out); with `date`, the todos of that day (recurring ones on the days they fall
-    /// on, marked done where that day's instance exists).
+    /// on, marked done where that day's instance exists); with `for`, only those for that member.
     func listTodos(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let collection = try arguments.optionalString("collection")
         let date = try arguments.optionalDate("date")
         let today = try arguments.optionalDate("today")
+        let assignee = try arguments.optionalString("for")
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
+            let member = try assignee.map { try Self.member(named: $0, in: db, field: "for").id }
             if let date {
-                let day = try TodoAgenda.read(from: date, through: date, collection: collectionID, in: db)
+                let day = try TodoAgenda.read(
+                    from: date, through: date, collection: collectionID, assignee: member, in: db)
                 return ["date": .string(date.description), "todos": .array(day.map(\.json))]
             }
             // A repeating todo whose end date is before `today` has left the lists.
@@ -219,11 +231,11 @@ extension StoreCommands {
                 db,
                 sql: """
                     SELECT todo.id FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
-                    WHERE (? IS NULL OR todo.collection = ?)
+                    WHERE (? IS NULL OR todo.collection = ?) AND (? IS NULL OR todo.assignee = ?)
                       AND NOT (todo.repeat != 'none' AND todo.until IS NOT NULL AND todo.until < ?)
                     ORDER BY c.sort_order, todo.completed, todo.due_date IS NULL, todo.due_date, todo.due_time,
                              todo.title, todo.id
-                    """, arguments: [collectionID, collectionID, today?.description ?? ""])
+                    """, arguments: [collectionID, collectionID, member, member, today?.description ?? ""])
             return ["todos": .array(try ids.compactMap { try Self.todo($0, in: db) })]
         }
     }

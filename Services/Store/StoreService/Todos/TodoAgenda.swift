@@ -20,6 +20,8 @@ public enum TodoAgenda {
         public let kind: String?
         public let recurring: Bool
         public let done: Bool
+        /// The member it is for (id and name), if it is one member's.
+        public let assignee: (id: String, name: String)?
 
         var json: JSONValue {
             [
@@ -28,13 +30,23 @@ public enum TodoAgenda {
                     ?? .null,
                 "priority": .string(priority), "collection": .string(collection),
                 "kind": kind.map(JSONValue.string) ?? .null, "recurring": .bool(recurring), "done": .bool(done),
+                "assignee": TodoAgenda.assignee(id: assignee?.id, name: assignee?.name),
             ]
         }
     }
 
-    /// Every item from `from` through `through`, by date, then time (untimed last), priority, title.
+    /// A todo's assignee as replies give it: `{id, name}`, or null when it is the household's (or
+    /// its member was removed).
+    static func assignee(id: String?, name: String?) -> JSONValue {
+        guard let id, let name else { return .null }
+        return ["id": .string(id), "name": .string(name)]
+    }
+
+    /// Every item from `from` through `through`, by date, then time (untimed last), priority, title;
+    /// with `assignee` (a member id), only that member's.
     public static func read(
-        from: LocalDate, through: LocalDate, collection: String?, calendarOnly: Bool = false, in db: Database
+        from: LocalDate, through: LocalDate, collection: String?, assignee: String? = nil, calendarOnly: Bool = false,
+        in db: Database
     ) throws -> [Item] {
         let (first, last) = (from.description, through.description)
         let shownOnly = calendarOnly ? "AND todo.show_in_calendar AND c.show_in_calendar" : ""
@@ -43,17 +55,18 @@ public enum TodoAgenda {
             db,
             sql: """
                 SELECT todo.id, todo.due_date, todo.title, todo.due_time, todo.priority, todo.collection, c.kind,
-                       todo.completed
+                       todo.completed, todo.assignee, m.name
                 FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
+                LEFT JOIN member AS m ON m.id = todo.assignee
                 WHERE todo.repeat = 'none' AND todo.due_date BETWEEN ? AND ? AND (? IS NULL OR todo.collection = ?)
-                \(shownOnly)
-                """, arguments: [first, last, collection, collection])
+                      AND (? IS NULL OR todo.assignee = ?) \(shownOnly)
+                """, arguments: [first, last, collection, collection, assignee, assignee])
         while let row = try oneOff.next() {
             guard let date = try? LocalDate(parsing: row[1], field: "due") else { continue }
             items.append(
                 Item(
                     id: row[0], date: date, title: row[2], time: row[3], priority: row[4], collection: row[5],
-                    kind: row[6], recurring: false, done: row[7]))
+                    kind: row[6], recurring: false, done: row[7], assignee: Self.pair(row[8], row[9])))
         }
         struct Completion: Hashable {
             let template: String
@@ -76,17 +89,19 @@ public enum TodoAgenda {
             let collection: String
             let kind: String?
             let rule: Recurrence
+            let assignee: (id: String, name: String)?
         }
         var templates: [Template] = []
         let rows = try Row.fetchCursor(
             db,
             sql: """
                 SELECT todo.id, todo.due_date, todo.title, todo.due_time, todo.priority, todo.collection, c.kind,
-                       todo.repeat, todo.until, todo.month_end
+                       todo.repeat, todo.until, todo.month_end, todo.assignee, m.name
                 FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
+                LEFT JOIN member AS m ON m.id = todo.assignee
                 WHERE todo.repeat != 'none' AND todo.due_date <= ? AND (todo.until IS NULL OR todo.until >= ?)
-                      AND (? IS NULL OR todo.collection = ?) \(shownOnly)
-                """, arguments: [last, first, collection, collection])
+                      AND (? IS NULL OR todo.collection = ?) AND (? IS NULL OR todo.assignee = ?) \(shownOnly)
+                """, arguments: [last, first, collection, collection, assignee, assignee])
         while let row = try rows.next() {
             guard let start = try? LocalDate(parsing: row[1], field: "due"),
                 let frequency = Recurrence.Frequency(rawValue: row[7])
@@ -98,7 +113,7 @@ public enum TodoAgenda {
             templates.append(
                 Template(
                     id: row[0], title: row[2], time: row[3], priority: row[4], collection: row[5], kind: row[6],
-                    rule: rule))
+                    rule: rule, assignee: Self.pair(row[10], row[11])))
         }
         let expanded = Self.expand(templates.map(\.rule), from: from, through: through)
         for (template, dates) in zip(templates, expanded) {
@@ -107,7 +122,8 @@ public enum TodoAgenda {
                     Item(
                         id: template.id, date: date, title: template.title, time: template.time,
                         priority: template.priority, collection: template.collection, kind: template.kind,
-                        recurring: true, done: done.contains(Completion(template: template.id, date: date))))
+                        recurring: true, done: done.contains(Completion(template: template.id, date: date)),
+                        assignee: template.assignee))
             }
         }
         // Sorted on whole-number keys (day, second of the day, priority), titles only on a tie.
@@ -130,6 +146,12 @@ public enum TodoAgenda {
             return (items[a].title, items[a].id) < (items[b].title, items[b].id)
         }
         return order.map { items[$0] }
+    }
+
+    /// An assignee's id and name from a row, when both are there (its member still exists).
+    private static func pair(_ id: String?, _ name: String?) -> (id: String, name: String)? {
+        guard let id, let name else { return nil }
+        return (id, name)
     }
 
     /// Each rule's occurrences in the range, expanded on every core.

@@ -79,6 +79,12 @@ enum TodosDomain: StoreDomain {
                 table.column("snoozed_date", .text)
             }
         }
+        migrator.registerMigration("todos: assignee") { db in
+            // The member a todo is for (`--for Mum`): its reminder pops only on devices whose
+            // profile is that member's. Null: the household's, popping everywhere.
+            try db.alter(table: "todo") { table in table.add(column: "assignee", .text) }
+            try db.create(index: "todo_assignee", on: "todo", columns: ["assignee"])
+        }
     }
 
     /// The todos commands; those that write hold their reply for the fault-injection delay.
@@ -172,17 +178,17 @@ enum TodosDomain: StoreDomain {
                 sql: """
                     INSERT OR REPLACE INTO todo
                         (id, collection, title, description, due_date, due_time, priority, remind,
-                         show_in_calendar, completed, repeat, until, month_end, created_at, modified_at,
-                         modified_by, conflicted)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                         show_in_calendar, completed, repeat, until, month_end, assignee, created_at,
+                         modified_at, modified_by, conflicted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
                 entity.id, collection, title, fields.text("description"), fields.text("due_date"),
                 fields.text("due_time"), fields.text("priority") ?? Todos.Priority.none.rawValue,
                 fields.bool("remind") ?? false, fields.bool("show_in_calendar") ?? true,
                 fields.bool("completed") ?? false, fields.text("repeat") ?? Todos.Repeat.none.rawValue,
-                fields.text("until"), fields.text("month_end") ?? Todos.MonthEnd.skip.rawValue, created, modified,
-                last.author, conflicted,
+                fields.text("until"), fields.text("month_end") ?? Todos.MonthEnd.skip.rawValue,
+                fields.text("assignee"), created, modified, last.author, conflicted,
             ])
         case Todos.noteKind:
             try db.cachedStatement(

@@ -16,7 +16,7 @@ extension HouseholdPages {
         let span = Self.spans.contains(query["span"] ?? "") ? query["span"]! : "week"
         let (from, to) = span == "month" ? day.wholeMonth : day.week(startingOn: weekStart)
         var filters: [String: JSONValue] = [:]
-        for name in ["priority", "status", "kind"] {
+        for name in ["priority", "status", "kind", "for"] {
             if let value = query[name], !value.isEmpty { filters[name] = .string(value) }
         }
         var dayArguments = filters
@@ -29,14 +29,18 @@ extension HouseholdPages {
         async let rangeReply = store.request("todo.calendar", args: rangeArguments)
         async let noteReply = store.request("note.show", args: ["date": .string(day.description)])
         async let collectionsReply = store.request("collection.list")
-        let (listed, range, note, collections) = try await (dayReply, rangeReply, noteReply, collectionsReply)
+        async let membersReply = store.request("member.list")
+        let (listed, range, note, collections, members) = try await (
+            dayReply, rangeReply, noteReply, collectionsReply, membersReply
+        )
+        let memberNames = (members["members"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
         // The lists under the same filters: none for another kind or for done todos.
         let showLists = (query["kind"] ?? "").isEmpty || query["kind"] == "list"
         let lists =
             showLists && query["status"] != "done"
             ? try await self.lists(
                 collections, priority: query["priority"].flatMap { $0.isEmpty ? nil : $0 },
-                path: Self.address("/today", query)) : []
+                assignee: query["for"].flatMap { $0.isEmpty ? nil : $0 }, path: Self.address("/today", query)) : []
         // The view's address for a day, with this span and these filters.
         let filterValues = filters.compactMapValues(\.stringValue)
         func address(_ date: String) -> String {
@@ -73,17 +77,26 @@ extension HouseholdPages {
                 "priority": Self.options(Todos.Priority.allCases.map(\.rawValue), query["priority"]),
                 "status": Self.options(["open", "done"], query["status"]),
                 "kind": Self.options(Todos.Kind.allCases.map(\.rawValue), query["kind"]),
+                "assignee": Self.options(memberNames, query["for"], any: "anyone"),
+                "has_members": !memberNames.isEmpty,
             ],
         ]
     }
 
     /// The household's lists (collections of kind `list`), each with its open items that have no
     /// date (a dated one shows on its day): a kitchen display is where the shopping list lives.
-    func lists(_ collections: JSONValue, priority: String?, path: String) async throws -> [[String: Any]] {
+    /// With `assignee` (a member's name), only the items for that member.
+    func lists(
+        _ collections: JSONValue, priority: String?, assignee: String?, path: String
+    ) async throws -> [[String:
+        Any]]
+    {
         var lists: [[String: Any]] = []
         for collection in collections["collections"]?.arrayValue ?? [] where collection["kind"] == "list" {
             guard let id = collection["id"]?.stringValue else { continue }
-            let reply = try await store.request("todo.list", args: ["collection": .string(id)])
+            var arguments: [String: JSONValue] = ["collection": .string(id)]
+            if let assignee { arguments["for"] = .string(assignee) }
+            let reply = try await store.request("todo.list", args: arguments)
             let open = (reply["todos"]?.arrayValue ?? []).filter { todo in
                 todo["completed"] != true && (todo["due"] ?? .null) == .null
                     && priority.map { todo["priority"]?.stringValue == $0 } ?? true
@@ -101,9 +114,9 @@ extension HouseholdPages {
         return lists
     }
 
-    /// A select's options with the chosen one marked (the first, "any", is empty).
-    static func options(_ values: [String], _ chosen: String?) -> [[String: Any]] {
-        [["value": "", "label": "any", "selected": (chosen ?? "").isEmpty]]
+    /// A select's options with the chosen one marked (the first, `any`, is empty).
+    static func options(_ values: [String], _ chosen: String?, any: String = "any") -> [[String: Any]] {
+        [["value": "", "label": any, "selected": (chosen ?? "").isEmpty]]
             + values.map { ["value": $0, "label": $0, "selected": $0 == chosen] }
     }
 
