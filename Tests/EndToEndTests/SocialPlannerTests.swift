@@ -100,4 +100,81 @@ struct SocialPlannerEndToEndTests {
         #expect(shown.stdout.contains(" call"), "\(shown.stdout)")
         _ = await stack.stop()
     }
+
+    @Test(
+        "reschedule --to keeps every placement rule and names the one broken in household time; snooze-tonight lands in a window; an old id acts on where it moved; all-day busy times say so"
+    )
+    func firstSteps() async throws {
+        let stack = try await TestStack(
+            [.bus, .store], environment: ["HEARTH_TIME_ZONE": "Europe/London"], context: context)
+        func hearth(_ arguments: [String]) async throws -> (status: Int32?, stdout: String, stderr: String) {
+            try await stack.hearth(arguments)
+        }
+        let now = "2026-11-23T09:00:00Z"  // Monday
+        for name in ["Sam", "Gran"] { #expect(try await hearth(["people", "add", name]).status == 0) }
+        let goals = [
+            ["Sam", "--every", "14", "--duration", "1h", "--window", "Mon-Fri 18:00-21:00", "--exclude", "2026-11-26"],
+            ["Gran", "--every", "7", "--window", "Sun 17:00-20:00", "--last", "2026-11-09"],
+        ]
+        for goal in goals { #expect(try await hearth(["people", "goal"] + goal).status == 0) }
+        let week = try await hearth(["plan", "week", "--now", now])
+        #expect(week.stdout.contains("Sun 29 Nov 17:00–17:30  Catch up with Gran"), "\(week.stdout)")
+        let next = try JSONValue.parse(try await hearth(["--json", "plan", "next", "--now", now]).stdout)
+        let items = next["items"]?.arrayValue ?? []
+        let sam = String(try #require(items.first { $0["name"] == "Sam" }?["id"]?.stringValue).prefix(8))
+
+        // Thursday is excluded in Sam's goal: refused, saying so on the household's clock.
+        let excluded = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-26 19:00"])
+        #expect(excluded.status == 2)
+        #expect(
+            excluded.stderr.contains("'to' Thu 2026-11-26 19:00 for 1h: Sam's goal excludes 2026-11-26"),
+            "\(excluded.stderr)")
+        let outside = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-25 10:00"])
+        #expect(outside.stderr.contains("outside Sam's windows (Mon-Fri 18:00-21:00)"), "\(outside.stderr)")
+        let quiet = try await hearth(["plan", "add", "Sam", "--at", "2026-11-25 23:00"])
+        #expect(quiet.stderr.contains("'at' Wed 2026-11-25 23:00 for 1h: it falls in quiet hours"), "\(quiet.stderr)")
+        #expect(!excluded.stderr.contains("Z "), "times are the household's, not UTC: \(excluded.stderr)")
+        let moved = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-25 19:00"])
+        #expect(moved.stdout.contains("moved to: Wed 25 Nov 19:00–20:00"), "\(moved.stdout)")
+
+        // The id just used still works: it acts on the check-in it moved to, and says so.
+        let done = try await hearth(["plan", "done", sam])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.contains("check-in \(sam) had moved"), "\(done.stdout)")
+        #expect(done.stdout.contains("done: Wed 25 Nov 19:00–20:00  Catch up with Sam  done"), "\(done.stdout)")
+        let again = try await hearth(["plan", "cancel", sam])
+        #expect(again.stderr.contains("moved to") && again.stderr.contains("which is done"), "\(again.stderr)")
+
+        // Snooze tonight on Sunday: tomorrow morning is outside Gran's window, so her next one.
+        let tonight = try await hearth(["plan", "snooze-tonight", "--now", "2026-11-29T12:00:00Z"])
+        #expect(tonight.stdout.contains("Sun 6 Dec 17:00–17:30  Catch up with Gran"), "\(tonight.stdout)")
+
+        // All-day busy times: a day, and two days.
+        let calendar = stack.home.file("away.ics")
+        try """
+        BEGIN:VCALENDAR\r
+        BEGIN:VEVENT\r
+        UID:conference\r
+        SUMMARY:Conference\r
+        DTSTART;VALUE=DATE:20361204\r
+        DTEND;VALUE=DATE:20361205\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:trip\r
+        SUMMARY:Trip\r
+        DTSTART;VALUE=DATE:20361208\r
+        DTEND;VALUE=DATE:20361210\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """.write(toFile: calendar, atomically: true, encoding: .utf8)
+        #expect(
+            try await hearth(["plan", "busy", "import", calendar, "--now", "2036-12-01T09:00:00Z"]).stdout.contains(
+                "2 events"))
+        let busy = try await hearth(["plan", "busy", "list"])
+        #expect(busy.stdout.contains("Thu 4 Dec all day  Conference"), "\(busy.stdout)")
+        #expect(busy.stdout.contains("Mon 8 Dec – Tue 9 Dec all day  Trip"), "\(busy.stdout)")
+        #expect(!busy.stdout.contains("00:00–00:00"), "\(busy.stdout)")
+        _ = await stack.stop()
+    }
 }

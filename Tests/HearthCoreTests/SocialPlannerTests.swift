@@ -189,8 +189,14 @@ struct SocialPlannerTests {
         #expect(slots.allSatisfy { planner.fitsWindow(ann, $0) && planner.isFree($0, $0 + 60) })
         // +1 hour from 17:30 lands in the busy evening: moved to Tuesday 18:00.
         #expect(planner.moved(ann, duration: 60, to: monday9 + 9 * 60 + 30, days: 14) == slots.first)
-        // A free time stays where it was asked for, window or not.
-        #expect(planner.moved(ann, duration: 60, to: monday9 + 60, days: 14) == monday9 + 60)
+        // A free time in her window stays where it was asked for (Tuesday 19:00)…
+        let tuesday19 = SocialPlanner.minute(today.adding(days: 1), LocalTime(hour: 19, minute: 0)!)
+        #expect(planner.moved(ann, duration: 60, to: tuesday19, days: 14) == tuesday19)
+        // …and one outside it (Monday 10:00, free but not hers) moves on to her next valid slot.
+        #expect(planner.moved(ann, duration: 60, to: monday9 + 60, days: 14) == slots.first)
+        #expect(planner.refusal(for: ann, at: monday9 + 60)?.contains("outside ann's windows") == true)
+        #expect(planner.refusal(for: ann, at: monday9 + 9 * 60)?.contains("busy time") == true)
+        #expect(planner.refusal(for: ann, at: tuesday19) == nil)
         // Quiet hours (22:00–07:00 by default) are never free.
         #expect(!planner.isFree(monday9 + 13 * 60 + 30, monday9 + 14 * 60 + 30))
     }

@@ -146,40 +146,52 @@ struct StoreSocialTests {
             #expect(snoozed["start"] == "2026-11-23T20:00:00.000Z")
             #expect(snoozed["previous"] == .string(sam))
             let moved = try #require(snoozed["id"]?.stringValue)
-            #expect(await refusal(running, "plan.done", ["item": .string(sam)]).contains("snoozed, no longer pending"))
 
             let offer = try await request(running, "plan.slots", ["item": .string(ann), "now": now])
             let slots = offer["slots"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(slots.count >= 3)
             // Sam's 18:00 was snoozed away, so it is free again.
             #expect(slots.first == "2026-11-23T18:00:00.000Z")
+            // 19:30–20:30 runs into Sam's 20:00; 20:30–21:30 ends outside Ann's window.
+            #expect(
+                await refusal(running, "plan.reschedule", ["item": .string(ann), "to": "2026-11-23 19:30"]).contains(
+                    "'to' Mon 2026-11-23 19:30 for 1h: it clashes with another check-in"))
             #expect(
                 await refusal(running, "plan.reschedule", ["item": .string(ann), "to": "2026-11-23 20:30"]).contains(
-                    "clashes"))
+                    "it is outside Ann's windows (Mon-Fri 18:00-21:00)"))
             let rescheduled = try await request(
                 running, "plan.reschedule", ["item": .string(ann), "to": .string(slots[1])])
             #expect(rescheduled["start"] == .string(slots[1]))
             #expect(rescheduled["origin"] == "manual")
 
+            // Sam's first id, snoozed: it acts on the check-in it moved to, and says so.
             let done = try await request(
-                running, "plan.done", ["item": .string(moved), "now": Self.ms(Self.at("2026-11-23T21:00:00Z"))])
+                running, "plan.done", ["item": .string(sam), "now": Self.ms(Self.at("2026-11-23T21:00:00Z"))])
             #expect(done["item"]?["status"] == "done")
+            #expect(done["item"]?["id"] == .string(moved))
+            #expect(done["moved_from"] == .string(sam) && done["item"]?["moved_from"] == .string(sam))
+            #expect(
+                await refusal(running, "plan.done", ["item": .string(sam)]).contains(
+                    "moved to \(moved.prefix(8)), which is done, no longer pending"))
             let person = try await request(running, "people.show", ["person": "Sam", "now": now])
             #expect(person["last"] == "2026-11-23")
             #expect(person["interactions"]?.arrayValue?.first?["outcome"] == "met")
         }
     }
 
-    @Test("snooze tonight moves today's check-ins to tomorrow morning, or the next valid slot when that is taken")
+    @Test(
+        "snooze tonight moves today's check-ins to tomorrow morning, or the next valid slot when that is taken or outside their windows"
+    )
     func snoozeTonight() async throws {
         try await withSocialStore { running in
             try await addPerson(running, "Sam", every: 14, windows: ["daily 18:00-21:00"], last: "2026-11-02")
-            try await addPerson(running, "Ann", every: 14, windows: ["daily 18:00-21:00"], last: "2026-11-02")
+            try await addPerson(
+                running, "Ann", every: 14, windows: ["daily 08:00-12:00", "daily 18:00-21:00"], last: "2026-11-02")
             _ = try await request(running, "plan.week", ["now": Self.ms(Self.monday)])
             let moved = try await request(
                 running, "plan.snooze_tonight", ["now": Self.ms(Self.at("2026-11-23T17:00:00Z"))])
             let starts = (moved["moved"]?.arrayValue ?? []).compactMap { $0["start"]?.stringValue }
-            // Ann (first by name at an equal score) takes 09:00; Sam's next valid slot is the evening.
+            // Ann's morning window holds 09:00; Sam's has no morning: his next valid slot is the evening.
             #expect(starts == ["2026-11-24T09:00:00.000Z", "2026-11-24T18:00:00.000Z"])
         }
     }

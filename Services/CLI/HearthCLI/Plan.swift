@@ -213,6 +213,11 @@ struct Plan: AsyncParsableCommand {
 
     static func showItem(_ item: JSONValue, _ options: GlobalOptions, verb: String) throws {
         if options.json { return Output.json(item) }
+        if let from = item["moved_from"]?.stringValue {
+            Output.line(
+                "check-in \(from.prefix(8)) had moved: this is the one it moved to (\(item["id"]?.stringValue?.prefix(8) ?? ""))"
+            )
+        }
         Output.line("\(verb): " + itemLine(item, try options.loadConfiguration().household.timeZone))
     }
 

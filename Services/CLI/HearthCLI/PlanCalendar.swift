@@ -86,10 +86,19 @@ extension Plan {
                 let busy = reply["busy"]?.arrayValue ?? []
                 if busy.isEmpty { return Output.line("no busy times: hearth plan busy import FILE.ics") }
                 for time in busy {
-                    let end = Plan.local(time["end"]?.stringValue ?? "", zone).suffix(5)
-                    Output.line(
-                        "\(Plan.local(time["start"]?.stringValue ?? "", zone))–\(end)  \(Output.visible(time["summary"]?.stringValue ?? ""))"
-                    )
+                    let summary = Output.visible(time["summary"]?.stringValue ?? "")
+                    let (start, end) = (time["start"]?.stringValue ?? "", time["end"]?.stringValue ?? "")
+                    guard time["all_day"] == true else {
+                        Output.line("\(Plan.local(start, zone))–\(Plan.local(end, zone).suffix(5))  \(summary)")
+                        continue
+                    }
+                    // An all-day event ends at the midnight after its last day.
+                    let first = String(Plan.local(start, zone).dropLast(6))
+                    let last = Timestamp.parse(end).map {
+                        String(Plan.local(Timestamp.format($0.addingTimeInterval(-1)), zone).dropLast(6))
+                    }
+                    let days = last.map { $0 == first ? first : "\(first) – \($0)" } ?? first
+                    Output.line("\(days) all day  \(summary)")
                 }
             }
         }

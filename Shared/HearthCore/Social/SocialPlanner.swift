@@ -39,10 +39,13 @@ public struct SocialPlanner: Sendable {
     public struct Booking: Hashable, Sendable {
         public let start: Int
         public let end: Int
+        /// What holds the time, for a refusal that names it (a busy time's summary).
+        public let label: String?
 
-        public init(start: Int, end: Int) {
+        public init(start: Int, end: Int, label: String? = nil) {
             self.start = start
             self.end = max(start, end)
+            self.label = label
         }
 
         func overlaps(_ start: Int, _ end: Int) -> Bool { self.start < end && start < self.end }
@@ -70,6 +73,8 @@ public struct SocialPlanner: Sendable {
 
     /// Time taken per day (by day number): check-ins and busy times touching that day.
     private var taken: [Int: [Booking]] = [:]
+    /// The busy times alone, per day: a refusal says which one clashed.
+    private var busyTimes: [Int: [Booking]] = [:]
     /// Check-ins holding time, per day and per week (the week's Monday's day number).
     private var perDay: [Int: Int] = [:]
     private var perWeek: [Int: Int] = [:]
@@ -86,7 +91,12 @@ public struct SocialPlanner: Sendable {
     ) {
         self.preferences = preferences
         for item in items { book(item, holdsCapacity: true) }
-        for time in busy { book(time, holdsCapacity: false) }
+        for time in busy {
+            book(time, holdsCapacity: false)
+            for day in Self.day(time.start)...Self.day(max(time.start, time.end - 1)) {
+                busyTimes[day, default: []].append(time)
+            }
+        }
         for (start, succeeded) in history {
             let key = Self.hourKey(start)
             var counts = learned[key] ?? (0, 0)
@@ -206,14 +216,15 @@ public struct SocialPlanner: Sendable {
         return found
     }
 
-    /// Where a check-in moved to `start` lands: there when nothing clashes (quiet hours, busy
-    /// time, another check-in), else the next valid slot after it within `days` days.
+    /// Where a check-in moved to `start` lands: there when every rule placement keeps holds
+    /// (`refusal`), else the next valid slot after it within `days` days (inside the person's
+    /// windows: a snooze never lands outside them).
     public func moved(_ person: Person, duration: Int, to start: Int, days: Int) -> Int? {
-        if isFree(start, start + duration) { return start }
         let sized = Person(
             id: person.id, name: person.name, cadence: person.cadence, importance: person.importance,
             duration: duration, windows: person.windows, excluded: person.excluded,
             lastCompleted: person.lastCompleted)
+        if refusal(for: sized, at: start) == nil { return start }
         var found: Int?
         forEachValidStart(sized, from: start, until: start + days * 1440) { candidate in
             found = candidate
@@ -254,6 +265,37 @@ public struct SocialPlanner: Sendable {
             if taken[day]?.contains(where: { $0.overlaps(start, end) }) == true { return false }
         }
         return true
+    }
+
+    /// Which of placement's rules a check-in for `person` (of their duration) at `start` breaks,
+    /// said for a person, or `nil` when it keeps them all: a day their goal excludes, outside
+    /// their windows, a week at capacity, quiet hours, a busy time (named), another check-in.
+    public func refusal(for person: Person, at start: Int) -> String? {
+        let end = start + person.duration
+        let date = LocalDate(dayNumber: Self.day(start))
+        let whose = person.name.isEmpty ? "their" : "\(person.name)'s"
+        if person.excluded.contains(date) { return "\(whose) goal excludes \(date)" }
+        if !fitsWindow(person, start) {
+            return "it is outside \(whose) windows (\(AvailabilityWindow.text(person.windows)))"
+        }
+        if perWeek[Self.monday(Self.day(start)), default: 0] >= preferences.capacity {
+            return "that week already has the weekly capacity of \(preferences.capacity) check-ins"
+        }
+        return clash(start, end)
+    }
+
+    /// What `start..<end` clashes with, said for a person, or `nil` when it is free: quiet hours,
+    /// a busy time (named), another check-in.
+    public func clash(_ start: Int, _ end: Int) -> String? {
+        for day in Self.day(start)...Self.day(max(start, end - 1)) {
+            if quiet(on: day).contains(where: { $0.overlaps(start, end) }) {
+                return "it falls in quiet hours (\(preferences.quietStart.short)–\(preferences.quietEnd.short))"
+            }
+            if let busy = busyTimes[day]?.first(where: { $0.overlaps(start, end) }) {
+                return "it clashes with a busy time" + (busy.label.map { " ('\($0)')" } ?? "")
+            }
+        }
+        return isFree(start, end) ? nil : "it clashes with another check-in"
     }
 
     /// Whether `start` lies in one of `person`'s windows with its duration, on a day not excluded.

@@ -97,7 +97,8 @@ extension StoreCommands {
         }
         let now = try now(arguments)
         return try await writes.once(request.id) { db, outbox in
-            let (id, row) = try Self.openItem(given, in: db)
+            let open = try Self.openItem(given, in: db)
+            let (id, row) = (open.id, open.row)
             let reply = try commit(
                 EntityRef(kind: Social.itemKind, id: id), ["status": .text("done")], in: db, outbox: outbox)
             try commit(
@@ -107,16 +108,18 @@ extension StoreCommands {
                     "outcome": .text(outcome.rawValue),
                     "item": .text(id),
                 ], in: db, outbox: outbox)
-            return reply
+            return Self.noting(reply, open)
         }
     }
 
     func cancelItem(_ request: CommandRequest) async throws -> JSONValue {
         let given = try Arguments(request.arguments).requiredString("item")
         return try await writes.once(request.id) { db, outbox in
-            let (id, _) = try Self.openItem(given, in: db)
-            return try commit(
-                EntityRef(kind: Social.itemKind, id: id), ["status": .text("canceled")], in: db, outbox: outbox)
+            let open = try Self.openItem(given, in: db)
+            return Self.noting(
+                try commit(
+                    EntityRef(kind: Social.itemKind, id: open.id), ["status": .text("canceled")], in: db,
+                    outbox: outbox), open)
         }
     }
 
@@ -129,9 +132,12 @@ extension StoreCommands {
         try Self.require(minutes, in: 5...(14 * 1440), "minutes", unit: "minutes")
         let now = try now(arguments)
         return try await writes.once(request.id) { db, outbox in
-            let (id, row) = try Self.openItem(given, in: db)
-            let start = max(Date(milliseconds: row["start"]), now).addingTimeInterval(Double(minutes) * 60)
-            return try move(id, row: row, to: start, status: .snoozed, exact: false, now: now, in: db, outbox: outbox)
+            let open = try Self.openItem(given, in: db)
+            let start = max(Date(milliseconds: open.row["start"]), now).addingTimeInterval(Double(minutes) * 60)
+            return Self.noting(
+                try move(
+                    open.id, row: open.row, to: start, status: .snoozed, exact: false, now: now, in: db,
+                    outbox: outbox), open)
         }
     }
 
@@ -142,8 +148,11 @@ extension StoreCommands {
         guard let to = try instant(arguments, "to") else { throw CommandError.invalidArgument("to", "is required") }
         let now = try now(arguments)
         return try await writes.once(request.id) { db, outbox in
-            let (id, row) = try Self.openItem(given, in: db)
-            return try move(id, row: row, to: to, status: .rescheduled, exact: true, now: now, in: db, outbox: outbox)
+            let open = try Self.openItem(given, in: db)
+            return Self.noting(
+                try move(
+                    open.id, row: open.row, to: to, status: .rescheduled, exact: true, now: now, in: db,
+                    outbox: outbox), open)
         }
     }
 
@@ -154,7 +163,7 @@ extension StoreCommands {
         let given = try arguments.requiredString("item")
         let now = try now(arguments)
         return try await database.pool.read { db in
-            let (id, row) = try Self.openItem(given, in: db)
+            let (id, row, _) = try Self.openItem(given, in: db)
             let preferences = try Self.preferences(in: db)
             let planner = try planner(in: db, now: now, preferences: preferences, excluding: [id])
             guard let person = try plannerPeople(in: db, only: row["person"], duration: row["duration"]).first else {
@@ -205,14 +214,18 @@ extension StoreCommands {
         let planner = try planner(in: db, now: now, preferences: preferences, excluding: [id])
         let duration: Int = row["duration"]
         var target = wallMinute(start)
+        // A person with no goal (removed since) may be met any time outside quiet hours and busy times.
+        let person =
+            try plannerPeople(in: db, only: row["person"], duration: duration).first
+            ?? SocialPlanner.Person(
+                id: row["person"], name: "", cadence: 1, importance: 1, duration: duration,
+                windows: [AvailabilityWindow(days: Set(1...7), start: 0, end: 1440)!])
         if exact {
-            try refuseClash(planner, at: start, duration: duration, field: "to")
+            if let rule = planner.refusal(for: person, at: target) {
+                throw CommandError.invalidArgument(
+                    "to", "\(Self.wallText(target)) for \(Social.durationText(duration)): \(rule)")
+            }
         } else {
-            let person =
-                try plannerPeople(in: db, only: row["person"], duration: duration).first
-                ?? SocialPlanner.Person(
-                    id: row["person"], name: "", cadence: 1, importance: 1, duration: duration,
-                    windows: [AvailabilityWindow(days: Set(1...7), start: 0, end: 1440)!])
             guard let free = planner.moved(person, duration: duration, to: target, days: max(preferences.horizon, 14))
             else {
                 throw CommandError(
@@ -235,11 +248,9 @@ extension StoreCommands {
 
     private func refuseClash(_ planner: SocialPlanner, at: Date, duration: Int, field: String) throws {
         let start = wallMinute(at)
-        guard planner.isFree(start, start + duration) else {
+        if let clash = planner.clash(start, start + duration) {
             throw CommandError.invalidArgument(
-                field,
-                "\(Timestamp.format(at)) for \(Social.durationText(duration)) clashes with quiet hours, a busy time or another check-in"
-            )
+                field, "\(Self.wallText(start)) for \(Social.durationText(duration)): \(clash)")
         }
     }
 
@@ -304,15 +315,41 @@ extension StoreCommands {
     }
 
     /// A check-in still to happen, by id or unique id prefix.
-    static func openItem(_ given: String, in db: Database) throws -> (String, Row) {
-        let id = try uniqueID(given, table: "plan_item", what: "check-in", field: "item", in: db)
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM plan_item WHERE id = ?", arguments: [id]) else {
-            throw CommandError(code: "not_found", message: "'item': no check-in '\(given)'")
+    /// The pending check-in `given` names (an id or its first characters). One that was snoozed
+    /// or rescheduled names the check-in it moved to (followed on through later moves), so the id
+    /// a person just used still works: `movedFrom` says so.
+    static func openItem(_ given: String, in db: Database) throws -> (id: String, row: Row, movedFrom: String?) {
+        let first = try uniqueID(given, table: "plan_item", what: "check-in", field: "item", in: db)
+        var id = first
+        // A chain of moves is at most one a snooze; the bound only guards against a cycle forged
+        // in synced data.
+        for _ in 0..<1_000 {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM plan_item WHERE id = ?", arguments: [id]) else {
+                throw CommandError(code: "not_found", message: "'item': no check-in '\(given)'")
+            }
+            let status: String = row["status"]
+            if status == Social.Status.pending.rawValue { return (id, row, id == first ? nil : first) }
+            guard status == Social.Status.snoozed.rawValue || status == Social.Status.rescheduled.rawValue,
+                let next = try String.fetchOne(
+                    db, sql: "SELECT id FROM plan_item WHERE previous = ? ORDER BY id LIMIT 1", arguments: [id])
+            else {
+                let what = id == first ? "is \(status)" : "moved to \(id.prefix(8)), which is \(status)"
+                throw CommandError(code: "conflict", message: "'item': that check-in \(what), no longer pending")
+            }
+            id = next
         }
-        guard row["status"] == Social.Status.pending.rawValue else {
-            throw CommandError(
-                code: "conflict", message: "'item': that check-in is \(row["status"] as String), no longer pending")
+        throw CommandError(code: "conflict", message: "'item': check-in '\(given)' moves in a loop")
+    }
+
+    /// A reply about the check-in `open` found, saying which it moved from when the id given was
+    /// an earlier one (at the top and in its `item`).
+    static func noting(_ reply: JSONValue, _ open: (id: String, row: Row, movedFrom: String?)) -> JSONValue {
+        guard let from = open.movedFrom, var object = reply.objectValue else { return reply }
+        object["moved_from"] = .string(from)
+        if var item = object["item"]?.objectValue {
+            item["moved_from"] = .string(from)
+            object["item"] = .object(item)
         }
-        return (id, row)
+        return .object(object)
     }
 }

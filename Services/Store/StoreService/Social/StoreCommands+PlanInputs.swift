@@ -108,9 +108,9 @@ extension StoreCommands {
         .filter { !excluding.contains($0["id"]) }
         .map { row in booking(start: row["start"], end: row["start"] + (row["duration"] as Int64) * 60_000) }
         let busy = try Row.fetchAll(
-            db, sql: #"SELECT start, "end" FROM social_busy WHERE "end" > ?"#, arguments: [since]
+            db, sql: #"SELECT start, "end", summary FROM social_busy WHERE "end" > ?"#, arguments: [since]
         )
-        .map { row in booking(start: row["start"], end: row["end"]) }
+        .map { row in booking(start: row["start"], end: row["end"], label: row["summary"]) }
         let history = try Row.fetchAll(
             db, sql: "SELECT start, status FROM plan_item WHERE status <> 'pending' AND start >= ?",
             arguments: [Self.milliseconds(now) - 365 * 86_400_000]
@@ -122,10 +122,19 @@ extension StoreCommands {
         return SocialPlanner(preferences: preferences, items: items, busy: busy, history: history)
     }
 
-    private func booking(start: Int64, end: Int64) -> SocialPlanner.Booking {
+    private func booking(start: Int64, end: Int64, label: String? = nil) -> SocialPlanner.Booking {
         // An end inside a minute still takes that minute.
         SocialPlanner.Booking(
             start: wallMinute(Date(milliseconds: start)),
-            end: wallMinute(Date(milliseconds: end + 59_999)))
+            end: wallMinute(Date(milliseconds: end + 59_999)), label: label)
+    }
+
+    /// A wall minute as a person reads it on the household's clock: `Thu 2026-12-24 19:00`.
+    static func wallText(_ minute: Int) -> String {
+        let day = SocialPlanner.day(minute)
+        let date = LocalDate(dayNumber: day)
+        let rest = minute - day * 1440
+        let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][date.weekday - 1]
+        return "\(weekday) \(date) " + String(format: "%02d:%02d", rest / 60, rest % 60)
     }
 }
