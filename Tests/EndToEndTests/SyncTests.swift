@@ -238,13 +238,52 @@ extension SeveralDevices {
             #expect((try await ann.json(["device", "pairing"])["pairings"]?.arrayValue ?? []).isEmpty)
 
             try await Self.pair(ann, bob)
-            _ = try await hearthSucceeding(ann.stack, ["device", "forget", "Bob"])
-            let forgotten = try await bob.stack.hearth(["sync", "now", "Ann"])
-            #expect(forgotten.status == 1, "\(forgotten.stdout)")
+            // Bob is told at once: Ann is removed there too, said so, and the two can pair again.
+            var mark = bob.monitor.output.lines.count
+            let forgot = try await hearthSucceeding(ann.stack, ["device", "forget", "Bob"])
+            #expect(forgot.contains("Forgot Bob") && forgot.contains("It was told"), "\(forgot)")
+            _ = try #require(
+                await bob.event("device.forgotten", from: mark) { $0["removed_by"]?.stringValue == "Ann" })
+            let listed = try await hearthSucceeding(bob.stack, ["device", "list"])
+            #expect(listed.contains("Ann  removed by Ann"), "\(listed)")
+            let gone = try await bob.stack.hearth(["sync", "now", "Ann"])
+            #expect(gone.status == 2 && gone.stderr.contains("no paired device 'Ann'"), "\(gone.stderr)")
+            // Asked the other way: a device raises two pairing popups a minute for one address, and
+            // on loopback every device shares one.
+            try await Self.pair(bob, ann)
+            #expect(try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first?["outcome"] == "completed")
+
+            // Bob away when Ann forgets it: it learns at its next sync (Ann refuses it, then says why
+            // on the pairing link), and can pair again.
+            bob.stack.processes[.sync]!.signal(SIGTERM)
+            _ = try #require(await bob.stack.processes[.sync]!.waitForExit(timeout: .seconds(5)))
+            let away = try await hearthSucceeding(ann.stack, ["device", "forget", "Bob"])
+            #expect(away.contains("It is told when it next tries to sync"), "\(away)")
+            mark = bob.monitor.output.lines.count
+            let restarted = try await TestStack.start(.sync, environment: bob.stack.environment)
+            #expect(
+                await TestStack.waitUntilAnswering(
+                    bob.stack.configuration.commandEndpoint(.sync), context: context, timeout: .seconds(10)))
+            try await Self.hears(bob, ann)
+            // Its own automatic sync may get there first: either way, the removal comes.
+            let attempt = try await bob.stack.hearth(["sync", "now", "Ann", "--json"])
+            if attempt.status == 0 {
+                let entry = try JSONValue.parse(attempt.stdout)["syncs"]?.arrayValue?.first
+                #expect(entry?["outcome"] == "failed")
+                #expect(
+                    entry?["detail"]?.stringValue == "Ann removed this device: pair with it again to sync",
+                    "\(String(describing: entry))")
+            }
+            _ = try #require(
+                await bob.event("device.forgotten", from: mark) { $0["removed_by"]?.stringValue == "Ann" })
             let diag = try await ann.json(["sync", "diag"])
             #expect((diag["refusals"]?.intValue ?? 0) >= 1)
             let log = try await ann.json(["sync", "log"])["entries"]?.arrayValue ?? []
             #expect(log.contains { $0["outcome"] == "refused" }, "\(log)")
+            try await Self.pair(bob, ann)
+            #expect(try await ann.json(["sync", "now", "Bob"])["syncs"]?.arrayValue?.first?["outcome"] == "completed")
+            restarted.signal(SIGTERM)
+            _ = await restarted.waitForExit(timeout: .seconds(3))
             await ann.stop()
             await bob.stop()
         }
@@ -276,6 +315,19 @@ extension SeveralDevices {
             #expect(synced?["received"] == 1, "\(String(describing: synced))")
             let summary = try #require(await Self.popup(on: server) { $0 == "Synced with Ann — 1 received, 0 sent" })
             #expect(summary["urgency"] == 0, "quiet on success: \(summary)")
+            // A sync that moves nothing raises no popup: the next one that moves something is
+            // the next sync popup shown.
+            let mark = server.output.lines.count
+            #expect(try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first?["received"] == 0)
+            _ = try await hearthSucceeding(ann.stack, ["event", "set", "sep", "--year", "2026", "--title", "School"])
+            _ = try await bob.json(["sync", "now", "Ann"])
+            let next = await server.output.waitForLine(timeout: .seconds(10), from: mark) { line in
+                line.contains("\"Notify\"") && line.contains("Synced with Ann")
+            }
+            #expect(
+                next.flatMap { try? JSONValue.parse($0)["summary"]?.stringValue }
+                    == "Synced with Ann — 1 received, 0 sent",
+                "an idle sync popped up: \(String(describing: next))")
             let changed = try #require(
                 await Self.popup(on: server) { $0 == "Ann changed August: Beach day → Beach weekend" },
                 "\(server.output.lines.filter { $0.contains("Notify") }.suffix(6))")

@@ -197,7 +197,7 @@ struct NotificationCatalogTests {
         #expect(popup.notification.timeout > 0)
     }
 
-    @Test("sync: quiet when clean, normal with conflicts or on failure")
+    @Test("sync: quiet when clean, normal with conflicts or on failure, none when nothing moved")
     mutating func sync() throws {
         let peer: JSONValue = ["device": "d-mum", "name": "Mum"]
         let clean = try Self.popup(
@@ -213,6 +213,9 @@ struct NotificationCatalogTests {
                 envelope: Self.event("sync.completed", ["peer": peer, "received": 2, "sent": 0, "conflicts": 1])))
         #expect(conflicted.notification.urgency == .normal)
         #expect(conflicted.notification.body == "1 conflict to look at: hearth conflicts")
+        // A sync that moved nothing is no news.
+        let idle = Self.event("sync.completed", ["peer": peer, "received": 0, "sent": 0, "conflicts": 0])
+        #expect(catalog.plan(topic: "sync.completed", envelope: idle) == .ignore)
         let failed = try Self.popup(
             catalog.plan(
                 topic: "sync.failed", envelope: Self.event("sync.failed", ["peer": peer, "reason": "wrong key"])))

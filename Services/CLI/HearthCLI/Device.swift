@@ -42,7 +42,7 @@ struct Device: AsyncParsableCommand {
                         (device.objectValue ?? [:]).merging([
                             "paired": .bool(peer["forgotten"] != true), "fingerprint": peer["fingerprint"] ?? .null,
                             "paired_name": peer["name"] ?? .null, "last_sync_at": peer["last_sync_at"] ?? .null,
-                            "forgotten": peer["forgotten"] ?? false,
+                            "forgotten": peer["forgotten"] ?? false, "removed_by": peer["removed_by"] ?? .null,
                         ]) { _, new in new })
                 }
                 return Output.json(["devices": .array(merged)])
@@ -52,7 +52,9 @@ struct Device: AsyncParsableCommand {
                 var line = "\(id.prefix(8))  \(device["name"]?.stringValue ?? "")"
                 if device["local"] == true { line += "  (this device)" }
                 if let peer = paired[id] {
-                    if peer["forgotten"] == true {
+                    if let remover = peer["removed_by"]?.stringValue {
+                        line += "  removed by \(remover) (pair again to sync)"
+                    } else if peer["forgotten"] == true {
                         line += "  forgotten"
                     } else {
                         line += "  paired \(peer["fingerprint"]?.stringValue ?? "")"
@@ -189,7 +191,12 @@ struct Device: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .sync, "device.forget", ["device": .string(device)])
             if options.json { return Output.json(reply) }
-            Output.line("Forgot \(reply["name"]?.stringValue ?? device); it can no longer sync with this device.")
+            let name = reply["name"]?.stringValue ?? device
+            Output.line(
+                "Forgot \(name); it can no longer sync with this device."
+                    + (reply["told"] == true
+                        ? " It was told, and can pair again."
+                        : " It is told when it next tries to sync."))
         }
     }
 }

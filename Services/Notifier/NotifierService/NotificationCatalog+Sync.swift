@@ -19,6 +19,8 @@ extension NotificationCatalog {
             let received = data["received"]?.intValue ?? 0
             let sent = data["sent"]?.intValue ?? 0
             let conflicts = data["conflicts"]?.intValue ?? 0
+            // A sync that moved nothing is no news: no popup (the sync log has it).
+            if received == 0 && sent == 0 && conflicts == 0 { return .ignore }
             let summary = "Synced with \(name) — \(received) received, \(sent) sent"
             notification =
                 conflicts > 0

@@ -40,7 +40,7 @@ struct Button: Equatable, Sendable {
 /// | `reminder.snoozed` | `reminder {id, title}`, `until`, `moved?` | "Snoozed until 18:30" ("Moved to Tue 18:30" when `moved`), replacing the reminder |
 /// | `reminder.done`, `reminder.rescheduled`, `reminder.cancelled` | `reminder {id}` | closes the reminder |
 /// | `class.next` | `class {id, member {id, name}, subject, room, teacher?, period, start}` | "Next: Maths in R12 at 10:00 · Mr S" (normal, brief), one popup per member |
-/// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts) |
+/// | `sync.completed` | `peer {device, name}`, `received`, `sent`, `conflicts` | "Synced with Mum — 3 received, 1 sent" (low; normal with conflicts; none when nothing moved) |
 /// | `sync.failed` | `peer {device, name}`, `reason` | "Sync with Mum failed" (normal) |
 /// | `sync.changed` | `peer {device, name}`, `changes [{year, month, by {device, name}, before, after}]` | "Mum changed August: Beach day → Beach weekend" (normal), one per sync |
 /// | `sync.refused` | `OperationsRefusedEvent`: `peer {device, name}`, `count`, `refused [{id, field, rule}]` | "Refused 3 changes from Dad's laptop" (normal), the first reason; once per device's refused operations |

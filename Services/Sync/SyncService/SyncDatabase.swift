@@ -24,6 +24,8 @@ final class SyncDatabase: Sendable {
         let forgottenAt: Date?
         let lastSyncAt: Date?
         let endpoint: String?
+        /// Set when the other device forgot this one and said so: its name, as known here.
+        var removedBy: String? = nil
     }
 
     /// One line of the sync log.
@@ -46,6 +48,9 @@ final class SyncDatabase: Sendable {
         var detail = ""
         /// Operations this device refused of the peer's (not kept: the detail says so in words).
         var refused = Refusals()
+        /// The peer did not answer, or said this device is not paired (not kept): was it
+        /// forgotten there?
+        var unanswered = false
     }
 
     /// Opens (creating with mode 0600) and migrates the database at `path`.
@@ -88,6 +93,11 @@ final class SyncDatabase: Sendable {
             }
             try db.create(index: "sync_log_peer", on: "sync_log", columns: ["peer", "at"])
         }
+        migrator.registerMigration("peers removed by the other side") { db in
+            // A device that forgot this one tells it (`pair.forgotten`, or `pair.status` asked at
+            // the next failed sync): forgotten here too, and shown as removed by it.
+            try db.alter(table: "peer") { table in table.add(column: "removed_by", .text) }
+        }
         try migrator.migrate(queue)
     }
 
@@ -114,21 +124,31 @@ final class SyncDatabase: Sendable {
                 sql: """
                     INSERT INTO peer (device, name, key, fingerprint, paired_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(device) DO UPDATE SET name = excluded.name, key = excluded.key,
-                        fingerprint = excluded.fingerprint, paired_at = excluded.paired_at, forgotten_at = NULL
+                        fingerprint = excluded.fingerprint, paired_at = excluded.paired_at, forgotten_at = NULL,
+                        removed_by = NULL
                     """,
                 arguments: [device, name, key, Pairing.fingerprint(key), date.timeIntervalSince1970])
         }
     }
 
     /// Forgets `device`: refused from now on; what it sent stays in the store.
+    /// - Parameter removedBy: the device's name when it forgot this one first and said so.
     /// - Returns: whether a paired device was forgotten.
     @discardableResult
-    func forget(_ device: String, at date: Date) async throws -> Bool {
+    func forget(_ device: String, at date: Date, removedBy: String? = nil) async throws -> Bool {
         try await queue.write { db in
             try db.execute(
-                sql: "UPDATE peer SET forgotten_at = ? WHERE device = ? AND forgotten_at IS NULL",
-                arguments: [date.timeIntervalSince1970, device])
+                sql: "UPDATE peer SET forgotten_at = ?, removed_by = ? WHERE device = ? AND forgotten_at IS NULL",
+                arguments: [date.timeIntervalSince1970, removedBy, device])
             return db.changesCount > 0
+        }
+    }
+
+    /// The device `key` belongs to, paired or forgotten here (forgotten: it asks whether it
+    /// still is paired).
+    func anyDevice(forKey key: String) async throws -> Peer? {
+        try await queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM peer WHERE key = ?", arguments: [key]).map(Self.peer)
         }
     }
 
@@ -161,7 +181,7 @@ final class SyncDatabase: Sendable {
             pairedAt: Date(timeIntervalSince1970: row["paired_at"]),
             forgottenAt: (row["forgotten_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
             lastSyncAt: (row["last_sync_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            endpoint: row["endpoint"])
+            endpoint: row["endpoint"], removedBy: row["removed_by"])
     }
 
     // MARK: - The sync log

@@ -76,17 +76,21 @@ extension SyncEngine {
                 "paired_at": .string(Timestamp.format(peer.pairedAt)),
                 "last_sync_at": peer.lastSyncAt.map { .string(Timestamp.format($0)) } ?? .null,
                 "forgotten": .bool(peer.forgottenAt != nil), "heard": .bool(heard[peer.device] != nil),
+                "removed_by": peer.removedBy.map(JSONValue.string) ?? .null,
             ]
         }
     }
 
     /// Forgets a paired device: refused from now on, its live connection cut at once (every
     /// connection reconnects and handshakes again, where its key is refused; every message is
-    /// also checked against the paired keys); what it sent stays.
+    /// also checked against the paired keys); what it sent stays. The device is told first,
+    /// when it is heard (`pair.forgotten`), so it forgets this one too and can pair again; one
+    /// away now learns it at its next sync (`pair.status`).
     private func forget(_ query: String) async throws -> JSONValue {
         let live = paired.all
         let other = try DeviceQuery.resolve(query, among: live.map { ($0.device, $0.name) }, what: "paired device")
         let peer = live.first { $0.device == other }!
+        let told = await tell(peer, "pair.forgotten")?["removed"] == true
         paired.remove(device: other)
         try await database.forget(other, at: Date())
         running.removeValue(forKey: other)?.cancel()
@@ -95,9 +99,54 @@ extension SyncEngine {
         } catch {
             note("forgotten", "could not cut live connections at once (\(error)); its messages are refused")
         }
-        note("forgotten", "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on", device: other)
+        note(
+            "forgotten",
+            "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on"
+                + (told ? "; it was told" : "; it is told at its next sync"), device: other)
         publish("device.forgotten", ["device": .string(other), "name": .string(peer.name)])
-        return ["forgotten": .string(other), "name": .string(peer.name)]
+        return ["forgotten": .string(other), "name": .string(peer.name), "told": .bool(told)]
+    }
+
+    /// Sends `command` to a paired device's pairing socket, over CURVE with its pinned key.
+    /// - Returns: its answer, or `nil` when it is not heard or did not answer within 2 s.
+    func tell(_ peer: SyncDatabase.Peer, _ command: String) async -> JSONValue? {
+        guard let endpoint = heard[peer.device]?.pairingEndpoint else { return nil }
+        let link = CommandClient(
+            context: context, endpoint: endpoint, timeout: .seconds(2), attempts: 1, curve: (keyPair, peer.key),
+            logger: logger)
+        let answer = try? await link.request(command, args: ["device": .string(device), "name": .string(name)])
+        await link.close()
+        return answer
+    }
+
+    /// Asks a paired device that did not answer a sync whether it still has this one paired.
+    /// One that forgot it says so (the answer comes over CURVE from its pinned key: nobody else
+    /// can give it), and it is forgotten here too, shown as removed by it.
+    /// - Returns: `false` when it forgot this device, else `nil` (paired, or no answer).
+    func askStillPaired(_ peer: SyncDatabase.Peer) async -> Bool? {
+        guard let answer = await tell(peer, "pair.status"), answer["forgotten"] == true else { return nil }
+        await removedThere(peer)
+        return false
+    }
+
+    /// `peer` forgot this device: forgotten here too (its key refused, syncs with it stopped),
+    /// and shown as removed by it; a new pairing brings it back.
+    func removedThere(_ peer: SyncDatabase.Peer) async {
+        guard paired.peer(device: peer.device) != nil else { return }
+        paired.remove(device: peer.device)
+        do {
+            try await database.forget(peer.device, at: Date(), removedBy: peer.name)
+        } catch {
+            logger.error("hearth-sync: cannot record that \(peer.name) removed this device: \(error)")
+        }
+        running.removeValue(forKey: peer.device)?.cancel()
+        try? await dropPeerConnections()
+        note(
+            "forgotten", "\(peer.name) removed this device; forgotten here too (pair again to sync)",
+            device: peer.device)
+        publish(
+            "device.forgotten",
+            ["device": .string(peer.device), "name": .string(peer.name), "removed_by": .string(peer.name)])
     }
 
     /// `hearth sync now [DEVICE]`: syncs with one paired device, or every paired device heard,

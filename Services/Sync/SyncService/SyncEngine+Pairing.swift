@@ -167,6 +167,19 @@ extension SyncEngine {
             let other = try pendingOf(key)
             _ = try await advance(other, with: .confirm)
             return ["paired": .bool(pairings[other] == nil && paired.peer(device: other) != nil)]
+        case "pair.forgotten":
+            // A paired device forgot this one and says so over its pinned key.
+            guard let peer = paired.peer(forKey: key) else {
+                throw CommandError(code: "not_paired", message: "this device is not paired with yours")
+            }
+            await removedThere(peer)
+            return ["removed": true]
+        case "pair.status":
+            // Whether the asking key is paired here; `forgotten` when it was and this device
+            // forgot it (only that key's holder can ask, so nothing leaks to anyone else).
+            if paired.peer(forKey: key) != nil { return ["paired": true] }
+            let known = try? await database.anyDevice(forKey: key)
+            return ["paired": false, "forgotten": .bool(known?.forgottenAt != nil)]
         case "pair.abort":
             let other = try pendingOf(key)
             let reason = request.arguments["reason"]?.stringValue ?? "no reason given"

@@ -173,19 +173,26 @@ actor SyncEngine {
         let replicator = replicator
         let task = Task { [weak self] in
             let (entry, changes) = await replicator.sync(with: peer, endpoint: endpoint)
-            await self?.finished(peer, entry: entry, changes: changes, endpoint: endpoint)
-            return entry
+            return await self?.finished(peer, entry: entry, changes: changes, endpoint: endpoint) ?? entry
         }
         running[peer.device] = task
         return task
     }
 
-    /// Records a sync's outcome: the log, the peer's last sync, events for the popups.
+    /// Records a sync's outcome: the log, the peer's last sync, events for the popups. A peer
+    /// that did not answer is asked on its pairing socket whether it forgot this device (see
+    /// `askStillPaired`).
+    /// - Returns: the entry as logged.
     private func finished(
-        _ peer: SyncDatabase.Peer, entry: SyncDatabase.Entry, changes: [SyncReplicator.CardChange], endpoint: String
-    ) async {
+        _ peer: SyncDatabase.Peer, entry given: SyncDatabase.Entry, changes: [SyncReplicator.CardChange],
+        endpoint: String
+    ) async -> SyncDatabase.Entry {
         running[peer.device] = nil
         lastSync[peer.device] = now()
+        var entry = given
+        if entry.unanswered, await askStillPaired(peer) == false {
+            entry.detail = "\(peer.name) removed this device: pair with it again to sync"
+        }
         do {
             try await database.log(entry)
             if entry.outcome == .completed {
@@ -212,6 +219,7 @@ actor SyncEngine {
         }
         refusedFrom(peer, entry.refused)
         announceChanges(changes, from: peer)
+        return entry
     }
 
     /// Operations `peer` brought that the store refused: counted for `hearth sync diag`, noted,

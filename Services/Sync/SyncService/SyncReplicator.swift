@@ -238,6 +238,11 @@ struct SyncReplicator: Sendable {
         } catch {
             entry.outcome = .failed
             entry.detail = Self.reason(error, peer: peer)
+            switch error as? CommandClientError {
+            case .unreachable: entry.unanswered = true
+            case .refused(let refusal): entry.unanswered = refusal.code == "not_paired"
+            default: break
+            }
         }
         // The cards that changed, also when the sync failed after some pages were applied.
         let changes = (try? await self.changes(in: watch, from: peer)) ?? []

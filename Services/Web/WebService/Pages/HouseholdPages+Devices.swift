@@ -23,7 +23,11 @@ extension HouseholdPages {
             values["last_sync"] = synced.map { Self.localTime($0, timeZone) } ?? false
             let state: Any =
                 device["local"] == true
-                ? false : peer.map { $0["forgotten"] == true ? "forgotten" : "paired" } ?? "not paired here"
+                ? false
+                : peer.map { peer in
+                    if let remover = peer["removed_by"]?.stringValue { return "removed by \(remover)" }
+                    return peer["forgotten"] == true ? "forgotten" : "paired"
+                } ?? "not paired here"
             values["state"] = state
             let fingerprint: Any =
                 peer?["forgotten"] == true ? false : (peer?["fingerprint"]?.stringValue).map { $0 as Any } ?? false
