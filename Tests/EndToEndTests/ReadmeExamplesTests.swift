@@ -38,6 +38,37 @@ struct ReadmeExamplesTests {
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
 
+    @Test("a device is named by its current name, and times are on the household's wall clock (JSON keeps ISO 8601)")
+    func namesAndWallClock() async throws {
+        // Tokyo is nine hours from UTC all year: a UTC time shown as it is would read nine hours out.
+        let zone = TimeZone(identifier: "Asia/Tokyo")!
+        let stack = try await TestStack(
+            [.bus, .store], environment: ["HEARTH_TIME_ZONE": "Asia/Tokyo"], context: context)
+        let set = try JSONValue.parse(
+            try await hearthSucceeding(
+                stack, ["event", "set", "aug", "--year", "2026", "--title", "Beach day", "--json"]))
+        let id = try DeviceIdentity.load(home: stack.home.path)
+        _ = try await hearthSucceeding(stack, ["device", "rename", id, "Mum"])
+        let shown = try await hearthSucceeding(stack, ["event", "show", "aug", "--year", "2026"])
+        let json = try JSONValue.parse(
+            try await hearthSucceeding(stack, ["event", "show", "aug", "--year", "2026", "--json"]))
+        let modified = try #require(json["modified_at"]?.stringValue)
+        #expect(modified.hasSuffix("Z"), "JSON keeps ISO 8601: \(modified)")
+        let instant = try #require(Timestamp.parse(modified))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        #expect(shown.contains("last changed \(formatter.string(from: instant)) by Mum"), "\(shown)")
+        #expect(!shown.contains(String(id.prefix(8))), "\(shown)")
+        #expect(set["card"]?["title"] == "Beach day")
+        // History too: the change's time on Tokyo's clock, by the name the device has now.
+        let history = try await hearthSucceeding(stack, ["history", "--year", "2026"])
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        #expect(history.contains("  \(formatter.string(from: instant))  Mum  "), "\(history)")
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+
     @Test("calendar month 2026-12 is a month grid: seven columns from the week's start, counts per day")
     func monthGrid() async throws {
         let stack = try await TestStack([.bus, .store], context: context)

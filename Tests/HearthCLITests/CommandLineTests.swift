@@ -60,13 +60,26 @@ struct CommandLineTests {
         #expect(try CLISequence.next(runDirectory: configuration.runDirectory) == 3)
     }
 
+    @Test("a sync log line is on the household's wall clock")
+    func syncLogWallClock() throws {
+        let entry: JSONValue = [
+            "at": "2026-11-27T14:31:05.000Z", "peer": ["device": "d", "name": "Mum"], "outcome": "failed",
+            "detail": "Mum did not answer",
+        ]
+        let line = Sync.Log.text(entry, TimeZone(identifier: "America/New_York")!)
+        #expect(line == "2026-11-27 09:31:05  Mum  failed  Mum did not answer", "\(line)")
+    }
+
     @Test("a monitor line shows time, topic, source#seq and the data, shortened")
     func monitorText() throws {
         let envelope = Envelope(
             source: "turn", device: "d", seq: 42, timestamp: Date(timeIntervalSince1970: 1_763_750_000.125),
             type: "turn.changed", data: ["player": .string(String(repeating: "A", count: 200))])
-        let line = Monitor.text(topic: "turn.J7X-3.changed", envelope)
+        let line = Monitor.text(topic: "turn.J7X-3.changed", envelope, zone: TimeZone(identifier: "UTC")!)
         #expect(line.hasPrefix("18:33:20.125  turn.J7X-3.changed  turn#42  {\"player\":\"AAA"))
+        // On the household's wall clock: 18:33 UTC is 19:33 in Paris in November.
+        let paris = Monitor.text(topic: "turn.J7X-3.changed", envelope, zone: TimeZone(identifier: "Europe/Paris")!)
+        #expect(paris.hasPrefix("19:33:20.125  turn."))
         #expect(line.hasSuffix("…"))
         let json = try JSONValue.parse(Monitor.json(topic: "turn.J7X-3.changed", envelope))
         #expect(json["topic"] == "turn.J7X-3.changed")

@@ -17,13 +17,14 @@ struct Conflicts: AsyncParsableCommand {
             let reply = try await ServiceCall.run(options, .store, "conflicts")
             if options.json { return Output.json(reply) }
             let conflicts = reply["conflicts"]?.arrayValue ?? []
+            let zone = try Dates.zone(options)
             if conflicts.isEmpty { Output.line("no open conflicts") }
             for conflict in conflicts {
                 Output.line("\(conflict["id"]?.stringValue ?? "")  shown: \(History.show(conflict["shown"]))")
                 for value in conflict["values"]?.arrayValue ?? [] {
                     Output.line(
                         "  \(History.show(value["value"]))  by \(value["device_name"]?.stringValue ?? "") at "
-                            + "\(value["time"]?.stringValue ?? "")  (\(value["op"]?.stringValue ?? ""))")
+                            + "\(Dates.wall(value["time"]?.stringValue, zone))  (\(value["op"]?.stringValue ?? ""))")
                 }
             }
         }

@@ -58,7 +58,28 @@ enum Dates {
         return try day(text, options)
     }
 
-    private static func zone(_ options: GlobalOptions) throws -> TimeZone {
+    static func zone(_ options: GlobalOptions) throws -> TimeZone {
         try options.loadConfiguration().household.timeZone
+    }
+
+    /// An instant from a reply (ISO 8601) as a person reads it, on the household's wall clock:
+    /// `2026-11-27 14:31:05` (`--json` keeps the ISO 8601 text, with its offset). Anything that
+    /// is not a timestamp goes on as it is.
+    static func wall(_ text: String?, _ zone: TimeZone, seconds: Bool = true) -> String {
+        guard let text, let instant = Timestamp.parse(text) else { return text ?? "" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = seconds ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: instant)
+    }
+
+    /// The time of day of `instant` on the household's wall clock, `HH:MM:SS.mmm` or `HH:MM:SS`.
+    static func timeOfDay(_ instant: Date, _ zone: TimeZone, milliseconds: Bool) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = milliseconds ? "HH:mm:ss.SSS" : "HH:mm:ss"
+        return formatter.string(from: instant)
     }
 }

@@ -47,6 +47,7 @@ struct Device: AsyncParsableCommand {
                 }
                 return Output.json(["devices": .array(merged)])
             }
+            let zone = configuration.household.timeZone
             for device in devices {
                 let id = device["id"]?.stringValue ?? ""
                 var line = "\(id.prefix(8))  \(device["name"]?.stringValue ?? "")"
@@ -58,7 +59,8 @@ struct Device: AsyncParsableCommand {
                         line += "  forgotten"
                     } else {
                         line += "  paired \(peer["fingerprint"]?.stringValue ?? "")"
-                        line += "  last sync \(peer["last_sync_at"]?.stringValue ?? "never")"
+                        line +=
+                            "  last sync \(peer["last_sync_at"]?.stringValue.map { Dates.wall($0, zone) } ?? "never")"
                     }
                 }
                 if let key = device["signing_key"]?.stringValue { line += "  signs as \(key)" }
@@ -76,12 +78,13 @@ struct Device: AsyncParsableCommand {
             if options.json { return Output.json(reply) }
             let devices = reply["devices"]?.arrayValue ?? []
             if devices.isEmpty { Output.line("no devices heard (is hearth-sync running on the others?)") }
+            let zone = try Dates.zone(options)
             for device in devices {
                 let paired = device["paired"] == true ? "paired" : "not paired"
                 Output.line(
                     "\(device["id"]?.stringValue?.prefix(8) ?? "")  \(device["name"]?.stringValue ?? "")  "
                         + "\(device["fingerprint"]?.stringValue ?? "")  \(paired)  at \(device["host"]?.stringValue ?? "")"
-                        + "  heard \(device["last_heard"]?.stringValue ?? "")")
+                        + "  heard \(Dates.wall(device["last_heard"]?.stringValue, zone))")
             }
         }
     }

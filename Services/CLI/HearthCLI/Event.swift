@@ -93,7 +93,9 @@ struct Event: AsyncParsableCommand {
             if options.json { return Output.json(reply) }
             Output.line(Event.describe(reply))
             if let modified = reply["modified_at"]?.stringValue, let by = reply["modified_by"]?.stringValue {
-                Output.line("  last changed \(modified) by \(by.prefix(8))")
+                let name = reply["modified_by_name"]?.stringValue ?? String(by.prefix(8))
+                Output.line(
+                    "  last changed \(Dates.wall(modified, try Dates.zone(options), seconds: false)) by \(name)")
             }
             for (name, field) in (reply["fields"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key })
             where field["conflict"] == true {

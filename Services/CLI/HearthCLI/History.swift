@@ -24,6 +24,7 @@ struct History: AsyncParsableCommand {
         let reply = try await ServiceCall.run(options, .store, "history", arguments)
         if options.json { return Output.json(reply) }
         let months = reply["months"]?.arrayValue ?? []
+        let zone = try Dates.zone(options)
         if months.isEmpty { Output.line("no changes") }
         for group in months {
             Output.line("\(group["month_name"]?.stringValue ?? "?") \(group["year"]?.intValue ?? 0)")
@@ -32,7 +33,7 @@ struct History: AsyncParsableCommand {
                     "\(name): \(Self.show(value["from"])) → \(Self.show(value["to"]))"
                 }
                 Output.line(
-                    "  \(change["time"]?.stringValue ?? "")  \(change["device_name"]?.stringValue ?? "")  "
+                    "  \(Dates.wall(change["time"]?.stringValue, zone))  \(change["device_name"]?.stringValue ?? "")  "
                         + fields.joined(separator: ", "))
             }
         }

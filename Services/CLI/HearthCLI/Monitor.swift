@@ -46,7 +46,8 @@ struct Monitor: AsyncParsableCommand {
 
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.print(subscriber) }
+            let zone = configuration.household.timeZone
+            group.addTask { await self.print(subscriber, zone) }
             group.addTask {
                 for await _ in signals { break }
             }
@@ -57,12 +58,13 @@ struct Monitor: AsyncParsableCommand {
         await context.terminate()
     }
 
-    private func print(_ subscriber: Subscriber) async {
+    private func print(_ subscriber: Subscriber, _ zone: TimeZone) async {
         for await message in subscriber {
             switch message {
             case .event(let topic, let envelope):
                 guard prefixes.isEmpty || prefixes.contains(where: { topic.hasPrefix($0) }) else { continue }
-                Output.line(options.json ? Self.json(topic: topic, envelope) : Self.text(topic: topic, envelope))
+                Output.line(
+                    options.json ? Self.json(topic: topic, envelope) : Self.text(topic: topic, envelope, zone: zone))
             case .gap(let gap):
                 if options.json {
                     Output.json([
@@ -95,8 +97,9 @@ struct Monitor: AsyncParsableCommand {
             + "}"
     }
 
-    static func text(topic: String, _ envelope: Envelope) -> String {
-        let time = String(Timestamp.format(envelope.timestamp).dropFirst(11).dropLast())
+    /// One event as a line, its time of day on the household's wall clock.
+    static func text(topic: String, _ envelope: Envelope, zone: TimeZone) -> String {
+        let time = Dates.timeOfDay(envelope.timestamp, zone, milliseconds: true)
         var summary = envelope.data.jsonText
         if summary.count > 100 { summary = String(summary.prefix(99)) + "…" }
         return "\(time)  \(topic)  \(envelope.source)#\(envelope.seq)  \(summary)"

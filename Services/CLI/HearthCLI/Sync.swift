@@ -24,7 +24,8 @@ struct Sync: AsyncParsableCommand {
             if options.json { return Output.json(reply) }
             let syncs = reply["syncs"]?.arrayValue ?? []
             if syncs.isEmpty { Output.line("no paired device is heard on this network now") }
-            for entry in syncs { Output.line(Log.text(entry)) }
+            let zone = try Dates.zone(options)
+            for entry in syncs { Output.line(Log.text(entry, zone)) }
             if syncs.contains(where: { $0["outcome"] != "completed" }) { throw ExitCode(1) }
         }
     }
@@ -45,12 +46,14 @@ struct Sync: AsyncParsableCommand {
             if options.json { return Output.json(reply) }
             let entries = reply["entries"]?.arrayValue ?? []
             if entries.isEmpty { Output.line("nothing synced yet") }
-            for entry in entries { Output.line(Self.text(entry)) }
+            let zone = try Dates.zone(options)
+            for entry in entries { Output.line(Self.text(entry, zone)) }
         }
 
-        static func text(_ entry: JSONValue) -> String {
+        /// One sync as a line, its time on the household's wall clock.
+        static func text(_ entry: JSONValue, _ zone: TimeZone) -> String {
             let name = entry["peer"]?["name"]?.stringValue ?? "?"
-            let head = "\(entry["at"]?.stringValue ?? "")  \(name)  \(entry["outcome"]?.stringValue ?? "")"
+            let head = "\(Dates.wall(entry["at"]?.stringValue, zone))  \(name)  \(entry["outcome"]?.stringValue ?? "")"
             guard entry["outcome"] == "completed" else { return head + "  " + (entry["detail"]?.stringValue ?? "") }
             var text =
                 head + "  \(entry["received"]?.intValue ?? 0) received, \(entry["sent"]?.intValue ?? 0) sent, "
@@ -92,10 +95,11 @@ struct Sync: AsyncParsableCommand {
                 await context.terminate()
                 throw error
             }
+            let zone = configuration.household.timeZone
             if options.json {
                 Output.json(reply)
             } else {
-                Self.printSnapshot(reply)
+                Self.printSnapshot(reply, zone)
             }
             if let subscriber {
                 let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
@@ -108,7 +112,7 @@ struct Sync: AsyncParsableCommand {
                             if options.json {
                                 Output.json(envelope.data)
                             } else {
-                                Output.line(Self.line(envelope.data))
+                                Output.line(Self.line(envelope.data, zone))
                             }
                         }
                     }
@@ -121,7 +125,7 @@ struct Sync: AsyncParsableCommand {
             await context.terminate()
         }
 
-        static func printSnapshot(_ reply: JSONValue) {
+        static func printSnapshot(_ reply: JSONValue, _ zone: TimeZone) {
             Output.line(
                 "This device: \(reply["name"]?.stringValue ?? "")  \(reply["fingerprint"]?.stringValue ?? "")  "
                     + "sync port \(reply["ports"]?["sync"]?.intValue ?? 0), pairing port \(reply["ports"]?["pairing"]?.intValue ?? 0)"
@@ -137,11 +141,11 @@ struct Sync: AsyncParsableCommand {
             Output.line("Refused connections: \(reply["refusals"]?.intValue ?? 0)")
             let running = (reply["in_progress"]?.arrayValue ?? []).compactMap(\.stringValue)
             Output.line("In progress: \(running.isEmpty ? "none" : running.joined(separator: ", "))")
-            for line in reply["lines"]?.arrayValue ?? [] { Output.line(Self.line(line)) }
+            for line in reply["lines"]?.arrayValue ?? [] { Output.line(Self.line(line, zone)) }
         }
 
-        static func line(_ line: JSONValue) -> String {
-            "\(line["at"]?.stringValue ?? "")  \(line["kind"]?.stringValue ?? "")  \(line["text"]?.stringValue ?? "")"
+        static func line(_ line: JSONValue, _ zone: TimeZone) -> String {
+            "\(Dates.wall(line["at"]?.stringValue, zone))  \(line["kind"]?.stringValue ?? "")  \(line["text"]?.stringValue ?? "")"
         }
     }
 }

@@ -187,7 +187,7 @@ struct Turn: AsyncParsableCommand {
             let snapshot = try await ServiceCall.run(options, .turn, "status", ["code": .string(code)])
                 .decode(TurnSession.self)
             let code = snapshot.code
-            let screen = WatchScreen(device: device, json: options.json)
+            let screen = WatchScreen(device: device, json: options.json, zone: configuration.household.timeZone)
             screen.show(snapshot)
             let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
             await withTaskGroup(of: Void.self) { group in
@@ -239,14 +239,17 @@ struct Turn: AsyncParsableCommand {
 final class WatchScreen: Sendable {
     private let device: String
     private let json: Bool
+    /// The household's time zone: "out of date since" is on its wall clock.
+    private let zone: TimeZone
     private let shown = Atomic<Int64>(0)
     /// Why the view may be out of date, and since when; `nil` while the turn service answers.
     private let stale = Mutex<(reason: String, since: Date)?>(nil)
     private let last = Mutex<TurnSession?>(nil)
 
-    init(device: String, json: Bool) {
+    init(device: String, json: Bool, zone: TimeZone = .current) {
         self.device = device
         self.json = json
+        self.zone = zone
         if !json { Output.write("\u{1B}[?25l") }  // hide the cursor
     }
 
@@ -321,8 +324,8 @@ final class WatchScreen: Sendable {
         lines.append("")
         lines += Turn.playerLines(session).map { " " + $0 }
         if let (reason, since) = stale.withLock({ $0 }) {
-            let time = String(Timestamp.format(since).dropFirst(11).prefix(8))
-            lines += ["", "  \u{1B}[1;33m⚠ Out of date since \(time) UTC: \(reason)\u{1B}[0m"]
+            let time = Dates.timeOfDay(since, zone, milliseconds: false)
+            lines += ["", "  \u{1B}[1;33m⚠ Out of date since \(time): \(reason)\u{1B}[0m"]
         }
         Output.write(lines.joined(separator: "\n") + "\n")
     }

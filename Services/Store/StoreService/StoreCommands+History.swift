@@ -122,6 +122,15 @@ extension StoreCommands {
         name.caseInsensitiveCompare(query) == .orderedSame || id.hasPrefix(query.lowercased())
     }
 
+    /// A device's current name (its `device` entity's, which travels), or its id's first eight
+    /// characters when it never named itself here.
+    static func deviceName(_ id: String?, in db: Database) throws -> JSONValue {
+        guard let id else { return .null }
+        let name = try String.fetchOne(
+            try db.cachedStatement(sql: "SELECT name FROM device WHERE id = ?"), arguments: [id])
+        return .string(name ?? String(id.prefix(8)))
+    }
+
     static func deviceNames(in db: Database) throws -> [String: String] {
         var names: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, name FROM device") { names[row["id"]] = row["name"] }

@@ -124,6 +124,7 @@ extension StoreCommands {
             "title": text("title"), "location": text("location"),
             "day": (row["day"] as Int64?).map(JSONValue.int) ?? .null, "colour": text("colour"),
             "created_at": text("created_at"), "modified_at": text("modified_at"), "modified_by": text("modified_by"),
+            "modified_by_name": try deviceName(row["modified_by"], in: db),
             "conflicted": .bool(row["conflicted"]), "empty": .bool((row["title"] as String?) == nil),
         ]
     }

@@ -80,7 +80,8 @@ extension StoreCommands {
         return [
             "date": .string(date), "mood": (row["mood"] as String?).map(JSONValue.string) ?? .null,
             "text": (row["text"] as String?).map(JSONValue.string) ?? .null, "modified_at": .string(row["modified_at"]),
-            "modified_by": .string(row["modified_by"]), "conflicted": .bool(row["conflicted"]),
+            "modified_by": .string(row["modified_by"]), "modified_by_name": try deviceName(row["modified_by"], in: db),
+            "conflicted": .bool(row["conflicted"]),
         ]
     }
 }
