@@ -29,8 +29,13 @@ struct YearViewTests {
         #expect(!page.text.contains("<b>week</b>"))
         #expect(page.text.contains("<span class=\"day\">12</span>"))
         #expect(page.text.contains("<p class=\"location\">Cornwall</p>"))
-        // Its history: who changed what.
+        // Its history: who changed what, when on the household's clock ("Fri 27 Nov 14:31", not ISO).
         #expect(page.text.contains("location: — → Cornwall"))
+        let when = try #require(page.text.range(of: #"Z">[^<]*</time>"#, options: .regularExpression))
+        #expect(
+            page.text[when].range(
+                of: #">(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d\d:\d\d<"#, options: .regularExpression)
+                != nil, "\(page.text[when])")
         // A live refresh asks for the main part only.
         let fragment = try await fixture.withClient { client in
             try await client.get(

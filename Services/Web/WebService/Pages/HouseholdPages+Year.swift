@@ -50,6 +50,7 @@ extension HouseholdPages {
             byMonth[month]?["has_history"] = true
             byMonth[month]?["history"] = (group["changes"]?.arrayValue ?? []).reversed().map { change in
                 var values = change.mustacheObject
+                values["when"] = Self.localTime(change["time"]?.stringValue, timeZone)
                 values["summary"] = (change["changes"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
                     "\($0.key): \(Self.describe($0.value["from"])) → \(Self.describe($0.value["to"]))"
                 }.joined(separator: "; ")
