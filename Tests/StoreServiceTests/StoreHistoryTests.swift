@@ -234,6 +234,50 @@ struct StoreHistoryTests {
         }
     }
 
+    @Test(
+        "a suggestion the card already holds, or that an open one makes, is refused saying so; accepting one closes those the card now holds"
+    )
+    func equalSuggestions() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await running.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach day"])
+            func refusal(_ arguments: [String: JSONValue]) async -> String {
+                let error = await #expect(throws: CommandClientError.self) {
+                    try await running.commands.request("event.suggest", args: arguments)
+                }
+                return error?.description ?? ""
+            }
+            #expect(
+                await refusal(["year": 2026, "month": 8, "title": "Beach day"]).contains(
+                    "the August 2026 card already says that"))
+            let weekend = try await running.commands.request(
+                "event.suggest", args: ["year": 2026, "month": 8, "title": "Beach weekend", "day": 15])
+            let weekendID = try #require(weekend["suggestion"]?["id"]?.stringValue)
+            #expect(
+                await refusal(["year": 2026, "month": 8, "title": "Beach weekend", "day": 15]).contains(
+                    "already suggested that for the August 2026 card (\(weekendID.prefix(8)))"))
+            // Part of it, suggested apart: held by the card once the whole is accepted.
+            let title = try await running.commands.request(
+                "event.suggest", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
+            let titleID = try #require(title["suggestion"]?["id"]?.stringValue)
+            let accepted = try await running.commands.request("event.accept", args: ["id": .string(weekendID)])
+            #expect(accepted["closed"] == [.string(titleID)])
+            let open = try await running.commands.request("event.suggestions")
+            #expect(open["suggestions"]?.arrayValue?.isEmpty == true, "\(open)")
+
+            // One the card came to hold another way: accepting it says so and touches nothing.
+            let later = try await running.commands.request(
+                "event.suggest", args: ["year": 2026, "month": 8, "location": "Cornwall"])
+            let laterID = try #require(later["suggestion"]?["id"]?.stringValue)
+            _ = try await running.commands.request(
+                "event.set", args: ["year": 2026, "month": 8, "location": "Cornwall"])
+            let before = try await operationCount(running)
+            let again = try await running.commands.request("event.accept", args: ["id": .string(laterID)])
+            #expect(again["already_on_card"] == true)
+            #expect(again["suggestion"]?["status"] == "accepted")
+            #expect(try await operationCount(running) == before + 1, "the suggestion closed, the card untouched")
+        }
+    }
+
     @Test("bad suggestions are refused naming the field, and write nothing")
     func badSuggestions() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -150,7 +150,16 @@ struct Event: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .store, "event.accept", ["id": .string(id)])
             if options.json { return Output.json(reply) }
+            if reply["already_on_card"] == true {
+                return Output.line("already on the card, so closed: " + Event.describe(reply["card"] ?? .null))
+            }
             Output.line("accepted: " + Event.describe(reply["card"] ?? .null))
+            let closed = reply["closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            if !closed.isEmpty {
+                Output.line(
+                    "also closed \(closed.count) equal suggestion\(closed.count == 1 ? "" : "s"): "
+                        + closed.map { String($0.prefix(8)) }.joined(separator: ", "))
+            }
         }
     }
 

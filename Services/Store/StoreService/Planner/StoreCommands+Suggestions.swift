@@ -4,7 +4,8 @@ import HearthBus
 import HearthCore
 
 extension StoreCommands {
-    /// Records a suggested change to a card for the family to accept or decline.
+    /// Records a suggested change to a card for the family to accept or decline. One the card
+    /// already holds, or that an open suggestion already makes, is refused saying so.
     func suggest(_ request: CommandRequest) async throws -> JSONValue {
         let (year, month, edit) = try cardEdit(Arguments(request.arguments), verb: "suggest")
         var values = edit
@@ -14,6 +15,21 @@ extension StoreCommands {
         let suggestion = EntityRef(kind: YearPlanner.suggestionKind, id: UUIDText.make())
         let changes = values
         return try await writes.once(request.id) { db, outbox in
+            let card = "the \(YearPlanner.monthName(month)) \(year) card"
+            if try Self.card(year: year, month: month, holds: edit, in: db) {
+                throw CommandError(code: "already_on_card", message: "\(card) already says that: nothing to suggest")
+            }
+            for open in try Row.fetchAll(
+                db, sql: "SELECT * FROM suggestion WHERE year = ? AND month = ? AND status = 'open'",
+                arguments: [year, month])
+            where Self.values(of: open) == edit {
+                let by = try Self.deviceName(open["suggested_by"], in: db).stringValue ?? "another device"
+                throw CommandError(
+                    code: "already_suggested",
+                    message:
+                        "\(by) already suggested that for \(card) (\((open["id"] as String).prefix(8))): accept or decline it"
+                )
+            }
             try commit(suggestion, changes, in: db, outbox: outbox)
             return ["suggestion": try Self.suggestion(suggestion.id, in: db) ?? .null]
         }
@@ -63,10 +79,15 @@ extension StoreCommands {
             if accept {
                 let year: Int = row["year"]
                 let month: Int = row["month"]
-                var values: [String: FieldValue] = [:]
-                if let title = row["title"] as String? { values["title"] = .text(title) }
-                if let location = row["location"] as String? { values["location"] = .text(location) }
-                if let day = row["day"] as Int64? { values["day"] = .int(day) }
+                let values = Self.values(of: row)
+                // Already on the card (an equal suggestion was accepted, or someone set it):
+                // closed as accepted, and said so; the card is not touched.
+                if try Self.card(year: year, month: month, holds: values, in: db) {
+                    return [
+                        "already_on_card": true, "card": try Self.card(year: year, month: month, in: db) ?? .null,
+                        "suggestion": try Self.suggestion(id, in: db) ?? .null,
+                    ]
+                }
                 let existing = try String.fetchOne(
                     db, sql: "SELECT title FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
                 if existing == nil, values["title"] == nil {
@@ -78,10 +99,48 @@ extension StoreCommands {
                 reply =
                     try commit(YearPlanner.entity(year: year, month: month), values, in: db, outbox: outbox)
                     .objectValue ?? [:]
+                // Other open suggestions the card now holds are closed with it (accepted: what
+                // they said is on the card), so nobody accepts the same thing twice.
+                var closed: [JSONValue] = []
+                for other in try Row.fetchAll(
+                    db, sql: "SELECT * FROM suggestion WHERE year = ? AND month = ? AND status = 'open' AND id <> ?",
+                    arguments: [year, month, id])
+                where try Self.card(year: year, month: month, holds: Self.values(of: other), in: db) {
+                    let otherID: String = other["id"]
+                    try commit(
+                        EntityRef(kind: YearPlanner.suggestionKind, id: otherID), ["status": .text("accepted")], in: db,
+                        outbox: outbox)
+                    closed.append(.string(otherID))
+                }
+                reply["closed"] = .array(closed)
             }
             reply["suggestion"] = try Self.suggestion(id, in: db) ?? .null
             return .object(reply)
         }
+    }
+
+    /// The card values a suggestion's row carries (those it set).
+    static func values(of row: Row) -> [String: FieldValue] {
+        var values: [String: FieldValue] = [:]
+        if let title = row["title"] as String? { values["title"] = .text(title) }
+        if let location = row["location"] as String? { values["location"] = .text(location) }
+        if let day = row["day"] as Int64? { values["day"] = .int(day) }
+        return values
+    }
+
+    /// Whether the card of `year` and `month` already holds every one of `values`.
+    static func card(year: Int, month: Int, holds values: [String: FieldValue], in db: Database) throws -> Bool {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT title, location, day FROM event_card WHERE year = ? AND month = ?",
+                arguments: [year, month])
+        else { return false }
+        let card: [String: FieldValue] = [
+            "title": (row["title"] as String?).map(FieldValue.text) ?? .null,
+            "location": (row["location"] as String?).map(FieldValue.text) ?? .null,
+            "day": (row["day"] as Int64?).map(FieldValue.int) ?? .null,
+        ]
+        return !values.isEmpty && values.allSatisfy { card[$0.key] == $0.value }
     }
 
     static func suggestion(_ id: String, in db: Database) throws -> JSONValue? {
