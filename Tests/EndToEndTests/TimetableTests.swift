@@ -128,6 +128,12 @@ struct TimetableTests {
             after.stdout.contains("Next: Monday 2026-12-07 · Week 2: Registration in R1 with MrT"), "\(after.stdout)")
         let fortnight = try await hearth(["timetable", "fortnight", "--member", "Ann", "--date", "2026-11-23"])
         #expect(fortnight.stdout.contains("Week 2 (this week)"))
+        // Rows for the periods with bells (Registration, 1–3), none for 4, 5 or PM Registration.
+        let rows = fortnight.stdout.split(separator: "\n").map {
+            String($0.prefix(16)).trimmingCharacters(in: .whitespaces)
+        }
+        #expect(rows.contains("3") && rows.contains("2"), "\(fortnight.stdout)")
+        #expect(!rows.contains("4") && !rows.contains("5"), "\(fortnight.stdout)")
 
         // Bob's Maths with MrS at the same time, in another room: a clash, said at once.
         let clash = try await hearth([
@@ -136,6 +142,7 @@ struct TimetableTests {
         ])
         #expect(clash.stdout.contains("clash: teacher MrS in two places, week 2 Monday"), "\(clash.stdout)")
         #expect(try await hearth(["timetable", "clashes"]).stdout.contains("teacher MrS in two places"))
+        #expect(try await hearth(["timetable", "list", "--member", "Bob"]).stdout.contains("Bob: 1 lesson\n"))
 
         #expect(try await hearth(["member", "use", "Ann"]).status == 0)
         let refused = try await hearth(["timetable", "day", "--member", "Bob", "--date", "2026-11-23"])

@@ -103,6 +103,12 @@ extension SeveralDevices {
                 #expect(!text.stdout.contains("^J"), "\(arguments): \(text.stdout)")
                 #expect(text.stdout.split(separator: "\n").count >= 2, "\(arguments): \(text.stdout)")
             }
+            // leave takes --name as join does (and --player).
+            let left = try await bob.stack.hearth(["turn", "leave", code, "--name", "Bob"])
+            #expect(left.status == 0, "\(left.stderr)")
+            #expect(!left.stdout.contains("Bob"), "Bob is no longer a player: \(left.stdout)")
+            let status = try await ann.stack.hearth(["turn", "status", code])
+            #expect(!status.stdout.contains("Bob"), "\(status.stdout)")
             await ann.stop()
             await bob.stop()
         }

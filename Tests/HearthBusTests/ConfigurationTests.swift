@@ -128,6 +128,42 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("every bad setting is reported at once: the file's keys, then the environment's")
+    func allErrors() throws {
+        let home = try TemporaryHome()
+        try """
+        [bus]
+        heartbeat_ms = "often"
+        colour = "blue"
+
+        [sync]
+        interval = "2m"
+
+        [web]
+        max_connections = 0
+
+        [weather]
+        sunny = true
+        """.write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let error = try #require(
+            #expect(throws: ConfigurationError.self) {
+                try home.configuration(["HEARTH_BUS_SUB": "http://x", "HEARTH_BUS_IDLE_SPIN_US": "lots"])
+            })
+        let keys = error.all.map(\.key)
+        #expect(
+            Set(keys) == [
+                "bus.heartbeat_ms", "bus.colour", "sync.interval", "web.max_connections", "weather.sunny", "bus.sub",
+                "bus.idle_spin_us",
+            ], "\(error)")
+        #expect(keys.count == 7, "each once: \(keys)")
+        #expect(error.description.split(separator: "\n").count == 7, "one line each: \(error)")
+        #expect(error.description.contains("environment variable HEARTH_BUS_SUB: bus.sub: 'http://x'"))
+        // A good file with one bad key still names just that one.
+        try "[bus]\nheartbeat_ms = 10\n".write(toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+        let one = #expect(throws: ConfigurationError.self) { try home.configuration() }
+        #expect(one?.all.count == 1 && one?.key == "bus.heartbeat_ms")
+    }
+
     @Test("a bad setting names the key, where it came from, and the rule")
     func errors() throws {
         let home = try TemporaryHome()

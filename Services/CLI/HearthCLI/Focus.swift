@@ -188,9 +188,10 @@ struct FocusSession {
         return lines
     }
 
+    /// The end line: a skipped todo is still open (it was only left for this session).
     func summary(now: Date) -> [String] {
         [
-            "Focus on \(collection) ended: done \(doneCount), skipped \(skipped), \(queue.count) still open, "
+            "Focus on \(collection) ended: done \(doneCount), skipped \(skipped), \(queue.count + skipped) still open, "
                 + "total time \(Self.clock(now.timeIntervalSince(started)))"
         ]
     }

@@ -44,7 +44,7 @@ struct Member: AsyncParsableCommand {
                     member["notify"] == true
                     ? "next class \(member["lead"]?.intValue ?? 10) min ahead" : "no class notifications"
                 Output.line(
-                    "\(name == profile ? "*" : " ") \(name) · \(member["role"]?.stringValue ?? "") · \(member["entries"]?.intValue ?? 0) lessons · \(notify)"
+                    "\(name == profile ? "*" : " ") \(name) · \(member["role"]?.stringValue ?? "") · \(Output.count(Int(member["entries"]?.intValue ?? 0), "lesson")) · \(notify)"
                 )
             }
         }
@@ -73,7 +73,7 @@ struct Member: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .store, "member.remove", ["member": .string(member)])
             if options.json { return Output.json(reply) }
-            Output.line("removed \(member) and \(reply["removed_entries"]?.intValue ?? 0) lessons")
+            Output.line("removed \(member) and \(Output.count(Int(reply["removed_entries"]?.intValue ?? 0), "lesson"))")
         }
     }
 

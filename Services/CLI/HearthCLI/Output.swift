@@ -17,6 +17,11 @@ enum Output {
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
+    /// `1 lesson`, `2 lessons`: a count with its noun in the right number.
+    static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
+    }
+
     /// `text` with control characters (C0 but tab, DEL, C1) and direction overrides made visible.
     static func visible(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isHidden) else { return text }

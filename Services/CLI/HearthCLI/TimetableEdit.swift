@@ -135,7 +135,8 @@ extension Timetable {
             let reply = try await ServiceCall.run(options, .store, "timetable.entries", member.arguments)
             if options.json { return Output.json(reply) }
             let lessons = reply["entries"]?.arrayValue ?? []
-            Output.line("\(reply["member"]?.stringValue.map(Output.visible) ?? "?"): \(lessons.count) lessons")
+            Output.line(
+                "\(reply["member"]?.stringValue.map(Output.visible) ?? "?"): \(Output.count(lessons.count, "lesson"))")
             for lesson in lessons { Output.line("  " + Timetable.describe(lesson, slot: true)) }
         }
     }
@@ -148,7 +149,7 @@ extension Timetable {
         if options.json { return Output.json(reply) }
         let lessons = reply["entries"]?.arrayValue ?? []
         if let replaced = reply["replaced"]?.intValue {
-            Output.line("\(verb) \(lessons.count) lessons (replacing \(replaced))")
+            Output.line("\(verb) \(Output.count(lessons.count, "lesson")) (replacing \(replaced))")
         }
         for lesson in lessons {
             Output.line((reply["replaced"] == nil ? "\(verb): " : "  ") + describe(lesson, slot: true))

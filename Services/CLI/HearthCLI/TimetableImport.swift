@@ -77,7 +77,8 @@ struct TimetableImport: AsyncParsableCommand {
         let bad = "\(invalid) bad row\(invalid == 1 ? "" : "s")"
         if confirm {
             Output.line(
-                "imported \(valid) lessons for \(name) (replacing \(reply["replaced"]?.intValue ?? 0)); \(bad) skipped")
+                "imported \(Output.count(Int(valid), "lesson")) for \(name) (replacing \(reply["replaced"]?.intValue ?? 0)); \(bad) skipped"
+            )
         } else if let refusal = reply["refusal"]?.stringValue {
             Output.line("preview: \(valid) valid rows, \(bad) — nothing written")
             Output.line("a --confirm would be \(refusal.replacingOccurrences(of: "; nothing was written", with: ""))")

@@ -117,13 +117,18 @@ extension Timetable {
             }
             let lessons = reply["entries"]?.arrayValue ?? []
             Output.line(Output.visible(reply["member"]?.stringValue ?? "?"))
+            // The periods the school rings a bell for, and any a lesson sits in: a period with
+            // neither is no row.
+            let rung = Set((reply["settings"]?["bells"]?.arrayValue ?? []).compactMap { $0["code"]?.stringValue })
+            let taught = Set(lessons.compactMap { $0["period_code"]?.stringValue })
+            let periods = Period.allCases.filter { rung.contains($0.code) || taught.contains($0.code) }
             let width = 18
             for week in 1...2 {
                 Output.line("")
                 Output.line("Week \(week)" + (current == Int64(week) ? " (this week)" : ""))
                 Output.line(
                     pad("", 16) + ["Mon", "Tue", "Wed", "Thu", "Fri"].map { pad($0, width) }.joined())
-                for period in Period.allCases {
+                for period in periods {
                     let row = SchoolDay.allCases.map { day -> String in
                         let lesson = lessons.first {
                             $0["week"]?.intValue == Int64(week) && $0["day"]?.stringValue == day.name
@@ -241,7 +246,7 @@ extension Timetable {
             if items.isEmpty { Output.line("no \(what) yet") }
             for item in items {
                 Output.line(
-                    "\(pad(item["name"]?.stringValue ?? "", 24)) \(item["lessons"]?.intValue ?? 0) lessons · \(item["members"]?.intValue ?? 0) members"
+                    "\(pad(item["name"]?.stringValue ?? "", 24)) \(Output.count(Int(item["lessons"]?.intValue ?? 0), "lesson")) · \(Output.count(Int(item["members"]?.intValue ?? 0), "member"))"
                 )
             }
         }

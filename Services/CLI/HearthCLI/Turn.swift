@@ -133,7 +133,10 @@ struct Turn: AsyncParsableCommand {
             discussion: "Without --player: the player at this device whose turn it is.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.") var code: String
-        @Option(help: "The player (name), when several sit at this device.") var player: String?
+        @Option(
+            name: [.customLong("player"), .customLong("name")],
+            help: "The player (name; --name as join takes it), when several sit at this device.")
+        var player: String?
 
         func run() async throws {
             try await Turn.simple(options, "done", code, player.map { ["player": .string($0)] } ?? [:])
@@ -144,7 +147,10 @@ struct Turn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Leave the session; on your turn, it passes on.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.") var code: String
-        @Option(help: "The player (name), when several sit at this device.") var player: String?
+        @Option(
+            name: [.customLong("player"), .customLong("name")],
+            help: "The player (name; --name as join takes it), when several sit at this device.")
+        var player: String?
 
         func run() async throws {
             try await Turn.simple(options, "leave", code, player.map { ["player": .string($0)] } ?? [:])

@@ -61,7 +61,8 @@ public struct HearthConfiguration: Sendable, Equatable {
     /// - Parameters:
     ///   - home: an explicit home (the `--home` option); otherwise `HEARTH_HOME`, then the XDG default.
     ///   - environment: the variables to read (the process environment by default).
-    /// - Throws: `ConfigurationError` naming the bad key and the rule it breaks.
+    /// - Throws: `ConfigurationError` naming the bad key and the rule it breaks, with every other
+    ///   bad key of the file and the environment as its `others`.
     public static func load(
         home explicitHome: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -71,7 +72,10 @@ public struct HearthConfiguration: Sendable, Equatable {
         try makeDirectory(home, mode: 0o700)
         try makeDirectory(runDirectory, mode: 0o700)
         let configFile = (home as NSString).appendingPathComponent("hearth.toml")
-        let file = try FileSettings.read(configFile)
+        // Each part is read on its own, falling back to its default when bad, so one run names
+        // every bad value (the file's, then the environment's) rather than the first.
+        var problems = ConfigurationProblems()
+        let file = problems.take(FileSettings()) { () throws(ConfigurationError) in try FileSettings.read(configFile) }
 
         var endpoints: [String: String] = [:]
         let defaults: [String: String] = [
@@ -80,8 +84,14 @@ public struct HearthConfiguration: Sendable, Equatable {
         for key in endpointKeys {
             let socketName = defaults[key] ?? "\(key.replacingOccurrences(of: ".", with: "-")).sock"
             let variable = environmentName(key)
-            if let value = environment[variable] {
-                try checkEndpoint(value, key: key, origin: "environment variable \(variable)")
+            if let value = environment[variable],
+                problems.take(
+                    false,
+                    { () throws(ConfigurationError) in
+                        try checkEndpoint(value, key: key, origin: "environment variable \(variable)")
+                        return true
+                    })
+            {
                 endpoints[key] = value
             } else if let value = file.endpoints[key] {
                 endpoints[key] = value
@@ -89,27 +99,33 @@ public struct HearthConfiguration: Sendable, Equatable {
                 endpoints[key] = "ipc://" + (runDirectory as NSString).appendingPathComponent(socketName)
             }
         }
-        let maximumMessageBytes = try integer(
-            "limits.max_message_bytes",
-            environment: environment,
-            file: file.maximumMessageBytes,
-            default: defaultMaximumMessageBytes,
-            range: 1_024...(64 * 1024 * 1024)
-        )
-        let heartbeat = try integer(
-            "bus.heartbeat_ms",
-            environment: environment,
-            file: file.heartbeatMilliseconds,
-            default: defaultHeartbeatMilliseconds,
-            range: 50...3_600_000
-        )
-        let idleSpin = try integer(
-            "bus.idle_spin_us",
-            environment: environment,
-            file: file.idleSpinMicroseconds,
-            default: defaultIdleSpinMicroseconds,
-            range: 0...10_000
-        )
+        let maximumMessageBytes = problems.take(defaultMaximumMessageBytes) { () throws(ConfigurationError) in
+            try integer(
+                "limits.max_message_bytes", environment: environment, file: file.maximumMessageBytes,
+                default: defaultMaximumMessageBytes, range: 1_024...(64 * 1024 * 1024))
+        }
+        let heartbeat = problems.take(defaultHeartbeatMilliseconds) { () throws(ConfigurationError) in
+            try integer(
+                "bus.heartbeat_ms", environment: environment, file: file.heartbeatMilliseconds,
+                default: defaultHeartbeatMilliseconds, range: 50...3_600_000)
+        }
+        let idleSpin = problems.take(defaultIdleSpinMicroseconds) { () throws(ConfigurationError) in
+            try integer(
+                "bus.idle_spin_us", environment: environment, file: file.idleSpinMicroseconds,
+                default: defaultIdleSpinMicroseconds, range: 0...10_000)
+        }
+        let turn = problems.take(file.turn) { () throws(ConfigurationError) in try file.turn.overridden(by: environment)
+        }
+        let discovery = problems.take(file.discovery) { () throws(ConfigurationError) in
+            try file.discovery.overridden(by: environment)
+        }
+        let household = problems.take(file.household) { () throws(ConfigurationError) in
+            try file.household.overridden(by: environment)
+        }
+        let sync = problems.take(file.sync) { () throws(ConfigurationError) in try file.sync.overridden(by: environment)
+        }
+        let web = problems.take(file.web) { () throws(ConfigurationError) in try file.web.overridden(by: environment) }
+        try problems.check()
         return HearthConfiguration(
             home: home,
             runDirectory: runDirectory,
@@ -118,12 +134,7 @@ public struct HearthConfiguration: Sendable, Equatable {
             maximumMessageBytes: maximumMessageBytes,
             heartbeatMilliseconds: heartbeat,
             idleSpinMicroseconds: idleSpin,
-            notify: file.notify,
-            turn: try file.turn.overridden(by: environment),
-            discovery: try file.discovery.overridden(by: environment),
-            household: try file.household.overridden(by: environment),
-            sync: try file.sync.overridden(by: environment),
-            web: try file.web.overridden(by: environment)
+            notify: file.notify, turn: turn, discovery: discovery, household: household, sync: sync, web: web
         )
     }
 
@@ -232,7 +243,8 @@ struct FileSettings: Equatable {
         return try parse(text)
     }
 
-    /// Reads the text of a `hearth.toml`.
+    /// Reads the text of a `hearth.toml`, reporting every bad key: each one found is taken out
+    /// and the rest read again (at most once per key), so the error names them all.
     static func parse(_ text: String) throws(ConfigurationError) -> FileSettings {
         let origin = "hearth.toml"
         let table: TOMLTable
@@ -243,6 +255,41 @@ struct FileSettings: Equatable {
         } catch {
             throw ConfigurationError(origin: origin, key: "file", rule: "\(error)")
         }
+        var errors: [ConfigurationError] = []
+        let keys = table.keys.reduce(0) { $0 + 1 + (table[$1]?.table?.count ?? 0) }
+        for _ in 0...keys {
+            let settings: FileSettings
+            do throws(ConfigurationError) {
+                settings = try parse(table)
+            } catch {
+                guard errors.count < keys, remove(error.key, from: table) else {
+                    throw ConfigurationError.combined(errors + [error]) ?? error
+                }
+                errors.append(error)
+                continue
+            }
+            if let error = ConfigurationError.combined(errors) { throw error }
+            return settings
+        }
+        throw ConfigurationError.combined(errors) ?? ConfigurationError(origin: origin, key: "file", rule: "unreadable")
+    }
+
+    /// Takes the value a key names (`section.key`, or a whole `section`) out of `table`.
+    /// - Returns: whether there was one to take.
+    private static func remove(_ key: String, from table: TOMLTable) -> Bool {
+        let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+        if parts.count == 2, let section = table[parts[0]]?.table {
+            let name = parts[1].split(separator: ".").first.map(String.init) ?? parts[1]
+            if section.contains(key: parts[1]) { return section.remove(at: parts[1]) != nil }
+            if section.contains(key: name) { return section.remove(at: name) != nil }
+        }
+        guard table.contains(key: parts[0]) else { return false }
+        return table.remove(at: parts[0]) != nil
+    }
+
+    /// Reads a parsed `hearth.toml`, stopping at its first bad key.
+    private static func parse(_ table: TOMLTable) throws(ConfigurationError) -> FileSettings {
+        let origin = "hearth.toml"
         var settings = FileSettings()
         let serviceNames = Set(HearthService.allCases.map(\.rawValue))
         for section in table.keys {
