@@ -54,10 +54,12 @@ public enum CalendarFile {
     /// - Parameters:
     ///   - zone: the zone of floating times (the household's).
     ///   - timeLimit: how long expanding the file's rules may take (`maximumExpansionTime`).
+    ///   - progress: told now and then how many of the file's events are done (each is read,
+    ///     then expanded: the total is twice the events), for a progress line.
     /// - Throws: `FileError` when the text is not an iCalendar file at all.
     public static func read(
         _ text: String, from: LocalDate, through: LocalDate, zone: TimeZone,
-        timeLimit: Duration = maximumExpansionTime
+        timeLimit: Duration = maximumExpansionTime, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws(FileError)
         -> Reading
     {
@@ -78,7 +80,9 @@ public enum CalendarFile {
         // Overrides (RECURRENCE-ID) replace one occurrence of their UID's series.
         var overridden: [String: Set<Date>] = [:]
         var parsed: [(index: Int, event: Event)] = []
+        let steps = events.count * 2
         for (index, component) in events.enumerated() {
+            if index % 500 == 0 { progress(index, steps) }
             let uid = icalcomponent_get_uid(component).map { String(cString: $0) } ?? ""
             let name = "event \(index + 1)" + (uid.isEmpty ? "" : " (UID \(uid))")
             do {
@@ -94,7 +98,8 @@ public enum CalendarFile {
         let firstInstant = HouseholdTime(timeZone: zone).instant(from, LocalTime(hour: 0, minute: 0)!)
         let lastInstant = HouseholdTime(timeZone: zone).instant(through.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
         var budget = Budget(steps: maximumFileSteps, deadline: ContinuousClock.now + timeLimit, limit: timeLimit)
-        for (index, event) in parsed {
+        for (done, (index, event)) in parsed.enumerated() {
+            if done % 500 == 0 { progress(events.count + done * events.count / max(parsed.count, 1), steps) }
             guard event.busy else {
                 reading.free += 1
                 continue

@@ -60,6 +60,18 @@ struct CommandLineTests {
         #expect(try CLISequence.next(runDirectory: configuration.runDirectory) == 3)
     }
 
+    @Test("a progress line: done / total with thousands grouped, the rate, and the time left")
+    func progressText() {
+        #expect(
+            ProgressLine.text(done: 12_345, total: 60_000, unit: "operations", elapsed: .seconds(3))
+                == "12,345 / 60,000 operations · 4,115/s · 12 s left")
+        #expect(
+            ProgressLine.text(done: 1_000, total: 100_000, unit: "events", elapsed: .seconds(10))
+                == "1,000 / 100,000 events · 100/s · 16 min 30 s left")
+        #expect(ProgressLine.text(done: 0, total: 0, unit: "operations", elapsed: .zero) == "0 operations")
+        #expect(ProgressLine.grouped(999) == "999" && ProgressLine.grouped(1_000_000) == "1,000,000")
+    }
+
     @Test("a sync log line is on the household's wall clock")
     func syncLogWallClock() throws {
         let entry: JSONValue = [

@@ -7,6 +7,7 @@ import HearthTrust
 import Logging
 import ServiceLifecycle
 import StoreService
+import Synchronization
 import Testing
 
 @testable import SyncService
@@ -75,10 +76,12 @@ struct SyncReplicatorTests {
             paired.replace(with: try await database.peers())
         }
 
-        func sync(with other: Device) async throws -> SyncDatabase.Entry {
+        func sync(
+            with other: Device, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+        ) async throws -> SyncDatabase.Entry {
             let peer = try #require(try await database.device(forKey: other.keyPair.publicKey))
             // What SyncEngine does with a sync's outcome: the log, and the peer's last sync.
-            let entry = await replicator.sync(with: peer, endpoint: other.server.endpoint).entry
+            let entry = await replicator.sync(with: peer, endpoint: other.server.endpoint, progress: progress).entry
             try await database.log(entry)
             if entry.outcome == .completed {
                 try await database.noteSynced(peer.device, at: entry.at, endpoint: other.server.endpoint)
@@ -125,8 +128,15 @@ struct SyncReplicatorTests {
             // Both edit August while apart: a conflict, kept on both.
             _ = try await mum.commands.request("event.set", args: ["year": 2026, "month": 8, "title": "Beach weekend"])
 
-            let first = try await dad.sync(with: mum)
+            let reports = Mutex<[[Int]]>([])
+            let first = try await dad.sync(with: mum) { done, total in reports.withLock { $0.append([done, total]) } }
             #expect(first.outcome == .completed, "\(first.detail)")
+            // Progress for a terminal: from nothing of the seven operations the vectors say are
+            // missing, to all eight moved (the eighth, Dad's vouch for Mum's key, made as the sync
+            // began), never going back.
+            let reported = reports.withLock { $0 }
+            #expect(reported.first == [0, 7] && reported.last == [8, 8], "\(reported)")
+            #expect(zip(reported, reported.dropFirst()).allSatisfy { $0[0] <= $1[0] && $1[0] <= $1[1] }, "\(reported)")
             // Two cards each way, each device's name (names travel as operations), and each one's
             // vouch for the other's signing key, pinned as the sync began (a pair from before
             // signing learns the keys over its CURVE link; trust records travel as operations).

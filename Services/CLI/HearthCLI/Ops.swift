@@ -95,7 +95,10 @@ struct Ops: AsyncParsableCommand {
             }
             if let trust { common["trust"] = .string(trust) }
             let pages = Self.pages(list, limit: limit)
+            let line = ProgressLine(options)
+            var sent = 0
             for (number, page) in pages.enumerated() {
+                line.show(done: sent, total: list.count, unit: "operations")
                 do {
                     let reply = try await ServiceCall.run(
                         options, .store, "ops.import", common.merging(["operations": .array(page)]) { $1 })
@@ -107,7 +110,10 @@ struct Ops: AsyncParsableCommand {
                     refused += (reply["refused"]?.arrayValue ?? []).prefix(max(0, 20 - refused.count))
                     // Pinned once, with the first page: the later pages need no fingerprint.
                     common["trust"] = nil
+                    sent += page.count
+                    line.show(done: sent, total: list.count, unit: "operations")
                 } catch {
+                    line.clear()
                     if number > 0 {
                         Output.error(
                             "hearth ops import: page \(number + 1) of \(pages.count) failed; the \(number) before it "
@@ -116,6 +122,7 @@ struct Ops: AsyncParsableCommand {
                     throw error
                 }
             }
+            line.clear()
             let open = try await ServiceCall.run(options, .store, "conflicts")["conflicts"]?.arrayValue?.count ?? 0
             let report: JSONValue = [
                 "received": .int(received), "already_had": .int(already), "conflicts": .int(conflicts),

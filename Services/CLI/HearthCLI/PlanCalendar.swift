@@ -57,7 +57,7 @@ extension Plan {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
                 var arguments = try Plan.nowArgument(now)
                 arguments["path"] = .string(path)
-                let reply = try await ServiceCall.run(options, .store, "plan.busy.import", arguments)
+                let reply = try await ServiceCall.runShowingProgress(options, .store, "plan.busy.import", arguments)
                 if options.json { return Output.json(reply) }
                 Output.line(
                     "\(reply["file"]?.stringValue ?? file): \(reply["events"]?.intValue ?? 0) events, "

@@ -16,11 +16,9 @@ struct Sync: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String?
 
         func run() async throws {
-            var patient = options
-            patient.timeout = max(options.timeout, 120_000)
             var arguments: [String: JSONValue] = [:]
             if let device { arguments["device"] = .string(device) }
-            let reply = try await ServiceCall.run(patient, .sync, "sync.now", arguments)
+            let reply = try await ServiceCall.runShowingProgress(options, .sync, "sync.now", arguments)
             if options.json { return Output.json(reply) }
             let syncs = reply["syncs"]?.arrayValue ?? []
             if syncs.isEmpty { Output.line("no paired device is heard on this network now") }

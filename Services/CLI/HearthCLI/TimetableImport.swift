@@ -45,7 +45,7 @@ struct TimetableImport: AsyncParsableCommand {
         arguments["csv"] = .string(text)
         arguments["confirm"] = .bool(confirm)
         if replaceAnyway { arguments["replace_anyway"] = true }
-        let reply = try await ServiceCall.run(options, .store, "timetable.import", arguments)
+        let reply = try await ServiceCall.runShowingProgress(options, .store, "timetable.import", arguments)
         if options.json { return Output.json(reply) }
         let rows = reply["rows"]?.arrayValue ?? []
         let errors = reply["errors"]?.arrayValue ?? []

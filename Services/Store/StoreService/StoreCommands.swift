@@ -13,6 +13,9 @@ struct StoreCommands: Sendable {
     /// The household's time zone (`[household] time_zone`), for commands that read the wall
     /// clock (the social planner's windows and days).
     var timeZone = TimeZone.current
+    /// How far along the long commands are (a timetable import, a calendar file), for the
+    /// terminal's progress line (`progress {token}`).
+    let progress = ProgressBoard()
 
     /// Runs one command: the core's own, or one a domain answers (`StoreDomain.handler`).
     typealias Handler = @Sendable (StoreCommands, CommandRequest) async throws -> JSONValue
@@ -22,6 +25,7 @@ struct StoreCommands: Sendable {
         do {
             switch request.command {
             case "changes": return try await changes(arguments)
+            case "progress": return progress.json(try arguments.requiredString("token"))
             case "history": return try await history(arguments)
             case "conflicts": return try await conflicts()
             case "conflicts.resolve": return try await delayed(try await resolveConflict(request.id, arguments))

@@ -40,7 +40,9 @@ extension SyncEngine {
         case "device.forget":
             return try await forget(try required("device", in: arguments))
         case "sync.now":
-            return try await syncNow(arguments["device"]?.stringValue)
+            return try await syncNow(arguments["device"]?.stringValue, progress: ProgressBoard.token(arguments))
+        case "progress":
+            return progress.json(try required("token", in: arguments))
         case "sync.log":
             return try await log(arguments)
         case "sync.diag":
@@ -151,7 +153,9 @@ extension SyncEngine {
 
     /// `hearth sync now [DEVICE]`: syncs with one paired device, or every paired device heard,
     /// and waits for the results.
-    private func syncNow(_ query: String?) async throws -> JSONValue {
+    private func syncNow(_ query: String?, progress token: String?) async throws -> JSONValue {
+        let board = progress
+        defer { board.finish(token) }
         let live = paired.all
         var targets: [(SyncDatabase.Peer, String)] = []
         if let query {
@@ -170,7 +174,11 @@ extension SyncEngine {
             // one waits for it and then syncs afresh.
             if let earlier = running[peer.device] { _ = await earlier.value }
             lastSync[peer.device] = now()
-            tasks.append(startSync(peer, endpoint: endpoint, reason: "requested"))
+            let part = peer.device
+            tasks.append(
+                startSync(peer, endpoint: endpoint, reason: "requested") { done, total in
+                    board.report(token, part: part, done: done, total: total, unit: "operations")
+                })
         }
         var entries: [JSONValue] = []
         for task in tasks { entries.append(Self.json(await task.value)) }

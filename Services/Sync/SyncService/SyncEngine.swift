@@ -83,6 +83,8 @@ actor SyncEngine {
     /// each time, and `refusalLogged` holds at most this many keys.
     static let refusalsReportedPerMinute = 20
     var cloneReported: ContinuousClock.Instant?
+    /// How far along each `sync now` is, for the terminal's progress line (`progress {token}`).
+    let progress = ProgressBoard()
 
     init(
         device: String, name: String, keyPair: CurveKeyPair, database: SyncDatabase, paired: PairedKeys,
@@ -167,12 +169,16 @@ actor SyncEngine {
     }
 
     /// Starts a sync with `peer` (or joins the one running).
-    func startSync(_ peer: SyncDatabase.Peer, endpoint: String, reason: String) -> Task<SyncDatabase.Entry, Never> {
+    /// - Parameter progress: told the operations moved and to move, as pages go (a new sync's).
+    func startSync(
+        _ peer: SyncDatabase.Peer, endpoint: String, reason: String,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) -> Task<SyncDatabase.Entry, Never> {
         if let task = running[peer.device] { return task }
         note("sync", "\(reason) sync with \(peer.name) at \(endpoint)", device: peer.device)
         let replicator = replicator
         let task = Task { [weak self] in
-            let (entry, changes) = await replicator.sync(with: peer, endpoint: endpoint)
+            let (entry, changes) = await replicator.sync(with: peer, endpoint: endpoint, progress: progress)
             return await self?.finished(peer, entry: entry, changes: changes, endpoint: endpoint) ?? entry
         }
         running[peer.device] = task

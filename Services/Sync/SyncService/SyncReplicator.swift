@@ -139,8 +139,11 @@ struct SyncReplicator: Sendable {
 
     /// Syncs with `peer` at `endpoint`.
     /// - Returns: the outcome for the sync log, with the cards that changed here.
+    /// - Parameter progress: told the operations moved so far and the whole to move (from the
+    ///   two version vectors), after each page.
     func sync(
-        with peer: SyncDatabase.Peer, endpoint: String, now: @Sendable () -> Date = { Date() }
+        with peer: SyncDatabase.Peer, endpoint: String, now: @Sendable () -> Date = { Date() },
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async -> (entry: SyncDatabase.Entry, changes: [CardChange]) {
         let clock = ContinuousClock()
         let started = clock.now
@@ -162,6 +165,17 @@ struct SyncReplicator: Sendable {
             let theirs = try await link.request("sync.vector", args: ["signing_key": ours["signing_key"] ?? .null])
             try Self.checkClock(theirs["now"]?.intValue, peer: peer, now: wallClock())
             try await trust(theirs["signing_key"], of: peer)
+            // What each side lacks of the other, by counters: the whole a progress line counts to.
+            let (mine, yours) = (ours["vector"]?.objectValue ?? [:], theirs["vector"]?.objectValue ?? [:])
+            func lacking(_ have: [String: JSONValue], _ other: [String: JSONValue]) -> Int {
+                other.reduce(0) { sum, entry in
+                    sum + max(0, Int(entry.value.intValue ?? 0) - Int(have[entry.key]?.intValue ?? 0))
+                }
+            }
+            // An estimate: a key vouched for as the sync begins adds an operation it grows by.
+            var whole = lacking(mine, yours) + lacking(yours, mine)
+            var moved = 0
+            progress?(0, whole)
             // Pull what this store lacks, page by page. The next page is asked for before this
             // one is applied, so the peer's export overlaps this store's import.
             // Only the devices the peer holds operations of: the rest of this vector tells it
@@ -199,6 +213,9 @@ struct SyncReplicator: Sendable {
                     let prepared = try await preparePage(
                         format: page["format"] ?? .null, packed: page["packed"], from: peer, watching: &watch)
                 else { continue }
+                moved += prepared.operations.count
+                whole = max(whole, moved)
+                progress?(moved, whole)
                 let replicator = self
                 let task = Task { try await replicator.applyPage(prepared, from: peer) }
                 if let earlier = applying { settle(try await earlier.value) }
@@ -223,6 +240,9 @@ struct SyncReplicator: Sendable {
                         "sync.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null])
                     entry.sent += Int(applied["received"]?.intValue ?? 0)
                     refusedThere += Int(applied["refused_count"]?.intValue ?? 0)
+                    moved += Int(page["count"]?.intValue ?? 0)
+                    whole = max(whole, moved)
+                    progress?(moved, whole)
                 }
                 after = page["next"] ?? .null
             } while after != .null

@@ -89,6 +89,8 @@ extension StoreCommands {
             }
         }
         let stall = Self.importStall.withLock { $0 }
+        let (progress, token) = (progress, ProgressBoard.token(request.arguments))
+        defer { progress.finish(token) }
         return try await writes.once(request.id) { db, outbox in
             let member = try Self.access(given, to: "import", in: db)
             let old = try String.fetchAll(
@@ -100,6 +102,9 @@ extension StoreCommands {
                 try commit(EntityRef(kind: Hub.entryKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
             }
             for (index, row) in file.lessons.enumerated() {
+                if index % 10 == 0 {
+                    progress.report(token, done: index, total: file.lessons.count, unit: "lessons")
+                }
                 if let stall, index == file.lessons.count / 2 {
                     FileHandle.standardError.write(Data("hearth-store: import stalled mid-transaction\n".utf8))
                     // Fault injection: holds GRDB's writer thread (not the cooperative pool).

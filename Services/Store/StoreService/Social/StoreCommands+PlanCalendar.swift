@@ -65,9 +65,12 @@ extension StoreCommands {
         let now = try now(arguments)
         guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
         let today = household.today(at: now)
+        let (progress, token) = (progress, ProgressBoard.token(request.arguments))
+        defer { progress.finish(token) }
         let reading = try await Self.readCalendar(
             path, from: today.adding(days: -7), through: today.adding(days: Int(Social.horizonRange.upperBound)),
-            zone: timeZone)
+            zone: timeZone
+        ) { done, total in progress.report(token, done: done, total: total, unit: "events") }
         let file = (path as NSString).lastPathComponent
         return try await writes.once(request.id) { db, _ in
             for uid in reading.uids {
@@ -97,7 +100,8 @@ extension StoreCommands {
     /// Reads and expands a calendar file off the cooperative pool (`offPool`): the read blocks,
     /// and expanding a crafted file's rules may take `CalendarFile.maximumExpansionTime` of CPU.
     private static func readCalendar(
-        _ path: String, from: LocalDate, through: LocalDate, zone: TimeZone
+        _ path: String, from: LocalDate, through: LocalDate, zone: TimeZone,
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
     ) async throws(CommandError) -> CalendarFile.Reading {
         try await offPool { () throws(CommandError) -> CalendarFile.Reading in
             guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -114,7 +118,7 @@ extension StoreCommands {
                 throw CommandError.invalidArgument("path", "\(path) is not UTF-8 text")
             }
             do throws(CalendarFile.FileError) {
-                return try CalendarFile.read(text, from: from, through: through, zone: zone)
+                return try CalendarFile.read(text, from: from, through: through, zone: zone, progress: progress)
             } catch {
                 throw CommandError(code: "invalid_file", message: "'path': \(path) \(error.description)")
             }
