@@ -73,8 +73,17 @@ struct StoreHubTests {
             #expect(try await operationCount(running) == before)
             #expect(try await lessons(running, "Ann") == [])
 
+            // More bad rows than good: the preview says a confirm would be refused, and it is,
+            // unless replace_anyway says the valid rows are wanted.
+            #expect(preview["refusal"]?.stringValue?.contains("4 valid lessons and 5 bad rows") == true)
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request(
+                    "timetable.import", args: ["member": "Ann", "csv": .string(Self.messy), "confirm": true])
+            }
+            #expect(try await operationCount(running) == before)
             let confirmed = try await running.commands.request(
-                "timetable.import", args: ["member": "Ann", "csv": .string(Self.messy), "confirm": true])
+                "timetable.import",
+                args: ["member": "Ann", "csv": .string(Self.messy), "confirm": true, "replace_anyway": true])
             #expect(confirmed["confirmed"] == true)
             #expect(confirmed["valid"] == 4)
             #expect(

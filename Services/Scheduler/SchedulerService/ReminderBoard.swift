@@ -18,9 +18,27 @@ actor ReminderBoard {
 
     var count: Int { sources.count }
 
+    /// When this board first saw each todo's reminder set as it is (its `armedAt`), on the
+    /// scheduler's clock: a reminder counts as set from the earlier of the two. The store's time
+    /// is the operation's (another device's clock, or a test's real one beside an injected
+    /// clock); a reminder seen here before its time is set then, whatever that said.
+    private var seen: [String: (armedAt: Int64?, at: Int64)] = [:]
+
+    /// `source` with its `armedAt` no later than when this board first saw it so.
+    private func armed(_ source: ReminderSource) -> ReminderSource {
+        var source = source
+        let known = seen[source.todo]
+        let at = known.flatMap { $0.armedAt == source.armedAt ? $0.at : nil } ?? Self.milliseconds(now())
+        seen[source.todo] = (source.armedAt, at)
+        source.armedAt = source.armedAt.map { min($0, at) }
+        return source
+    }
+
     /// Puts the sources of a full load in place of everything held.
     func load(_ all: [ReminderSource]) {
+        let all = all.map(armed)
         sources = Dictionary(all.map { ($0.todo, $0) }) { $1 }
+        seen = seen.filter { sources[$0.key] != nil }
         upcoming = [:]
         let time = now()
         for source in all { upcoming[source.todo] = source.next(now: time, clock: clock) }
@@ -29,7 +47,9 @@ actor ReminderBoard {
     /// What the popups must hear when a todo's source changed (nil: it has no reminder any
     /// more): `reminder.done` if what was on screen or snoozed is done, `reminder.cancelled` if
     /// the todo went or its reminder was turned off.
-    func update(todo: String, to source: ReminderSource?) -> [(topic: String, data: JSONValue)] {
+    func update(todo: String, to given: ReminderSource?) -> [(topic: String, data: JSONValue)] {
+        let source = given.map(armed)
+        if given == nil { seen[todo] = nil }
         let before = sources[todo]
         let shown = before.flatMap {
             $0.showing(clock: clock) ?? ($0.snoozedUntil != nil ? $0.next(now: now(), clock: clock) : nil)
