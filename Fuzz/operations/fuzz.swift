@@ -16,14 +16,7 @@ public func fuzzOperations(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for (index, item) in operations.enumerated() {
         guard let operation = try? Operation(json: item, at: "operations[\(index)]") else { continue }
         do {
-            switch operation.entity.kind {
-            case _ where YearPlanner.entityKinds.contains(operation.entity.kind): try YearPlanner.validate(operation)
-            case _ where Todos.entityKinds.contains(operation.entity.kind): try Todos.validate(operation)
-            case _ where Hub.entityKinds.contains(operation.entity.kind): try Hub.validate(operation)
-            case _ where Devices.entityKinds.contains(operation.entity.kind): try Devices.validate(operation)
-            case _ where Social.entityKinds.contains(operation.entity.kind): try Social.validate(operation)
-            default: continue
-            }
+            try HouseholdDomains.validate(operation)
         } catch {
             continue
         }

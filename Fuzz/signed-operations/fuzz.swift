@@ -33,16 +33,7 @@ public func fuzzSignedOperations(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     }
     var screening = ImportScreening(
         localDevice: household[0], keys: trusted, heldSigned: []
-    ) { (operation) throws(RuleError) in
-        switch operation.entity.kind {
-        case _ where YearPlanner.entityKinds.contains(operation.entity.kind): try YearPlanner.validate(operation)
-        case _ where Todos.entityKinds.contains(operation.entity.kind): try Todos.validate(operation)
-        case _ where Hub.entityKinds.contains(operation.entity.kind): try Hub.validate(operation)
-        case _ where Devices.entityKinds.contains(operation.entity.kind): try Devices.validate(operation)
-        case _ where Social.entityKinds.contains(operation.entity.kind): try Social.validate(operation)
-        default: throw RuleError(field: "entity.kind", rule: "unknown")
-        }
-    }
+    ) { (operation) throws(RuleError) in try HouseholdDomains.validate(operation) }
     screening.verify = { $0.map(\.verifies) }
     screening.screen(page)
     var seen: Set<Int> = []

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HearthBus
+import HearthCore
 import HearthTesting
 import NIOCore
 import Testing
@@ -80,5 +81,12 @@ struct WebLiveTests {
         #expect(LiveFeed.area(of: "turn.ABC-D.changed") == "game")
         #expect(LiveFeed.area(of: "sync.completed") == "devices")
         #expect(LiveFeed.area(of: "health.bus") == nil)
+        // Every kind of every domain in the one list, and nothing for a kind no domain keeps.
+        for domain in HouseholdDomains.all {
+            for kind in domain.entityKinds {
+                #expect(LiveFeed.area(of: "store.\(kind).changed") == domain.area, "\(kind)")
+            }
+        }
+        #expect(LiveFeed.area(of: "store.bank_account.changed") == nil)
     }
 }

@@ -4,7 +4,7 @@
 /// This is the one validator: the store runs it on every operation it applies, made here by a
 /// command or arriving from another device, so nothing another device sends can be stored that
 /// this one would refuse to write.
-public protocol DomainRules {
+public protocol DomainRules: SendableMetatype {
     /// The entity kinds the domain keeps in the operation log, such as `event_card`.
     static var entityKinds: Set<String> { get }
 

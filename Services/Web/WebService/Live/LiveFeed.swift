@@ -60,12 +60,7 @@ actor LiveFeed {
     static func area(of topic: String) -> String? {
         if topic.hasPrefix("store."), topic.hasSuffix(".changed") {
             let kind = String(topic.dropFirst("store.".count).dropLast(".changed".count))
-            if YearPlanner.entityKinds.contains(kind) { return "year" }
-            if Todos.entityKinds.contains(kind) { return "today" }
-            if Hub.entityKinds.contains(kind) { return "timetable" }
-            if Social.entityKinds.contains(kind) { return "people" }
-            if Devices.entityKinds.contains(kind) { return "devices" }
-            return nil
+            return HouseholdDomains.domain(of: kind)?.area
         }
         if topic.hasPrefix("turn.") { return "game" }
         if topic.hasPrefix("sync.") || topic.hasPrefix("pair.") || topic.hasPrefix("device.") { return "devices" }
