@@ -194,11 +194,21 @@ struct SchedulerBenchmark: AsyncParsableCommand {
     static func importAll(_ operations: [JSONValue], into store: CommandClient) async throws {
         let authors = Set(operations.compactMap { $0["id"]?.stringValue?.split(separator: ":").first.map(String.init) })
         try await TestHousehold.trust(authors.sorted(), store: store)
-        var start = 0
-        while start < operations.count {
-            let page = Array(operations[start..<min(start + 400, operations.count)])
+        // Pages by size, under the smallest command limit a benchmark sets (256 KiB): a signed
+        // operation is about 650 bytes, so 400 of them went over it.
+        var page: [JSONValue] = []
+        var bytes = 0
+        for operation in operations {
+            let size = operation.jsonText.utf8.count + 1
+            if bytes + size > 200_000, !page.isEmpty {
+                _ = try await store.request("ops.import", args: ["format": "hearth-ops/2", "operations": .array(page)])
+                (page, bytes) = ([], 0)
+            }
+            page.append(operation)
+            bytes += size
+        }
+        if !page.isEmpty {
             _ = try await store.request("ops.import", args: ["format": "hearth-ops/2", "operations": .array(page)])
-            start += page.count
         }
     }
 
