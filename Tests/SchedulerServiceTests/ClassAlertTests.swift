@@ -80,8 +80,8 @@ struct ClassAlertTests {
                 func loaded(_ subject: String) async throws {
                     let deadline = ContinuousClock.now + .seconds(10)
                     while ContinuousClock.now < deadline {
-                        let list = try await commands.scheduler.request("class.list")["classes"]?.arrayValue ?? []
-                        if list.contains(where: { $0["subject"]?.stringValue == subject }) { return }
+                        let list = try await commands.scheduler.request("class.list").decode(ClassList.self)
+                        if list.classes.contains(where: { $0.lesson.subject == subject }) { return }
                     }
                     Issue.record("the scheduler never loaded \(subject)")
                 }

@@ -290,13 +290,14 @@ struct Todo: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .store, "todo.history", ["id": .string(id)])
             if options.json { return Output.json(reply) }
+            let zone = try Dates.zone(options)
             for change in reply["changes"]?.arrayValue ?? [] {
                 let fields = (change["changes"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { name, value in
                     "\(name): \((value["from"] ?? .null).jsonText) → \((value["to"] ?? .null).jsonText)"
                 }
                 Output.line(
                     Output.visible(
-                        "\(change["time"]?.stringValue ?? "")  \(change["device_name"]?.stringValue ?? "")  "
+                        "\(Dates.wall(change["time"]?.stringValue, zone))  \(change["device_name"]?.stringValue ?? "")  "
                             + "\(change["kind"]?.stringValue ?? "")  " + fields.joined(separator: ", ")))
             }
         }

@@ -85,16 +85,20 @@ struct NotificationCatalog {
             else { return .ignore }
             return turnChanged(event)
         case "reminder.due":
-            return reminderDue(data["reminder"] ?? .null)
+            guard let event = try? data.decode(ReminderDueEvent.self) else { return .ignore }
+            return reminderDue(event.reminder)
         case "reminder.snoozed":
-            return snoozed(data["reminder"] ?? .null, until: data["until"]?.stringValue, withDay: data["moved"] == true)
+            guard let event = try? data.decode(ReminderSnoozedEvent.self) else { return .ignore }
+            return snoozed(event)
         case "reminder.slots":
-            return slots(data["reminder"] ?? .null, data["slots"]?.arrayValue ?? [])
+            guard let event = try? data.decode(ReminderSlotsEvent.self) else { return .ignore }
+            return slots(event)
         case "reminder.done", "reminder.rescheduled", "reminder.cancelled":
-            guard let id = data["reminder"]?["id"]?.stringValue else { return .ignore }
-            return .close(["reminder.\(id)"])
+            guard let event = try? data.decode(ReminderClosedEvent.self) else { return .ignore }
+            return .close(["reminder.\(event.reminder.id)"])
         case "class.next":
-            return nextClass(data["class"] ?? .null)
+            guard let event = try? data.decode(ClassNextEvent.self) else { return .ignore }
+            return nextClass(event.lesson)
         case "sync.completed", "sync.failed":
             return sync(envelope.type, data)
         case "sync.changed":
@@ -193,14 +197,14 @@ struct NotificationCatalog {
     // MARK: - Reminders and snoozes
 
     /// The title and time, with Done, Snooze and (when the event offers it) Reschedule.
-    private func reminderDue(_ reminder: JSONValue) -> NotificationPlan {
-        guard let id = reminder["id"]?.stringValue, let title = reminder["title"]?.stringValue else { return .ignore }
+    private func reminderDue(_ reminder: ReminderDueEvent.Reminder) -> NotificationPlan {
+        let (id, title) = (reminder.id, reminder.title)
         var body: [String] = []
-        if let due = reminder["due"]?.stringValue.flatMap(Timestamp.parse) { body.append("Due \(clock(due))") }
-        if let detail = reminder["detail"]?.stringValue { body.append(detail) }
+        if let due = reminder.due.flatMap(Timestamp.parse) { body.append("Due \(clock(due))") }
+        if let detail = reminder.detail { body.append(detail) }
         var actions = [(key: "done", label: "Done")]
         var buttons = ["done": Button(service: .scheduler, command: "reminder.done", arguments: ["id": .string(id)])]
-        let snoozes = (reminder["snooze_options"]?.arrayValue ?? []).compactMap(\.intValue).filter { $0 > 0 }.prefix(3)
+        let snoozes = (reminder.snoozeOptions ?? []).filter { $0 > 0 }.prefix(3)
         if snoozes.isEmpty {
             actions.append((key: "snooze", label: "Snooze"))
             buttons["snooze"] = Button(service: .scheduler, command: "reminder.snooze", arguments: ["id": .string(id)])
@@ -209,13 +213,16 @@ struct NotificationCatalog {
             actions.append((key: "snooze-\(minutes)", label: Self.snoozeLabel(minutes)))
             buttons["snooze-\(minutes)"] = Button(
                 service: .scheduler, command: "reminder.snooze",
-                arguments: ["id": .string(id), "minutes": .int(minutes)])
+                arguments: ["id": .string(id), "minutes": .int(Int64(minutes))])
         }
-        if let reschedule = reminder["reschedule"], reschedule != .null, reschedule != false {
+        if let reschedule = reminder.reschedule {
             actions.append((key: "reschedule", label: "Reschedule"))
-            buttons["reschedule"] = Button(
-                service: .scheduler, command: "reminder.reschedule",
-                arguments: reschedule == true ? ["id": .string(id)] : ["id": .string(id), "to": reschedule])
+            let arguments: [String: JSONValue] =
+                switch reschedule {
+                case .slots: ["id": .string(id)]
+                case .to(let time): ["id": .string(id), "to": .string(time)]
+                }
+            buttons["reschedule"] = Button(service: .scheduler, command: "reminder.reschedule", arguments: arguments)
         }
         return .show(
             Popup(
@@ -227,7 +234,7 @@ struct NotificationCatalog {
     }
 
     /// "+1 hour", "+1 day", "+3 days", "+90 min".
-    static func snoozeLabel(_ minutes: Int64) -> String {
+    static func snoozeLabel(_ minutes: Int) -> String {
         switch minutes {
         case let whole where whole % 1440 == 0: "+\(whole / 1440) day\(whole == 1440 ? "" : "s")"
         case let whole where whole % 60 == 0: "+\(whole / 60) hour\(whole == 60 ? "" : "s")"
@@ -236,15 +243,15 @@ struct NotificationCatalog {
     }
 
     /// The times a reminder's item can move to, one button each, in place of the reminder.
-    private func slots(_ reminder: JSONValue, _ slots: [JSONValue]) -> NotificationPlan {
-        guard let id = reminder["id"]?.stringValue else { return .ignore }
-        let times = slots.compactMap(\.stringValue).prefix(4)
+    private func slots(_ event: ReminderSlotsEvent) -> NotificationPlan {
+        let (id, title) = (event.reminder.id, event.reminder.title ?? "")
+        let times = event.slots.prefix(4)
         guard !times.isEmpty else {
             return .show(
                 Popup(
                     key: "reminder.\(id)", category: .reminders,
                     notification: DesktopNotification(
-                        summary: "No free time to move it to", body: reminder["title"]?.stringValue ?? "",
+                        summary: "No free time to move it to", body: title,
                         icon: "appointment-soon", urgency: .normal, category: "hearth.reminder", timeout: 5_000),
                     buttons: [:]))
         }
@@ -261,7 +268,7 @@ struct NotificationCatalog {
             Popup(
                 key: "reminder.\(id)", category: .reminders,
                 notification: DesktopNotification(
-                    summary: "Reschedule: \(reminder["title"]?.stringValue ?? "")", body: "Choose a new time",
+                    summary: "Reschedule: \(title)", body: "Choose a new time",
                     icon: "appointment-soon", urgency: .normal, category: "hearth.reminder", timeout: 0,
                     actions: actions),
                 buttons: buttons))
@@ -277,14 +284,15 @@ struct NotificationCatalog {
 
     /// A brief "Snoozed until 18:30" in place of the reminder.
     /// - Parameter withDay: the item moved (a check-in snoozed a day on): "Moved to Tue 18:00".
-    private func snoozed(_ reminder: JSONValue, until: String?, withDay: Bool) -> NotificationPlan {
-        guard let id = reminder["id"]?.stringValue, let until = until.flatMap(Timestamp.parse) else { return .ignore }
+    private func snoozed(_ event: ReminderSnoozedEvent) -> NotificationPlan {
+        guard let until = Timestamp.parse(event.until) else { return .ignore }
+        let (id, withDay) = (event.reminder.id, event.moved == true)
         return .show(
             Popup(
                 key: "reminder.\(id)", category: .snoozes,
                 notification: DesktopNotification(
                     summary: withDay ? "Moved to \(dayAndClock(until))" : "Snoozed until \(clock(until))",
-                    body: reminder["title"]?.stringValue ?? "",
+                    body: event.reminder.title ?? "",
                     icon: "appointment-soon", urgency: .low, category: "hearth.snooze", timeout: 3_000),
                 buttons: [:]))
     }
@@ -299,16 +307,12 @@ struct NotificationCatalog {
     // MARK: - Classes
 
     /// "Next: Maths in R12 at 10:00 · Mr S", brief, under the member's key (the next one replaces it).
-    private func nextClass(_ lesson: JSONValue) -> NotificationPlan {
-        guard let member = lesson["member"]?["id"]?.stringValue, let subject = lesson["subject"]?.stringValue,
-            let room = lesson["room"]?.stringValue, let start = lesson["start"]?.stringValue.flatMap(Timestamp.parse)
-        else { return .ignore }
-        let teacher = lesson["teacher"]?.stringValue.map { " · \($0)" } ?? ""
-        var body: [String] = []
-        if let name = lesson["member"]?["name"]?.stringValue { body.append(name) }
-        if let period = lesson["period"]?.stringValue {
-            body.append(Int(period) != nil ? "period \(period)" : period)
-        }
+    private func nextClass(_ lesson: ClassNextEvent.Lesson) -> NotificationPlan {
+        guard let start = Timestamp.parse(lesson.start) else { return .ignore }
+        let (member, subject, room) = (lesson.member.id, lesson.subject, lesson.room)
+        let teacher = lesson.teacher.map { " · \($0)" } ?? ""
+        let period = Int(lesson.period) != nil ? "period \(lesson.period)" : lesson.period
+        let body = [lesson.member.name, period]
         return .show(
             Popup(
                 key: "class.\(member)", category: .classes,

@@ -67,13 +67,15 @@ struct OwnerSnapshot: Sendable {
     /// The reminders on screen by `hearth-scheduler`'s record (fired, not done, not snoozed);
     /// the rest are over. `nil` when it does not answer.
     static func reminders(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
-        guard let reply = try? await client.request("reminder.showing") else { return nil }
-        let showing = reply["reminders"]?.arrayValue ?? []
-        let live = Set(showing.compactMap { $0["reminder"]?["id"]?.stringValue.map { "reminder.\($0)" } })
+        guard let reply = try? await client.request("reminder.showing"),
+            let showing = try? reply.decode(ReminderShowing.self).reminders
+        else { return nil }
+        let live = Set(showing.map { "reminder.\($0.reminder.id)" })
         return OwnerSnapshot(
             keyPrefix: "reminder.", isLive: { [live] in live.contains($0) },
-            events: showing.map { data in
-                (
+            events: showing.compactMap { event in
+                guard let data = try? JSONValue(encoding: event) else { return nil }
+                return (
                     "reminder.due",
                     Envelope(source: "scheduler", device: device, seq: 0, type: "reminder.due", data: data)
                 )

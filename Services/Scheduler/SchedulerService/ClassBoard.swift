@@ -17,15 +17,11 @@ struct ClassAlert: Sendable, Equatable {
     let start: Date
     let fireAt: Date
 
-    /// `class.next`'s data, as the notifier catalog specifies.
-    var event: JSONValue {
-        [
-            "class": [
-                "id": .string(id), "member": ["id": .string(member), "name": .string(memberName)],
-                "subject": .string(subject), "room": .string(room), "teacher": teacher.map(JSONValue.string) ?? .null,
-                "period": .string(period), "start": .string(Timestamp.format(start)),
-            ]
-        ]
+    /// The lesson as `class.next` names it.
+    var lesson: ClassNextEvent.Lesson {
+        .init(
+            id: id, member: .init(id: member, name: memberName), subject: subject, room: room, teacher: teacher,
+            period: period, start: Timestamp.format(start))
     }
 }
 
@@ -98,12 +94,10 @@ actor ClassBoard {
     }
 
     /// What is to come, soonest first (for `class.list`).
-    func upcoming(now: Date) -> [JSONValue] {
-        alerts.filter { $0.start > now }.map { alert in
-            var json = alert.event["class"]?.objectValue ?? [:]
-            json["fires"] = .string(Timestamp.format(alert.fireAt))
-            json["raised"] = .bool(raised(alert))
-            return .object(json)
-        }
+    func upcoming(now: Date) -> ClassList {
+        ClassList(
+            classes: alerts.filter { $0.start > now }.map { alert in
+                .init(lesson: alert.lesson, fires: Timestamp.format(alert.fireAt), raised: raised(alert))
+            })
     }
 }

@@ -18,19 +18,17 @@ struct PlanReminder: Sendable, Equatable {
     var id: String { PlanBoard.prefix + item }
 
     /// The snoozes the popup offers, in minutes: an hour, a day, three days (SPEC part 5).
-    static let snoozes: [JSONValue] = [60, 1440, 4320]
+    static let snoozes = [60, 1440, 4320]
 
-    /// `reminder.due`'s data, as the notifier catalog specifies.
-    func event(now: Date, household: HouseholdTime) -> JSONValue {
+    /// `reminder.due`'s event: Done, the three snoozes and Reschedule (free slots).
+    func event(now: Date, household: HouseholdTime) -> ReminderDueEvent {
         let minutes = Int(end.timeIntervalSince(start) / 60)
         var detail = "\(name) · \(Social.durationText(minutes))"
         if now >= start { detail += " · started at \(household.wallClock(at: start).time.short)" }
-        return [
-            "reminder": [
-                "id": .string(id), "title": .string(title), "due": .string(Timestamp.format(start)),
-                "detail": .string(detail), "snooze_options": .array(Self.snoozes), "reschedule": true,
-            ]
-        ]
+        return ReminderDueEvent(
+            .init(
+                id: id, title: title, due: Timestamp.format(start), detail: detail, snoozeOptions: Self.snoozes,
+                reschedule: .slots))
     }
 }
 

@@ -57,11 +57,12 @@ actor ReminderBoard {
         sources[todo] = source
         upcoming[todo] = source?.next(now: now(), clock: clock)
         guard let shown else { return [] }
-        guard let source else { return [("reminder.cancelled", ["reminder": ["id": .string(shown.id)]])] }
+        let closed = Wire.data(ReminderClosedEvent(id: shown.id))
+        guard let source else { return [("reminder.cancelled", closed)] }
         let done = shown.date.map { source.completions.contains($0) } ?? source.completed
-        if done { return [("reminder.done", ["reminder": ["id": .string(shown.id)]])] }
+        if done { return [("reminder.done", closed)] }
         let stillShown = source.showing(clock: clock)?.id == shown.id || source.snoozedUntil != nil
-        return stillShown ? [] : [("reminder.cancelled", ["reminder": ["id": .string(shown.id)]])]
+        return stillShown ? [] : [("reminder.cancelled", closed)]
     }
 
     /// Reminders recorded in the store as fired ahead of their time (by todo), not yet published.
@@ -125,12 +126,12 @@ actor ReminderBoard {
 
     func source(_ todo: String) -> ReminderSource? { sources[todo] }
 
-    /// The reminders on screen now, as `reminder.due` data (for a notifier that starts late).
-    func showing() -> [JSONValue] {
+    /// The reminders on screen now, as `reminder.due` events (for a notifier that starts late).
+    func showing() -> [ReminderDueEvent] {
         sources.values.compactMap { source in
             source.showing(clock: clock).map { Self.dueEvent($0, title: source.title, now: now()) }
         }
-        .sorted { ($0["reminder"]?["id"]?.stringValue ?? "") < ($1["reminder"]?["id"]?.stringValue ?? "") }
+        .sorted { $0.reminder.id < $1.reminder.id }
     }
 
     /// Every upcoming reminder, soonest first (`reminder.list`).
@@ -146,14 +147,12 @@ actor ReminderBoard {
 
     /// `reminder.due`'s data, as the notifier catalog specifies; a reminder over a minute late
     /// (the scheduler was down at its time) says so.
-    static func dueEvent(_ reminder: ReminderSource.Reminder, title: String, now: Date) -> JSONValue {
-        var data: [String: JSONValue] = [
-            "id": .string(reminder.id), "title": .string(title), "due": .string(Timestamp.format(reminder.due)),
-        ]
-        if !reminder.snoozed, now.timeIntervalSince(reminder.due) > 60 {
-            data["detail"] = .string("Late: was due \(Self.ago(now.timeIntervalSince(reminder.due))) ago")
-        }
-        return ["reminder": .object(data)]
+    static func dueEvent(_ reminder: ReminderSource.Reminder, title: String, now: Date) -> ReminderDueEvent {
+        let late = !reminder.snoozed && now.timeIntervalSince(reminder.due) > 60
+        return ReminderDueEvent(
+            .init(
+                id: reminder.id, title: title, due: Timestamp.format(reminder.due),
+                detail: late ? "Late: was due \(Self.ago(now.timeIntervalSince(reminder.due))) ago" : nil))
     }
 
     /// A duration as a person says it: "5 min", "2 h 53 min", "3 days 4 h".

@@ -24,32 +24,29 @@ struct ReminderSource: Sendable, Equatable {
     /// never fires (a daily 08:00 habit made at 10:53 first pops tomorrow, not at once, late).
     var armedAt: Int64?
 
-    init?(_ json: JSONValue) {
-        guard let todo = json["id"]?.stringValue, let title = json["title"]?.stringValue,
-            let due = json["due"]?.stringValue.flatMap({ try? LocalDate(parsing: $0, field: "due") }),
-            let time = json["time"]?.stringValue.flatMap({ try? LocalTime(parsing: $0, field: "time") })
+    /// The store's source, its days and times parsed; `nil` when they do not parse.
+    init?(_ wire: ReminderSources.Todo) {
+        guard let due = try? LocalDate(parsing: wire.due, field: "due"),
+            let time = try? LocalTime(parsing: wire.time, field: "time")
         else { return nil }
-        self.todo = todo
-        self.title = title
+        self.todo = wire.id
+        self.title = wire.title
         self.due = due
         self.time = time
-        if let frequency = json["repeat"]?.stringValue.flatMap(Recurrence.Frequency.init(rawValue:)) {
+        if let frequency = Recurrence.Frequency(rawValue: wire.repeat) {
             recurrence = Recurrence(
                 frequency: frequency, start: due,
-                until: json["until"]?.stringValue.flatMap { try? LocalDate(parsing: $0, field: "until") },
-                clampsMonthEnd: json["month_end"]?.stringValue == Todos.MonthEnd.clamp.rawValue)
+                until: wire.until.flatMap { try? LocalDate(parsing: $0, field: "until") },
+                clampsMonthEnd: wire.monthEnd == Todos.MonthEnd.clamp.rawValue)
         } else {
             recurrence = nil
         }
-        completed = json["completed"] == true
-        completions = Set(
-            (json["completions"]?.arrayValue ?? []).compactMap {
-                $0.stringValue.flatMap { try? LocalDate(parsing: $0, field: "date") }
-            })
-        firedDue = json["fired_due"]?.intValue
-        snoozedUntil = json["snoozed_until"]?.intValue
-        snoozedDate = json["snoozed_date"]?.stringValue.flatMap { try? LocalDate(parsing: $0, field: "date") }
-        armedAt = json["armed_at"]?.intValue
+        completed = wire.completed
+        completions = Set(wire.completions.compactMap { try? LocalDate(parsing: $0, field: "date") })
+        firedDue = wire.firedDue
+        snoozedUntil = wire.snoozedUntil
+        snoozedDate = wire.snoozedDate.flatMap { try? LocalDate(parsing: $0, field: "date") }
+        armedAt = wire.armedAt
     }
 
     init(

@@ -26,14 +26,14 @@ struct SchedulerCommands: Sendable {
         case "reminder.reschedule":
             throw CommandError.invalidArgument("id", "only a check-in's reminder (plan:<id>) can be rescheduled here")
         case "plan.reminders": return ["reminders": .array(await plans.upcoming())]
-        case "reminder.showing": return ["reminders": .array(await board.showing())]
+        case "reminder.showing": return Wire.data(ReminderShowing(reminders: await board.showing()))
         case "reminder.list": return try JSONValue(encoding: await board.upcomingList())
         case "reminder.reload":
             guard await reload() else {
                 throw CommandError(code: "unavailable", message: "the store did not answer: reminders not reloaded")
             }
             return ["reminders": .int(Int64(await board.count))]
-        case "class.list": return ["classes": .array(await classes.upcoming(now: clock.now()))]
+        case "class.list": return Wire.data(await classes.upcoming(now: clock.now()))
         default: throw CommandError.unknownCommand(request.command, service: "scheduler")
         }
     }
@@ -60,7 +60,7 @@ struct SchedulerCommands: Sendable {
                 "reminder.record", args: ["records": [["id": .string(todo), "snoozed_until": .null]]])
             await board.clearSnooze(todo)
         }
-        publish("reminder.done", ["reminder": ["id": .string(id)]])
+        publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
         return ["reminder": ["id": .string(id)], "todo": reply["todo"] ?? .null]
     }
 
@@ -87,10 +87,7 @@ struct SchedulerCommands: Sendable {
         _ = await board.snooze(id, until: until)
         publish(
             "reminder.snoozed",
-            [
-                "reminder": ["id": .string(id), "title": .string(source.title)],
-                "until": .string(Timestamp.format(until)),
-            ])
+            Wire.data(ReminderSnoozedEvent(id: id, title: source.title, until: Timestamp.format(until))))
         return ["reminder": ["id": .string(id)], "until": .string(Timestamp.format(until))]
     }
 
@@ -106,7 +103,7 @@ struct SchedulerCommands: Sendable {
         switch command {
         case "reminder.done":
             let reply = try await store.request("plan.done", args: ["item": .string(item), "now": now])
-            publish("reminder.done", ["reminder": ["id": .string(id)]])
+            publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
             return reply
         case "reminder.snooze":
             let minutes = arguments["minutes"]?.intValue ?? 60
@@ -114,28 +111,27 @@ struct SchedulerCommands: Sendable {
                 "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes), "now": now])
             publish(
                 "reminder.snoozed",
-                [
-                    "reminder": ["id": .string(id), "title": .string(title ?? moved["title"]?.stringValue ?? "")],
-                    "until": moved["start"] ?? .null, "moved": true,
-                ])
+                Wire.data(
+                    ReminderSnoozedEvent(
+                        id: id, title: title ?? moved["title"]?.stringValue ?? "",
+                        until: moved["start"]?.stringValue ?? "", moved: true)))
             return moved
         case "reminder.reschedule":
             if let to = arguments["to"], to != .null {
                 let moved = try await store.request("plan.reschedule", args: ["item": .string(item), "to": to])
-                publish("reminder.rescheduled", ["reminder": ["id": .string(id)], "to": moved["start"] ?? .null])
+                publish(
+                    "reminder.rescheduled",
+                    Wire.data(ReminderClosedEvent(id: id, to: moved["start"]?.stringValue)))
                 return moved
             }
             let offer = try await store.request("plan.slots", args: ["item": .string(item), "now": now])
-            let slots = Array((offer["slots"]?.arrayValue ?? []).prefix(4))
+            let slots = Array((offer["slots"]?.arrayValue ?? []).compactMap(\.stringValue).prefix(4))
             publish(
                 "reminder.slots",
-                [
-                    "reminder": [
-                        "id": .string(id), "title": .string(title ?? offer["item"]?["title"]?.stringValue ?? ""),
-                    ],
-                    "slots": .array(slots),
-                ])
-            return ["slots": .array(slots)]
+                Wire.data(
+                    ReminderSlotsEvent(
+                        id: id, title: title ?? offer["item"]?["title"]?.stringValue ?? "", slots: slots)))
+            return ["slots": .array(slots.map(JSONValue.string))]
         default:
             throw CommandError.invalidArgument("id", "'\(command)' does not take a check-in's reminder")
         }

@@ -37,7 +37,7 @@ extension SchedulerService {
                     _ = try await store.request("plan.record", args: ["items": .array(records)])
                     for reminder in ready {
                         await plans.raise(reminder)
-                        publish("reminder.due", reminder.event(now: now, household: plans.clock))
+                        publish("reminder.due", Wire.data(reminder.event(now: now, household: plans.clock)))
                     }
                 }
             } catch {

@@ -191,9 +191,10 @@ public final class SchedulerService: Service {
         let since = since()
         while true {
             let page = try await store.request(
-                "reminder.sources", args: ["after": .string(after), "since": .string(since)])
-            sources.append(contentsOf: (page["reminders"]?.arrayValue ?? []).compactMap(ReminderSource.init))
-            guard let next = page["next"]?.stringValue else { break }
+                "reminder.sources", args: ["after": .string(after), "since": .string(since)]
+            ).decode(ReminderSources.self)
+            sources.append(contentsOf: page.reminders.compactMap(ReminderSource.init))
+            guard let next = page.next else { break }
             after = next
         }
         await board.load(sources)
@@ -209,8 +210,9 @@ public final class SchedulerService: Service {
     /// Reads one todo's source again after a change to it or its completions.
     private func refresh(_ todo: String) async throws {
         let reply = try await store.request(
-            "reminder.sources", args: ["ids": [.string(todo)], "since": .string(since())])
-        let source = (reply["reminders"]?.arrayValue ?? []).first.flatMap(ReminderSource.init)
+            "reminder.sources", args: ["ids": [.string(todo)], "since": .string(since())]
+        ).decode(ReminderSources.self)
+        let source = reply.reminders.first.flatMap(ReminderSource.init)
         for (topic, data) in await board.update(todo: todo, to: source) { publish(topic, data) }
         wake.fire()
     }
@@ -235,7 +237,7 @@ public final class SchedulerService: Service {
             for reminder in await board.ready() {
                 await board.fired(reminder)
                 let title = await board.source(reminder.todo)?.title ?? ""
-                publish("reminder.due", ReminderBoard.dueEvent(reminder, title: title, now: now))
+                publish("reminder.due", Wire.data(ReminderBoard.dueEvent(reminder, title: title, now: now)))
             }
             await clock.wait(until: await board.nextWake(lead: Self.recordLead), or: wake)
         }
@@ -283,7 +285,7 @@ public final class SchedulerService: Service {
                         "class.record",
                         args: ["member": .string(alert.member), "start": .int(ReminderBoard.milliseconds(alert.start))])
                     await classes.raisedAlert(alert)
-                    publish("class.next", alert.event)
+                    publish("class.next", Wire.data(ClassNextEvent(alert.lesson)))
                     logger.debug(
                         "hearth-scheduler: next class for \(alert.memberName): \(alert.subject) at \(alert.start)")
                 }

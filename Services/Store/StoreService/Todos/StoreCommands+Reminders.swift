@@ -50,31 +50,25 @@ extension StoreCommands {
                     WHERE h.entity_kind = 'todo' AND h.entity_id = ?
                       AND h.field IN ('remind', 'due_date', 'due_time', 'repeat', 'until', 'month_end')
                     """)
-            var reminders: [JSONValue] = []
+            var reminders: [ReminderSources.Todo] = []
             var bytes = 0
             var next: String?
             while let row = try rows.next() {
                 let id: String = row[0]
                 let repeating: String = row[4]
                 let done = repeating == "none" ? [] : try String.fetchAll(completions, arguments: [id, since])
-                let reminder: JSONValue = [
-                    "id": .string(id), "title": .string(row[1]), "due": .string(row[2]), "time": .string(row[3]),
-                    "repeat": .string(repeating), "until": (row[5] as String?).map(JSONValue.string) ?? .null,
-                    "month_end": .string(row[6]), "completed": .bool(row[7]),
-                    "completions": .array(done.map(JSONValue.string)),
-                    "fired_due": (row[8] as Int64?).map(JSONValue.int) ?? .null,
-                    "snoozed_until": (row[9] as Int64?).map(JSONValue.int) ?? .null,
-                    "snoozed_date": (row[10] as String?).map(JSONValue.string) ?? .null,
-                    "armed_at": (try Int64.fetchOne(armed, arguments: [id])).map(JSONValue.int) ?? .null,
-                ]
-                bytes += 320 + done.count * 13 + (row[1] as String).utf8.count
+                let reminder = ReminderSources.Todo(
+                    id: id, title: row[1], due: row[2], time: row[3], repeat: repeating, until: row[5],
+                    monthEnd: row[6], completed: row[7], completions: done, firedDue: row[8], snoozedUntil: row[9],
+                    snoozedDate: row[10], armedAt: try Int64.fetchOne(armed, arguments: [id]))
+                bytes += 320 + done.count * 13 + reminder.title.utf8.count
                 if bytes > maximumReplyBytes && !reminders.isEmpty {
-                    next = (reminders.last?["id"]?.stringValue)
+                    next = reminders.last?.id
                     break
                 }
                 reminders.append(reminder)
             }
-            return ["reminders": .array(reminders), "next": next.map(JSONValue.string) ?? .null]
+            return try JSONValue(encoding: ReminderSources(reminders: reminders, next: next))
         }
     }
 
