@@ -1,4 +1,5 @@
 import HearthBus
+import HearthCore
 import Testing
 
 /// `Codable` types to and from `JSONValue`, as every wire format is read and written.
@@ -100,5 +101,43 @@ struct JSONValueCodingTests {
         #expect(where_.codingPath.map(\.stringValue) == ["readings"])
         #expect(where_.debugDescription == "JSON has no inf")
         #expect(try JSONValue(encoding: Measurements(total: 3, readings: [0.5])) == ["total": 3, "readings": [0.5]])
+    }
+
+    struct Lesson: Codable, Equatable {
+        var room: String
+        var teacher: String?
+        var minutes: Int?
+        var tags: [String]?
+        var inner: Totals?
+    }
+
+    struct Totals: Codable, Equatable { var total: Int }
+
+    @Test("an encoder that writes nulls writes every absent optional as null, and the value decodes back")
+    func writtenNulls() throws {
+        let lesson = Lesson(room: "S4", teacher: nil, minutes: nil, tags: nil, inner: nil)
+        let written = try JSONValueEncoder(writesNulls: true).encode(lesson)
+        #expect(written == ["room": "S4", "teacher": .null, "minutes": .null, "tags": .null, "inner": .null])
+        #expect(try JSONValue(encoding: lesson) == ["room": "S4"])
+        #expect(try written.decode(Lesson.self) == lesson)
+        let full = Lesson(room: "S4", teacher: "MRS", minutes: 50, tags: ["a"], inner: nil)
+        #expect(try JSONValueEncoder(writesNulls: true).encode(full)["minutes"] == 50)
+    }
+
+    struct Preview: Codable, Equatable {
+        var valid: Int
+        var teacher: String?
+        @OmittedWhenNil var refusal: String?
+    }
+
+    @Test("a field marked OmittedWhenNil is left out when nil even by an encoder that writes nulls")
+    func omittedWhenNil() throws {
+        let writer = JSONValueEncoder(writesNulls: true)
+        #expect(try writer.encode(Preview(valid: 1, teacher: nil, refusal: nil)) == ["valid": 1, "teacher": .null])
+        #expect(try writer.encode(Preview(valid: 1, refusal: "no")) == ["valid": 1, "teacher": .null, "refusal": "no"])
+        #expect(try (["valid": 2] as JSONValue).decode(Preview.self) == Preview(valid: 2, teacher: nil, refusal: nil))
+        #expect(try (["valid": 2, "refusal": .null] as JSONValue).decode(Preview.self).refusal == nil)
+        #expect(try (["valid": 2, "refusal": "x"] as JSONValue).decode(Preview.self).refusal == "x")
+        #expect(throws: DecodingError.self) { try (["valid": 2, "refusal": 3] as JSONValue).decode(Preview.self) }
     }
 }

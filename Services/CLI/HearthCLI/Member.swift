@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 
 /// `hearth member`: the family hub's members and this device's profile.
 struct Member: AsyncParsableCommand {
@@ -22,8 +23,8 @@ struct Member: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "member.add", ["name": .string(name), "role": .string(role)])
-            Member.show(reply, options, verb: "added")
+                options, .store, "member.add", ["name": .string(name), "role": .string(role)], as: MemberChange.self)
+            try Member.show(reply, options, verb: "added")
         }
     }
 
@@ -33,18 +34,14 @@ struct Member: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "member.list")
-            if options.json { return Output.json(reply) }
-            let members = reply["members"]?.arrayValue ?? []
-            if members.isEmpty { return Output.line("no members yet: hearth member add NAME --role student|parent") }
-            let profile = reply["profile"]?.stringValue
-            for member in members {
-                let name = member["name"]?.stringValue ?? "?"
-                let notify =
-                    member["notify"] == true
-                    ? "next class \(member["lead"]?.intValue ?? 10) min ahead" : "no class notifications"
+            let reply = try await ServiceCall.run(options, .store, "member.list", as: MemberList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.members.isEmpty {
+                return Output.line("no members yet: hearth member add NAME --role student|parent")
+            }
+            for member in reply.members {
                 Output.line(
-                    "\(name == profile ? "*" : " ") \(name) · \(member["role"]?.stringValue ?? "") · \(Output.count(Int(member["entries"]?.intValue ?? 0), "lesson")) · \(notify)"
+                    "\(member.name == reply.profile ? "*" : " ") \(member.name) · \(member.role) · \(Output.count(member.entries, "lesson")) · \(Member.notifications(member))"
                 )
             }
         }
@@ -59,8 +56,9 @@ struct Member: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "member.rename", ["member": .string(member), "name": .string(name)])
-            Member.show(reply, options, verb: "renamed")
+                options, .store, "member.rename", ["member": .string(member), "name": .string(name)],
+                as: MemberChange.self)
+            try Member.show(reply, options, verb: "renamed")
         }
     }
 
@@ -71,9 +69,10 @@ struct Member: AsyncParsableCommand {
         @Argument(help: "The member's name (any case) or id.") var member: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "member.remove", ["member": .string(member)])
-            if options.json { return Output.json(reply) }
-            Output.line("removed \(member) and \(Output.count(Int(reply["removed_entries"]?.intValue ?? 0), "lesson"))")
+            let reply = try await ServiceCall.run(
+                options, .store, "member.remove", ["member": .string(member)], as: MemberRemoved.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("removed \(member) and \(Output.count(reply.removedEntries, "lesson"))")
         }
     }
 
@@ -91,18 +90,16 @@ struct Member: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "member.use", ["member": member.map(JSONValue.string) ?? .null])
+                options, .store, "member.use", ["member": member.map(JSONValue.string) ?? .null],
+                as: ProfileChoice.self)
             // Whose reminders pop here follows the profile: the scheduler loads them again (when it
             // is not running, it loads them when it starts).
             _ = await ServiceCall.ifRunning(
                 try options.loadConfiguration(), .scheduler, "reminder.reload", timeout: options.timeoutDuration)
-            if options.json { return Output.json(reply) }
-            let profile = reply["profile"] ?? .null
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                profile == .null
-                    ? "this device uses no profile"
-                    : "this device uses \(profile["name"]?.stringValue ?? "?")'s profile (\(profile["role"]?.stringValue ?? ""))"
-            )
+                reply.profile.map { "this device uses \($0.name)'s profile (\($0.role))" }
+                    ?? "this device uses no profile")
         }
     }
 
@@ -123,19 +120,18 @@ struct Member: AsyncParsableCommand {
             var arguments: [String: JSONValue] = ["off": .bool(off)]
             if let member { arguments["member"] = .string(member) }
             if let lead { arguments["lead"] = .int(Int64(lead)) }
-            let reply = try await ServiceCall.run(options, .store, "member.notify", arguments)
-            Member.show(reply, options, verb: "notifications set")
+            let reply = try await ServiceCall.run(options, .store, "member.notify", arguments, as: MemberChange.self)
+            try Member.show(reply, options, verb: "notifications set")
         }
     }
 
-    static func show(_ reply: JSONValue, _ options: GlobalOptions, verb: String) {
-        if options.json { return Output.json(reply) }
-        let member = reply["member"] ?? .null
-        let notify =
-            member["notify"] == true
-            ? "next class \(member["lead"]?.intValue ?? 10) min ahead" : "no class notifications"
-        Output.line(
-            "\(verb): \(member["name"]?.stringValue ?? "?") · \(member["role"]?.stringValue ?? "") · \(notify)"
-                + "  (\(member["id"]?.stringValue?.prefix(8) ?? ""))")
+    static func show(_ reply: MemberChange, _ options: GlobalOptions, verb: String) throws {
+        if options.json { return try Output.reply(reply) }
+        let member = reply.member
+        Output.line("\(verb): \(member.name) · \(member.role) · \(notifications(member))  (\(member.id.prefix(8)))")
+    }
+
+    static func notifications(_ member: MemberView) -> String {
+        member.notify ? "next class \(member.lead) min ahead" : "no class notifications"
     }
 }

@@ -50,6 +50,11 @@ enum Output {
         line(value.jsonText)
     }
 
+    /// A typed reply as the service sent it (replies write every absent field as `null`).
+    static func reply<Reply: Encodable>(_ reply: Reply) throws {
+        json(try JSONValue(reply: reply))
+    }
+
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
     }

@@ -17,6 +17,25 @@ enum ServiceCall {
         }
     }
 
+    /// The command's reply as its type in HearthCore. A reply that does not read as its type (a
+    /// service of another build) is an error naming the field and what was found there.
+    static func run<Reply: Decodable>(
+        _ options: GlobalOptions,
+        _ service: HearthService,
+        _ command: String,
+        _ arguments: [String: JSONValue] = [:],
+        as type: Reply.Type
+    ) async throws -> Reply {
+        let data = try await run(options, service, command, arguments)
+        do {
+            return try data.decode(Reply.self)
+        } catch let error as DecodingError {
+            Output.error(
+                "hearth: \(service.rawValue)'s reply to \(command) is not what this build reads: \(error.summary)")
+            throw ExitCode(1)
+        }
+    }
+
     /// The command's result, or why it failed, with nothing printed (for a call whose failure
     /// the subcommand reports in its own words).
     static func attempt(

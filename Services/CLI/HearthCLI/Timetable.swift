@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 
 /// `hearth timetable`: the members' two-week school timetables, the school's calendar, and
 /// their views.
@@ -31,11 +32,11 @@ struct Timetable: AsyncParsableCommand {
                 if let week1Start {
                     try await ServiceCall.run(
                         options, .store, "timetable.configure",
-                        ["week1_start": .string(try Dates.day(week1Start, options))])
+                        ["week1_start": .string(try Dates.day(week1Start, options))], as: SchoolSettings.self)
                 } else {
-                    try await ServiceCall.run(options, .store, "timetable.settings")
+                    try await ServiceCall.run(options, .store, "timetable.settings", as: SchoolSettings.self)
                 }
-            Timetable.printSettings(reply, options)
+            try Timetable.printSettings(reply, options)
         }
     }
 
@@ -49,10 +50,11 @@ struct Timetable: AsyncParsableCommand {
         func run() async throws {
             let reply =
                 bells.isEmpty
-                ? try await ServiceCall.run(options, .store, "timetable.settings")
+                ? try await ServiceCall.run(options, .store, "timetable.settings", as: SchoolSettings.self)
                 : try await ServiceCall.run(
-                    options, .store, "timetable.bells", ["bells": .array(bells.map(JSONValue.string))])
-            Timetable.printSettings(reply, options)
+                    options, .store, "timetable.bells", ["bells": .array(bells.map(JSONValue.string))],
+                    as: SchoolSettings.self)
+            try Timetable.printSettings(reply, options)
         }
     }
 
@@ -79,32 +81,22 @@ struct Timetable: AsyncParsableCommand {
             if let to { arguments["to"] = .string(try Dates.day(to, options)) }
             if let week { arguments["week"] = .int(Int64(week)) }
             let reply = try await ServiceCall.run(
-                options, .store, clear ? "timetable.override.clear" : "timetable.override", arguments)
-            Timetable.printSettings(reply, options)
+                options, .store, clear ? "timetable.override.clear" : "timetable.override", arguments,
+                as: SchoolSettings.self)
+            try Timetable.printSettings(reply, options)
         }
     }
 
-    static func printSettings(_ reply: JSONValue, _ options: GlobalOptions) {
-        if options.json { return Output.json(reply) }
-        Output.line(
-            "Week 1 starts: \(reply["week1_start"]?.stringValue ?? "not set (hearth timetable settings --week1-start D)")"
-        )
-        let bells = reply["bells"]?.arrayValue ?? []
-        Output.line(bells.isEmpty ? "Bells: none set" : "Bells:")
-        for bell in bells {
-            Output.line(
-                "  \(pad(bell["period"]?.stringValue ?? "", 16)) \(bell["start"]?.stringValue ?? "")–\(bell["end"]?.stringValue ?? "")"
-            )
+    static func printSettings(_ reply: SchoolSettings, _ options: GlobalOptions) throws {
+        if options.json { return try Output.reply(reply) }
+        Output.line("Week 1 starts: \(reply.week1Start ?? "not set (hearth timetable settings --week1-start D)")")
+        Output.line(reply.bells.isEmpty ? "Bells: none set" : "Bells:")
+        for bell in reply.bells { Output.line("  \(pad(bell.period, 16)) \(bell.start)–\(bell.end)") }
+        for override in reply.overrides {
+            Output.line("Override: week \(override.week) from \(override.from) to \(override.to)")
         }
-        for override in reply["overrides"]?.arrayValue ?? [] {
-            Output.line(
-                "Override: week \(override["week"]?.intValue ?? 0) from \(override["from"]?.stringValue ?? "") to \(override["to"]?.stringValue ?? "")"
-            )
-        }
-        for holiday in reply["holidays"]?.arrayValue ?? [] { Output.line("Holiday: " + Holiday.describe(holiday)) }
-        if let cleared = reply["cleared"]?.intValue {
-            Output.line("cleared \(cleared) override\(cleared == 1 ? "" : "s")")
-        }
+        for holiday in reply.holidays { Output.line("Holiday: " + Holiday.describe(holiday)) }
+        if let cleared = reply.cleared { Output.line("cleared \(cleared) override\(cleared == 1 ? "" : "s")") }
     }
 
     /// `text` padded with spaces to `width` characters.
@@ -140,9 +132,10 @@ extension Timetable {
                     "from": .string(try Dates.day(from, options)), "to": .string(try Dates.day(to, options)),
                 ]
                 if let name { arguments["name"] = .string(name) }
-                let reply = try await ServiceCall.run(options, .store, "timetable.holiday.add", arguments)
-                if options.json { return Output.json(reply) }
-                Output.line("added holiday: " + Holiday.describe(reply["holiday"] ?? .null))
+                let reply = try await ServiceCall.run(
+                    options, .store, "timetable.holiday.add", arguments, as: HolidayAdded.self)
+                if options.json { return try Output.reply(reply) }
+                Output.line("added holiday: " + (reply.holiday.map(Holiday.describe) ?? "?"))
             }
         }
 
@@ -152,11 +145,11 @@ extension Timetable {
             @OptionGroup var options: GlobalOptions
 
             func run() async throws {
-                let reply = try await ServiceCall.run(options, .store, "timetable.holiday.list")
-                if options.json { return Output.json(reply) }
-                let holidays = reply["holidays"]?.arrayValue ?? []
-                if holidays.isEmpty { Output.line("no holidays") }
-                for holiday in holidays { Output.line(Holiday.describe(holiday)) }
+                let reply = try await ServiceCall.run(
+                    options, .store, "timetable.holiday.list", as: HolidayList.self)
+                if options.json { return try Output.reply(reply) }
+                if reply.holidays.isEmpty { Output.line("no holidays") }
+                for holiday in reply.holidays { Output.line(Holiday.describe(holiday)) }
             }
         }
 
@@ -174,10 +167,9 @@ extension Timetable {
             }
         }
 
-        static func describe(_ holiday: JSONValue) -> String {
-            let name = holiday["name"]?.stringValue.map { Output.visible($0) + " · " } ?? ""
-            return "\(name)\(holiday["from"]?.stringValue ?? "") to \(holiday["to"]?.stringValue ?? "")"
-                + "  (\(holiday["id"]?.stringValue?.prefix(8) ?? ""))"
+        static func describe(_ holiday: HolidayView) -> String {
+            let name = holiday.name.map { Output.visible($0) + " · " } ?? ""
+            return "\(name)\(holiday.from) to \(holiday.to)  (\(holiday.id.prefix(8)))"
         }
     }
 }

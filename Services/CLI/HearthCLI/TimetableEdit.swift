@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 
 /// Editing a member's lessons.
 extension Timetable {
@@ -132,12 +133,11 @@ extension Timetable {
         @OptionGroup var member: MemberOption
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "timetable.entries", member.arguments)
-            if options.json { return Output.json(reply) }
-            let lessons = reply["entries"]?.arrayValue ?? []
-            Output.line(
-                "\(reply["member"]?.stringValue.map(Output.visible) ?? "?"): \(Output.count(lessons.count, "lesson"))")
-            for lesson in lessons { Output.line("  " + Timetable.describe(lesson, slot: true)) }
+            let reply = try await ServiceCall.run(
+                options, .store, "timetable.entries", member.arguments, as: TimetableEntries.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("\(Output.visible(reply.member)): \(Output.count(reply.entries.count, "lesson"))")
+            for lesson in reply.entries { Output.line("  " + Timetable.describe(lesson, slot: true)) }
         }
     }
 
@@ -145,55 +145,46 @@ extension Timetable {
     static func change(
         _ options: GlobalOptions, _ command: String, _ arguments: [String: JSONValue], verb: String
     ) async throws {
-        let reply = try await ServiceCall.run(options, .store, command, arguments)
-        if options.json { return Output.json(reply) }
-        let lessons = reply["entries"]?.arrayValue ?? []
-        if let replaced = reply["replaced"]?.intValue {
-            Output.line("\(verb) \(Output.count(lessons.count, "lesson")) (replacing \(replaced))")
+        let reply = try await ServiceCall.run(options, .store, command, arguments, as: LessonsChanged.self)
+        if options.json { return try Output.reply(reply) }
+        if let replaced = reply.replaced {
+            Output.line("\(verb) \(Output.count(reply.entries.count, "lesson")) (replacing \(replaced))")
         }
-        for lesson in lessons {
-            Output.line((reply["replaced"] == nil ? "\(verb): " : "  ") + describe(lesson, slot: true))
+        for lesson in reply.entries {
+            Output.line((reply.replaced == nil ? "\(verb): " : "  ") + describe(lesson, slot: true))
         }
-        printClashes(reply["clashes"]?.arrayValue ?? [], warning: true)
+        printClashes(reply.clashes, warning: true)
     }
 
     /// One lesson: `W1 Mon P3  09:00–10:00  Maths · R12 · MrS  (id)`.
-    static func describe(_ lesson: JSONValue, slot: Bool) -> String {
+    static func describe(_ lesson: LessonView, slot: Bool) -> String {
         var parts: [String] = []
         if slot {
-            let period = lesson["period"]?.stringValue ?? ""
+            let period = lesson.period
             parts.append(
-                "W\(lesson["week"]?.intValue ?? 0) \(lesson["day"]?.stringValue?.prefix(3) ?? "") "
-                    + pad(Int(period) != nil ? "P\(period)" : period, 15))
+                "W\(lesson.week) \(lesson.day.prefix(3)) " + pad(Int(period) != nil ? "P\(period)" : period, 15))
         } else {
-            parts.append(pad(lesson["period"]?.stringValue ?? "", 15))
+            parts.append(pad(lesson.period, 15))
         }
-        let times =
-            lesson["start"]?.stringValue.map { "\($0)–\(lesson["end"]?.stringValue ?? "")" } ?? "--:-----:--"
-        parts.append(times)
-        var what = [lesson["subject"]?.stringValue ?? "?", lesson["room"]?.stringValue ?? "?"]
-        if let teacher = lesson["teacher"]?.stringValue { what.append(teacher) }
+        parts.append(lesson.start.map { "\($0)–\(lesson.end ?? "")" } ?? "--:-----:--")
+        let what = [lesson.subject, lesson.room] + (lesson.teacher.map { [$0] } ?? [])
         parts.append(Output.visible(what.joined(separator: " · ")))
-        return parts.joined(separator: "  ") + "  (\(lesson["id"]?.stringValue?.prefix(8) ?? ""))"
+        return parts.joined(separator: "  ") + "  (\(lesson.id.prefix(8)))"
     }
 
-    static func printClashes(_ clashes: [JSONValue], warning: Bool) {
+    static func printClashes(_ clashes: [ClashView], warning: Bool) {
         if clashes.isEmpty && !warning { return Output.line("no clashes") }
         for clash in clashes {
-            let (first, second) = (clash["first"] ?? .null, clash["second"] ?? .null)
-            func side(_ lesson: JSONValue) -> String {
-                "\(lesson["member"]?.stringValue ?? "?") \(lesson["subject"]?.stringValue ?? "?") in \(lesson["room"]?.stringValue ?? "?")"
-                    + (lesson["teacher"]?.stringValue.map { " with \($0)" } ?? "")
-                    + " (period \(lesson["period"]?.stringValue ?? "?")"
-                    + (lesson["start"]?.stringValue.map { ", \($0)–\(lesson["end"]?.stringValue ?? "")" } ?? "") + ")"
+            func side(_ lesson: LessonView) -> String {
+                "\(lesson.member ?? "?") \(lesson.subject) in \(lesson.room)"
+                    + (lesson.teacher.map { " with \($0)" } ?? "") + " (period \(lesson.period)"
+                    + (lesson.start.map { ", \($0)–\(lesson.end ?? "")" } ?? "") + ")"
             }
             let what =
-                clash["kind"] == "teacher"
-                ? "teacher \(clash["value"]?.stringValue ?? "?") in two places"
-                : "room \(clash["value"]?.stringValue ?? "?") booked twice"
+                clash.kind == "teacher" ? "teacher \(clash.value) in two places" : "room \(clash.value) booked twice"
             Output.line(
                 Output.visible(
-                    "\(warning ? "clash: " : "")\(what), week \(clash["week"]?.intValue ?? 0) \(clash["day"]?.stringValue ?? ""): \(side(first)) and \(side(second))"
+                    "\(warning ? "clash: " : "")\(what), week \(clash.week) \(clash.day): \(side(clash.first)) and \(side(clash.second))"
                 ))
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 
 /// `hearth timetable import FILE`: a preview first, the replacement only with `--confirm`.
 struct TimetableImport: AsyncParsableCommand {
@@ -46,40 +47,35 @@ struct TimetableImport: AsyncParsableCommand {
         arguments["confirm"] = .bool(confirm)
         if replaceAnyway { arguments["replace_anyway"] = true }
         let reply = try await ServiceCall.runShowingProgress(options, .store, "timetable.import", arguments)
-        if options.json { return Output.json(reply) }
-        let rows = reply["rows"]?.arrayValue ?? []
-        let errors = reply["errors"]?.arrayValue ?? []
-        let name = Output.visible(reply["member"]?.stringValue ?? "?")
-        if !confirm && !rows.isEmpty {
+            .decode(TimetableImportReport.self)
+        if options.json { return try Output.reply(reply) }
+        let name = Output.visible(reply.member)
+        if !confirm && !reply.rows.isEmpty {
             Output.line("line  week day  period           subject               teacher   room")
-            for row in rows {
-                let period = row["period"]?.stringValue ?? ""
+            for row in reply.rows {
+                let period = row.period
                 Output.line(
-                    Timetable.pad(String(row["line"]?.intValue ?? 0), 5) + " "
-                        + Timetable.pad(String(row["week"]?.intValue ?? 0), 4) + " "
-                        + Timetable.pad(String(row["day"]?.stringValue?.prefix(3) ?? ""), 4) + " "
+                    Timetable.pad(String(row.line), 5) + " " + Timetable.pad(String(row.week), 4) + " "
+                        + Timetable.pad(String(row.day.prefix(3)), 4) + " "
                         + Timetable.pad(Int(period) != nil ? "P\(period)" : period, 16) + " "
-                        + Timetable.pad(row["subject"]?.stringValue ?? "", 21) + " "
-                        + Timetable.pad(row["teacher"]?.stringValue ?? "", 9) + " " + (row["room"]?.stringValue ?? ""))
+                        + Timetable.pad(row.subject, 21) + " " + Timetable.pad(row.teacher ?? "", 9) + " " + row.room)
             }
         }
-        for error in errors {
-            Output.line("line \(error["line"]?.intValue ?? 0): \(Output.visible(error["reason"]?.stringValue ?? ""))")
+        for error in reply.errors { Output.line("line \(error.line): \(Output.visible(error.reason))") }
+        let omitted = [
+            ("clashes", reply.omitted.clashes), ("errors", reply.omitted.errors), ("rows", reply.omitted.rows),
+        ]
+        for (what, count) in omitted where count > 0 {
+            Output.line("(\(count) more \(what) not shown; --json has the counts)")
         }
-        for (what, count) in reply["omitted"]?.objectValue?.sorted(by: { $0.key < $1.key }) ?? [] {
-            if let count = count.intValue, count > 0 {
-                Output.line("(\(count) more \(what) not shown; --json has the counts)")
-            }
-        }
-        Timetable.printClashes(reply["clashes"]?.arrayValue ?? [], warning: true)
-        let valid = reply["valid"]?.intValue ?? 0
-        let invalid = reply["invalid"]?.intValue ?? Int64(errors.count)
+        Timetable.printClashes(reply.clashes, warning: true)
+        let (valid, invalid) = (reply.valid, reply.invalid)
         let bad = "\(invalid) bad row\(invalid == 1 ? "" : "s")"
         if confirm {
             Output.line(
-                "imported \(Output.count(Int(valid), "lesson")) for \(name) (replacing \(reply["replaced"]?.intValue ?? 0)); \(bad) skipped"
+                "imported \(Output.count(valid, "lesson")) for \(name) (replacing \(reply.replaced ?? 0)); \(bad) skipped"
             )
-        } else if let refusal = reply["refusal"]?.stringValue {
+        } else if let refusal = reply.refusal {
             Output.line("preview: \(valid) valid rows, \(bad) — nothing written")
             Output.line("a --confirm would be \(refusal.replacingOccurrences(of: "; nothing was written", with: ""))")
         } else {

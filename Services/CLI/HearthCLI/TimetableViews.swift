@@ -66,27 +66,24 @@ extension Timetable {
         var arguments = member.arguments
         arguments["from"] = .string(from.description)
         arguments["to"] = .string(to.description)
-        let reply = try await ServiceCall.run(options, .store, "timetable.days", arguments)
-        if options.json { return Output.json(reply) }
-        Output.line(Output.visible(reply["member"]?.stringValue ?? "?"))
-        for day in reply["days"]?.arrayValue ?? [] {
+        let reply = try await ServiceCall.run(options, .store, "timetable.days", arguments, as: TimetableDays.self)
+        if options.json { return try Output.reply(reply) }
+        Output.line(Output.visible(reply.member))
+        for day in reply.days {
             Output.line(heading(day))
-            let lessons = day["lessons"]?.arrayValue ?? []
-            if day["status"] == "school" && lessons.isEmpty { Output.line("  no lessons") }
-            for lesson in lessons { Output.line("  " + describe(lesson, slot: false)) }
+            if day.isSchoolDay && day.lessons.isEmpty { Output.line("  no lessons") }
+            for lesson in day.lessons { Output.line("  " + describe(lesson, slot: false)) }
         }
     }
 
     /// `Monday 2026-11-23 · Week 1`, with the holiday or weekend said.
-    static func heading(_ day: JSONValue) -> String {
-        let weekday = (day["weekday"]?.intValue).map { Int($0) } ?? 1
+    static func heading(_ day: TimetableDayView) -> String {
         let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-        var text =
-            "\(names[max(0, min(6, weekday - 1))]) \(day["date"]?.stringValue ?? "") · Week \(day["week"]?.intValue ?? 0)"
-        switch day["status"]?.stringValue {
-        case "holiday": text += " · holiday" + (day["holiday"]?.stringValue.map { " (\(Output.visible($0)))" } ?? "")
-        case "weekend": text += " · weekend"
-        default: break
+        var text = "\(names[max(0, min(6, day.weekday - 1))]) \(day.date) · Week \(day.week)"
+        switch day.status {
+        case .holiday(let name): text += " · holiday" + (name.map { " (\(Output.visible($0)))" } ?? "")
+        case .weekend: text += " · weekend"
+        case .school: break
         }
         return text
     }
@@ -100,42 +97,43 @@ extension Timetable {
         @OptionGroup var when: When
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "timetable.entries", member.arguments)
+            let reply = try await ServiceCall.run(
+                options, .store, "timetable.entries", member.arguments, as: TimetableEntries.self)
             let day = try when.day(options)
-            var current: Int64?
-            if reply["settings"]?["week1_start"]?.stringValue != nil {
+            var current: Int?
+            if reply.settings.week1Start != nil {
                 var arguments = member.arguments
                 arguments["from"] = .string(day.description)
                 arguments["to"] = .string(day.description)
-                let days = try await ServiceCall.run(options, .store, "timetable.days", arguments)["days"]?.arrayValue
-                current = days?.first?["week"]?.intValue
+                let days = try await ServiceCall.run(
+                    options, .store, "timetable.days", arguments, as: TimetableDays.self)
+                current = days.days.first?.week
             }
             if options.json {
-                var json = reply.objectValue ?? [:]
-                json["current_week"] = current.map(JSONValue.int) ?? .null
+                var json = try JSONValue(reply: reply).objectValue ?? [:]
+                json["current_week"] = current.map { .int(Int64($0)) } ?? .null
                 return Output.json(.object(json))
             }
-            let lessons = reply["entries"]?.arrayValue ?? []
-            Output.line(Output.visible(reply["member"]?.stringValue ?? "?"))
+            let lessons = reply.entries
+            Output.line(Output.visible(reply.member))
             // The periods the school rings a bell for, and any a lesson sits in: a period with
             // neither is no row.
-            let rung = Set((reply["settings"]?["bells"]?.arrayValue ?? []).compactMap { $0["code"]?.stringValue })
-            let taught = Set(lessons.compactMap { $0["period_code"]?.stringValue })
+            let rung = Set(reply.settings.bells.map(\.code))
+            let taught = Set(lessons.map(\.periodCode))
             let periods = Period.allCases.filter { rung.contains($0.code) || taught.contains($0.code) }
             let width = 18
             for week in 1...2 {
                 Output.line("")
-                Output.line("Week \(week)" + (current == Int64(week) ? " (this week)" : ""))
+                Output.line("Week \(week)" + (current == week ? " (this week)" : ""))
                 Output.line(
                     pad("", 16) + ["Mon", "Tue", "Wed", "Thu", "Fri"].map { pad($0, width) }.joined())
                 for period in periods {
                     let row = SchoolDay.allCases.map { day -> String in
                         let lesson = lessons.first {
-                            $0["week"]?.intValue == Int64(week) && $0["day"]?.stringValue == day.name
-                                && $0["period_code"]?.stringValue == period.code
+                            $0.week == week && $0.day == day.name && $0.periodCode == period.code
                         }
                         guard let lesson else { return pad("·", width) }
-                        let cell = "\(lesson["subject"]?.stringValue ?? "") \(lesson["room"]?.stringValue ?? "")"
+                        let cell = "\(lesson.subject) \(lesson.room)"
                         return pad(String(Output.visible(cell).prefix(width - 1)), width)
                     }
                     Output.line(pad(period.name, 16) + row.joined())
@@ -157,56 +155,48 @@ extension Timetable {
             var arguments = member.arguments
             arguments["from"] = .string(today.description)
             arguments["to"] = .string(today.adding(days: 20).description)
-            let reply = try await ServiceCall.run(options, .store, "timetable.days", arguments)
-            let days = reply["days"]?.arrayValue ?? []
-            let todays = days.first?["lessons"]?.arrayValue ?? []
-            func time(_ value: JSONValue?) -> LocalTime? {
-                value?.stringValue.flatMap { try? LocalTime(parsing: $0, field: "time") }
-            }
-            let (nowIndex, nextIndex) = SchoolCalendar.nowAndNext(
-                todays.map { (time($0["start"]), time($0["end"])) },
-                at: moment)
-            let now = nowIndex.map { todays[$0] }
-            var next: (lesson: JSONValue, date: String)?
+            let days = try await ServiceCall.run(
+                options, .store, "timetable.days", arguments, as: TimetableDays.self)
+            guard let first = days.days.first else { return Output.line(Output.visible(days.member)) }
+            let (nowIndex, nextIndex) = SchoolCalendar.nowAndNext(first.lessons.map(\.times), at: moment)
+            let now = nowIndex.map { first.lessons[$0] }
+            var next: (lesson: LessonView, day: TimetableDayView)?
             if let nextIndex {
-                next = (todays[nextIndex], today.description)
-            } else if let day = days.dropFirst().first(where: {
-                $0["lessons"]?.arrayValue?.contains { $0["start"] != .null } == true
-            }) {
-                next = (
-                    day["lessons"]?.arrayValue?.first { $0["start"] != .null } ?? .null, day["date"]?.stringValue ?? ""
-                )
+                next = (first.lessons[nextIndex], first)
+            } else if let day = days.days.dropFirst().first(where: { $0.lessons.contains { $0.start != nil } }),
+                let lesson = day.lessons.first(where: { $0.start != nil })
+            {
+                next = (lesson, day)
             }
             if options.json {
-                var nextJSON = next?.lesson.objectValue
-                nextJSON?["date"] = next.map { .string($0.date) }
+                var nextJSON = try next.map { try JSONValue(reply: $0.lesson).objectValue ?? [:] }
+                nextJSON?["date"] = next.map { .string($0.day.date) }
                 return Output.json([
-                    "member": reply["member"] ?? .null, "today": days.first ?? .null, "now": now ?? .null,
+                    "member": .string(days.member), "today": try JSONValue(reply: first),
+                    "now": try now.map { try JSONValue(reply: $0) } ?? .null,
                     "next": nextJSON.map(JSONValue.object) ?? .null,
                 ])
             }
-            Output.line("\(Output.visible(reply["member"]?.stringValue ?? "?")) · " + heading(days.first ?? .null))
+            Output.line("\(Output.visible(days.member)) · " + heading(first))
             if let now {
                 Output.line("Now:  " + lessonLine(now))
-            } else if days.first?["status"] == "school" {
+            } else if first.isSchoolDay {
                 Output.line("Now:  no lesson")
             }
             if let next {
-                let on =
-                    next.date == today.description
-                    ? "" : "\(heading(days.first { $0["date"]?.stringValue == next.date } ?? .null)): "
-                Output.line("Next: " + on + lessonLine(next.lesson))
+                Output.line(
+                    "Next: " + (next.day.date == today.description ? "" : "\(heading(next.day)): ")
+                        + lessonLine(next.lesson))
             } else {
                 Output.line("Next: nothing in the next three weeks")
             }
         }
 
-        private func lessonLine(_ lesson: JSONValue) -> String {
-            let period = lesson["period"]?.stringValue ?? ""
+        private func lessonLine(_ lesson: LessonView) -> String {
+            let period = lesson.period
             return Output.visible(
-                "\(lesson["subject"]?.stringValue ?? "?") in \(lesson["room"]?.stringValue ?? "?")"
-                    + (lesson["teacher"]?.stringValue.map { " with \($0)" } ?? "")
-                    + " · \(Int(period) != nil ? "period \(period)" : period), \(lesson["start"]?.stringValue ?? "")–\(lesson["end"]?.stringValue ?? "")"
+                "\(lesson.subject) in \(lesson.room)" + (lesson.teacher.map { " with \($0)" } ?? "")
+                    + " · \(Int(period) != nil ? "period \(period)" : period), \(lesson.start ?? "")–\(lesson.end ?? "")"
             )
         }
     }
@@ -218,12 +208,11 @@ extension Timetable {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "timetable.clashes")
-            if options.json { return Output.json(reply) }
-            let clashes = reply["clashes"]?.arrayValue ?? []
-            Timetable.printClashes(clashes, warning: false)
-            if let total = reply["total"]?.intValue, total > clashes.count {
-                Output.line("… and \(total - Int64(clashes.count)) more (\(total) clashes in all)")
+            let reply = try await ServiceCall.run(options, .store, "timetable.clashes", as: ClashList.self)
+            if options.json { return try Output.reply(reply) }
+            Timetable.printClashes(reply.clashes, warning: false)
+            if reply.total > reply.clashes.count {
+                Output.line("… and \(reply.total - reply.clashes.count) more (\(reply.total) clashes in all)")
             }
         }
     }
@@ -240,13 +229,13 @@ extension Timetable {
         func run() async throws {
             let called = CommandLine.arguments.first { ["subjects", "teachers", "rooms"].contains($0) }
             let what = what ?? called ?? "subjects"
-            let reply = try await ServiceCall.run(options, .store, "timetable.reference", ["what": .string(what)])
-            if options.json { return Output.json(reply) }
-            let items = reply[what]?.arrayValue ?? []
-            if items.isEmpty { Output.line("no \(what) yet") }
-            for item in items {
+            let reply = try await ServiceCall.run(
+                options, .store, "timetable.reference", ["what": .string(what)], as: TimetableReference.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.items.isEmpty { Output.line("no \(what) yet") }
+            for item in reply.items {
                 Output.line(
-                    "\(pad(item["name"]?.stringValue ?? "", 24)) \(Output.count(Int(item["lessons"]?.intValue ?? 0), "lesson")) · \(Output.count(Int(item["members"]?.intValue ?? 0), "member"))"
+                    "\(pad(item.name, 24)) \(Output.count(item.lessons, "lesson")) · \(Output.count(item.members, "member"))"
                 )
             }
         }

@@ -45,25 +45,21 @@ actor ClassBoard {
     func markStale() { stale = true }
 
     /// Takes a `class.sources` reply for the days up to `through`.
-    func load(_ reply: JSONValue, through: LocalDate) {
+    func load(_ sources: ClassSources, through: LocalDate) {
         var loaded: [ClassAlert] = []
-        for member in reply["members"]?.arrayValue ?? [] {
-            guard let id = member["id"]?.stringValue, let name = member["name"]?.stringValue,
-                let lead = member["lead"]?.intValue
-            else { continue }
-            if let until = member["alerted_until"]?.intValue { alertedUntil[id] = max(alertedUntil[id] ?? 0, until) }
-            for lesson in member["classes"]?.arrayValue ?? [] {
-                guard let entry = lesson["id"]?.stringValue, let subject = lesson["subject"]?.stringValue,
-                    let room = lesson["room"]?.stringValue,
-                    let date = lesson["date"]?.stringValue.flatMap({ try? LocalDate(parsing: $0, field: "date") }),
-                    let time = lesson["start"]?.stringValue.flatMap({ try? LocalTime(parsing: $0, field: "start") })
+        for member in sources.members {
+            let id = member.id
+            if let until = member.alertedUntil { alertedUntil[id] = max(alertedUntil[id] ?? 0, until) }
+            for lesson in member.classes {
+                guard let date = lesson.date.flatMap({ try? LocalDate(parsing: $0, field: "date") }),
+                    let time = lesson.times.start
                 else { continue }
                 let start = clock.instant(date, time)
                 loaded.append(
                     ClassAlert(
-                        id: "\(entry)@\(date)", member: id, memberName: name, subject: subject, room: room,
-                        teacher: lesson["teacher"]?.stringValue, period: lesson["period"]?.stringValue ?? "",
-                        start: start, fireAt: start.addingTimeInterval(-Double(lead) * 60)))
+                        id: "\(lesson.id)@\(date)", member: id, memberName: member.name, subject: lesson.subject,
+                        room: lesson.room, teacher: lesson.teacher, period: lesson.period, start: start,
+                        fireAt: start.addingTimeInterval(-Double(member.lead) * 60)))
             }
         }
         alerts = loaded.sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }

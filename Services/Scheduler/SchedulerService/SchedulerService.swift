@@ -278,7 +278,7 @@ public final class SchedulerService: Service {
                     let reply = try await store.request(
                         "class.sources",
                         args: ["from": .string(today.description), "to": .string(today.adding(days: 1).description)])
-                    await classes.load(reply, through: today.adding(days: 1))
+                    await classes.load(try reply.decode(ClassSources.self), through: today.adding(days: 1))
                 }
                 for alert in await classes.ready(now: now) {
                     _ = try await store.request(

@@ -3,12 +3,18 @@
 /// Integers beyond `Int64` and non-finite doubles are refused with an `EncodingError`, since
 /// JSON on the wire cannot carry them faithfully.
 public struct JSONValueEncoder: Sendable {
-    public init() {}
+    /// Whether an optional field that is `nil` is written as `null` (`true`) or left out.
+    ///
+    /// Replies to commands say `"teacher": null` rather than leaving the key out, so a reader
+    /// (a script, `--json`) sees every field the reply has; events leave absent fields out.
+    public var writesNulls: Bool
+
+    public init(writesNulls: Bool = false) { self.writesNulls = writesNulls }
 
     /// - Throws: `EncodingError` naming the coding path of the value it cannot represent.
     public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         let node = Node()
-        try value.encode(to: ValueEncoder(node: node, codingPath: []))
+        try value.encode(to: ValueEncoder(node: node, codingPath: [], writesNulls: writesNulls))
         return node.resolved
     }
 }
@@ -17,6 +23,11 @@ extension JSONValue {
     /// `value` as a `JSONValue` (see `JSONValueEncoder`).
     public init<T: Encodable>(encoding value: T) throws {
         self = try JSONValueEncoder().encode(value)
+    }
+
+    /// `value` as a command's reply: every absent optional written as `null` (see `writesNulls`).
+    public init<T: Encodable>(reply value: T) throws {
+        self = try JSONValueEncoder(writesNulls: true).encode(value)
     }
 }
 
@@ -77,26 +88,28 @@ private enum Leaf {
 private struct ValueEncoder: Encoder {
     let node: Node
     let codingPath: [any CodingKey]
+    let writesNulls: Bool
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if node.members == nil { node.members = [:] }
-        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath, writesNulls: writesNulls))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if node.elements == nil { node.elements = [] }
-        return UnkeyedContainer(node: node, codingPath: codingPath)
+        return UnkeyedContainer(node: node, codingPath: codingPath, writesNulls: writesNulls)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleContainer(node: node, codingPath: codingPath)
+        SingleContainer(node: node, codingPath: codingPath, writesNulls: writesNulls)
     }
 }
 
 private struct SingleContainer: SingleValueEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
+    let writesNulls: Bool
 
     func encodeNil() throws { node.value = .null }
     func encode(_ value: Bool) throws { node.value = .bool(value) }
@@ -119,7 +132,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
             node.value = json
             return
         }
-        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
+        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath, writesNulls: writesNulls))
     }
 
     private func integer<T: FixedWidthInteger>(_ value: T) throws { node.value = try Leaf.integer(value, codingPath) }
@@ -128,12 +141,13 @@ private struct SingleContainer: SingleValueEncodingContainer {
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: Node
     let codingPath: [any CodingKey]
+    let writesNulls: Bool
 
     /// A fresh node for `key`, replacing any earlier value under it.
     private func child(_ key: any CodingKey) -> ValueEncoder {
         let child = Node()
         node.members![key.stringValue] = .node(child)
-        return ValueEncoder(node: child, codingPath: codingPath + [key])
+        return ValueEncoder(node: child, codingPath: codingPath + [key], writesNulls: writesNulls)
     }
 
     private func put(_ value: JSONValue, _ key: Key) { node.members![key.stringValue] = .leaf(value) }
@@ -156,7 +170,59 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let json = value as? JSONValue { return put(json, key) }
         let child = child(key)
-        try SingleContainer(node: child.node, codingPath: child.codingPath).encode(value)
+        try SingleContainer(node: child.node, codingPath: child.codingPath, writesNulls: writesNulls).encode(value)
+    }
+
+    // A nil optional is `null` when the encoder writes nulls, and no key otherwise. Every
+    // overload is needed: synthesised `encode(to:)` calls the one for the field's type.
+    private func present<T>(_ value: T?, _ key: Key, _ encode: (T) throws -> Void) throws {
+        if let value { return try encode(value) }
+        if writesNulls { put(.null, key) }
+    }
+    func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
+    }
+    func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        try present(value, key) { try encode($0, forKey: key) }
     }
 
     private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
@@ -185,13 +251,14 @@ private struct SuperKey: CodingKey {
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
+    let writesNulls: Bool
 
     var count: Int { node.elements!.count }
 
     private func child() -> ValueEncoder {
         let child = Node()
         node.elements!.append(.node(child))
-        return ValueEncoder(node: child, codingPath: codingPath)
+        return ValueEncoder(node: child, codingPath: codingPath, writesNulls: writesNulls)
     }
 
     private func put(_ value: JSONValue) { node.elements!.append(.leaf(value)) }
@@ -214,7 +281,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     func encode<T: Encodable>(_ value: T) throws {
         if let json = value as? JSONValue { return put(json) }
         let child = child()
-        try SingleContainer(node: child.node, codingPath: child.codingPath).encode(value)
+        try SingleContainer(node: child.node, codingPath: child.codingPath, writesNulls: writesNulls).encode(value)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

@@ -115,9 +115,17 @@ enum HubDomain: StoreDomain {
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
         switch entity.kind {
         case Hub.memberKind:
-            return ["member": try StoreCommands.member(entity.id, in: db) ?? ["id": .string(entity.id)]]
+            return [
+                "member": try StoreCommands.member(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                    "id": .string(entity.id)
+                ]
+            ]
         case Hub.entryKind:
-            return ["entry": try StoreCommands.entry(entity.id, in: db) ?? ["id": .string(entity.id)]]
+            return [
+                "entry": try StoreCommands.entry(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                    "id": .string(entity.id)
+                ]
+            ]
         default:
             return [entity.kind: ["id": .string(entity.id)]]
         }

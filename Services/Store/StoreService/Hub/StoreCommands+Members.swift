@@ -62,11 +62,11 @@ extension StoreCommands {
         return try await writes.once(request.id) { db, _ in
             guard let given else {
                 try db.execute(sql: "DELETE FROM hub_profile")
-                return ["profile": .null]
+                return try JSONValue(reply: ProfileChoice(profile: nil))
             }
             let member = try Self.member(named: given, in: db)
             try db.execute(sql: "INSERT OR REPLACE INTO hub_profile (id, member) VALUES (1, ?)", arguments: [member.id])
-            return ["profile": try Self.member(member.id, in: db) ?? .null]
+            return try JSONValue(reply: ProfileChoice(profile: try Self.member(member.id, in: db)))
         }
     }
 
@@ -96,10 +96,8 @@ extension StoreCommands {
         try await database.pool.read { db in
             let ids = try String.fetchAll(db, sql: "SELECT id FROM member ORDER BY lower(name), id")
             let profile = try Self.profile(in: db)
-            return [
-                "members": .array(try ids.compactMap { try Self.member($0, in: db) }),
-                "profile": profile.map { .string($0.name) } ?? .null,
-            ]
+            return try JSONValue(
+                reply: MemberList(members: try ids.compactMap { try Self.member($0, in: db) }, profile: profile?.name))
         }
     }
 
@@ -161,7 +159,7 @@ extension StoreCommands {
         }
     }
 
-    static func member(_ id: String, in db: Database) throws -> JSONValue? {
+    static func member(_ id: String, in db: Database) throws -> MemberView? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -170,10 +168,8 @@ extension StoreCommands {
                     FROM member AS m WHERE m.id = ?
                     """, arguments: [id])
         else { return nil }
-        return [
-            "id": .string(id), "name": .string(row["name"]), "role": .string(row["role"]),
-            "notify": .bool(row["notify"]), "lead": .int(row["lead"]), "entries": .int(row["entries"]),
-            "conflicted": .bool(row["conflicted"]),
-        ]
+        return MemberView(
+            id: id, name: row["name"], role: row["role"], notify: row["notify"], lead: row["lead"],
+            entries: row["entries"], conflicted: row["conflicted"])
     }
 }

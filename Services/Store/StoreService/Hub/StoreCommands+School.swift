@@ -16,12 +16,12 @@ extension StoreCommands {
             try commit(
                 EntityRef(kind: Hub.settingsKind, id: Hub.settingsID), ["week1_start": .text(start.description)],
                 in: db, outbox: outbox)
-            return try Self.settings(in: db)
+            return try JSONValue(reply: try Self.settings(in: db))
         }
     }
 
     func timetableSettings(_ request: CommandRequest) async throws -> JSONValue {
-        try await database.pool.read { db in try Self.settings(in: db) }
+        try await database.pool.read { db in try JSONValue(reply: try Self.settings(in: db)) }
     }
 
     /// Sets bell times from `bells`, a list of `PERIOD=HH:MM-HH:MM` (`AM Registration=08:40-09:00`,
@@ -56,7 +56,7 @@ extension StoreCommands {
                     ["start": .text(bell.start.description), "end": .text(bell.end.description)], in: db,
                     outbox: outbox)
             }
-            return try Self.settings(in: db)
+            return try JSONValue(reply: try Self.settings(in: db))
         }
     }
 
@@ -90,7 +90,7 @@ extension StoreCommands {
                 EntityRef(kind: Hub.overrideKind, id: UUIDText.make()),
                 ["week": .int(Int64(week)), "from": .text(from.description), "to": .text(to.description)], in: db,
                 outbox: outbox)
-            return try Self.settings(in: db)
+            return try JSONValue(reply: try Self.settings(in: db))
         }
     }
 
@@ -106,9 +106,9 @@ extension StoreCommands {
             for id in ids {
                 try commit(EntityRef(kind: Hub.overrideKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
             }
-            var settings = try Self.settings(in: db).objectValue ?? [:]
-            settings["cleared"] = .int(Int64(ids.count))
-            return .object(settings)
+            var settings = try Self.settings(in: db)
+            settings.cleared = ids.count
+            return try JSONValue(reply: settings)
         }
     }
 
@@ -125,7 +125,7 @@ extension StoreCommands {
             var values: [String: FieldValue] = ["from": .text(from.description), "to": .text(to.description)]
             if let name { values["name"] = .text(name) }
             try commit(entity, values, in: db, outbox: outbox)
-            return ["holiday": try Self.holidays(in: db).first { $0["id"]?.stringValue == entity.id } ?? .null]
+            return try JSONValue(reply: HolidayAdded(holiday: try Self.holidays(in: db).first { $0.id == entity.id }))
         }
     }
 
@@ -143,7 +143,7 @@ extension StoreCommands {
     }
 
     func listHolidays(_ request: CommandRequest) async throws -> JSONValue {
-        try await database.pool.read { db in ["holidays": .array(try Self.holidays(in: db))] }
+        try await database.pool.read { db in try JSONValue(reply: HolidayList(holidays: try Self.holidays(in: db))) }
     }
 
     // MARK: - Reading
@@ -160,37 +160,25 @@ extension StoreCommands {
         return (from, to)
     }
 
-    static func settings(in db: Database) throws -> JSONValue {
+    static func settings(in db: Database) throws -> SchoolSettings {
         let start = try String.fetchOne(db, sql: "SELECT week1_start FROM timetable_settings WHERE id = 'school'")
         let bells = try Self.bells(in: db)
-        let overrides = try Row.fetchAll(db, sql: #"SELECT * FROM week_override ORDER BY "from", id"#).map {
-            row -> JSONValue in
-            [
-                "id": .string(row["id"]), "week": .int(row["week"]), "from": .string(row["from"]),
-                "to": .string(row["to"]),
-            ]
+        let overrides = try Row.fetchAll(db, sql: #"SELECT * FROM week_override ORDER BY "from", id"#).map { row in
+            WeekOverrideView(id: row["id"], week: row["week"], from: row["from"], to: row["to"])
         }
-        return [
-            "week1_start": start.map(JSONValue.string) ?? .null,
-            "bells": .array(
-                Period.allCases.compactMap { period in
-                    bells[period].map {
-                        [
-                            "period": .string(period.name), "code": .string(period.code),
-                            "start": .string($0.start.short), "end": .string($0.end.short),
-                        ]
-                    }
-                }),
-            "overrides": .array(overrides), "holidays": .array(try holidays(in: db)),
-        ]
+        return SchoolSettings(
+            week1Start: start,
+            bells: Period.allCases.compactMap { period in
+                bells[period].map {
+                    BellView(period: period.name, code: period.code, start: $0.start.short, end: $0.end.short)
+                }
+            },
+            overrides: overrides, holidays: try holidays(in: db))
     }
 
-    static func holidays(in db: Database) throws -> [JSONValue] {
+    static func holidays(in db: Database) throws -> [HolidayView] {
         try Row.fetchAll(db, sql: #"SELECT * FROM school_holiday ORDER BY "from", id"#).map { row in
-            [
-                "id": .string(row["id"]), "name": (row["name"] as String?).map(JSONValue.string) ?? .null,
-                "from": .string(row["from"]), "to": .string(row["to"]),
-            ]
+            HolidayView(id: row["id"], name: row["name"], from: row["from"], to: row["to"])
         }
     }
 

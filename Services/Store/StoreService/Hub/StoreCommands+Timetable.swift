@@ -182,9 +182,9 @@ extension StoreCommands {
             try commit(entity, values, in: db, outbox: outbox)
             copies.append(entity.id)
         }
-        var reply = try Self.entryReply(copies, in: db).objectValue ?? [:]
-        reply["replaced"] = .int(Int64(replaced.count))
-        return .object(reply)
+        var reply = try Self.lessonsChanged(copies, in: db)
+        reply.replaced = replaced.count
+        return try JSONValue(reply: reply)
     }
 
     /// "1 Mon", "Week 2 Tuesday": a week and a day.
@@ -269,14 +269,17 @@ extension StoreCommands {
 
     /// The reply to a change: the entries it wrote and any clash they are in.
     static func entryReply(_ ids: [String], in db: Database) throws -> JSONValue {
+        try JSONValue(reply: try lessonsChanged(ids, in: db))
+    }
+
+    private static func lessonsChanged(_ ids: [String], in db: Database) throws -> LessonsChanged {
         let changed = Set(ids)
         let clashes = TimetableClash.find(in: try entries(in: db), bells: try bells(in: db)).filter {
             changed.contains($0.first.id) || changed.contains($0.second.id)
         }
-        return [
-            "entries": .array(try ids.compactMap { try entry($0, in: db) }),
-            "clashes": .array(try clashes.map { try clashJSON($0, in: db) }),
-        ]
+        return LessonsChanged(
+            entries: try ids.compactMap { try entry($0, in: db) },
+            clashes: try clashes.map { try clashView($0, in: db) })
     }
 }
 

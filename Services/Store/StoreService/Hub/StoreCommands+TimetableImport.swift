@@ -28,7 +28,7 @@ extension StoreCommands {
         let replaceAnyway = try arguments.optionalBool("replace_anyway") ?? false
         let file = TimetableCSV(text)
         let budget = maximumReplyBytes
-        let report: @Sendable (Database, Member) throws -> [String: JSONValue] = { db, member in
+        let report: @Sendable (Database, Member) throws -> TimetableImportReport = { db, member in
             let lessons = file.lessons.enumerated().map { index, row in
                 TimetableEntry(
                     id: "import-\(index)", member: member.id, week: row.week, day: row.day, period: row.period,
@@ -41,8 +41,8 @@ extension StoreCommands {
             // The reply stays under the bus's largest message: every count is exact, and the
             // lists are cut (errors first, then rows, then clashes) with what was left out said.
             var room = budget - 4_096
-            func take<T>(_ items: [T], bytes: (T) -> Int, json: (T) throws -> JSONValue) rethrows -> [JSONValue] {
-                var out: [JSONValue] = []
+            func take<T, View>(_ items: [T], bytes: (T) -> Int, json: (T) throws -> View) rethrows -> [View] {
+                var out: [View] = []
                 for item in items {
                     let size = bytes(item)
                     guard size <= room else { break }
@@ -52,40 +52,33 @@ extension StoreCommands {
                 return out
             }
             let errors = take(file.problems, bytes: { 40 + $0.reason.utf8.count }) {
-                ["line": .int(Int64($0.line)), "reason": .string($0.reason)]
+                TimetableImportReport.Problem(line: $0.line, reason: $0.reason)
             }
             let rows = take(file.lessons, bytes: { 130 + $0.subject.utf8.count + $0.room.utf8.count }) { row in
-                [
-                    "line": .int(Int64(row.line)), "week": .int(Int64(row.week)), "day": .string(row.day.name),
-                    "period": .string(row.period.name), "subject": .string(row.subject),
-                    "teacher": row.teacher.map(JSONValue.string) ?? .null, "room": .string(row.room),
-                ]
+                TimetableImportReport.Row(
+                    line: row.line, week: row.week, day: row.day.name, period: row.period.name, subject: row.subject,
+                    teacher: row.teacher, room: row.room)
             }
-            let shownClashes = try take(clashes, bytes: { _ in 700 }) { try Self.clashJSON($0, in: db) }
-            return [
-                "member": .string(member.name), "valid": .int(Int64(lessons.count)), "rows": .array(rows),
-                "errors": .array(errors), "clashes": .array(shownClashes),
-                "invalid": .int(Int64(file.problems.count)), "clashes_total": .int(Int64(clashes.count)),
-                "omitted": [
-                    "rows": .int(Int64(file.lessons.count - rows.count)),
-                    "errors": .int(Int64(file.problems.count - errors.count)),
-                    "clashes": .int(Int64(clashes.count - shownClashes.count)),
-                ],
-                "delimiter": .string(String(file.delimiter)),
-            ]
+            let shownClashes = try take(clashes, bytes: { _ in 700 }) { try Self.clashView($0, in: db) }
+            return TimetableImportReport(
+                member: member.name, valid: lessons.count, invalid: file.problems.count, clashesTotal: clashes.count,
+                rows: rows, errors: errors, clashes: shownClashes,
+                omitted: .init(
+                    rows: file.lessons.count - rows.count, errors: file.problems.count - errors.count,
+                    clashes: clashes.count - shownClashes.count),
+                delimiter: String(file.delimiter))
         }
         guard confirm else {
             return try await database.pool.read { db in
                 let member = try Self.access(given, to: "import", in: db)
                 var reply = try report(db, member)
-                reply["confirmed"] = false
                 let held =
                     try Int.fetchOne(
                         db, sql: "SELECT COUNT(*) FROM timetable_entry WHERE member = ?", arguments: [member.id]) ?? 0
                 if let refusal = Self.wouldLoseLessons(file, replacing: held, of: member.name) {
-                    reply["refusal"] = .string(refusal)
+                    reply.refusal = refusal
                 }
-                return .object(reply)
+                return try JSONValue(reply: reply)
             }
         }
         let stall = Self.importStall.withLock { $0 }
@@ -118,9 +111,9 @@ extension StoreCommands {
                 try commit(EntityRef(kind: Hub.entryKind, id: UUIDText.make()), values, in: db, outbox: outbox)
             }
             var reply = try report(db, member)
-            reply["confirmed"] = true
-            reply["replaced"] = .int(Int64(old.count))
-            return .object(reply)
+            reply.confirmed = true
+            reply.replaced = old.count
+            return try JSONValue(reply: reply)
         }
     }
 }

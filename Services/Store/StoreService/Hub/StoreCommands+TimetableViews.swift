@@ -14,10 +14,10 @@ extension StoreCommands {
             let ids = try String.fetchAll(
                 db, sql: "SELECT id FROM timetable_entry WHERE member = ? ORDER BY week, day, period, id",
                 arguments: [member.id])
-            return [
-                "member": .string(member.name), "entries": .array(try ids.compactMap { try Self.entry($0, in: db) }),
-                "settings": try Self.settings(in: db),
-            ]
+            return try JSONValue(
+                reply: TimetableEntries(
+                    member: member.name, entries: try ids.compactMap { try Self.entry($0, in: db) },
+                    settings: try Self.settings(in: db)))
         }
     }
 
@@ -36,28 +36,21 @@ extension StoreCommands {
             let calendar = try Self.requireCalendar(in: db)
             let bells = try Self.bells(in: db)
             let lessons = try Self.entries(in: db, member: member.id)
-            var days: [JSONValue] = []
-            for number in from.dayNumber...to.dayNumber {
+            let days = (from.dayNumber...to.dayNumber).map { number in
                 let date = LocalDate(dayNumber: number)
                 let day = calendar.day(date)
-                var json: [String: JSONValue] = [
-                    "date": .string(date.description), "week": .int(Int64(day.week)),
-                    "weekday": .int(Int64(date.weekday)),
-                ]
-                switch day {
-                case .school:
-                    json["status"] = "school"
-                    let today = lessons.filter { $0.week == day.week && $0.day.rawValue == date.weekday }
-                        .sorted { $0.period < $1.period }
-                    json["lessons"] = .array(today.map { Self.lessonJSON($0, bells: bells) })
-                case .weekend: json["status"] = "weekend"
-                case .holiday(let name, _):
-                    json["status"] = "holiday"
-                    json["holiday"] = name.map(JSONValue.string) ?? .null
-                }
-                days.append(.object(json))
+                let status: TimetableDayView.Status =
+                    switch day {
+                    case .school:
+                        .school(
+                            lessons.filter { $0.week == day.week && $0.day.rawValue == date.weekday }
+                                .sorted { $0.period < $1.period }.map { Self.lessonView($0, bells: bells) })
+                    case .weekend: .weekend
+                    case .holiday(let name, _): .holiday(name)
+                    }
+                return TimetableDayView(date: date.description, week: day.week, weekday: date.weekday, status: status)
             }
-            return ["member": .string(member.name), "days": .array(days)]
+            return try JSONValue(reply: TimetableDays(member: member.name, days: days))
         }
     }
 
@@ -70,10 +63,9 @@ extension StoreCommands {
             if let profile, profile.role == .student {
                 clashes = clashes.filter { $0.first.member == profile.id || $0.second.member == profile.id }
             }
-            return [
-                "clashes": .array(try clashes.prefix(200).map { try Self.clashJSON($0, in: db) }),
-                "total": .int(Int64(clashes.count)),
-            ]
+            return try JSONValue(
+                reply: ClashList(
+                    clashes: try clashes.prefix(200).map { try Self.clashView($0, in: db) }, total: clashes.count))
         }
     }
 
@@ -94,12 +86,10 @@ extension StoreCommands {
                     FROM timetable_entry WHERE \(column) IS NOT NULL AND (? IS NULL OR member = ?)
                     GROUP BY lower(\(column)) ORDER BY lower(\(column))
                     """, arguments: [own, own])
-            return [
-                what: .array(
-                    rows.map {
-                        ["name": .string($0["name"]), "lessons": .int($0["lessons"]), "members": .int($0["members"])]
-                    })
-            ]
+            return try JSONValue(
+                reply: TimetableReference(
+                    what: what,
+                    items: rows.map { .init(name: $0["name"], lessons: $0["lessons"], members: $0["members"]) }))
         }
     }
 
@@ -116,10 +106,12 @@ extension StoreCommands {
             throw CommandError.invalidArgument("to", "must be within 14 days of 'from'")
         }
         return try await database.pool.read { db in
-            guard let calendar = try Self.schoolCalendar(in: db) else { return ["members": []] }
+            guard let calendar = try Self.schoolCalendar(in: db) else {
+                return try JSONValue(reply: ClassSources(members: []))
+            }
             let bells = try Self.bells(in: db)
             let lessons = Dictionary(grouping: try Self.entries(in: db), by: \.member)
-            var members: [JSONValue] = []
+            var members: [ClassSources.Member] = []
             for row in try Row.fetchAll(
                 db,
                 sql: """
@@ -128,7 +120,7 @@ extension StoreCommands {
                     """)
             {
                 let id: String = row["id"]
-                var classes: [JSONValue] = []
+                var classes: [LessonView] = []
                 for number in from.dayNumber...to.dayNumber {
                     let date = LocalDate(dayNumber: number)
                     let day = calendar.day(date)
@@ -136,18 +128,17 @@ extension StoreCommands {
                     for lesson in (lessons[id] ?? []).filter({ $0.week == day.week && $0.day.rawValue == date.weekday })
                     {
                         guard lesson.times(bells) != nil else { continue }
-                        var json = Self.lessonJSON(lesson, bells: bells).objectValue ?? [:]
-                        json["date"] = .string(date.description)
-                        classes.append(.object(json))
+                        var view = Self.lessonView(lesson, bells: bells)
+                        view.date = date.description
+                        classes.append(view)
                     }
                 }
-                members.append([
-                    "id": .string(id), "name": .string(row["name"]), "lead": .int(row["lead"]),
-                    "alerted_until": (row["fired_start"] as Int64?).map(JSONValue.int) ?? .null,
-                    "classes": .array(classes),
-                ])
+                members.append(
+                    ClassSources.Member(
+                        id: id, name: row["name"], lead: row["lead"], alertedUntil: row["fired_start"], classes: classes
+                    ))
             }
-            return ["members": .array(members)]
+            return try JSONValue(reply: ClassSources(members: members))
         }
     }
 
@@ -203,39 +194,32 @@ extension StoreCommands {
         }
     }
 
-    static func lessonJSON(_ lesson: TimetableEntry, bells: Bells) -> JSONValue {
+    static func lessonView(_ lesson: TimetableEntry, bells: Bells) -> LessonView {
         let times = lesson.times(bells)
-        return [
-            "id": .string(lesson.id), "week": .int(Int64(lesson.week)), "day": .string(lesson.day.name),
-            "period": .string(lesson.period.name), "period_code": .string(lesson.period.code),
-            "subject": .string(lesson.subject), "teacher": lesson.teacher.map(JSONValue.string) ?? .null,
-            "room": .string(lesson.room), "start": times.map { .string($0.start.short) } ?? .null,
-            "end": times.map { .string($0.end.short) } ?? .null,
-            "own_times": .bool(lesson.start != nil || lesson.end != nil),
-        ]
+        return LessonView(
+            id: lesson.id, week: lesson.week, day: lesson.day.name, period: lesson.period.name,
+            periodCode: lesson.period.code, subject: lesson.subject, teacher: lesson.teacher, room: lesson.room,
+            start: times?.start.short, end: times?.end.short, ownTimes: lesson.start != nil || lesson.end != nil)
     }
 
-    static func entry(_ id: String, in db: Database) throws -> JSONValue? {
+    /// A lesson with its member's name, as replies spanning members show it.
+    private static func named(_ lesson: TimetableEntry, in db: Database) throws -> LessonView {
+        var view = lessonView(lesson, bells: try bells(in: db))
+        view.member =
+            try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [lesson.member])
+            ?? lesson.member
+        return view
+    }
+
+    static func entry(_ id: String, in db: Database) throws -> LessonView? {
         guard let lesson = try lessons(in: db, sql: "SELECT * FROM timetable_entry WHERE id = ?", arguments: [id]).first
         else { return nil }
-        var json = lessonJSON(lesson, bells: try bells(in: db)).objectValue ?? [:]
-        json["member"] = .string(
-            try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [lesson.member])
-                ?? lesson.member)
-        return .object(json)
+        return try named(lesson, in: db)
     }
 
-    static func clashJSON(_ clash: TimetableClash, in db: Database) throws -> JSONValue {
-        func side(_ lesson: TimetableEntry) throws -> JSONValue {
-            var json = lessonJSON(lesson, bells: try bells(in: db)).objectValue ?? [:]
-            json["member"] = .string(
-                try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [lesson.member])
-                    ?? lesson.member)
-            return .object(json)
-        }
-        return [
-            "kind": .string(clash.kind.rawValue), "value": .string(clash.value), "week": .int(Int64(clash.first.week)),
-            "day": .string(clash.first.day.name), "first": try side(clash.first), "second": try side(clash.second),
-        ]
+    static func clashView(_ clash: TimetableClash, in db: Database) throws -> ClashView {
+        ClashView(
+            kind: clash.kind.rawValue, value: clash.value, week: clash.first.week, day: clash.first.day.name,
+            first: try named(clash.first, in: db), second: try named(clash.second, in: db))
     }
 }

@@ -33,7 +33,7 @@ extension HouseholdPages {
         let (listed, range, note, collections, members) = try await (
             dayReply, rangeReply, noteReply, collectionsReply, membersReply
         )
-        let memberNames = (members["members"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        let memberNames = try members.decode(MemberList.self).members.map(\.name)
         // The lists under the same filters: none for another kind or for done todos.
         let showLists = (query["kind"] ?? "").isEmpty || query["kind"] == "list"
         let lists =

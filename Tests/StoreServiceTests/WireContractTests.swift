@@ -1,0 +1,156 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthTesting
+import Testing
+
+@testable import StoreService
+
+/// The store's replies against the typed contracts in HearthCore (issue 43): every reply of a
+/// scripted household decodes as its type and encodes back to the same JSON, key for key and
+/// null for null; and the replies captured from the build before the types (in
+/// `Tests/Fixtures/wire/`) decode and encode back unchanged, so the wire format did not move.
+///
+/// `HEARTH_CAPTURE_WIRE=1 swift test --filter WireContractTests` writes the fixtures a reply has
+/// none of yet (a reply newly typed, captured before its service changes); `=all` rewrites them.
+@Suite("Wire contracts: store replies are their HearthCore types, and replies of the earlier build still decode")
+struct WireContractTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/wire")
+
+    /// A reply's name and its JSON.
+    struct Reply {
+        let name: String
+        let json: JSONValue
+    }
+
+    /// The type each reply is, by its name: decoding it and encoding it back as replies are
+    /// written (nulls included) must give the same JSON.
+    static let types: [String: @Sendable (JSONValue) throws -> JSONValue] = [
+        "member.add": roundTrip(MemberChange.self), "member.list": roundTrip(MemberList.self),
+        "member.use": roundTrip(ProfileChoice.self), "timetable.configure": roundTrip(SchoolSettings.self),
+        "timetable.bells": roundTrip(SchoolSettings.self), "timetable.settings": roundTrip(SchoolSettings.self),
+        "timetable.override.clear": roundTrip(SchoolSettings.self),
+        "timetable.holiday.add": roundTrip(HolidayAdded.self), "timetable.holiday.list": roundTrip(HolidayList.self),
+        "timetable.add": roundTrip(LessonsChanged.self), "timetable.add+clash": roundTrip(LessonsChanged.self),
+        "timetable.copy_week": roundTrip(LessonsChanged.self), "timetable.entries": roundTrip(TimetableEntries.self),
+        "timetable.days": roundTrip(TimetableDays.self), "timetable.clashes": roundTrip(ClashList.self),
+        "timetable.reference": roundTrip(TimetableReference.self), "class.sources": roundTrip(ClassSources.self),
+        "timetable.import": roundTrip(TimetableImportReport.self), "member.remove": roundTrip(MemberRemoved.self),
+    ]
+
+    static func roundTrip<T: Codable>(_ type: T.Type) -> @Sendable (JSONValue) throws -> JSONValue {
+        { try JSONValueEncoder(writesNulls: true).encode(try $0.decode(T.self)) }
+    }
+
+    /// `value` with its random ids replaced by `<id>` and lists (and a clash's two sides) in a
+    /// fixed order, so two runs of the same script compare equal: the order of equal things
+    /// follows their random ids.
+    static func normalised(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text):
+            return .string(text.replacing(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/, with: "<id>"))
+        case .array(let items): return .array(items.map(normalised).sorted { $0.jsonText < $1.jsonText })
+        case .object(let members):
+            var normal = members.mapValues(normalised)
+            if let first = normal["first"], let second = normal["second"], second.jsonText < first.jsonText {
+                (normal["first"], normal["second"]) = (second, first)
+            }
+            return .object(normal)
+        default: return value
+        }
+    }
+
+    /// Every reply reads and writes back as its type; and, unless capturing, matches the reply
+    /// of the same name captured from the earlier build (ids aside), which also reads and
+    /// writes back unchanged.
+    static func check(_ domain: String, _ replies: [Reply]) throws {
+        try capture(domain, replies)
+        for reply in replies {
+            let type = try #require(types[reply.name], "no type for \(reply.name)")
+            #expect(try type(reply.json) == reply.json, "\(reply.name) does not write back as it was read")
+            let file = fixtures.appendingPathComponent(domain).appendingPathComponent(reply.name + ".json")
+            let earlier = try JSONValue.parse(Array(try Data(contentsOf: file)))
+            #expect(try type(earlier) == earlier, "the earlier build's \(reply.name) does not write back unchanged")
+            #expect(normalised(reply.json) == normalised(earlier), "\(reply.name) is not what the earlier build sent")
+        }
+    }
+
+    /// A household's school: two members, bells, lessons with and without teachers and their own
+    /// times, a clash, a named and an unnamed holiday, an override; then every reading reply.
+    static func hub(_ request: (String, [String: JSONValue]) async throws -> JSONValue) async throws -> [Reply] {
+        var replies: [Reply] = []
+        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws {
+            replies.append(Reply(name: name, json: try await request(command, arguments)))
+        }
+        try await keep("member.add", "member.add", ["name": "Ann", "role": "student"])
+        _ = try await request("member.add", ["name": "Mum", "role": "parent"])
+        try await keep("timetable.configure", "timetable.configure", ["week1_start": "2026-11-02"])
+        try await keep(
+            "timetable.bells", "timetable.bells", ["bells": ["AM Registration=08:40-09:00", "1=09:00-10:00"]])
+        try await keep(
+            "timetable.add", "timetable.add",
+            [
+                "member": "Ann", "week": 1, "day": "Mon", "period": "1", "subject": "Maths", "room": "R1",
+                "teacher": "MrS",
+            ])
+        _ = try await request(
+            "timetable.add",
+            ["member": "Ann", "week": 1, "day": "Mon", "period": "2", "subject": "Art", "room": "A1"])
+        try await keep(
+            "timetable.add+clash", "timetable.add",
+            [
+                "member": "Mum", "week": 1, "day": "Mon", "period": "1", "subject": "Staff", "room": "R1",
+                "start": "09:05", "end": "09:50",
+            ])
+        try await keep("timetable.copy_week", "timetable.copy_week", ["member": "Ann", "from": "1", "to": "2"])
+        try await keep(
+            "timetable.holiday.add", "timetable.holiday.add",
+            ["from": "2026-11-18", "to": "2026-11-18", "name": "Inset"])
+        _ = try await request("timetable.holiday.add", ["from": "2026-11-19", "to": "2026-11-19"])
+        _ = try await request("timetable.override", ["week": 2, "from": "2026-11-23", "to": "2026-11-27"])
+        try await keep("timetable.settings", "timetable.settings")
+        try await keep("timetable.holiday.list", "timetable.holiday.list")
+        try await keep("timetable.entries", "timetable.entries", ["member": "Ann"])
+        try await keep("timetable.days", "timetable.days", ["member": "Ann", "from": "2026-11-15", "to": "2026-11-23"])
+        try await keep("timetable.clashes", "timetable.clashes")
+        try await keep("timetable.reference", "timetable.reference", ["what": "teachers"])
+        _ = try await request("member.notify", ["member": "Ann", "lead": 10])
+        try await keep("class.sources", "class.sources", ["from": "2026-11-16", "to": "2026-11-17"])
+        try await keep("timetable.override.clear", "timetable.override.clear")
+        try await keep("member.use", "member.use", ["member": "Mum"])
+        try await keep("member.list", "member.list")
+        try await keep(
+            "timetable.import", "timetable.import",
+            ["member": "Ann", "csv": .string(StoreHubTests.messy)])
+        _ = try await request("member.add", ["name": "Gran", "role": "parent"])
+        try await keep("member.remove", "member.remove", ["member": "Gran"])
+        return replies
+    }
+
+    @Test("hub replies: captured, or read and written back unchanged")
+    func hubReplies() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let replies = try await Self.hub { try await running.commands.request($0, args: $1) }
+            try Self.check("hub", replies)
+        }
+    }
+
+    /// Writes the replies as fixtures when `HEARTH_CAPTURE_WIRE` is set.
+    static func capture(_ domain: String, _ replies: [Reply]) throws {
+        guard ProcessInfo.processInfo.environment["HEARTH_CAPTURE_WIRE"] != nil else { return }
+        let folder = fixtures.appendingPathComponent(domain)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let all = ProcessInfo.processInfo.environment["HEARTH_CAPTURE_WIRE"] == "all"
+        for reply in replies {
+            let file = folder.appendingPathComponent(reply.name + ".json")
+            if all || !FileManager.default.fileExists(atPath: file.path) {
+                try Data(reply.json.jsonBytes).write(to: file)
+            }
+        }
+    }
+}
