@@ -157,22 +157,21 @@ struct PlanBoardTests {
         let item = { (id: String, start: String, end: String) -> JSONValue in
             [
                 "id": .string(id), "title": "Catch up with Sam", "name": "Sam", "start": .string(start),
-                "end": .string(end), "fired": false,
+                "end": .string(end), "fired": false, "person": "sam", "duration": 60, "status": "pending",
+                "origin": "auto", "previous": .null, "conflicted": false,
             ]
         }
-        await board.load(
-            [
-                "lead": 30, "refresh": "06:00:00", "quiet": "22:00-07:00",
-                "items": [
-                    item("early", "2026-11-24T07:15:00.000Z", "2026-11-24T08:15:00.000Z"),
-                    item("evening", "2026-11-24T18:00:00.000Z", "2026-11-24T19:00:00.000Z"),
-                    item("dawn", "2026-11-24T06:50:00.000Z", "2026-11-24T07:30:00.000Z"),
-                ],
-            ])
+        let sources: JSONValue = [
+            "lead": 30, "refresh": "06:00:00", "quiet": "22:00-07:00",
+            "items": [
+                item("early", "2026-11-24T07:15:00.000Z", "2026-11-24T08:15:00.000Z"),
+                item("evening", "2026-11-24T18:00:00.000Z", "2026-11-24T19:00:00.000Z"),
+                item("dawn", "2026-11-24T06:50:00.000Z", "2026-11-24T07:30:00.000Z"),
+            ],
+        ]
+        await board.load(try sources.decode(PlanSources.self))
         let fires = Dictionary(
-            uniqueKeysWithValues: await board.upcoming().map {
-                ($0["id"]?.stringValue ?? "", $0["fires"]?.stringValue ?? "")
-            })
+            uniqueKeysWithValues: await board.upcoming().reminders.map { ($0.id, $0.fires) })
         #expect(fires["plan:early"] == "2026-11-24T07:00:00.000Z")
         #expect(fires["plan:evening"] == "2026-11-24T17:30:00.000Z")
         // Never after the start: one placed by hand at 06:50 reminds at 06:50.

@@ -27,9 +27,9 @@ struct People: AsyncParsableCommand {
             var arguments: [String: JSONValue] = ["name": .string(name)]
             if let tags { arguments["tags"] = .string(tags) }
             if let purpose { arguments["purpose"] = .string(purpose) }
-            let reply = try await ServiceCall.run(options, .store, "people.add", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line("added \(Output.visible(name))  (\(reply["person"]?["id"]?.stringValue?.prefix(8) ?? ""))")
+            let reply = try await ServiceCall.run(options, .store, "people.add", arguments, as: PersonChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("added \(Output.visible(name))  (\(reply.person.id.prefix(8)))")
         }
     }
 
@@ -40,26 +40,22 @@ struct People: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "people.list", try Plan.nowArgument(now))
-            if options.json { return Output.json(reply) }
-            let people = reply["people"]?.arrayValue ?? []
-            if people.isEmpty { return Output.line("no people yet: hearth people add NAME") }
+            let reply = try await ServiceCall.run(
+                options, .store, "people.list", try Plan.nowArgument(now), as: PeopleList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.people.isEmpty { return Output.line("no people yet: hearth people add NAME") }
             let zone = try options.loadConfiguration().household.timeZone
             Output.line("score  urgency  overdue  person")
-            for person in people {
-                let name = Output.visible(person["name"]?.stringValue ?? "?")
-                guard person["goal"] != nil, let score = person["score"]?.doubleValue else {
+            for person in reply.people {
+                let name = Output.visible(person.name)
+                guard let standing = person.standing else {
                     Output.line("    —        —        —  \(name) (no goal: hearth people goal)")
                     continue
                 }
-                let next =
-                    person["next"].flatMap { $0["start"]?.stringValue }.map { " · next \(Plan.local($0, zone))" } ?? ""
+                let next = person.next.map { " · next \(Plan.local($0.start, zone))" } ?? ""
                 Output.line(
-                    String(
-                        format: "%5.2f  %7.2f  %5dd  ", score, person["urgency"]?.doubleValue ?? 0,
-                        Int(person["overdue_days"]?.intValue ?? 0))
-                        + "\(name) · every \(person["goal"]?["every"]?.intValue ?? 0)d · due \(person["due"]?.stringValue ?? "?")\(next)"
-                )
+                    String(format: "%5.2f  %7.2f  %5dd  ", standing.score, standing.urgency, standing.overdueDays)
+                        + "\(name) · every \(standing.goal.every)d · due \(standing.due)\(next)")
             }
         }
     }
@@ -71,34 +67,31 @@ struct People: AsyncParsableCommand {
         @Argument(help: "Their name (any case) or id.") var person: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "people.show", ["person": .string(person)])
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "people.show", ["person": .string(person)], as: PersonView.self)
+            if options.json { return try Output.reply(reply) }
             let zone = try options.loadConfiguration().household.timeZone
-            Output.line(Output.visible(reply["name"]?.stringValue ?? "?"))
-            if let tags = reply["tags"]?.stringValue { Output.line("  tags: \(Output.visible(tags))") }
-            if let purpose = reply["purpose"]?.stringValue { Output.line("  purpose: \(Output.visible(purpose))") }
-            if let goal = reply["goal"] {
+            Output.line(Output.visible(reply.name))
+            if let tags = reply.tags { Output.line("  tags: \(Output.visible(tags))") }
+            if let purpose = reply.purpose { Output.line("  purpose: \(Output.visible(purpose))") }
+            if let standing = reply.standing {
+                let goal = standing.goal
                 Output.line(
-                    "  every \(goal["every"]?.intValue ?? 0) days · importance \(goal["importance"]?.intValue ?? 0) · "
-                        + "\(Social.durationText(Int(goal["duration"]?.intValue ?? 0))) · \(goal["windows"]?.stringValue ?? "")"
-                )
-                if let exclude = goal["exclude"]?.stringValue { Output.line("  not on \(exclude)") }
+                    "  every \(goal.every) days · importance \(goal.importance) · "
+                        + "\(Social.durationText(goal.duration)) · \(goal.windows)")
+                if let exclude = goal.exclude { Output.line("  not on \(exclude)") }
                 Output.line(
                     String(
                         format: "  last %@ · due %@ · %d days overdue · urgency %.2f · score %.2f",
-                        reply["last"]?.stringValue ?? "never", reply["due"]?.stringValue ?? "?",
-                        Int(reply["overdue_days"]?.intValue ?? 0), reply["urgency"]?.doubleValue ?? 0,
-                        reply["score"]?.doubleValue ?? 0))
+                        standing.last ?? "never", standing.due, standing.overdueDays, standing.urgency, standing.score))
             } else {
                 Output.line("  no goal yet: hearth people goal NAME --every DAYS --window 'Mon-Fri 18:00-21:00'")
             }
-            for interaction in reply["interactions"]?.arrayValue ?? [] {
-                let note = interaction["note"]?.stringValue.map { " — \(Output.visible($0))" } ?? ""
-                Output.line(
-                    "  \(Plan.local(interaction["at"]?.stringValue ?? "", zone)) \(interaction["outcome"]?.stringValue ?? "")\(note)"
-                )
+            for interaction in reply.interactions ?? [] {
+                let note = interaction.note.map { " — \(Output.visible($0))" } ?? ""
+                Output.line("  \(Plan.local(interaction.at, zone)) \(interaction.outcome)\(note)")
             }
-            for item in reply["items"]?.arrayValue ?? [] { Output.line("  " + Plan.itemLine(item, zone)) }
+            for item in reply.items ?? [] { Output.line("  " + Plan.itemLine(item, zone)) }
         }
     }
 
@@ -116,11 +109,9 @@ struct People: AsyncParsableCommand {
             if let name { arguments["name"] = .string(name) }
             if let tags { arguments["tags"] = .string(tags) }
             if let purpose { arguments["purpose"] = .string(purpose) }
-            let reply = try await ServiceCall.run(options, .store, "people.edit", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line(
-                reply["unchanged"] == true
-                    ? "unchanged" : "saved \(Output.visible(reply["person"]?["name"]?.stringValue ?? person))")
+            let reply = try await ServiceCall.run(options, .store, "people.edit", arguments, as: PersonChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line(reply.unchanged == true ? "unchanged" : "saved \(Output.visible(reply.person.name))")
         }
     }
 
@@ -131,10 +122,10 @@ struct People: AsyncParsableCommand {
         @Argument(help: "Their name (any case) or id.") var person: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "people.remove", ["person": .string(person)])
-            if options.json { return Output.json(reply) }
-            Output.line(
-                "removed \(Output.visible(person)) and cancelled \(reply["canceled_items"]?.intValue ?? 0) check-ins")
+            let reply = try await ServiceCall.run(
+                options, .store, "people.remove", ["person": .string(person)], as: PersonRemoved.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("removed \(Output.visible(person)) and cancelled \(reply.canceledItems) check-ins")
         }
     }
 
@@ -164,13 +155,13 @@ struct People: AsyncParsableCommand {
                 arguments["exclude"] = .array(try exclude.map { .string(try Dates.day($0, options)) })
             }
             if let last { arguments["last"] = .string(try Dates.day(last, options)) }
-            let reply = try await ServiceCall.run(options, .store, "people.goal", arguments)
-            if options.json { return Output.json(reply) }
-            let goal = reply["goal"] ?? .null
+            let reply = try await ServiceCall.run(options, .store, "people.goal", arguments, as: PersonView.self)
+            if options.json { return try Output.reply(reply) }
+            guard let standing = reply.standing else { return Output.line("\(Output.visible(reply.name)): no goal") }
+            let goal = standing.goal
             Output.line(
-                "\(Output.visible(reply["name"]?.stringValue ?? person)): every \(goal["every"]?.intValue ?? 0) days · "
-                    + "importance \(goal["importance"]?.intValue ?? 0) · \(Social.durationText(Int(goal["duration"]?.intValue ?? 0))) · "
-                    + "\(goal["windows"]?.stringValue ?? "") · due \(reply["due"]?.stringValue ?? "?")")
+                "\(Output.visible(reply.name)): every \(goal.every) days · importance \(goal.importance) · "
+                    + "\(Social.durationText(goal.duration)) · \(goal.windows) · due \(standing.due)")
         }
     }
 
@@ -188,11 +179,10 @@ struct People: AsyncParsableCommand {
             var arguments: [String: JSONValue] = ["person": .string(person), "outcome": .string(outcome)]
             if let when { arguments["when"] = .string(try Plan.resolveTime(when, options)) }
             if let note { arguments["note"] = .string(note) }
-            let reply = try await ServiceCall.run(options, .store, "people.log", arguments)
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(options, .store, "people.log", arguments, as: PersonView.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                "logged \(outcome) with \(Output.visible(reply["name"]?.stringValue ?? person)); next due \(reply["due"]?.stringValue ?? "—")"
-            )
+                "logged \(outcome) with \(Output.visible(reply.name)); next due \(reply.standing?.due ?? "—")")
         }
     }
 }

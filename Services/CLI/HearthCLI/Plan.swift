@@ -28,20 +28,18 @@ struct Plan: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "plan.week", try Plan.nowArgument(now))
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "plan.week", try Plan.nowArgument(now), as: PlanWeek.self)
+            if options.json { return try Output.reply(reply) }
             let zone = try options.loadConfiguration().household.timeZone
-            let placed = reply["placed"]?.arrayValue ?? []
-            let unplaced = reply["unplaced"]?.arrayValue ?? []
+            let (placed, unplaced) = (reply.placed, reply.unplaced)
             Output.line(
-                "planned \(placed.count) check-in\(placed.count == 1 ? "" : "s") over the next \(reply["horizon"]?.intValue ?? 0) days"
+                "planned \(placed.count) check-in\(placed.count == 1 ? "" : "s") over the next \(reply.horizon) days"
                     + (unplaced.isEmpty ? "" : "; \(unplaced.count) did not fit"))
             for item in placed { Output.line("  " + Plan.itemLine(item, zone)) }
-            for miss in unplaced {
-                Output.line(
-                    "  ✗ \(Output.visible(miss["name"]?.stringValue ?? "?")): \(miss["reason"]?.stringValue ?? "")")
-            }
-            if let missed = reply["missed"]?.intValue, missed > 0 {
+            for miss in unplaced { Output.line("  ✗ \(Output.visible(miss.name)): \(miss.reason)") }
+            if reply.missed > 0 {
+                let missed = reply.missed
                 Output.line(
                     "  \(missed) past check-in\(missed == 1 ? " was" : "s were") not marked and count as missed")
             }
@@ -58,9 +56,9 @@ struct Plan: AsyncParsableCommand {
         func run() async throws {
             var arguments = try Plan.nowArgument(now)
             arguments["count"] = .int(Int64(count))
-            let reply = try await ServiceCall.run(options, .store, "plan.next", arguments)
-            if options.json { return Output.json(reply) }
-            let items = reply["items"]?.arrayValue ?? []
+            let reply = try await ServiceCall.run(options, .store, "plan.next", arguments, as: PlanItems.self)
+            if options.json { return try Output.reply(reply) }
+            let items = reply.items
             if items.isEmpty { return Output.line("nothing planned: hearth plan week") }
             let zone = try options.loadConfiguration().household.timeZone
             for item in items { Output.line(Plan.itemLine(item, zone)) }
@@ -78,11 +76,11 @@ struct Plan: AsyncParsableCommand {
             var arguments: [String: JSONValue] = [:]
             if let from { arguments["from"] = .string(try Dates.day(from, options)) }
             if let to { arguments["to"] = .string(try Dates.day(to, options)) }
-            let reply = try await ServiceCall.run(options, .store, "plan.list", arguments)
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(options, .store, "plan.list", arguments, as: PlanItems.self)
+            if options.json { return try Output.reply(reply) }
             let zone = try options.loadConfiguration().household.timeZone
-            Output.line("\(reply["from"]?.stringValue ?? "") to \(reply["to"]?.stringValue ?? "")")
-            for item in reply["items"]?.arrayValue ?? [] { Output.line("  " + Plan.itemLine(item, zone)) }
+            Output.line("\(reply.from ?? "") to \(reply.to ?? "")")
+            for item in reply.items { Output.line("  " + Plan.itemLine(item, zone)) }
         }
     }
 
@@ -99,8 +97,8 @@ struct Plan: AsyncParsableCommand {
                 "person": .string(person), "at": .string(try Plan.resolveTime(at, options)),
             ]
             if let duration { arguments["duration"] = .string(duration) }
-            let reply = try await ServiceCall.run(options, .store, "plan.add", arguments)
-            try Plan.showItem(reply["item"] ?? .null, options, verb: "planned")
+            let reply = try await ServiceCall.run(options, .store, "plan.add", arguments, as: PlanItemChange.self)
+            try Plan.showItem(reply.item, options, verb: "planned")
         }
     }
 
@@ -115,8 +113,8 @@ struct Plan: AsyncParsableCommand {
         func run() async throws {
             var arguments: [String: JSONValue] = ["item": .string(item)]
             if let outcome { arguments["outcome"] = .string(outcome) }
-            let reply = try await ServiceCall.run(options, .store, "plan.done", arguments)
-            try Plan.showItem(reply["item"] ?? .null, options, verb: "done")
+            let reply = try await ServiceCall.run(options, .store, "plan.done", arguments, as: PlanItemChange.self)
+            try Plan.showItem(reply.item, options, verb: "done")
         }
     }
 
@@ -134,7 +132,8 @@ struct Plan: AsyncParsableCommand {
                 throw ValidationError("--by must be such as 1h, 1d, 3d or 90m, got '\(by)'")
             }
             let reply = try await ServiceCall.run(
-                options, .store, "plan.snooze", ["item": .string(item), "minutes": .int(Int64(count * scale))])
+                options, .store, "plan.snooze", ["item": .string(item), "minutes": .int(Int64(count * scale))],
+                as: PlanItemView.self)
             try Plan.showItem(reply, options, verb: "snoozed to")
         }
     }
@@ -150,22 +149,19 @@ struct Plan: AsyncParsableCommand {
         func run() async throws {
             let zone = try options.loadConfiguration().household.timeZone
             guard let to else {
-                let reply = try await ServiceCall.run(options, .store, "plan.slots", ["item": .string(item)])
-                if options.json { return Output.json(reply) }
-                let slots = reply["slots"]?.arrayValue ?? []
-                if slots.isEmpty {
+                let reply = try await ServiceCall.run(
+                    options, .store, "plan.slots", ["item": .string(item)], as: PlanSlots.self)
+                if options.json { return try Output.reply(reply) }
+                if reply.slots.isEmpty {
                     return Output.line("no free slot in their windows: try hearth plan add at another time")
                 }
-                Output.line("free times for \(Output.visible(reply["item"]?["title"]?.stringValue ?? "it")):")
-                for slot in slots {
-                    guard let text = slot.stringValue else { continue }
-                    Output.line("  \(Plan.local(text, zone))   --to '\(Plan.wall(text, zone))'")
-                }
+                Output.line("free times for \(Output.visible(reply.item?.title ?? "it")):")
+                for slot in reply.slots { Output.line("  \(Plan.local(slot, zone))   --to '\(Plan.wall(slot, zone))'") }
                 return
             }
             let reply = try await ServiceCall.run(
                 options, .store, "plan.reschedule",
-                ["item": .string(item), "to": .string(try Plan.resolveTime(to, options))])
+                ["item": .string(item), "to": .string(try Plan.resolveTime(to, options))], as: PlanItemView.self)
             try Plan.showItem(reply, options, verb: "moved to")
         }
     }
@@ -177,8 +173,9 @@ struct Plan: AsyncParsableCommand {
         @Argument(help: "The check-in's id (or its first characters).") var item: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "plan.cancel", ["item": .string(item)])
-            try Plan.showItem(reply["item"] ?? .null, options, verb: "cancelled")
+            let reply = try await ServiceCall.run(
+                options, .store, "plan.cancel", ["item": .string(item)], as: PlanItemChange.self)
+            try Plan.showItem(reply.item, options, verb: "cancelled")
         }
     }
 
@@ -190,9 +187,10 @@ struct Plan: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "plan.snooze_tonight", try Plan.nowArgument(now))
-            if options.json { return Output.json(reply) }
-            let moved = reply["moved"]?.arrayValue ?? []
+            let reply = try await ServiceCall.run(
+                options, .store, "plan.snooze_tonight", try Plan.nowArgument(now), as: PlanMoved.self)
+            if options.json { return try Output.reply(reply) }
+            let moved = reply.moved
             if moved.isEmpty { return Output.line("nothing left today") }
             let zone = try options.loadConfiguration().household.timeZone
             Output.line("moved \(moved.count) check-in\(moved.count == 1 ? "" : "s") to tomorrow:")
@@ -203,20 +201,15 @@ struct Plan: AsyncParsableCommand {
     // MARK: - Showing
 
     /// `Tue 24 Nov 18:00–18:30  Catch up with Sam  pending  (1a2b3c4d)`.
-    static func itemLine(_ item: JSONValue, _ zone: TimeZone) -> String {
-        let start = item["start"]?.stringValue ?? ""
-        let end = (item["end"]?.stringValue).map { local($0, zone).suffix(5) } ?? ""
-        let title = Output.visible(item["title"]?.stringValue ?? "")
-        return "\(local(start, zone))–\(end)  \(title)  \(item["status"]?.stringValue ?? "")"
-            + "  (\(item["id"]?.stringValue?.prefix(8) ?? ""))"
+    static func itemLine(_ item: PlanItemView, _ zone: TimeZone) -> String {
+        "\(local(item.start, zone))–\(local(item.end, zone).suffix(5))  \(Output.visible(item.title))  \(item.status)"
+            + "  (\(item.id.prefix(8)))"
     }
 
-    static func showItem(_ item: JSONValue, _ options: GlobalOptions, verb: String) throws {
-        if options.json { return Output.json(item) }
-        if let from = item["moved_from"]?.stringValue {
-            Output.line(
-                "check-in \(from.prefix(8)) had moved: this is the one it moved to (\(item["id"]?.stringValue?.prefix(8) ?? ""))"
-            )
+    static func showItem(_ item: PlanItemView, _ options: GlobalOptions, verb: String) throws {
+        if options.json { return try Output.reply(item) }
+        if let from = item.movedFrom {
+            Output.line("check-in \(from.prefix(8)) had moved: this is the one it moved to (\(item.id.prefix(8)))")
         }
         Output.line("\(verb): " + itemLine(item, try options.loadConfiguration().household.timeZone))
     }

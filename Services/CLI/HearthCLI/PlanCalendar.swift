@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 
 /// `hearth plan prefs`, `hearth plan busy` and `hearth plan export`: how the planner plans, the
 /// busy times it avoids, and the plan out to other calendar apps.
@@ -30,13 +31,13 @@ extension Plan {
                 if let value { arguments[name] = .string(value) }
             }
             let reply = try await ServiceCall.run(
-                options, .store, arguments.isEmpty ? "plan.prefs" : "plan.prefs.set", arguments)
-            if options.json { return Output.json(reply) }
+                options, .store, arguments.isEmpty ? "plan.prefs" : "plan.prefs.set", arguments,
+                as: PlanPreferences.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                "capacity \(reply["capacity"]?.intValue ?? 0) a week · quiet \(reply["quiet_start"]?.stringValue ?? "")–"
-                    + "\(reply["quiet_end"]?.stringValue ?? "") · horizon \(reply["horizon"]?.intValue ?? 0) days · "
-                    + "reminders \(reply["lead"]?.intValue ?? 0) min ahead · refresh at \(reply["refresh"]?.stringValue ?? "") · "
-                    + "snooze-tonight to \(reply["morning"]?.stringValue ?? "")")
+                "capacity \(reply.capacity) a week · quiet \(reply.quietStart)–\(reply.quietEnd) · "
+                    + "horizon \(reply.horizon) days · reminders \(reply.lead) min ahead · refresh at \(reply.refresh) · "
+                    + "snooze-tonight to \(reply.morning)")
         }
     }
 
@@ -58,19 +59,14 @@ extension Plan {
                 var arguments = try Plan.nowArgument(now)
                 arguments["path"] = .string(path)
                 let reply = try await ServiceCall.runShowingProgress(options, .store, "plan.busy.import", arguments)
-                if options.json { return Output.json(reply) }
+                    .decode(BusyImport.self)
+                if options.json { return try Output.reply(reply) }
                 Output.line(
-                    "\(reply["file"]?.stringValue ?? file): \(reply["events"]?.intValue ?? 0) events, "
-                        + "\(reply["busy"]?.intValue ?? 0) busy times, \(reply["free"]?.intValue ?? 0) free or cancelled"
-                )
-                for error in reply["errors"]?.arrayValue ?? [] {
-                    Output.line(
-                        "  ✗ \(Output.visible(error["event"]?.stringValue ?? "")): \(Output.visible(error["reason"]?.stringValue ?? ""))"
-                    )
+                    "\(reply.file): \(reply.events) events, \(reply.busy) busy times, \(reply.free) free or cancelled")
+                for error in reply.errors {
+                    Output.line("  ✗ \(Output.visible(error.event)): \(Output.visible(error.reason))")
                 }
-                if let omitted = reply["omitted_errors"]?.intValue, omitted > 0 {
-                    Output.line("  … and \(omitted) more")
-                }
+                if reply.omittedErrors > 0 { Output.line("  … and \(reply.omittedErrors) more") }
             }
         }
 
@@ -80,15 +76,14 @@ extension Plan {
             @OptionGroup var options: GlobalOptions
 
             func run() async throws {
-                let reply = try await ServiceCall.run(options, .store, "plan.busy.list")
-                if options.json { return Output.json(reply) }
+                let reply = try await ServiceCall.run(options, .store, "plan.busy.list", as: BusyList.self)
+                if options.json { return try Output.reply(reply) }
                 let zone = try options.loadConfiguration().household.timeZone
-                let busy = reply["busy"]?.arrayValue ?? []
-                if busy.isEmpty { return Output.line("no busy times: hearth plan busy import FILE.ics") }
-                for time in busy {
-                    let summary = Output.visible(time["summary"]?.stringValue ?? "")
-                    let (start, end) = (time["start"]?.stringValue ?? "", time["end"]?.stringValue ?? "")
-                    guard time["all_day"] == true else {
+                if reply.busy.isEmpty { return Output.line("no busy times: hearth plan busy import FILE.ics") }
+                for time in reply.busy {
+                    let summary = Output.visible(time.summary)
+                    let (start, end) = (time.start, time.end)
+                    guard time.allDay else {
                         Output.line("\(Plan.local(start, zone))–\(Plan.local(end, zone).suffix(5))  \(summary)")
                         continue
                     }
@@ -109,9 +104,9 @@ extension Plan {
             @OptionGroup var options: GlobalOptions
 
             func run() async throws {
-                let reply = try await ServiceCall.run(options, .store, "plan.busy.clear")
-                if options.json { return Output.json(reply) }
-                Output.line("cleared \(reply["cleared"]?.intValue ?? 0) busy times")
+                let reply = try await ServiceCall.run(options, .store, "plan.busy.clear", as: BusyCleared.self)
+                if options.json { return try Output.reply(reply) }
+                Output.line("cleared \(reply.cleared) busy times")
             }
         }
     }
@@ -125,16 +120,16 @@ extension Plan {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "plan.export", try Plan.nowArgument(now))
-            guard let text = reply["ics"]?.stringValue else { throw ExitCode(1) }
+            let reply = try await ServiceCall.run(
+                options, .store, "plan.export", try Plan.nowArgument(now), as: PlanExport.self)
             do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+                try Data(reply.ics.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
             } catch {
                 Output.error("hearth: cannot write \(file): \(error.localizedDescription)")
                 throw ExitCode(1)
             }
-            if options.json { return Output.json(["file": .string(file), "events": reply["events"] ?? 0]) }
-            Output.line("wrote \(reply["events"]?.intValue ?? 0) check-ins to \(file)")
+            if options.json { return Output.json(["file": .string(file), "events": .int(Int64(reply.events))]) }
+            Output.line("wrote \(reply.events) check-ins to \(file)")
         }
     }
 }

@@ -52,28 +52,23 @@ actor PlanBoard {
     func markStale() { stale = true }
 
     /// Takes a `plan.sources` reply.
-    func load(_ reply: JSONValue) {
-        let lead = Double(reply["lead"]?.intValue ?? 30) * 60
-        if let text = reply["refresh"]?.stringValue, let time = try? LocalTime(parsing: text, field: "refresh") {
-            refresh = time
-        }
+    func load(_ sources: PlanSources) {
+        let lead = Double(sources.lead) * 60
+        if let time = try? LocalTime(parsing: sources.refresh, field: "refresh") { refresh = time }
         // A reminder whose time falls in the planner's quiet hours waits for their end (never
         // past the check-in's start): a 07:15 check-in with a 30-minute lead reminds at 07:00.
-        let quiet = reply["quiet"]?.stringValue.flatMap { try? QuietHours(parsing: $0) }
+        let quiet = try? QuietHours(parsing: sources.quiet)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = clock.timeZone
-        reminders = (reply["items"]?.arrayValue ?? []).compactMap { item in
-            guard let id = item["id"]?.stringValue, let title = item["title"]?.stringValue,
-                let start = item["start"]?.stringValue.flatMap(Timestamp.parse),
-                let end = item["end"]?.stringValue.flatMap(Timestamp.parse)
-            else { return nil }
-            if item["fired"] == true { raised.insert(id) }
+        reminders = sources.items.compactMap { item in
+            guard let start = Timestamp.parse(item.start), let end = Timestamp.parse(item.end) else { return nil }
+            if item.fired == true { raised.insert(item.id) }
             var fireAt = start.addingTimeInterval(-lead)
             if let quiet, quiet.contains(fireAt, calendar: calendar) {
                 fireAt = min(quiet.end(after: fireAt, calendar: calendar), start)
             }
             return PlanReminder(
-                item: id, title: title, name: item["name"]?.stringValue ?? "", start: start, end: end, fireAt: fireAt)
+                item: item.id, title: item.title, name: item.name, start: start, end: end, fireAt: fireAt)
         }
         .sorted { ($0.fireAt, $0.item) < ($1.fireAt, $1.item) }
         stale = false
@@ -96,13 +91,12 @@ actor PlanBoard {
     func reminder(_ item: String) -> PlanReminder? { reminders.first { $0.item == item } }
 
     /// What is to come, soonest first (for `plan.reminders`).
-    func upcoming() -> [JSONValue] {
-        reminders.map { reminder in
-            [
-                "id": .string(reminder.id), "title": .string(reminder.title),
-                "start": .string(Timestamp.format(reminder.start)), "fires": .string(Timestamp.format(reminder.fireAt)),
-                "raised": .bool(raised.contains(reminder.item)),
-            ]
-        }
+    func upcoming() -> PlanReminderList {
+        PlanReminderList(
+            reminders: reminders.map { reminder in
+                .init(
+                    id: reminder.id, title: reminder.title, start: Timestamp.format(reminder.start),
+                    fires: Timestamp.format(reminder.fireAt), raised: raised.contains(reminder.item))
+            })
     }
 }

@@ -25,7 +25,7 @@ struct SchedulerCommands: Sendable {
         case "reminder.snooze": return try await snooze(request.arguments)
         case "reminder.reschedule":
             throw CommandError.invalidArgument("id", "only a check-in's reminder (plan:<id>) can be rescheduled here")
-        case "plan.reminders": return ["reminders": .array(await plans.upcoming())]
+        case "plan.reminders": return Wire.data(await plans.upcoming())
         case "reminder.showing": return Wire.data(ReminderShowing(reminders: await board.showing()))
         case "reminder.list": return try JSONValue(encoding: await board.upcomingList())
         case "reminder.reload":
@@ -107,30 +107,26 @@ struct SchedulerCommands: Sendable {
             return reply
         case "reminder.snooze":
             let minutes = arguments["minutes"]?.intValue ?? 60
-            let moved = try await store.request(
+            let reply = try await store.request(
                 "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes), "now": now])
+            let moved = try reply.decode(PlanItemView.self)
             publish(
                 "reminder.snoozed",
-                Wire.data(
-                    ReminderSnoozedEvent(
-                        id: id, title: title ?? moved["title"]?.stringValue ?? "",
-                        until: moved["start"]?.stringValue ?? "", moved: true)))
-            return moved
+                Wire.data(ReminderSnoozedEvent(id: id, title: title ?? moved.title, until: moved.start, moved: true)))
+            return reply
         case "reminder.reschedule":
             if let to = arguments["to"], to != .null {
-                let moved = try await store.request("plan.reschedule", args: ["item": .string(item), "to": to])
-                publish(
-                    "reminder.rescheduled",
-                    Wire.data(ReminderClosedEvent(id: id, to: moved["start"]?.stringValue)))
-                return moved
+                let reply = try await store.request("plan.reschedule", args: ["item": .string(item), "to": to])
+                let moved = try reply.decode(PlanItemView.self)
+                publish("reminder.rescheduled", Wire.data(ReminderClosedEvent(id: id, to: moved.start)))
+                return reply
             }
             let offer = try await store.request("plan.slots", args: ["item": .string(item), "now": now])
-            let slots = Array((offer["slots"]?.arrayValue ?? []).compactMap(\.stringValue).prefix(4))
+                .decode(PlanSlots.self)
+            let slots = Array(offer.slots.prefix(4))
             publish(
                 "reminder.slots",
-                Wire.data(
-                    ReminderSlotsEvent(
-                        id: id, title: title ?? offer["item"]?["title"]?.stringValue ?? "", slots: slots)))
+                Wire.data(ReminderSlotsEvent(id: id, title: title ?? offer.item?.title ?? "", slots: slots)))
             return ["slots": .array(slots.map(JSONValue.string))]
         default:
             throw CommandError.invalidArgument("id", "'\(command)' does not take a check-in's reminder")

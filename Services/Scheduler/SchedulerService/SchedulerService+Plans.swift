@@ -17,17 +17,17 @@ extension SchedulerService {
                 let due: Date? = if let refreshed { await nextRefresh(after: refreshed) } else { nil }
                 if due.map({ now >= $0 }) ?? true {
                     let plan = try await store.request(
-                        "plan.week", args: ["now": .int(ReminderBoard.milliseconds(now))])
+                        "plan.week", args: ["now": .int(ReminderBoard.milliseconds(now))]
+                    ).decode(PlanWeek.self)
                     refreshed = now
-                    logger.info(
-                        "hearth-scheduler: daily plan refresh placed \(plan["placed"]?.arrayValue?.count ?? 0) check-ins"
-                    )
+                    logger.info("hearth-scheduler: daily plan refresh placed \(plan.placed.count) check-ins")
                     // What it changed comes back on the store's change feed, which marks the board
                     // stale and wakes this loop: no second load here.
                 }
                 if await plans.stale {
                     await plans.load(
-                        try await store.request("plan.sources", args: ["now": .int(ReminderBoard.milliseconds(now))]))
+                        try await store.request("plan.sources", args: ["now": .int(ReminderBoard.milliseconds(now))])
+                            .decode(PlanSources.self))
                 }
                 let ready = await plans.ready(now: now)
                 if !ready.isEmpty {

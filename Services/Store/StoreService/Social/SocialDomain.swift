@@ -121,9 +121,17 @@ enum SocialDomain: StoreDomain {
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
         switch entity.kind {
         case Social.personKind:
-            return ["person": try StoreCommands.person(entity.id, in: db) ?? ["id": .string(entity.id)]]
+            return [
+                "person": try StoreCommands.person(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                    "id": .string(entity.id)
+                ]
+            ]
         case Social.itemKind:
-            return ["item": try StoreCommands.item(entity.id, in: db) ?? ["id": .string(entity.id)]]
+            return [
+                "item": try StoreCommands.item(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                    "id": .string(entity.id)
+                ]
+            ]
         default:
             return [entity.kind: ["id": .string(entity.id)]]
         }

@@ -124,7 +124,7 @@ extension StoreCommands {
                     "every", "nothing to change: give every, importance, duration, windows, exclude or last")
             }
             try commit(EntityRef(kind: Social.goalKind, id: id), goal, in: db, outbox: outbox)
-            return try person(id, in: db, today: today) ?? .null
+            return try JSONValue(reply: try person(id, in: db, today: today))
         }
     }
 
@@ -153,7 +153,7 @@ extension StoreCommands {
                 values["note"] = .text(note.trimmingCharacters(in: .whitespacesAndNewlines))
             }
             try commit(EntityRef(kind: Social.interactionKind, id: UUIDText.make()), values, in: db, outbox: outbox)
-            return try person(id, in: db, today: household.today(at: at)) ?? .null
+            return try JSONValue(reply: try person(id, in: db, today: household.today(at: at)))
         }
     }
 
@@ -164,10 +164,9 @@ extension StoreCommands {
             let people = try ids.compactMap { try person($0, in: db, today: today) }
             // Highest score first; people without a goal last.
             let sorted = people.sorted { first, second in
-                (first["score"]?.doubleValue ?? -1, second["name"]?.stringValue ?? "")
-                    > (second["score"]?.doubleValue ?? -1, first["name"]?.stringValue ?? "")
+                (first.standing?.score ?? -1, second.name) > (second.standing?.score ?? -1, first.name)
             }
-            return ["people": .array(sorted), "today": .string(today.description)]
+            return try JSONValue(reply: PeopleList(people: sorted, today: today.description))
         }
     }
 
@@ -177,65 +176,54 @@ extension StoreCommands {
         let today = household.today(at: try now(arguments))
         return try await database.pool.read { db in
             let id = try Self.person(named: given, in: db)
-            guard var person = try self.person(id, in: db, today: today)?.objectValue else { return .null }
+            guard var person = try self.person(id, in: db, today: today) else { return .null }
             let interactions = try Row.fetchAll(
                 db, sql: "SELECT * FROM interaction WHERE person = ? ORDER BY at DESC LIMIT 20", arguments: [id])
-            person["interactions"] = .array(
-                interactions.map { row in
-                    [
-                        "id": .string(row["id"]), "at": .string(Timestamp.format(Date(milliseconds: row["at"]))),
-                        "outcome": .string(row["outcome"]),
-                        "note": (row["note"] as String?).map(JSONValue.string) ?? .null,
-                    ]
-                })
+            person.interactions = interactions.map { row in
+                PersonView.Interaction(
+                    id: row["id"], at: Timestamp.format(Date(milliseconds: row["at"])), outcome: row["outcome"],
+                    note: row["note"])
+            }
             let items = try String.fetchAll(
                 db, sql: "SELECT id FROM plan_item WHERE person = ? ORDER BY start DESC LIMIT 20", arguments: [id])
-            person["items"] = .array(try items.compactMap { try Self.item($0, in: db) })
-            return .object(person)
+            person.items = try items.compactMap { try Self.item($0, in: db) }
+            return try JSONValue(reply: person)
         }
     }
 
     // MARK: - Reading
 
     /// A person as stored.
-    static func person(_ id: String, in db: Database) throws -> JSONValue? {
+    static func person(_ id: String, in db: Database) throws -> PersonView? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM person WHERE id = ?", arguments: [id]) else {
             return nil
         }
-        return [
-            "id": .string(id), "name": .string(row["name"]),
-            "tags": (row["tags"] as String?).map(JSONValue.string) ?? .null,
-            "purpose": (row["purpose"] as String?).map(JSONValue.string) ?? .null,
-            "conflicted": .bool(row["conflicted"]),
-        ]
+        return PersonView(
+            id: id, name: row["name"], tags: row["tags"], purpose: row["purpose"], conflicted: row["conflicted"])
     }
 
     /// A person with their goal, their priority on `today` and their next check-in.
-    func person(_ id: String, in db: Database, today: LocalDate) throws -> JSONValue? {
-        guard var person = try Self.person(id, in: db)?.objectValue else { return nil }
+    func person(_ id: String, in db: Database, today: LocalDate) throws -> PersonView? {
+        guard var person = try Self.person(id, in: db) else { return nil }
         if let goal = try Row.fetchOne(db, sql: "SELECT * FROM social_goal WHERE person = ?", arguments: [id]) {
             let last = try Self.lastCompleted(id, goal: goal, household: household, in: db)
             let (every, importance): (Int, Int) = (goal["every"], goal["importance"])
             let priority = SocialPlanner.priority(
                 cadence: every, importance: importance, lastCompleted: last, today: today)
-            person["goal"] = [
-                "every": .int(Int64(every)), "importance": .int(Int64(importance)), "duration": .int(goal["duration"]),
-                "windows": .string(goal["windows"]),
-                "exclude": (goal["exclude"] as String?).map(JSONValue.string) ?? .null,
-            ]
-            person["last"] = last.map { .string($0.description) } ?? .null
-            person["due"] = .string(priority.due.description)
-            person["overdue_days"] = .int(Int64(priority.overdueDays))
-            person["urgency"] = .double(priority.urgency)
-            person["score"] = .double(priority.score)
+            person.standing = PersonView.Standing(
+                goal: PersonView.Goal(
+                    every: every, importance: importance, duration: goal["duration"], windows: goal["windows"],
+                    exclude: goal["exclude"]),
+                last: last?.description, due: priority.due.description, overdueDays: priority.overdueDays,
+                urgency: priority.urgency, score: priority.score)
         }
         if let next = try String.fetchOne(
             db, sql: "SELECT id FROM plan_item WHERE person = ? AND status = 'pending' ORDER BY start LIMIT 1",
             arguments: [id])
         {
-            person["next"] = try Self.item(next, in: db) ?? .null
+            person.next = try Self.item(next, in: db)
         }
-        return .object(person)
+        return person
     }
 
     /// The last check-in: the goal's `last` date or the latest logged interaction's day, whichever

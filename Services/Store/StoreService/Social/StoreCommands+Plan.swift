@@ -31,7 +31,7 @@ extension StoreCommands {
             let today = household.today(at: now)
             let plan = planner.plan(people: people, planned: planned, today: today, now: wallMinute(now))
             let names = Dictionary(people.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-            var placed: [JSONValue] = []
+            var placed: [PlanItemView] = []
             for placement in plan.placed {
                 let id = UUIDText.make()
                 try commit(
@@ -41,24 +41,17 @@ extension StoreCommands {
                         "duration": .int(Int64(placement.duration)), "status": .text("pending"),
                         "origin": .text("auto"),
                     ], in: db, outbox: outbox)
-                var item = try Self.item(id, in: db)?.objectValue ?? [:]
-                item["score"] = .double(placement.score)
-                placed.append(.object(item))
+                guard var item = try Self.item(id, in: db) else { continue }
+                item.score = placement.score
+                placed.append(item)
             }
-            let reasons = { (list: [SocialPlanner.Unplaced]) -> JSONValue in
-                .array(
-                    list.map {
-                        [
-                            "person": .string($0.person), "name": .string(names[$0.person] ?? ""),
-                            "reason": .string($0.reason),
-                        ]
-                    })
+            let reasons = { (list: [SocialPlanner.Unplaced]) in
+                list.map { PlanWeek.Unplaced(person: $0.person, name: names[$0.person] ?? "", reason: $0.reason) }
             }
-            return [
-                "placed": .array(placed), "unplaced": reasons(plan.unplaced), "skipped": reasons(plan.skipped),
-                "missed": .int(Int64(missed.count)), "today": .string(today.description),
-                "horizon": .int(Int64(preferences.horizon)),
-            ]
+            return try JSONValue(
+                reply: PlanWeek(
+                    placed: placed, unplaced: reasons(plan.unplaced), skipped: reasons(plan.skipped),
+                    missed: missed.count, today: today.description, horizon: preferences.horizon))
         }
     }
 
@@ -108,7 +101,7 @@ extension StoreCommands {
                     "outcome": .text(outcome.rawValue),
                     "item": .text(id),
                 ], in: db, outbox: outbox)
-            return Self.noting(reply, open)
+            return try Self.noting(reply, open)
         }
     }
 
@@ -116,7 +109,7 @@ extension StoreCommands {
         let given = try Arguments(request.arguments).requiredString("item")
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
-            return Self.noting(
+            return try Self.noting(
                 try commit(
                     EntityRef(kind: Social.itemKind, id: open.id), ["status": .text("canceled")], in: db,
                     outbox: outbox), open)
@@ -134,10 +127,10 @@ extension StoreCommands {
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
             let start = max(Date(milliseconds: open.row["start"]), now).addingTimeInterval(Double(minutes) * 60)
-            return Self.noting(
-                try move(
-                    open.id, row: open.row, to: start, status: .snoozed, exact: false, now: now, in: db,
-                    outbox: outbox), open)
+            var moved = try move(
+                open.id, row: open.row, to: start, status: .snoozed, exact: false, now: now, in: db, outbox: outbox)
+            moved.movedFrom = open.movedFrom
+            return try JSONValue(reply: moved)
         }
     }
 
@@ -149,10 +142,10 @@ extension StoreCommands {
         let now = try now(arguments)
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
-            return Self.noting(
-                try move(
-                    open.id, row: open.row, to: to, status: .rescheduled, exact: true, now: now, in: db,
-                    outbox: outbox), open)
+            var moved = try move(
+                open.id, row: open.row, to: to, status: .rescheduled, exact: true, now: now, in: db, outbox: outbox)
+            moved.movedFrom = open.movedFrom
+            return try JSONValue(reply: moved)
         }
     }
 
@@ -172,10 +165,8 @@ extension StoreCommands {
             }
             let slots = planner.slots(
                 for: person, after: wallMinute(now), count: 5, days: max(preferences.horizon, 14))
-            return [
-                "item": try Self.item(id, in: db) ?? .null,
-                "slots": .array(slots.map { .string(Timestamp.format(instant($0))) }),
-            ]
+            return try JSONValue(
+                reply: PlanSlots(item: try Self.item(id, in: db), slots: slots.map { Timestamp.format(instant($0)) }))
         }
     }
 
@@ -193,14 +184,14 @@ extension StoreCommands {
                 db, sql: "SELECT * FROM plan_item WHERE status = 'pending' AND start >= ? AND start < ? ORDER BY start",
                 arguments: [Self.milliseconds(from), Self.milliseconds(to)])
             let morning = household.instant(today.adding(days: 1), try Self.preferences(in: db).morning)
-            var moved: [JSONValue] = []
+            var moved: [PlanItemView] = []
             for row in rows {
                 let id: String = row["id"]
                 moved.append(
                     try move(
                         id, row: row, to: morning, status: .snoozed, exact: false, now: now, in: db, outbox: outbox))
             }
-            return ["moved": .array(moved)]
+            return try JSONValue(reply: PlanMoved(moved: moved))
         }
     }
 
@@ -209,7 +200,7 @@ extension StoreCommands {
     private func move(
         _ id: String, row: Row, to start: Date, status: Social.Status, exact: Bool, now: Date, in db: Database,
         outbox: ChangeOutbox
-    ) throws -> JSONValue {
+    ) throws -> PlanItemView {
         let preferences = try Self.preferences(in: db)
         let planner = try planner(in: db, now: now, preferences: preferences, excluding: [id])
         let duration: Int = row["duration"]
@@ -243,7 +234,10 @@ extension StoreCommands {
                 "duration": .int(Int64(duration)), "status": .text("pending"),
                 "origin": .text(status == .rescheduled ? "manual" : row["origin"] as String), "previous": .text(id),
             ], in: db, outbox: outbox)
-        return try Self.item(next, in: db) ?? .null
+        guard let item = try Self.item(next, in: db) else {
+            throw CommandError(code: "internal", message: "the moved check-in \(next) was not stored")
+        }
+        return item
     }
 
     private func refuseClash(_ planner: SocialPlanner, at: Date, duration: Int, field: String) throws {
@@ -266,7 +260,7 @@ extension StoreCommands {
                     SELECT id FROM plan_item WHERE status = 'pending' AND start + duration * 60000 > ?
                     ORDER BY start, id LIMIT ?
                     """, arguments: [Self.milliseconds(now), count])
-            return ["items": .array(try ids.compactMap { try Self.item($0, in: db) })]
+            return try JSONValue(reply: PlanItems(items: try ids.compactMap { try Self.item($0, in: db) }))
         }
     }
 
@@ -284,17 +278,17 @@ extension StoreCommands {
                     Self.milliseconds(household.instant(from, midnight)),
                     Self.milliseconds(household.instant(to.adding(days: 1), midnight)),
                 ])
-            return [
-                "from": .string(from.description), "to": .string(to.description),
-                "items": .array(try ids.compactMap { try Self.item($0, in: db) }),
-            ]
+            return try JSONValue(
+                reply: PlanItems(
+                    items: try ids.compactMap { try Self.item($0, in: db) }, from: from.description,
+                    to: to.description))
         }
     }
 
     // MARK: - Reading
 
     /// A check-in with its person's name and the summary other calendars show.
-    static func item(_ id: String, in db: Database) throws -> JSONValue? {
+    static func item(_ id: String, in db: Database) throws -> PlanItemView? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -304,14 +298,10 @@ extension StoreCommands {
         let start = Date(milliseconds: row["start"])
         let duration: Int = row["duration"]
         let name = (row["name"] as String?) ?? "someone"
-        return [
-            "id": .string(id), "person": .string(row["person"]), "name": .string(name),
-            "title": .string("Catch up with \(name)"), "start": .string(Timestamp.format(start)),
-            "end": .string(Timestamp.format(start.addingTimeInterval(Double(duration) * 60))),
-            "duration": .int(Int64(duration)), "status": .string(row["status"]), "origin": .string(row["origin"]),
-            "previous": (row["previous"] as String?).map(JSONValue.string) ?? .null,
-            "conflicted": .bool(row["conflicted"]),
-        ]
+        return PlanItemView(
+            id: id, person: row["person"], name: name, title: "Catch up with \(name)", start: Timestamp.format(start),
+            end: Timestamp.format(start.addingTimeInterval(Double(duration) * 60)), duration: duration,
+            status: row["status"], origin: row["origin"], previous: row["previous"], conflicted: row["conflicted"])
     }
 
     /// A check-in still to happen, by id or unique id prefix.
@@ -343,13 +333,11 @@ extension StoreCommands {
 
     /// A reply about the check-in `open` found, saying which it moved from when the id given was
     /// an earlier one (at the top and in its `item`).
-    static func noting(_ reply: JSONValue, _ open: (id: String, row: Row, movedFrom: String?)) -> JSONValue {
-        guard let from = open.movedFrom, var object = reply.objectValue else { return reply }
-        object["moved_from"] = .string(from)
-        if var item = object["item"]?.objectValue {
-            item["moved_from"] = .string(from)
-            object["item"] = .object(item)
-        }
-        return .object(object)
+    static func noting(_ reply: JSONValue, _ open: (id: String, row: Row, movedFrom: String?)) throws -> JSONValue {
+        guard let from = open.movedFrom else { return reply }
+        var change = try reply.decode(PlanItemChange.self)
+        change.movedFrom = from
+        change.item.movedFrom = from
+        return try JSONValue(reply: change)
     }
 }

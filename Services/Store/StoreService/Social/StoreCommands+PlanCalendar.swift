@@ -8,7 +8,7 @@ import HearthCore
 /// what `hearth-scheduler` needs for their reminders.
 extension StoreCommands {
     func planPreferences(_ request: CommandRequest) async throws -> JSONValue {
-        try await database.pool.read { db in Self.preferencesJSON(try Self.preferences(in: db)) }
+        try await database.pool.read { db in try Self.preferencesJSON(try Self.preferences(in: db)) }
     }
 
     func setPlanPreferences(_ request: CommandRequest) async throws -> JSONValue {
@@ -38,17 +38,16 @@ extension StoreCommands {
         let changes = values
         return try await writes.once(request.id) { db, outbox in
             try commit(EntityRef(kind: Social.prefsKind, id: Social.prefsID), changes, in: db, outbox: outbox)
-            return Self.preferencesJSON(try Self.preferences(in: db))
+            return try Self.preferencesJSON(try Self.preferences(in: db))
         }
     }
 
-    static func preferencesJSON(_ preferences: Social.Preferences) -> JSONValue {
-        [
-            "capacity": .int(Int64(preferences.capacity)), "quiet_start": .string(preferences.quietStart.short),
-            "quiet_end": .string(preferences.quietEnd.short), "horizon": .int(Int64(preferences.horizon)),
-            "lead": .int(Int64(preferences.lead)), "refresh": .string(preferences.refresh.short),
-            "morning": .string(preferences.morning.short),
-        ]
+    static func preferencesJSON(_ preferences: Social.Preferences) throws -> JSONValue {
+        try JSONValue(
+            reply: PlanPreferences(
+                capacity: preferences.capacity, horizon: preferences.horizon,
+                quietStart: preferences.quietStart.short, quietEnd: preferences.quietEnd.short,
+                lead: preferences.lead, refresh: preferences.refresh.short, morning: preferences.morning.short))
     }
 
     // MARK: - Busy times
@@ -86,14 +85,11 @@ extension StoreCommands {
                     file,
                 ])
             }
-            return [
-                "file": .string(file), "busy": .int(Int64(reading.busy.count)),
-                "events": .int(Int64(reading.uids.count)),
-                "free": .int(Int64(reading.free)),
-                "errors": .array(
-                    reading.errors.prefix(100).map { ["event": .string($0.event), "reason": .string($0.reason)] }),
-                "omitted_errors": .int(Int64(max(0, reading.errors.count - 100))),
-            ]
+            return try JSONValue(
+                reply: BusyImport(
+                    file: file, busy: reading.busy.count, events: reading.uids.count, free: reading.free,
+                    errors: reading.errors.prefix(100).map { .init(event: $0.event, reason: $0.reason) },
+                    omittedErrors: max(0, reading.errors.count - 100)))
         }
     }
 
@@ -132,25 +128,23 @@ extension StoreCommands {
                 db, sql: #"SELECT * FROM social_busy WHERE "end" > ? ORDER BY start, uid LIMIT 500"#,
                 arguments: [Self.milliseconds(now)])
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM social_busy") ?? 0
-            return [
-                "total": .int(Int64(total)),
-                "busy": .array(
-                    rows.map { row in
-                        [
-                            "uid": .string(row["uid"]), "summary": .string(row["summary"]),
-                            "start": .string(Timestamp.format(Date(milliseconds: row["start"]))),
-                            "end": .string(Timestamp.format(Date(milliseconds: row["end"]))),
-                            "all_day": .bool(row["all_day"]), "file": .string(row["file"]),
-                        ]
-                    }),
-            ]
+            return try JSONValue(
+                reply: BusyList(
+                    total: total,
+                    busy: rows.map { row in
+                        BusyList.Busy(
+                            uid: row["uid"], summary: row["summary"],
+                            start: Timestamp.format(Date(milliseconds: row["start"])),
+                            end: Timestamp.format(Date(milliseconds: row["end"])), allDay: row["all_day"],
+                            file: row["file"])
+                    }))
         }
     }
 
     func clearBusy(_ request: CommandRequest) async throws -> JSONValue {
         try await writes.once(request.id) { db, _ in
             try db.execute(sql: "DELETE FROM social_busy")
-            return ["cleared": .int(Int64(db.changesCount))]
+            return try JSONValue(reply: BusyCleared(cleared: db.changesCount))
         }
     }
 
@@ -180,10 +174,9 @@ extension StoreCommands {
                     cancelled: !status.holdsTime, sequence: max(0, (row["changes"] as Int) - 1),
                     description: status == .done ? "Done" : nil)
             }
-            return [
-                "ics": .string(CalendarExport.text(events, stamp: now, name: "Hearth check-ins")),
-                "events": .int(Int64(events.count)),
-            ]
+            return try JSONValue(
+                reply: PlanExport(
+                    ics: CalendarExport.text(events, stamp: now, name: "Hearth check-ins"), events: events.count))
         }
     }
 
@@ -202,17 +195,16 @@ extension StoreCommands {
                     LEFT JOIN plan_alert AS a ON a.item = i.id
                     WHERE i.status = 'pending' AND i.start + i.duration * 60000 > ? ORDER BY i.start LIMIT 2000
                     """, arguments: [Self.milliseconds(now)])
-            return [
-                "lead": .int(Int64(preferences.lead)), "refresh": .string(preferences.refresh.description),
-                "quiet": .string("\(preferences.quietStart.short)-\(preferences.quietEnd.short)"),
-                "items": .array(
-                    try rows.compactMap { row in
-                        guard var item = try Self.item(row["id"], in: db)?.objectValue else { return nil }
-                        item["start_ms"] = .int(row["start"])
-                        item["fired"] = .bool((row["fired_start"] as Int64?) == (row["start"] as Int64))
-                        return .object(item)
-                    }),
-            ]
+            return try JSONValue(
+                reply: PlanSources(
+                    lead: preferences.lead, refresh: preferences.refresh.description,
+                    quiet: "\(preferences.quietStart.short)-\(preferences.quietEnd.short)",
+                    items: try rows.compactMap { row in
+                        guard var item = try Self.item(row["id"], in: db) else { return nil }
+                        item.startMs = row["start"]
+                        item.fired = (row["fired_start"] as Int64?) == (row["start"] as Int64)
+                        return item
+                    }))
         }
     }
 

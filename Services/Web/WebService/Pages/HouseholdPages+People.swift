@@ -11,45 +11,40 @@ extension HouseholdPages {
     func people(_ query: Query) async throws -> [String: Any] {
         async let nextReply = store.request("plan.next")
         async let weekReply = store.request("plan.list")
-        let (next, week) = try await (nextReply, weekReply)
-        let nextItems = next["items"]?.arrayValue ?? []
+        let (next, week) = try await (nextReply.decode(PlanItems.self), weekReply.decode(PlanItems.self))
+        let nextItems = next.items
         // Each check-in's free times for Reschedule, asked for together (a missing answer leaves
         // its list empty; Done and Snooze still work).
         let slots = await withTaskGroup(of: (Int, [String]).self) { group in
             for (index, item) in nextItems.enumerated() {
-                guard let id = item["id"]?.stringValue else { continue }
                 group.addTask {
-                    let reply = try? await store.request("plan.slots", args: ["item": .string(id)])
-                    return (index, (reply?["slots"]?.arrayValue ?? []).compactMap(\.stringValue))
+                    let reply = try? await store.request("plan.slots", args: ["item": .string(item.id)])
+                    return (index, (try? reply?.decode(PlanSlots.self))?.slots ?? [])
                 }
             }
             return await group.reduce(into: [Int: [String]]()) { $0[$1.0] = $1.1 }
         }
-        let upcoming = nextItems.enumerated().map { index, item -> [String: Any] in
-            var values = item.mustacheObject
-            values["when"] = Self.localTime(item["start"]?.stringValue, timeZone)
+        let upcoming = try nextItems.enumerated().map { index, item -> [String: Any] in
+            var values = try JSONValue(reply: item).mustacheObject
+            values["when"] = Self.localTime(item.start, timeZone)
             values["snoozes"] = Self.snoozes.map { ["label": $0.label, "minutes": $0.minutes] }
             values["slots"] = (slots[index] ?? []).map { ["value": $0, "label": Self.localTime($0, timeZone)] }
             return values
         }
         // Only live check-ins: one snoozed or rescheduled lives on as its successor, which says
         // where it moved from (a superseded row shown beside it read as a second check-in).
-        let all = week["items"]?.arrayValue ?? []
-        let byID = Dictionary(all.compactMap { item in item["id"]?.stringValue.map { ($0, item) } }) { first, _ in first
-        }
-        let items = all.filter { !["snoozed", "rescheduled"].contains($0["status"]?.stringValue ?? "") }.map {
+        let byID = Dictionary(week.items.map { ($0.id, $0) }) { first, _ in first }
+        let items = try week.items.filter { !["snoozed", "rescheduled"].contains($0.status) }.map {
             item -> [String: Any] in
-            var values = item.mustacheObject
-            values["when"] = Self.localTime(item["start"]?.stringValue, timeZone)
+            var values = try JSONValue(reply: item).mustacheObject
+            values["when"] = Self.localTime(item.start, timeZone)
             values["moved_from"] =
-                item["previous"]?.stringValue.flatMap { byID[$0]?["start"]?.stringValue }.map {
-                    Self.localTime($0, timeZone)
-                } ?? false
+                item.previous.flatMap { byID[$0]?.start }.map { Self.localTime($0, timeZone) } ?? false
             return values
         }
         return [
             "next": upcoming, "no_next": upcoming.isEmpty, "week": items, "no_week": items.isEmpty,
-            "from": Self.dayLabel(week["from"]?.stringValue ?? ""), "to": Self.dayLabel(week["to"]?.stringValue ?? ""),
+            "from": Self.dayLabel(week.from ?? ""), "to": Self.dayLabel(week.to ?? ""),
         ]
     }
 
