@@ -52,6 +52,18 @@ struct WireContractTests {
         "plan.prefs.set": roundTrip(PlanPreferences.self), "plan.snooze_tonight": roundTrip(PlanMoved.self),
         "plan.export": roundTrip(PlanExport.self), "plan.busy.import": roundTrip(BusyImport.self),
         "plan.busy.list": roundTrip(BusyList.self), "plan.busy.clear": roundTrip(BusyCleared.self),
+        "collection.add": roundTrip(CollectionChange.self), "collection.edit": roundTrip(CollectionChange.self),
+        "collection.list": roundTrip(CollectionList.self), "todo.add": roundTrip(TodoChange.self),
+        "todo.edit": roundTrip(TodoChange.self), "todo.done": roundTrip(TodoChange.self),
+        "todo.done+date": roundTrip(TodoChange.self), "subtask.add": roundTrip(TodoChange.self),
+        "subtask.done": roundTrip(TodoChange.self), "subtask.move": roundTrip(TodoChange.self),
+        "subtask.remove": roundTrip(TodoChange.self), "todo.remove": roundTrip(TodoRemoved.self),
+        "todo.show": roundTrip(TodoView.self), "todo.list": roundTrip(TodoList.self),
+        "todo.list+date": roundTrip(TodoDay.self), "todo.calendar": roundTrip(TodoCalendar.self),
+        "todo.occurrences": roundTrip(TodoOccurrences.self), "todo.history": roundTrip(TodoHistory.self),
+        "note.set": roundTrip(NoteChange.self), "note.show": roundTrip(NoteView.self),
+        "note.show+empty": roundTrip(NoteView.self), "note.list": roundTrip(NoteList.self),
+        "template.apply": roundTrip(TemplateApplied.self),
     ]
 
     static func roundTrip<T: Codable>(_ type: T.Type) -> @Sendable (JSONValue) throws -> JSONValue {
@@ -64,10 +76,17 @@ struct WireContractTests {
     static func normalised(_ value: JSONValue) -> JSONValue {
         switch value {
         case .string(let text):
-            return .string(text.replacing(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/, with: "<id>"))
+            // Random ids, and the times operations were written (`modified_at`, history).
+            return .string(
+                text.replacing(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/, with: "<id>")
+                    .replacing(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/, with: "<instant>"))
         case .array(let items): return .array(items.map(normalised).sorted { $0.jsonText < $1.jsonText })
         case .object(let members):
             var normal = members.mapValues(normalised)
+            // This device's name is its host's, another on another machine.
+            for key in ["device_name", "modified_by_name"] where normal[key]?.stringValue != nil {
+                normal[key] = "<device>"
+            }
             if let first = normal["first"], let second = normal["second"], second.jsonText < first.jsonText {
                 (normal["first"], normal["second"]) = (second, first)
             }
@@ -230,6 +249,66 @@ struct WireContractTests {
         try await withStore(context: context, home: home) { (running: RunningStore) async throws in
             let replies = try await Self.social(home: home) { try await running.commands.request($0, args: $1) }
             try Self.check("social", replies)
+        }
+    }
+
+    /// A household's todos, habits, subtasks, notes and a template, on fixed dates.
+    static func todos(_ request: (String, [String: JSONValue]) async throws -> JSONValue) async throws -> [Reply] {
+        var replies: [Reply] = []
+        @discardableResult
+        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+            let reply = try await request(command, arguments)
+            replies.append(Reply(name: name, json: reply))
+            return reply
+        }
+        _ = try await request("member.add", ["name": "Ann", "role": "student"])
+        try await keep("collection.add", "collection.add", ["name": "Home", "kind": "list"])
+        _ = try await request("collection.add", ["name": "Habits", "kind": "habit"])
+        let fence = try await keep(
+            "todo.add", "todo.add",
+            [
+                "title": "Paint the fence", "collection": "Home", "due": "2026-11-24", "time": "18:00",
+                "priority": "high", "description": "Blue, two coats", "remind": true,
+            ])
+        let fenceID = try #require(fence["todo"]?["id"]?.stringValue)
+        let water = try await request(
+            "todo.add",
+            ["title": "Water", "collection": "Habits", "due": "2026-11-20", "repeat": "daily", "until": "2026-12-31"])
+        let waterID = try #require(water["todo"]?["id"]?.stringValue)
+        _ = try await request(
+            "todo.add", ["title": "Homework", "collection": "Home", "due": "2026-11-24", "for": "Ann"])
+        let subtask = try await keep("subtask.add", "subtask.add", ["todo": .string(fenceID), "title": "Buy paint"])
+        _ = try await request("subtask.add", ["todo": .string(fenceID), "title": "Sand"])
+        let subtaskID = try #require(subtask["subtask"]?["id"]?.stringValue)
+        try await keep("subtask.done", "subtask.done", ["id": .string(subtaskID)])
+        try await keep("subtask.move", "subtask.move", ["id": .string(subtaskID), "position": 1])
+        try await keep("todo.edit", "todo.edit", ["id": .string(fenceID), "title": "Paint the fence green"])
+        try await keep("todo.done+date", "todo.done", ["id": .string(waterID), "date": "2026-11-21"])
+        try await keep("todo.show", "todo.show", ["id": .string(waterID)])
+        try await keep("todo.list", "todo.list", ["today": "2026-11-24"])
+        try await keep("todo.list+date", "todo.list", ["date": "2026-11-24"])
+        try await keep("todo.calendar", "todo.calendar", ["from": "2026-11-20", "to": "2026-11-24"])
+        try await keep(
+            "todo.occurrences", "todo.occurrences", ["id": .string(waterID), "from": "2026-11-20", "to": "2026-11-23"])
+        try await keep("todo.done", "todo.done", ["id": .string(fenceID)])
+        try await keep("todo.history", "todo.history", ["id": .string(fenceID)])
+        try await keep("collection.list", "collection.list")
+        try await keep("collection.edit", "collection.edit", ["collection": "Home", "name": "House"])
+        try await keep("note.set", "note.set", ["date": "2026-11-20", "text": "Quiet day.", "mood": "happy"])
+        try await keep("note.show", "note.show", ["date": "2026-11-20"])
+        try await keep("note.show+empty", "note.show", ["date": "2026-11-21"])
+        try await keep("note.list", "note.list", ["since": "2026-11-01"])
+        try await keep("template.apply", "template.apply", ["name": "Exercise", "start": "2026-11-23"])
+        try await keep("subtask.remove", "subtask.remove", ["id": .string(subtaskID)])
+        try await keep("todo.remove", "todo.remove", ["id": .string(fenceID)])
+        return replies
+    }
+
+    @Test("todo replies: captured, or read and written back unchanged")
+    func todoReplies() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let replies = try await Self.todos { try await running.commands.request($0, args: $1) }
+            try Self.check("todos", replies)
         }
     }
 

@@ -42,8 +42,8 @@ struct CalendarView: AsyncParsableCommand {
         for (name, value) in [("priority", priority), ("status", status), ("kind", kind), ("collection", collection)] {
             if let value { arguments[name] = .string(value) }
         }
-        let reply = try await ServiceCall.run(options, .store, "todo.calendar", arguments)
-        if options.json { return Output.json(reply) }
+        let reply = try await ServiceCall.run(options, .store, "todo.calendar", arguments, as: TodoCalendar.self)
+        if options.json { return try Output.reply(reply) }
         if span == .month {
             let today = LocalDate(Date(), in: configuration.household.timeZone)
             for line in Self.monthGrid(reply, month: day, today: today, weekStart: configuration.household.weekStart) {
@@ -52,21 +52,16 @@ struct CalendarView: AsyncParsableCommand {
             return
         }
         let colour = ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1
-        for day in reply["days"]?.arrayValue ?? [] {
-            let counts = day["counts"] ?? [:]
-            let open = counts["open"]?.intValue ?? 0
-            let done = counts["done"]?.intValue ?? 0
-            let weekday = Self.weekdays[Int(day["weekday"]?.intValue ?? 1) - 1]
-            let todos = day["todos"]?.arrayValue ?? []
-            if span == .month && todos.isEmpty { continue }
-            Output.line("\(weekday) \(day["date"]?.stringValue ?? "")  \(open) open, \(done) done")
-            for todo in todos {
-                let mark = todo["done"] == true ? "[x]" : "[ ]"
-                let time = todo["time"]?.stringValue ?? "     "
-                let title = Output.visible(todo["title"]?.stringValue ?? "")
-                let priority = todo["priority"]?.stringValue ?? "none"
+        for day in reply.days {
+            let weekday = Self.weekdays[max(0, min(6, day.weekday - 1))]
+            if span == .month && day.todos.isEmpty { continue }
+            Output.line("\(weekday) \(day.date)  \(day.counts.open) open, \(day.counts.done) done")
+            for todo in day.todos {
+                let mark = todo.done ? "[x]" : "[ ]"
+                let time = todo.time ?? "     "
+                let priority = todo.priority
                 let tag = priority == "none" ? "" : " !" + priority
-                let text = "  \(mark) \(time)  \(title)\(tag)  (\(todo["id"]?.stringValue?.prefix(8) ?? ""))"
+                let text = "  \(mark) \(time)  \(Output.visible(todo.title))\(tag)  (\(todo.id.prefix(8)))"
                 Output.write((colour ? Self.paint(text, priority) : text) + "\n")
             }
         }
@@ -77,12 +72,9 @@ struct CalendarView: AsyncParsableCommand {
     /// A month as a grid, as `cal` draws it: a column per weekday (from `weekStart`, ISO 1–7),
     /// each day with the number of its todos (open and done), today in brackets, then the month's
     /// totals.
-    static func monthGrid(_ reply: JSONValue, month: LocalDate, today: LocalDate, weekStart: Int) -> [String] {
-        var counts: [String: (open: Int64, done: Int64)] = [:]
-        for day in reply["days"]?.arrayValue ?? [] {
-            guard let date = day["date"]?.stringValue else { continue }
-            counts[date] = (day["counts"]?["open"]?.intValue ?? 0, day["counts"]?["done"]?.intValue ?? 0)
-        }
+    static func monthGrid(_ reply: TodoCalendar, month: LocalDate, today: LocalDate, weekStart: Int) -> [String] {
+        var counts: [String: (open: Int, done: Int)] = [:]
+        for day in reply.days { counts[day.date] = (day.counts.open, day.counts.done) }
         let (first, last) = month.wholeMonth
         let names = (0..<7).map { weekdays[(weekStart - 1 + $0) % 7] }
         var lines = ["\(YearPlanner.monthName(first.month)) \(first.year)", names.map { " \($0)    " }.joined()]

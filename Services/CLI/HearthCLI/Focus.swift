@@ -23,29 +23,29 @@ struct Focus: AsyncParsableCommand {
     @Argument(help: "The plan or list: its name or id.") var collection: String
 
     func run() async throws {
-        let collections = try await ServiceCall.run(options, .store, "collection.list")["collections"]?.arrayValue ?? []
+        let collections = try await ServiceCall.run(options, .store, "collection.list", as: CollectionList.self)
         let wanted = collection.lowercased()
         guard
-            let found = collections.first(where: {
-                $0["name"]?.stringValue?.lowercased() == wanted || $0["id"]?.stringValue?.hasPrefix(wanted) == true
-            }), let id = found["id"]?.stringValue
+            let found = collections.collections.first(where: {
+                $0.name.lowercased() == wanted || $0.id.hasPrefix(wanted)
+            })
         else {
             throw Self.refusal("'collection': no collection '\(collection)'", options)
         }
-        if found["kind"] == "habit" {
+        if found.kind == "habit" {
             throw Self.refusal(
-                "'collection': \(found["name"]?.stringValue ?? collection) is a habit: focus mode steps through "
+                "'collection': \(found.name) is a habit: focus mode steps through "
                     + "a plan or a list (habits are done on their days: see `hearth calendar day`)", options)
         }
         let listed = try await ServiceCall.run(
             options, .store, "todo.list",
-            ["collection": .string(id), "today": .string(try Dates.day("today", options))])
+            ["collection": .string(found.id), "today": .string(try Dates.day("today", options))], as: TodoList.self)
         // The open one-off todos, in the store's order (due date, time, title).
-        let queue = (listed["todos"]?.arrayValue ?? []).filter { $0["completed"] == false && $0["repeat"] == "none" }
+        let queue = listed.todos.filter { !$0.completed && $0.repeat == "none" }
         if options.json {
-            return Output.json(["collection": found, "queue": .array(queue)])
+            return Output.json(["collection": try JSONValue(reply: found), "queue": try JSONValue(reply: queue)])
         }
-        var session = FocusSession(queue: queue, collection: found["name"]?.stringValue ?? collection)
+        var session = FocusSession(queue: queue, collection: found.name)
         let terminal = Terminal()
         terminal.enter()
         let keys = terminal.keys()
@@ -75,7 +75,7 @@ struct Focus: AsyncParsableCommand {
             if case .key(let key) = event {
                 switch key {
                 case UInt8(ascii: "d"):
-                    if let todo = session.current?["id"]?.stringValue {
+                    if let todo = session.current?.id {
                         do {
                             _ = try await ServiceCall.run(
                                 options, .store, "todo.done", ["id": .string(todo)])
@@ -110,7 +110,7 @@ struct Focus: AsyncParsableCommand {
 
 /// The state of one focus session: the queue, what was done and skipped, and the clocks.
 struct FocusSession {
-    private(set) var queue: [JSONValue]
+    private(set) var queue: [TodoView]
     let collection: String
     let started = Date()
     private(set) var currentStarted = Date()
@@ -119,12 +119,12 @@ struct FocusSession {
     private(set) var finished = false
     var message: String?
 
-    init(queue: [JSONValue], collection: String) {
+    init(queue: [TodoView], collection: String) {
         self.queue = queue
         self.collection = collection
     }
 
-    var current: JSONValue? { queue.first }
+    var current: TodoView? { queue.first }
 
     mutating func done() {
         guard !queue.isEmpty else { return }
@@ -165,18 +165,14 @@ struct FocusSession {
     func screen(now: Date) -> [String] {
         var lines = ["Focus · \(collection) · \(queue.count) open · done \(doneCount) · skipped \(skipped)", ""]
         guard let todo = current else { return lines + ["Nothing open here."] }
-        lines.append("  " + Output.visible(todo["title"]?.stringValue ?? ""))
+        lines.append("  " + Output.visible(todo.title))
         var when: [String] = []
-        if let due = todo["due"]?.stringValue {
-            when.append("due \(due)" + (todo["time"]?.stringValue.map { " " + $0 } ?? ""))
-        }
-        if let priority = todo["priority"]?.stringValue, priority != "none" { when.append(priority) }
-        when.append(Output.visible(todo["collection_name"]?.stringValue ?? collection))
+        if let due = todo.due { when.append("due \(due)" + (todo.time.map { " " + $0 } ?? "")) }
+        if todo.priority != "none" { when.append(todo.priority) }
+        when.append(Output.visible(todo.collectionName ?? collection))
         lines.append("  " + when.joined(separator: " · "))
-        for subtask in todo["subtasks"]?.arrayValue ?? [] {
-            lines.append(
-                "    \(subtask["completed"] == true ? "[x]" : "[ ]") \(Output.visible(subtask["title"]?.stringValue ?? ""))"
-            )
+        for subtask in todo.subtasks {
+            lines.append("    \(subtask.completed ? "[x]" : "[ ]") \(Output.visible(subtask.title))")
         }
         lines.append("")
         lines.append(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 
 /// `hearth note`: one note a day, with a mood.
 struct Note: AsyncParsableCommand {
@@ -33,16 +34,15 @@ struct Note: AsyncParsableCommand {
             var arguments: [String: JSONValue] = ["date": .string(date)]
             if let mood { arguments["mood"] = .string(mood) }
             if edit {
-                let current = try await ServiceCall.run(options, .store, "note.show", ["date": .string(date)])
-                arguments["text"] = .string(
-                    try await Self.editText(current["text"]?.stringValue ?? words.joined(separator: " ")))
+                let current = try await ServiceCall.run(
+                    options, .store, "note.show", ["date": .string(date)], as: NoteView.self)
+                arguments["text"] = .string(try await Self.editText(current.text ?? words.joined(separator: " ")))
             } else if !words.isEmpty {
                 arguments["text"] = .string(words.joined(separator: " "))
             }
-            let reply = try await ServiceCall.run(options, .store, "note.set", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line(
-                (reply["unchanged"] == true ? "unchanged: " : "saved: ") + Note.describe(reply["note"] ?? .null))
+            let reply = try await ServiceCall.run(options, .store, "note.set", arguments, as: NoteChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Note.describe(reply.note))
         }
 
         /// Opens `$EDITOR` (else `$VISUAL`, else `vi`) on `text` and returns what was saved.
@@ -81,15 +81,18 @@ struct Note: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "note.show", ["date": .string(try Dates.day(date, options))])
-            if options.json { return Output.json(reply) }
-            if reply["empty"] == true { return Output.line("no note for \(reply["date"]?.stringValue ?? date)") }
+                options, .store, "note.show", ["date": .string(try Dates.day(date, options))], as: NoteView.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.empty == true { return Output.line("no note for \(reply.date)") }
             Output.line(Note.describe(reply))
-            if let text = reply["text"]?.stringValue {
+            if let text = reply.text {
                 for line in text.split(separator: "\n", omittingEmptySubsequences: false) { Output.line("  " + line) }
             }
-            for (field, values) in (reply["conflicts"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-                let shown = (values.arrayValue ?? []).map { $0.stringValue ?? $0.jsonText }
+            for (field, values) in (reply.conflicts ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let shown = try values.map { value in
+                    if case .text(let text) = value { return text }
+                    return try JSONValue(encoding: value).jsonText
+                }
                 Output.line(
                     "  conflict in \(field), both kept: \(shown.joined(separator: " | ")) (see `hearth conflicts`)")
             }
@@ -107,25 +110,21 @@ struct Note: AsyncParsableCommand {
             var arguments: [String: JSONValue] = [:]
             if let since { arguments["since"] = .string(try Dates.day(since, options)) }
             if let mood { arguments["mood"] = .string(mood) }
-            let reply = try await ServiceCall.run(options, .store, "note.list", arguments)
-            if options.json { return Output.json(reply) }
-            let notes = reply["notes"]?.arrayValue ?? []
-            if notes.isEmpty { Output.line("no notes") }
-            for note in notes {
-                let firstLine = note["text"]?.stringValue?.split(separator: "\n").first.map(String.init) ?? ""
+            let reply = try await ServiceCall.run(options, .store, "note.list", arguments, as: NoteList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.notes.isEmpty { Output.line("no notes") }
+            for note in reply.notes {
+                let firstLine = note.text?.split(separator: "\n").first.map(String.init) ?? ""
                 Output.line(Note.describe(note) + (firstLine.isEmpty ? "" : "  " + firstLine))
             }
-            let moods = (reply["moods"]?.objectValue ?? [:]).sorted {
-                ($0.value.intValue ?? 0, $1.key) > ($1.value.intValue ?? 0, $0.key)
-            }
+            let moods = reply.moods.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
             if !moods.isEmpty {
-                Output.line("moods: " + moods.map { "\($0.key) \($0.value.intValue ?? 0)" }.joined(separator: ", "))
+                Output.line("moods: " + moods.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             }
         }
     }
 
-    static func describe(_ note: JSONValue) -> String {
-        "\(note["date"]?.stringValue ?? "?") \(note["mood"]?.stringValue ?? "(no mood)")"
-            + (note["conflicted"] == true ? " (conflict)" : "")
+    static func describe(_ note: NoteView) -> String {
+        "\(note.date) \(note.mood ?? "(no mood)")" + (note.conflicted == true ? " (conflict)" : "")
     }
 }

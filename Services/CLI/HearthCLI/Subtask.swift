@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 
 extension Todo {
     /// `hearth todo subtask`: a todo's ordered steps.
@@ -62,11 +63,10 @@ extension Todo {
 
         /// Sends a subtask command and prints the todo as it now is.
         static func send(_ options: GlobalOptions, _ command: String, _ arguments: [String: JSONValue]) async throws {
-            let reply = try await ServiceCall.run(options, .store, command, arguments)
-            if options.json { return Output.json(reply) }
-            let todo = reply["todo"] ?? .null
-            Output.line(Todo.describe(todo))
-            Todo.printSubtasks(of: todo)
+            let reply = try await ServiceCall.run(options, .store, command, arguments, as: TodoChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line(Todo.describe(reply.todo))
+            Todo.printSubtasks(of: reply.todo)
         }
     }
 }

@@ -66,11 +66,11 @@ struct Templates: AsyncParsableCommand {
                 "name": .string(template.name), "start": .string(try Dates.day(start, options)),
             ]
             if let collectionName { arguments["collection_name"] = .string(collectionName) }
-            let reply = try await ServiceCall.run(options, .store, "template.apply", arguments)
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "template.apply", arguments, as: TemplateApplied.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                "applied \(template.name): " + Collection.describe(reply["collection"] ?? .null)
-                    + " with \(reply["todos"]?.intValue ?? 0) todos")
+                "applied \(template.name): " + Collection.describe(reply.collection) + " with \(reply.todos) todos")
         }
     }
 

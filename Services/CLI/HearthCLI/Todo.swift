@@ -24,9 +24,10 @@ struct Collection: AsyncParsableCommand {
                 "name": .string(name), "kind": .string(kind), "show_in_calendar": .bool(!noCalendar),
             ]
             if let icon { arguments["icon"] = .string(icon) }
-            let reply = try await ServiceCall.run(options, .store, "collection.add", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line("added: " + Collection.describe(reply["collection"] ?? .null))
+            let reply = try await ServiceCall.run(
+                options, .store, "collection.add", arguments, as: CollectionChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("added: " + Collection.describe(reply.collection))
         }
     }
 
@@ -36,9 +37,9 @@ struct Collection: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "collection.list")
-            if options.json { return Output.json(reply) }
-            let collections = reply["collections"]?.arrayValue ?? []
+            let reply = try await ServiceCall.run(options, .store, "collection.list", as: CollectionList.self)
+            if options.json { return try Output.reply(reply) }
+            let collections = reply.collections
             if collections.isEmpty { Output.line("no collections yet: hearth collection add NAME --kind habit") }
             for collection in collections { Output.line(Collection.describe(collection)) }
         }
@@ -60,11 +61,10 @@ struct Collection: AsyncParsableCommand {
             if let icon { arguments["icon"] = .string(icon) }
             if let order { arguments["sort_order"] = .int(Int64(order)) }
             if let calendar { arguments["show_in_calendar"] = .bool(calendar) }
-            let reply = try await ServiceCall.run(options, .store, "collection.edit", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line(
-                (reply["unchanged"] == true ? "unchanged: " : "saved: ")
-                    + Collection.describe(reply["collection"] ?? .null))
+            let reply = try await ServiceCall.run(
+                options, .store, "collection.edit", arguments, as: CollectionChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Collection.describe(reply.collection))
         }
     }
 
@@ -77,18 +77,18 @@ struct Collection: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "collection.remove", ["collection": .string(collection)])
-            if options.json { return Output.json(reply) }
-            Output.line("removed \(collection) and \(reply["removed_todos"]?.intValue ?? 0) todos")
+                options, .store, "collection.remove", ["collection": .string(collection)], as: CollectionRemoved.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("removed \(collection) and \(reply.removedTodos) todos")
         }
     }
 
-    static func describe(_ collection: JSONValue) -> String {
-        let icon = collection["icon"]?.stringValue.map { $0 + " " } ?? ""
-        let hidden = collection["show_in_calendar"] == false ? ", not in the calendar" : ""
+    static func describe(_ collection: CollectionView?) -> String {
+        guard let collection else { return "?" }
+        let icon = collection.icon.map { $0 + " " } ?? ""
+        let hidden = collection.showInCalendar ? "" : ", not in the calendar"
         return Output.visible(
-            "\(icon)\(collection["name"]?.stringValue ?? "?") (\(collection["kind"]?.stringValue ?? "?"), "
-                + "\(collection["done"]?.intValue ?? 0)/\(collection["todos"]?.intValue ?? 0) done\(hidden))")
+            "\(icon)\(collection.name) (\(collection.kind), \(collection.done)/\(collection.todos) done\(hidden))")
     }
 }
 
@@ -152,9 +152,9 @@ struct Todo: AsyncParsableCommand {
             arguments["collection"] = .string(collection)
             arguments["remind"] = .bool(remind)
             if noCalendar { arguments["show_in_calendar"] = false }
-            let reply = try await ServiceCall.run(options, .store, "todo.add", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line("added: " + Todo.describe(reply["todo"] ?? .null))
+            let reply = try await ServiceCall.run(options, .store, "todo.add", arguments, as: TodoChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("added: " + Todo.describe(reply.todo))
         }
     }
 
@@ -174,10 +174,9 @@ struct Todo: AsyncParsableCommand {
             if let title { arguments["title"] = .string(title) }
             if let collection { arguments["collection"] = .string(collection) }
             if let remind { arguments["remind"] = .bool(remind) }
-            let reply = try await ServiceCall.run(options, .store, "todo.edit", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line(
-                (reply["unchanged"] == true ? "unchanged: " : "saved: ") + Todo.describe(reply["todo"] ?? .null))
+            let reply = try await ServiceCall.run(options, .store, "todo.edit", arguments, as: TodoChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Todo.describe(reply.todo))
         }
     }
 
@@ -195,14 +194,17 @@ struct Todo: AsyncParsableCommand {
             if let collection { arguments["collection"] = .string(collection) }
             if let assignee { arguments["for"] = .string(assignee) }
             if let date { arguments["date"] = .string(try Dates.day(date, options)) }
-            let reply = try await ServiceCall.run(options, .store, "todo.list", arguments)
-            if options.json { return Output.json(reply) }
-            let todos = reply["todos"]?.arrayValue ?? []
-            if todos.isEmpty { Output.line("no todos") }
-            for todo in todos {
-                let mark = (todo["done"] ?? todo["completed"]) == true ? "[x]" : "[ ]"
-                Output.line("\(mark) \(Todo.describe(todo))")
+            if date != nil {
+                let reply = try await ServiceCall.run(options, .store, "todo.list", arguments, as: TodoDay.self)
+                if options.json { return try Output.reply(reply) }
+                if reply.todos.isEmpty { Output.line("no todos") }
+                for todo in reply.todos { Output.line("\(todo.done ? "[x]" : "[ ]") \(Todo.describe(todo))") }
+                return
             }
+            let reply = try await ServiceCall.run(options, .store, "todo.list", arguments, as: TodoList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.todos.isEmpty { Output.line("no todos") }
+            for todo in reply.todos { Output.line("\(todo.completed ? "[x]" : "[ ]") \(Todo.describe(todo))") }
         }
     }
 
@@ -213,12 +215,12 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (or its first characters).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "todo.show", ["id": .string(id)])
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(options, .store, "todo.show", ["id": .string(id)], as: TodoView.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(Todo.describe(reply))
-            if let note = reply["description"]?.stringValue { Output.line("  " + Output.visible(note)) }
+            if let note = reply.description { Output.line("  " + Output.visible(note)) }
             Todo.printSubtasks(of: reply)
-            let completions = reply["completions"]?.arrayValue ?? []
+            let completions = reply.completions ?? []
             if !completions.isEmpty {
                 Output.line("  done on \(completions.count) day\(completions.count == 1 ? "" : "s")")
             }
@@ -232,8 +234,9 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (or its first characters).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "todo.remove", ["id": .string(id)])
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.remove", ["id": .string(id)], as: TodoRemoved.self)
+            if options.json { return try Output.reply(reply) }
             Output.line("removed \(id)")
         }
     }
@@ -271,12 +274,9 @@ struct Todo: AsyncParsableCommand {
                 [
                     "id": .string(id), "from": .string(try Dates.day(from, options)),
                     "to": .string(try Dates.day(to, options)),
-                ])
-            if options.json { return Output.json(reply) }
-            for occurrence in reply["occurrences"]?.arrayValue ?? [] {
-                Output.line(
-                    "\(occurrence["done"] == true ? "[x]" : "[ ]") \(occurrence["date"]?.stringValue ?? "")")
-            }
+                ], as: TodoOccurrences.self)
+            if options.json { return try Output.reply(reply) }
+            for occurrence in reply.occurrences { Output.line("\(occurrence.done ? "[x]" : "[ ]") \(occurrence.date)") }
         }
     }
 
@@ -288,17 +288,18 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (a removed todo's in full).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "todo.history", ["id": .string(id)])
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.history", ["id": .string(id)], as: TodoHistory.self)
+            if options.json { return try Output.reply(reply) }
             let zone = try Dates.zone(options)
-            for change in reply["changes"]?.arrayValue ?? [] {
-                let fields = (change["changes"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { name, value in
-                    "\(name): \((value["from"] ?? .null).jsonText) → \((value["to"] ?? .null).jsonText)"
+            for change in reply.changes {
+                let fields = try change.changes.sorted { $0.key < $1.key }.map { name, value in
+                    "\(name): \(try JSONValue(encoding: value.from).jsonText) → \(try JSONValue(encoding: value.to).jsonText)"
                 }
                 Output.line(
                     Output.visible(
-                        "\(Dates.wall(change["time"]?.stringValue, zone))  \(change["device_name"]?.stringValue ?? "")  "
-                            + "\(change["kind"]?.stringValue ?? "")  " + fields.joined(separator: ", ")))
+                        "\(Dates.wall(change.time, zone))  \(change.deviceName)  \(change.kind)  "
+                            + fields.joined(separator: ", ")))
             }
         }
     }
@@ -310,41 +311,45 @@ struct Todo: AsyncParsableCommand {
     }
 
     static func complete(_ options: GlobalOptions, _ day: Day, done: Bool) async throws {
-        var arguments: [String: JSONValue] = ["id": .string(day.id)]
         // A repeating todo needs the day; today on the household's clock unless given.
-        arguments["date"] = .string(try Dates.day(day.date ?? "today", options))
-        let reply = try await ServiceCall.run(options, .store, done ? "todo.done" : "todo.undone", arguments)
-        if options.json { return Output.json(reply) }
-        let todo = reply["todo"] ?? .null
-        let day = todo["repeat"]?.stringValue != "none" ? " for \(arguments["date"]?.stringValue ?? "")" : ""
+        let date = try Dates.day(day.date ?? "today", options)
+        let arguments: [String: JSONValue] = ["id": .string(day.id), "date": .string(date)]
+        let reply = try await ServiceCall.run(
+            options, .store, done ? "todo.done" : "todo.undone", arguments, as: TodoChange.self)
+        if options.json { return try Output.reply(reply) }
+        let repeating = reply.todo.map { $0.repeat != "none" } ?? false
+        let day = repeating ? " for \(date)" : ""
         Output.line(
-            (reply["unchanged"] == true ? "already " : "") + (done ? "done" : "reopened") + day + ": "
-                + describe(todo))
+            (reply.unchanged == true ? "already " : "") + (done ? "done" : "reopened") + day + ": "
+                + describe(reply.todo))
     }
 
     /// Prints a todo's subtasks, numbered in order, with their short ids.
-    static func printSubtasks(of todo: JSONValue) {
-        for (index, subtask) in (todo["subtasks"]?.arrayValue ?? []).enumerated() {
-            let mark = subtask["completed"] == true ? "[x]" : "[ ]"
-            Output.line(
-                "  \(index + 1). \(mark) \(Output.visible(subtask["title"]?.stringValue ?? ""))"
-                    + "  (\(subtask["id"]?.stringValue?.prefix(8) ?? ""))")
+    static func printSubtasks(of todo: TodoView?) {
+        for (index, subtask) in (todo?.subtasks ?? []).enumerated() {
+            let mark = subtask.completed ? "[x]" : "[ ]"
+            Output.line("  \(index + 1). \(mark) \(Output.visible(subtask.title))  (\(subtask.id.prefix(8)))")
         }
     }
 
-    static func describe(_ todo: JSONValue) -> String {
-        var parts = [todo["title"]?.stringValue ?? "?"]
-        if let date = todo["date"]?.stringValue ?? todo["due"]?.stringValue {
-            parts.append(date + (todo["time"]?.stringValue.map { " " + $0 } ?? ""))
-        }
-        if let repeating = todo["repeat"]?.stringValue, repeating != "none" {
-            parts.append(repeating + (todo["until"]?.stringValue.map { " until " + $0 } ?? ""))
-        }
-        if let priority = todo["priority"]?.stringValue, priority != "none" { parts.append(priority) }
-        if todo["remind"] == true { parts.append("reminder") }
-        if let collection = todo["collection_name"]?.stringValue { parts.append("in " + collection) }
-        if let member = todo["assignee"]?["name"]?.stringValue { parts.append("for " + member) }
-        let id = todo["id"]?.stringValue?.prefix(8) ?? ""
-        return Output.visible(parts.joined(separator: " · ")) + "  (\(id))"
+    /// `Paint the fence · 2026-11-24 18:00 · high · reminder · in Home · for Ann  (1a2b3c4d)`.
+    static func describe(_ todo: TodoView?) -> String {
+        guard let todo else { return "?" }
+        var parts = [todo.title]
+        if let date = todo.due { parts.append(date + (todo.time.map { " " + $0 } ?? "")) }
+        if todo.repeat != "none" { parts.append(todo.repeat + (todo.until.map { " until " + $0 } ?? "")) }
+        if todo.priority != "none" { parts.append(todo.priority) }
+        if todo.remind { parts.append("reminder") }
+        if let collection = todo.collectionName { parts.append("in " + collection) }
+        if let member = todo.assignee?.name { parts.append("for " + member) }
+        return Output.visible(parts.joined(separator: " · ")) + "  (\(todo.id.prefix(8)))"
+    }
+
+    /// One todo on one day: `Water · 2026-11-24 · high · for Ann  (1a2b3c4d)`.
+    static func describe(_ item: AgendaItem) -> String {
+        var parts = [item.title, item.date + (item.time.map { " " + $0 } ?? "")]
+        if item.priority != "none" { parts.append(item.priority) }
+        if let member = item.assignee?.name { parts.append("for " + member) }
+        return Output.visible(parts.joined(separator: " · ")) + "  (\(item.id.prefix(8)))"
     }
 }

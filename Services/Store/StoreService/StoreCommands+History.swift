@@ -78,7 +78,7 @@ extension StoreCommands {
 
     /// Every operation on `entities` (any domain's), oldest first, each with its device, time,
     /// and per field the previous value(s) → the new one: the history of one todo, one person….
-    static func entityHistory(_ entities: [EntityRef], in db: Database) throws -> [JSONValue] {
+    static func entityHistory(_ entities: [EntityRef], in db: Database) throws -> [HistoryEntry] {
         let devices = try deviceNames(in: db)
         var operations: [Operation] = []
         for entity in entities {
@@ -89,21 +89,18 @@ extension StoreCommands {
         }
         let byID = Dictionary(operations.map { ($0.id, $0) }) { first, _ in first }
         return operations.sorted { ($0.time, $0.id) < ($1.time, $1.id) }.map { operation in
-            var changes: [String: JSONValue] = [:]
+            var changes: [String: HistoryEntry.FieldChange] = [:]
             for (field, write) in operation.fields {
-                let previous = write.overwrites.sorted().compactMap { byID[$0]?.fields[field]?.value.json }
-                changes[field] = [
-                    "from": previous.count == 1 ? previous[0] : (previous.isEmpty ? .null : .array(previous)),
-                    "to": write.value.json,
-                ]
+                let previous = write.overwrites.sorted().compactMap { byID[$0]?.fields[field]?.value.fieldJSON }
+                changes[field] = HistoryEntry.FieldChange(
+                    from: previous.count == 1 ? previous[0] : (previous.isEmpty ? .null : .list(previous)),
+                    to: write.value.fieldJSON)
             }
-            return [
-                "op": .string(operation.id.description), "kind": .string(operation.entity.kind),
-                "entity": .string(operation.entity.id), "device": .string(operation.author),
-                "device_name": .string(devices[operation.author] ?? String(operation.author.prefix(8))),
-                "time": .string(Timestamp.format(Date(milliseconds: operation.time.wall))),
-                "changes": .object(changes),
-            ]
+            return HistoryEntry(
+                op: operation.id.description, kind: operation.entity.kind, entity: operation.entity.id,
+                device: operation.author,
+                deviceName: devices[operation.author] ?? String(operation.author.prefix(8)),
+                time: Timestamp.format(Date(milliseconds: operation.time.wall)), changes: changes)
         }
     }
 

@@ -42,19 +42,18 @@ extension StoreCommands {
             }
             var byDay: [LocalDate: [TodoAgenda.Item]] = [:]
             for item in items { byDay[item.date, default: []].append(item) }
-            var days: [JSONValue] = []
+            var days: [TodoCalendar.Day] = []
             var date = from
             while date <= to {
                 let todos = byDay[date] ?? []
                 let done = todos.filter(\.done).count
-                days.append([
-                    "date": .string(date.description), "weekday": .int(Int64(date.weekday)),
-                    "counts": ["open": .int(Int64(todos.count - done)), "done": .int(Int64(done))],
-                    "todos": .array(todos.map(\.json)),
-                ])
+                days.append(
+                    TodoCalendar.Day(
+                        date: date.description, weekday: date.weekday,
+                        counts: .init(open: todos.count - done, done: done), todos: todos.map(\.view)))
                 date = date.adding(days: 1)
             }
-            return ["from": .string(from.description), "to": .string(to.description), "days": .array(days)]
+            return try JSONValue(reply: TodoCalendar(from: from.description, to: to.description, days: days))
         }
     }
 }

@@ -70,7 +70,8 @@ extension StoreCommands {
     func listCollections(_ request: CommandRequest) async throws -> JSONValue {
         try await database.pool.read { db in
             let ids = try String.fetchAll(db, sql: "SELECT id FROM todo_collection ORDER BY sort_order, name, id")
-            return ["collections": .array(try ids.compactMap { try Self.collection($0, in: db) })]
+            return try JSONValue(
+                reply: CollectionList(collections: try ids.compactMap { try Self.collection($0, in: db) }))
         }
     }
 
@@ -83,7 +84,7 @@ extension StoreCommands {
         }
     }
 
-    static func collection(_ id: String, in db: Database) throws -> JSONValue? {
+    static func collection(_ id: String, in db: Database) throws -> CollectionView? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -93,12 +94,10 @@ extension StoreCommands {
                     FROM todo_collection AS c WHERE c.id = ?
                     """, arguments: [id])
         else { return nil }
-        return [
-            "id": .string(id), "name": .string(row["name"]), "kind": .string(row["kind"]),
-            "icon": (row["icon"] as String?).map(JSONValue.string) ?? .null, "sort_order": .int(row["sort_order"]),
-            "show_in_calendar": .bool(row["show_in_calendar"]), "todos": .int(row["todos"]), "done": .int(row["done"]),
-            "conflicted": .bool(row["conflicted"]),
-        ]
+        return CollectionView(
+            id: id, name: row["name"], kind: row["kind"], icon: row["icon"], sortOrder: row["sort_order"],
+            showInCalendar: row["show_in_calendar"], todos: row["todos"], done: row["done"],
+            conflicted: row["conflicted"])
     }
 
     /// The collection `given` names: its name (any case), its id, or a unique prefix of the id.

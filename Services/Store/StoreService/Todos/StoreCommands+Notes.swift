@@ -34,17 +34,19 @@ extension StoreCommands {
             throw CommandError.invalidArgument("date", "is required")
         }
         return try await database.pool.read { db in
-            guard var note = try Self.note(date.description, in: db)?.objectValue else {
-                return ["date": .string(date.description), "mood": nil, "text": nil, "empty": true]
+            guard var note = try Self.note(date.description, in: db) else {
+                var empty = NoteView(date: date.description, mood: nil, text: nil)
+                empty.empty = true
+                return try JSONValue(reply: empty)
             }
             // In a conflict, every competing value (the shown one first).
             let entity = EntityRef(kind: Todos.noteKind, id: date.description)
-            var conflicts: [String: JSONValue] = [:]
+            var conflicts: [String: [FieldJSON]] = [:]
             for (name, state) in try StoreDatabase.log(of: entity, in: db).entity(entity) where state.isConflict {
-                conflicts[name] = .array(state.heads.map { $0.value.json })
+                conflicts[name] = state.heads.map { $0.value.fieldJSON }
             }
-            note["conflicts"] = .object(conflicts)
-            return .object(note)
+            note.conflicts = conflicts
+            return try JSONValue(reply: note)
         }
     }
 
@@ -65,23 +67,21 @@ extension StoreCommands {
                     ORDER BY date DESC
                     """, arguments: [since, since, mood?.lowercased(), mood?.lowercased()])
             let notes = try dates.compactMap { try Self.note($0, in: db) }
-            var moods: [String: JSONValue] = [:]
-            for note in notes {
-                if let mood = note["mood"]?.stringValue { moods[mood] = .int((moods[mood]?.intValue ?? 0) + 1) }
-            }
-            return ["notes": .array(notes), "moods": .object(moods)]
+            var moods: [String: Int] = [:]
+            for note in notes { if let mood = note.mood { moods[mood, default: 0] += 1 } }
+            return try JSONValue(reply: NoteList(notes: notes, moods: moods))
         }
     }
 
-    static func note(_ date: String, in db: Database) throws -> JSONValue? {
+    static func note(_ date: String, in db: Database) throws -> NoteView? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM daily_note WHERE date = ?", arguments: [date]) else {
             return nil
         }
-        return [
-            "date": .string(date), "mood": (row["mood"] as String?).map(JSONValue.string) ?? .null,
-            "text": (row["text"] as String?).map(JSONValue.string) ?? .null, "modified_at": .string(row["modified_at"]),
-            "modified_by": .string(row["modified_by"]), "modified_by_name": try deviceName(row["modified_by"], in: db),
-            "conflicted": .bool(row["conflicted"]),
-        ]
+        var note = NoteView(date: date, mood: row["mood"], text: row["text"])
+        note.modifiedAt = row["modified_at"]
+        note.modifiedBy = row["modified_by"]
+        note.modifiedByName = try deviceName(row["modified_by"], in: db).stringValue
+        note.conflicted = row["conflicted"]
+        return note
     }
 }

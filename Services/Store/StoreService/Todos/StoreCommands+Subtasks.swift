@@ -20,7 +20,7 @@ extension StoreCommands {
                 "todo": .text(todo), "title": .text(title), "completed": .bool(false), "position": .int(last + 1),
             ]
             var reply = try commit(entity, values, in: db, outbox: outbox).objectValue ?? [:]
-            reply["todo"] = try Self.todo(todo, in: db) ?? .null
+            reply["todo"] = try Self.todoJSON(todo, in: db)
             return .object(reply)
         }
     }
@@ -34,7 +34,7 @@ extension StoreCommands {
                     EntityRef(kind: Todos.subtaskKind, id: id), ["completed": .bool(done)], in: db, outbox: outbox
                 )
                 .objectValue ?? [:]
-            reply["todo"] = try Self.todo(todo, in: db) ?? .null
+            reply["todo"] = try Self.todoJSON(todo, in: db)
             return .object(reply)
         }
     }
@@ -46,7 +46,7 @@ extension StoreCommands {
             var reply =
                 try commit(EntityRef(kind: Todos.subtaskKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
                 .objectValue ?? [:]
-            reply["todo"] = try Self.todo(todo, in: db) ?? .null
+            reply["todo"] = try Self.todoJSON(todo, in: db)
             return .object(reply)
         }
     }
@@ -74,7 +74,7 @@ extension StoreCommands {
                     EntityRef(kind: Todos.subtaskKind, id: subtask), ["position": .int(Int64(index))], in: db,
                     outbox: outbox)
             }
-            return ["todo": try Self.todo(todo, in: db) ?? .null]
+            return ["todo": try Self.todoJSON(todo, in: db)]
         }
     }
 

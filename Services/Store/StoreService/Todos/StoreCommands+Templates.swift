@@ -67,10 +67,10 @@ extension StoreCommands {
                 }
                 try commit(EntityRef(kind: Todos.todoKind, id: UUIDText.make()), values, in: db, outbox: outbox)
             }
-            return [
-                "collection": try Self.collection(collection.id, in: db) ?? .null,
-                "todos": .int(Int64(template.items.count)), "template": .string(template.name),
-            ]
+            return try JSONValue(
+                reply: TemplateApplied(
+                    collection: try Self.collection(collection.id, in: db), todos: template.items.count,
+                    template: template.name))
         }
     }
 }

@@ -32,7 +32,12 @@ extension StoreCommands {
         return state
     }
 
-    static func todo(_ id: String, in db: Database) throws -> JSONValue? {
+    /// A todo as replies show it (`null` when there is none).
+    static func todoJSON(_ id: String, in db: Database) throws -> JSONValue {
+        try JSONValue(reply: try todo(id, in: db))
+    }
+
+    static func todo(_ id: String, in db: Database) throws -> TodoView? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -42,27 +47,17 @@ extension StoreCommands {
                     LEFT JOIN member AS m ON m.id = todo.assignee WHERE todo.id = ?
                     """, arguments: [id])
         else { return nil }
-        func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
         let subtasks = try Row.fetchAll(
             db, sql: "SELECT * FROM todo_subtask WHERE todo = ? ORDER BY position, id", arguments: [id])
-        return [
-            "id": .string(id), "collection": text("collection"), "collection_name": text("collection_name"),
-            "kind": text("kind"), "title": text("title"), "description": text("description"), "due": text("due_date"),
-            "time": (row["due_time"] as String?).flatMap { try? LocalTime(parsing: $0, field: "time").short }
-                .map(JSONValue.string) ?? .null,
-            "priority": text("priority"), "remind": .bool(row["remind"]),
-            "show_in_calendar": .bool(row["show_in_calendar"]), "completed": .bool(row["completed"]),
-            "repeat": text("repeat"), "until": text("until"), "month_end": text("month_end"),
-            "modified_at": text("modified_at"), "conflicted": .bool(row["conflicted"]),
-            "assignee": TodoAgenda.assignee(id: row["assignee"], name: row["assignee_name"]),
-            "subtasks": .array(
-                subtasks.map { subtask in
-                    [
-                        "id": .string(subtask["id"]), "title": .string(subtask["title"]),
-                        "completed": .bool(subtask["completed"]),
-                    ]
-                }),
-        ]
+        return TodoView(
+            id: id, collection: row["collection"], collectionName: row["collection_name"], kind: row["kind"],
+            title: row["title"], description: row["description"], due: row["due_date"],
+            time: (row["due_time"] as String?).flatMap { try? LocalTime(parsing: $0, field: "time").short },
+            priority: row["priority"], remind: row["remind"], showInCalendar: row["show_in_calendar"],
+            completed: row["completed"], repeat: row["repeat"], until: row["until"], monthEnd: row["month_end"],
+            modifiedAt: row["modified_at"], conflicted: row["conflicted"],
+            assignee: TodoAgenda.assignee(id: row["assignee"], name: row["assignee_name"]),
+            subtasks: subtasks.map { .init(id: $0["id"], title: $0["title"], completed: $0["completed"]) })
     }
 
     // MARK: - Finding by name or id prefix

@@ -165,7 +165,7 @@ extension StoreCommands {
             var reply =
                 try commit(Todos.completion(of: id, on: date), ["done": .bool(done)], in: db, outbox: outbox)
                 .objectValue ?? [:]
-            reply["todo"] = try Self.todo(id, in: db) ?? .null
+            reply["todo"] = try Self.todoJSON(id, in: db)
             return .object(reply)
         }
     }
@@ -174,13 +174,12 @@ extension StoreCommands {
         let given = try Arguments(request.arguments).requiredString("id")
         return try await database.pool.read { db in
             let id = try Self.todoID(given, in: db)
-            guard var todo = try Self.todo(id, in: db)?.objectValue else {
+            guard var todo = try Self.todo(id, in: db) else {
                 throw CommandError(code: "not_found", message: "'id': no todo '\(given)'")
             }
-            let completions = try String.fetchAll(
+            todo.completions = try String.fetchAll(
                 db, sql: "SELECT date FROM todo_completion WHERE template = ? ORDER BY date", arguments: [id])
-            todo["completions"] = .array(completions.map(JSONValue.string))
-            return .object(todo)
+            return try JSONValue(reply: todo)
         }
     }
 
@@ -205,7 +204,7 @@ extension StoreCommands {
                     """,
                 arguments: [Todos.completionKind, id + "@", id + "A", Todos.subtaskKind, "%\"\(id)\"%"])
             entities += related.map { EntityRef(kind: $0[0], id: $0[1]) }
-            return ["id": .string(id), "changes": .array(try Self.entityHistory(entities, in: db))]
+            return try JSONValue(reply: TodoHistory(id: id, changes: try Self.entityHistory(entities, in: db)))
         }
     }
 
@@ -224,7 +223,7 @@ extension StoreCommands {
             if let date {
                 let day = try TodoAgenda.read(
                     from: date, through: date, collection: collectionID, assignee: member, in: db)
-                return ["date": .string(date.description), "todos": .array(day.map(\.json))]
+                return try JSONValue(reply: TodoDay(date: date.description, todos: day.map(\.view)))
             }
             // A repeating todo whose end date is before `today` has left the lists.
             let ids = try String.fetchAll(
@@ -236,7 +235,7 @@ extension StoreCommands {
                     ORDER BY c.sort_order, todo.completed, todo.due_date IS NULL, todo.due_date, todo.due_time,
                              todo.title, todo.id
                     """, arguments: [collectionID, collectionID, member, member, today?.description ?? ""])
-            return ["todos": .array(try ids.compactMap { try Self.todo($0, in: db) })]
+            return try JSONValue(reply: TodoList(todos: try ids.compactMap { try Self.todo($0, in: db) }))
         }
     }
 
@@ -260,18 +259,18 @@ extension StoreCommands {
             guard let recurrence = Self.recurrence(row) else {
                 guard let due = (row["due_date"] as String?).flatMap({ try? LocalDate(parsing: $0, field: "due") }),
                     (from...to).contains(due)
-                else { return ["occurrences": []] }
-                return ["occurrences": [["date": .string(due.description), "done": .bool(row["completed"])]]]
+                else { return try JSONValue(reply: TodoOccurrences(occurrences: [])) }
+                return try JSONValue(
+                    reply: TodoOccurrences(occurrences: [.init(date: due.description, done: row["completed"])]))
             }
             let done = Set(
                 try String.fetchAll(
                     db, sql: "SELECT date FROM todo_completion WHERE template = ? AND date BETWEEN ? AND ?",
                     arguments: [id, from.description, to.description]))
             let dates = recurrence.occurrences(from: from, through: to)
-            return [
-                "occurrences": .array(
-                    dates.map { ["date": .string($0.description), "done": .bool(done.contains($0.description))] })
-            ]
+            return try JSONValue(
+                reply: TodoOccurrences(
+                    occurrences: dates.map { .init(date: $0.description, done: done.contains($0.description)) }))
         }
     }
 

@@ -23,23 +23,21 @@ public enum TodoAgenda {
         /// The member it is for (id and name), if it is one member's.
         public let assignee: (id: String, name: String)?
 
-        var json: JSONValue {
-            [
-                "id": .string(id), "date": .string(date.description), "title": .string(title),
-                "time": time.flatMap { try? LocalTime(parsing: $0, field: "time").short }.map(JSONValue.string)
-                    ?? .null,
-                "priority": .string(priority), "collection": .string(collection),
-                "kind": kind.map(JSONValue.string) ?? .null, "recurring": .bool(recurring), "done": .bool(done),
-                "assignee": TodoAgenda.assignee(id: assignee?.id, name: assignee?.name),
-            ]
+        /// As replies show it.
+        var view: AgendaItem {
+            AgendaItem(
+                id: id, date: date.description, title: title,
+                time: time.flatMap { try? LocalTime(parsing: $0, field: "time").short }, priority: priority,
+                collection: collection, kind: kind, recurring: recurring, done: done,
+                assignee: TodoAgenda.assignee(id: assignee?.id, name: assignee?.name))
         }
     }
 
-    /// A todo's assignee as replies give it: `{id, name}`, or null when it is the household's (or
-    /// its member was removed).
-    static func assignee(id: String?, name: String?) -> JSONValue {
-        guard let id, let name else { return .null }
-        return ["id": .string(id), "name": .string(name)]
+    /// A todo's assignee as replies give it: `nil` when it is the household's (or its member was
+    /// removed).
+    static func assignee(id: String?, name: String?) -> AssigneeView? {
+        guard let id, let name else { return nil }
+        return AssigneeView(id: id, name: name)
     }
 
     /// Every item from `from` through `through`, by date, then time (untimed last), priority, title;

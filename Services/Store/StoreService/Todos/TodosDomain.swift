@@ -124,11 +124,22 @@ enum TodosDomain: StoreDomain {
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
         switch entity.kind {
         case Todos.collectionKind:
-            return ["collection": try StoreCommands.collection(entity.id, in: db) ?? ["id": .string(entity.id)]]
+            return [
+                "collection": try StoreCommands.collection(entity.id, in: db).map { try JSONValue(reply: $0) }
+                    ?? ["id": .string(entity.id)]
+            ]
         case Todos.todoKind:
-            return ["todo": try StoreCommands.todo(entity.id, in: db) ?? ["id": .string(entity.id)]]
+            return [
+                "todo": try StoreCommands.todo(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                    "id": .string(entity.id)
+                ]
+            ]
         case Todos.noteKind:
-            return ["note": try StoreCommands.note(entity.id, in: db) ?? ["date": .string(entity.id)]]
+            return [
+                "note": try StoreCommands.note(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                    "date": .string(entity.id)
+                ]
+            ]
         case Todos.subtaskKind:
             let todo = try String.fetchOne(
                 db, sql: "SELECT todo FROM todo_subtask WHERE id = ?", arguments: [entity.id])

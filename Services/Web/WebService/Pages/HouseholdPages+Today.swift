@@ -31,7 +31,8 @@ extension HouseholdPages {
         async let collectionsReply = store.request("collection.list")
         async let membersReply = store.request("member.list")
         let (listed, range, note, collections, members) = try await (
-            dayReply, rangeReply, noteReply, collectionsReply, membersReply
+            dayReply.decode(TodoCalendar.self), rangeReply.decode(TodoCalendar.self), noteReply.decode(NoteView.self),
+            collectionsReply.decode(CollectionList.self), membersReply
         )
         let memberNames = try members.decode(MemberList.self).members.map(\.name)
         // The lists under the same filters: none for another kind or for done todos.
@@ -46,32 +47,32 @@ extension HouseholdPages {
         func address(_ date: String) -> String {
             Self.address("/today", filterValues.merging(["date": date, "span": span]) { $1 })
         }
-        let todos = (listed["days"]?.arrayValue?.first?["todos"]?.arrayValue ?? []).map { todo -> [String: Any] in
-            var values = todo.mustacheObject
+        let todos = try (listed.days.first?.todos ?? []).map { todo -> [String: Any] in
+            var values = try JSONValue(reply: todo).mustacheObject
             values["path"] = address(day.description)
-            values["next_done"] = todo["done"] == true ? "0" : "1"
-            values["has_priority"] = (todo["priority"]?.stringValue ?? "none") != "none"
+            values["next_done"] = todo.done ? "0" : "1"
+            values["has_priority"] = todo.priority != "none"
             return values
         }
-        let days = (range["days"]?.arrayValue ?? []).map { entry -> [String: Any] in
-            var values = entry.mustacheObject
-            let date = entry["date"]?.stringValue ?? ""
-            values["open"] = entry["counts"]?["open"]?.intValue ?? 0
-            values["done"] = entry["counts"]?["done"]?.intValue ?? 0
+        let days = try range.days.map { entry -> [String: Any] in
+            var values = try JSONValue(reply: entry).mustacheObject
+            let date = entry.date
+            values["open"] = entry.counts.open
+            values["done"] = entry.counts.done
             values["today"] = date == today.description
             values["chosen"] = date == day.description
             values["link"] = address(date)
             values["label"] = Self.dayLabel(date)
             return values
         }
-        let mood = note["mood"]?.stringValue
+        let mood = note.mood
         return [
             "date": day.description, "label": Self.dayLabel(day.description), "is_today": day == today,
             "previous": day.adding(days: -1).description, "next": day.adding(days: 1).description, "span": span,
             "span_week": span == "week", "span_month": span == "month", "path": address(day.description),
             "todos": todos,
             "none": todos.isEmpty, "days": days, "lists": lists, "has_lists": !lists.isEmpty,
-            "note_text": note["text"]?.stringValue ?? "",
+            "note_text": note.text ?? "",
             "moods": Todos.Mood.allCases.map { ["mood": $0.rawValue, "selected": $0.rawValue == mood] },
             "filters": [
                 "priority": Self.options(Todos.Priority.allCases.map(\.rawValue), query["priority"]),
@@ -87,28 +88,25 @@ extension HouseholdPages {
     /// date (a dated one shows on its day): a kitchen display is where the shopping list lives.
     /// With `assignee` (a member's name), only the items for that member.
     func lists(
-        _ collections: JSONValue, priority: String?, assignee: String?, path: String
+        _ collections: CollectionList, priority: String?, assignee: String?, path: String
     ) async throws -> [[String:
         Any]]
     {
         var lists: [[String: Any]] = []
-        for collection in collections["collections"]?.arrayValue ?? [] where collection["kind"] == "list" {
-            guard let id = collection["id"]?.stringValue else { continue }
-            var arguments: [String: JSONValue] = ["collection": .string(id)]
+        for collection in collections.collections where collection.kind == "list" {
+            var arguments: [String: JSONValue] = ["collection": .string(collection.id)]
             if let assignee { arguments["for"] = .string(assignee) }
-            let reply = try await store.request("todo.list", args: arguments)
-            let open = (reply["todos"]?.arrayValue ?? []).filter { todo in
-                todo["completed"] != true && (todo["due"] ?? .null) == .null
-                    && priority.map { todo["priority"]?.stringValue == $0 } ?? true
+            let reply = try await store.request("todo.list", args: arguments).decode(TodoList.self)
+            let open = try reply.todos.filter { todo in
+                !todo.completed && todo.due == nil && priority.map { todo.priority == $0 } ?? true
             }.map { todo in
-                var values = todo.mustacheObject
+                var values = try JSONValue(reply: todo).mustacheObject
                 values["path"] = path
                 return values
             }
             lists.append([
-                "id": id, "name": collection["name"]?.stringValue ?? "", "icon": collection["icon"]?.stringValue ?? "",
-                "items": open, "empty": open.isEmpty, "path": path,
-                "done": collection["done"]?.intValue ?? 0,
+                "id": collection.id, "name": collection.name, "icon": collection.icon ?? "", "items": open,
+                "empty": open.isEmpty, "path": path, "done": collection.done,
             ])
         }
         return lists
