@@ -63,7 +63,13 @@ struct WireContractTests {
         "todo.occurrences": roundTrip(TodoOccurrences.self), "todo.history": roundTrip(TodoHistory.self),
         "note.set": roundTrip(NoteChange.self), "note.show": roundTrip(NoteView.self),
         "note.show+empty": roundTrip(NoteView.self), "note.list": roundTrip(NoteList.self),
-        "template.apply": roundTrip(TemplateApplied.self),
+        "template.apply": roundTrip(TemplateApplied.self), "event.set": roundTrip(CardChange.self),
+        "event.clear": roundTrip(CardChange.self), "event.list": roundTrip(CardList.self),
+        "event.show": roundTrip(CardView.self), "event.show+empty": roundTrip(CardView.self),
+        "event.suggest": roundTrip(SuggestionMade.self), "event.suggestions": roundTrip(SuggestionList.self),
+        "event.accept": roundTrip(SuggestionDecision.self), "event.accept+already": roundTrip(SuggestionDecision.self),
+        "event.decline": roundTrip(SuggestionDecision.self), "history": roundTrip(PlannerHistory.self),
+        "conflicts": roundTrip(ConflictList.self),
     ]
 
     static func roundTrip<T: Codable>(_ type: T.Type) -> @Sendable (JSONValue) throws -> JSONValue {
@@ -84,7 +90,7 @@ struct WireContractTests {
         case .object(let members):
             var normal = members.mapValues(normalised)
             // This device's name is its host's, another on another machine.
-            for key in ["device_name", "modified_by_name"] where normal[key]?.stringValue != nil {
+            for key in ["device_name", "modified_by_name", "suggested_by_name"] where normal[key]?.stringValue != nil {
                 normal[key] = "<device>"
             }
             if let first = normal["first"], let second = normal["second"], second.jsonText < first.jsonText {
@@ -309,6 +315,47 @@ struct WireContractTests {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let replies = try await Self.todos { try await running.commands.request($0, args: $1) }
             try Self.check("todos", replies)
+        }
+    }
+
+    /// A year planner: cards set, changed and cleared, suggestions made, accepted and declined.
+    static func planner(_ request: (String, [String: JSONValue]) async throws -> JSONValue) async throws -> [Reply] {
+        var replies: [Reply] = []
+        @discardableResult
+        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+            let reply = try await request(command, arguments)
+            replies.append(Reply(name: name, json: reply))
+            return reply
+        }
+        try await keep(
+            "event.set", "event.set", ["year": 2027, "month": 3, "title": "Ski trip", "location": "Alps", "day": 14])
+        _ = try await request("event.set", ["year": 2027, "month": 3, "location": "Dolomites"])
+        _ = try await request("event.set", ["year": 2027, "month": 7, "title": "Beach"])
+        try await keep("event.clear", "event.clear", ["year": 2027, "month": 7])
+        try await keep("event.list", "event.list", ["year": 2027])
+        try await keep("event.show", "event.show", ["year": 2027, "month": 3])
+        try await keep("event.show+empty", "event.show", ["year": 2027, "month": 5])
+        let first = try await keep("event.suggest", "event.suggest", ["year": 2027, "month": 5, "title": "Camping"])
+        let second = try await request("event.suggest", ["year": 2027, "month": 8, "title": "Zoo", "day": 2])
+        let third = try await request("event.suggest", ["year": 2027, "month": 3, "location": "Alps"])
+        try await keep("event.suggestions", "event.suggestions", ["status": "all"])
+        let firstID = try #require(first["suggestion"]?["id"]?.stringValue)
+        let secondID = try #require(second["suggestion"]?["id"]?.stringValue)
+        try await keep("event.accept", "event.accept", ["id": .string(firstID)])
+        try await keep("event.decline", "event.decline", ["id": .string(secondID)])
+        _ = try await request("event.set", ["year": 2027, "month": 3, "location": "Alps"])
+        let thirdID = try #require(third["suggestion"]?["id"]?.stringValue)
+        try await keep("event.accept+already", "event.accept", ["id": .string(thirdID)])
+        try await keep("history", "history", ["year": 2027])
+        try await keep("conflicts", "conflicts")
+        return replies
+    }
+
+    @Test("planner replies: captured, or read and written back unchanged")
+    func plannerReplies() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let replies = try await Self.planner { try await running.commands.request($0, args: $1) }
+            try Self.check("planner", replies)
         }
     }
 

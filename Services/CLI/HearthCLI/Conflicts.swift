@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 
 /// `hearth conflicts`: values that lost a concurrent edit, waiting for a person.
 struct Conflicts: AsyncParsableCommand {
@@ -14,17 +15,16 @@ struct Conflicts: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "conflicts")
-            if options.json { return Output.json(reply) }
-            let conflicts = reply["conflicts"]?.arrayValue ?? []
+            let reply = try await ServiceCall.run(options, .store, "conflicts", as: ConflictList.self)
+            if options.json { return try Output.reply(reply) }
             let zone = try Dates.zone(options)
-            if conflicts.isEmpty { Output.line("no open conflicts") }
-            for conflict in conflicts {
-                Output.line("\(conflict["id"]?.stringValue ?? "")  shown: \(History.show(conflict["shown"]))")
-                for value in conflict["values"]?.arrayValue ?? [] {
+            if reply.conflicts.isEmpty { Output.line("no open conflicts") }
+            for conflict in reply.conflicts {
+                Output.line("\(conflict.id)  shown: \(try History.show(conflict.shown))")
+                for value in conflict.values {
                     Output.line(
-                        "  \(History.show(value["value"]))  by \(value["device_name"]?.stringValue ?? "") at "
-                            + "\(Dates.wall(value["time"]?.stringValue, zone))  (\(value["op"]?.stringValue ?? ""))")
+                        "  \(try History.show(value.value))  by \(value.deviceName) at "
+                            + "\(Dates.wall(value.time, zone))  (\(value.op))")
                 }
             }
         }
@@ -43,7 +43,7 @@ struct Conflicts: AsyncParsableCommand {
             let reply = try await ServiceCall.run(
                 options, .store, "conflicts.resolve", ["id": .string(id), "keep": .string(keep)])
             if options.json { return Output.json(reply) }
-            Output.line("resolved \(id): " + Event.describe(reply["card"] ?? .null))
+            Output.line("resolved \(id): " + Event.describe(try reply.decode(ConflictResolved.self).card))
         }
     }
 }

@@ -44,10 +44,9 @@ struct Event: AsyncParsableCommand {
             if let title { arguments["title"] = .string(title) }
             if let location { arguments["location"] = .string(location) }
             if let day { arguments["day"] = .int(Int64(day)) }
-            let reply = try await ServiceCall.run(options, .store, "event.set", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line(
-                (reply["unchanged"] == true ? "unchanged: " : "saved: ") + Event.describe(reply["card"] ?? .null))
+            let reply = try await ServiceCall.run(options, .store, "event.set", arguments, as: CardChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Event.describe(reply.card))
         }
     }
 
@@ -60,8 +59,9 @@ struct Event: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "event.clear", ["year": .int(Int64(year)), "month": .int(Int64(month.number))])
-            if options.json { return Output.json(reply) }
+                options, .store, "event.clear", ["year": .int(Int64(year)), "month": .int(Int64(month.number))],
+                as: CardChange.self)
+            if options.json { return try Output.reply(reply) }
             Output.line("cleared \(YearPlanner.monthName(month.number)) \(year)")
         }
     }
@@ -73,10 +73,11 @@ struct Event: AsyncParsableCommand {
         @Option(help: "The year (default: this year).") var year: Int = Event.thisYear
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "event.list", ["year": .int(Int64(year))])
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "event.list", ["year": .int(Int64(year))], as: CardList.self)
+            if options.json { return try Output.reply(reply) }
             Output.line("\(year)")
-            for card in reply["cards"]?.arrayValue ?? [] { Output.line("  " + Event.describe(card)) }
+            for card in reply.cards { Output.line("  " + Event.describe(card)) }
         }
     }
 
@@ -89,17 +90,17 @@ struct Event: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "event.show", ["year": .int(Int64(year)), "month": .int(Int64(month.number))])
-            if options.json { return Output.json(reply) }
+                options, .store, "event.show", ["year": .int(Int64(year)), "month": .int(Int64(month.number))],
+                as: CardView.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(Event.describe(reply))
-            if let modified = reply["modified_at"]?.stringValue, let by = reply["modified_by"]?.stringValue {
-                let name = reply["modified_by_name"]?.stringValue ?? String(by.prefix(8))
+            if let modified = reply.modifiedAt, let by = reply.modifiedBy {
+                let name = reply.modifiedByName ?? String(by.prefix(8))
                 Output.line(
                     "  last changed \(Dates.wall(modified, try Dates.zone(options), seconds: false)) by \(name)")
             }
-            for (name, field) in (reply["fields"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key })
-            where field["conflict"] == true {
-                let values = (field["values"]?.arrayValue ?? []).map { ($0["value"] ?? .null).jsonText }
+            for (name, field) in (reply.fields ?? [:]).sorted(by: { $0.key < $1.key }) where field.conflict {
+                let values = try field.values.map { try JSONValue(encoding: $0.value).jsonText }
                 Output.line("  conflict in \(name): \(values.joined(separator: " vs ")) (see `hearth conflicts`)")
             }
         }
@@ -121,9 +122,9 @@ struct Event: AsyncParsableCommand {
             if let title { arguments["title"] = .string(title) }
             if let location { arguments["location"] = .string(location) }
             if let day { arguments["day"] = .int(Int64(day)) }
-            let reply = try await ServiceCall.run(options, .store, "event.suggest", arguments)
-            if options.json { return Output.json(reply) }
-            Output.line("suggested: " + Event.describeSuggestion(reply["suggestion"] ?? .null))
+            let reply = try await ServiceCall.run(options, .store, "event.suggest", arguments, as: SuggestionMade.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("suggested: " + Event.describeSuggestion(reply.suggestion))
         }
     }
 
@@ -134,9 +135,10 @@ struct Event: AsyncParsableCommand {
         @Option(help: "open, accepted, declined or all.") var status = "open"
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "event.suggestions", ["status": .string(status)])
-            if options.json { return Output.json(reply) }
-            let suggestions = reply["suggestions"]?.arrayValue ?? []
+            let reply = try await ServiceCall.run(
+                options, .store, "event.suggestions", ["status": .string(status)], as: SuggestionList.self)
+            if options.json { return try Output.reply(reply) }
+            let suggestions = reply.suggestions
             if suggestions.isEmpty { Output.line("no \(status == "all" ? "" : status + " ")suggestions") }
             for suggestion in suggestions { Output.line(Event.describeSuggestion(suggestion)) }
         }
@@ -148,13 +150,14 @@ struct Event: AsyncParsableCommand {
         @Argument(help: "The suggestion id (or a unique prefix).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "event.accept", ["id": .string(id)])
-            if options.json { return Output.json(reply) }
-            if reply["already_on_card"] == true {
-                return Output.line("already on the card, so closed: " + Event.describe(reply["card"] ?? .null))
+            let reply = try await ServiceCall.run(
+                options, .store, "event.accept", ["id": .string(id)], as: SuggestionDecision.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.alreadyOnCard == true {
+                return Output.line("already on the card, so closed: " + Event.describe(reply.card))
             }
-            Output.line("accepted: " + Event.describe(reply["card"] ?? .null))
-            let closed = reply["closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            Output.line("accepted: " + Event.describe(reply.card))
+            let closed = reply.closed ?? []
             if !closed.isEmpty {
                 Output.line(
                     "also closed \(closed.count) equal suggestion\(closed.count == 1 ? "" : "s"): "
@@ -169,32 +172,32 @@ struct Event: AsyncParsableCommand {
         @Argument(help: "The suggestion id (or a unique prefix).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "event.decline", ["id": .string(id)])
-            if options.json { return Output.json(reply) }
-            Output.line("declined: " + Event.describeSuggestion(reply["suggestion"] ?? .null))
+            let reply = try await ServiceCall.run(
+                options, .store, "event.decline", ["id": .string(id)], as: SuggestionDecision.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("declined: " + Event.describeSuggestion(reply.suggestion))
         }
     }
 
     /// `3f2a9c1e  Aug 2026  title 'Beach day', day 14  by Mum  (open)`.
-    static func describeSuggestion(_ suggestion: JSONValue) -> String {
+    static func describeSuggestion(_ suggestion: SuggestionView?) -> String {
+        guard let suggestion else { return "?" }
         var parts: [String] = []
-        if let title = suggestion["title"]?.stringValue { parts.append("title '\(title)'") }
-        if let location = suggestion["location"]?.stringValue { parts.append("location '\(location)'") }
-        if let day = suggestion["day"]?.intValue { parts.append("day \(day)") }
-        let id = String((suggestion["id"]?.stringValue ?? "").prefix(8))
-        let month = String((suggestion["month_name"]?.stringValue ?? "?").prefix(3))
-        return "\(id)  \(month) \(suggestion["year"]?.intValue ?? 0)  \(parts.joined(separator: ", "))  "
-            + "by \(suggestion["suggested_by_name"]?.stringValue ?? "?")  (\(suggestion["status"]?.stringValue ?? "?"))"
+        if let title = suggestion.title { parts.append("title '\(title)'") }
+        if let location = suggestion.location { parts.append("location '\(location)'") }
+        if let day = suggestion.day { parts.append("day \(day)") }
+        return "\(suggestion.id.prefix(8))  \(suggestion.monthName.prefix(3)) \(suggestion.year)  "
+            + "\(parts.joined(separator: ", "))  by \(suggestion.suggestedByName)  (\(suggestion.status))"
     }
 
     /// `Aug  14  Beach day @ Brighton  #B07AA1`, or `Aug  —` for an empty card.
-    static func describe(_ card: JSONValue) -> String {
-        let month = String((card["month_name"]?.stringValue ?? "?").prefix(3))
-        guard card["empty"] != true, let title = card["title"]?.stringValue else { return "\(month)  —" }
-        let day = card["day"]?.intValue.map { String($0) } ?? "  "
-        let location = card["location"]?.stringValue.map { " @ \($0)" } ?? ""
-        let conflict = card["conflicted"] == true ? "  (conflict)" : ""
-        let colour = card["colour"]?.stringValue ?? ""
-        return "\(month)  \(day.count == 1 ? " " + day : day)  \(title)\(location)  \(colour)\(conflict)"
+    static func describe(_ card: CardView?) -> String {
+        guard let card else { return "?  —" }
+        let month = String(card.monthName.prefix(3))
+        guard !card.empty, let title = card.title else { return "\(month)  —" }
+        let day = card.day.map { String($0) } ?? "  "
+        let location = card.location.map { " @ \($0)" } ?? ""
+        let conflict = card.conflicted ? "  (conflict)" : ""
+        return "\(month)  \(day.count == 1 ? " " + day : day)  \(title)\(location)  \(card.colour)\(conflict)"
     }
 }

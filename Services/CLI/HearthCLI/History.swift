@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 
 /// `hearth history`: every change to the year planner, grouped by month.
 struct History: AsyncParsableCommand {
@@ -21,29 +22,28 @@ struct History: AsyncParsableCommand {
         if let device { arguments["device"] = .string(device) }
         if let since { arguments["since"] = .string(try Dates.instant(since, options, dayMeans: .start)) }
         if let until { arguments["until"] = .string(try Dates.instant(until, options, dayMeans: .end)) }
-        let reply = try await ServiceCall.run(options, .store, "history", arguments)
-        if options.json { return Output.json(reply) }
-        let months = reply["months"]?.arrayValue ?? []
+        let reply = try await ServiceCall.run(options, .store, "history", arguments, as: PlannerHistory.self)
+        if options.json { return try Output.reply(reply) }
         let zone = try Dates.zone(options)
-        if months.isEmpty { Output.line("no changes") }
-        for group in months {
-            Output.line("\(group["month_name"]?.stringValue ?? "?") \(group["year"]?.intValue ?? 0)")
-            for change in group["changes"]?.arrayValue ?? [] {
-                let fields = (change["changes"]?.objectValue ?? [:]).sorted { $0.key > $1.key }.map { name, value in
-                    "\(name): \(Self.show(value["from"])) → \(Self.show(value["to"]))"
+        if reply.months.isEmpty { Output.line("no changes") }
+        for group in reply.months {
+            Output.line("\(group.monthName) \(group.year)")
+            for change in group.changes {
+                let fields = try change.changes.sorted { $0.key > $1.key }.map { name, value in
+                    "\(name): \(try Self.show(value.from)) → \(try Self.show(value.to))"
                 }
                 Output.line(
-                    "  \(Dates.wall(change["time"]?.stringValue, zone))  \(change["device_name"]?.stringValue ?? "")  "
-                        + fields.joined(separator: ", "))
+                    "  \(Dates.wall(change.time, zone))  \(change.deviceName)  " + fields.joined(separator: ", "))
             }
         }
     }
 
-    static func show(_ value: JSONValue?) -> String {
+    /// `—` for none, text in quotes, anything else as JSON.
+    static func show(_ value: FieldJSON) throws -> String {
         switch value {
-        case nil, .null?: "—"
-        case .string(let text)?: "'\(text)'"
-        case let other?: other.jsonText
+        case .null: "—"
+        case .text(let text): "'\(text)'"
+        default: try JSONValue(encoding: value).jsonText
         }
     }
 }

@@ -42,37 +42,33 @@ extension StoreCommands {
             var byID: [OperationID: Operation] = [:]
             let operations = try records.map { try $0.operation }
             for operation in operations { byID[operation.id] = operation }
-            var groups: [String: [JSONValue]] = [:]
+            var groups: [String: [HistoryEntry]] = [:]
             for operation in operations {
                 if let since, operation.time.wall < since { continue }
                 if let until, operation.time.wall > until { continue }
                 let name = devices[operation.author] ?? String(operation.author.prefix(8))
                 if let device, !Self.matches(device, id: operation.author, name: name) { continue }
-                var changes: [String: JSONValue] = [:]
+                var changes: [String: HistoryEntry.FieldChange] = [:]
                 for field in ["title", "location", "day"] {
                     guard let write = operation.fields[field] else { continue }
-                    let previous = write.overwrites.sorted().compactMap { byID[$0]?.fields[field]?.value.json }
-                    changes[field] = [
-                        "from": previous.count == 1 ? previous[0] : (previous.isEmpty ? .null : .array(previous)),
-                        "to": write.value.json,
-                    ]
+                    let previous = write.overwrites.sorted().compactMap { byID[$0]?.fields[field]?.value.fieldJSON }
+                    changes[field] = HistoryEntry.FieldChange(
+                        from: previous.count == 1 ? previous[0] : (previous.isEmpty ? .null : .list(previous)),
+                        to: write.value.fieldJSON)
                 }
-                groups[operation.entity.id, default: []].append([
-                    "op": .string(operation.id.description), "device": .string(operation.author),
-                    "device_name": .string(name),
-                    "time": .string(Timestamp.format(Date(milliseconds: operation.time.wall))),
-                    "changes": .object(changes),
-                ])
+                groups[operation.entity.id, default: []].append(
+                    HistoryEntry(
+                        op: operation.id.description, kind: nil, entity: nil, device: operation.author,
+                        deviceName: name, time: Timestamp.format(Date(milliseconds: operation.time.wall)),
+                        changes: changes))
             }
-            let months: [JSONValue] = groups.keys.sorted().compactMap { id in
+            let months = groups.keys.sorted().compactMap { id -> PlannerHistory.Month? in
                 guard let (year, month) = YearPlanner.yearAndMonth(of: EntityRef(kind: YearPlanner.entityKind, id: id))
                 else { return nil }
-                return [
-                    "year": .int(Int64(year)), "month": .int(Int64(month)),
-                    "month_name": .string(YearPlanner.monthName(month)), "changes": .array(groups[id]!),
-                ]
+                return PlannerHistory.Month(
+                    year: year, month: month, monthName: YearPlanner.monthName(month), changes: groups[id] ?? [])
             }
-            return ["months": .array(months)]
+            return try JSONValue(reply: PlannerHistory(months: months))
         }
     }
 
@@ -141,28 +137,24 @@ extension StoreCommands {
             let devices = try Self.deviceNames(in: db)
             let entities = try Row.fetchAll(
                 db, sql: "SELECT entity_kind, entity_id FROM conflict ORDER BY entity_kind, entity_id")
-            var list: [JSONValue] = []
+            var list: [ConflictList.Conflict] = []
             for row in entities {
                 let entity = EntityRef(kind: row[0], id: row[1])
                 let log = try StoreDatabase.log(of: entity, in: db)
                 for conflict in log.conflicts {
-                    list.append([
-                        "id": .string("\(entity.id)/\(conflict.field)"), "entity": .string(entity.id),
-                        "kind": .string(entity.kind),
-                        "field": .string(conflict.field), "shown": conflict.state.value.json,
-                        "values": .array(
-                            conflict.state.heads.map { head in
-                                [
-                                    "op": .string(head.id.description), "value": head.value.json,
-                                    "device": .string(head.id.device),
-                                    "device_name": .string(devices[head.id.device] ?? String(head.id.device.prefix(8))),
-                                    "time": .string(Timestamp.format(Date(milliseconds: head.time.wall))),
-                                ]
-                            }),
-                    ])
+                    list.append(
+                        ConflictList.Conflict(
+                            id: "\(entity.id)/\(conflict.field)", entity: entity.id, kind: entity.kind,
+                            field: conflict.field, shown: conflict.state.value.fieldJSON,
+                            values: conflict.state.heads.map { head in
+                                .init(
+                                    op: head.id.description, value: head.value.fieldJSON, device: head.id.device,
+                                    deviceName: devices[head.id.device] ?? String(head.id.device.prefix(8)),
+                                    time: Timestamp.format(Date(milliseconds: head.time.wall)))
+                            }))
                 }
             }
-            return ["conflicts": .array(list)]
+            return try JSONValue(reply: ConflictList(conflicts: list))
         }
     }
 

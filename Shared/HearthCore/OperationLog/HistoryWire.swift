@@ -10,18 +10,19 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
         public init(from: FieldJSON, to: FieldJSON) { (self.from, self.to) = (from, to) }
     }
 
-    /// The operation's id, the entity's kind and id, its author device (id and current name)
-    /// and when (ISO 8601).
+    /// The operation's id, the entity's kind and id (left out where the reply is about one
+    /// entity's kind already: the planner's `history`), its author device (id and current
+    /// name) and when (ISO 8601).
     public let op: String
-    public let kind: String
-    public let entity: String
+    @OmittedWhenNil public var kind: String?
+    @OmittedWhenNil public var entity: String?
     public let device: String
     public let deviceName: String
     public let time: String
     public let changes: [String: FieldChange]
 
     public init(
-        op: String, kind: String, entity: String, device: String, deviceName: String, time: String,
+        op: String, kind: String?, entity: String?, device: String, deviceName: String, time: String,
         changes: [String: FieldChange]
     ) {
         (self.op, self.kind, self.entity, self.device, self.deviceName, self.time) = (

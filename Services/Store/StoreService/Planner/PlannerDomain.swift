@@ -32,9 +32,9 @@ enum PlannerDomain: StoreDomain {
 
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
         if entity.kind == YearPlanner.suggestionKind {
-            return ["suggestion": try StoreCommands.suggestion(entity.id, in: db) ?? .null]
+            return ["suggestion": try JSONValue(reply: try StoreCommands.suggestion(entity.id, in: db))]
         }
-        return ["card": try StoreCommands.card(entity, in: db) ?? .null]
+        return ["card": try JSONValue(reply: try StoreCommands.card(entity, in: db))]
     }
 
     /// The planner's commands; those that write hold their reply for the fault-injection delay.

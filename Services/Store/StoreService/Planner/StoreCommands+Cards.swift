@@ -60,7 +60,7 @@ extension StoreCommands {
     func clearEvent(_ request: CommandRequest) async throws -> JSONValue {
         let (year, month, entity) = try cardAddress(request)
         return try await writes.once(request.id) { db, outbox in
-            guard try Self.card(year: year, month: month, in: db)?["title"] != .null else {
+            guard try Self.card(year: year, month: month, in: db)?.title != nil else {
                 throw CommandError(
                     code: "not_found", message: "the card for \(YearPlanner.monthName(month)) \(year) is already empty")
             }
@@ -75,65 +75,60 @@ extension StoreCommands {
             try YearPlanner.validate(year: year, month: 1, title: nil, location: nil, day: nil)
         }
         return try await database.pool.read { db in
-            var cards: [JSONValue] = []
-            for month in 1...12 {
-                cards.append(
-                    try Self.card(year: year, month: month, in: db) ?? Self.emptyCard(year: year, month: month))
+            let cards = try (1...12).map { month in
+                try Self.card(year: year, month: month, in: db) ?? Self.emptyCard(year: year, month: month)
             }
-            return ["year": .int(Int64(year)), "cards": .array(cards)]
+            return try JSONValue(reply: CardList(year: year, cards: cards))
         }
     }
 
     func showEvent(_ request: CommandRequest) async throws -> JSONValue {
         let (year, month, entity) = try cardAddress(request)
         return try await database.pool.read { db in
-            guard var card = try Self.card(year: year, month: month, in: db)?.objectValue else {
-                return Self.emptyCard(year: year, month: month)
+            guard var card = try Self.card(year: year, month: month, in: db) else {
+                return try JSONValue(reply: Self.emptyCard(year: year, month: month))
             }
             let log = try StoreDatabase.log(of: entity, in: db)
-            var fields: [String: JSONValue] = [:]
+            var fields: [String: CardView.FieldState] = [:]
             for (name, state) in log.entity(entity) {
-                fields[name] = [
-                    "value": state.value.json, "conflict": .bool(state.isConflict),
-                    "values": .array(state.heads.map { ["op": .string($0.id.description), "value": $0.value.json] }),
-                ]
+                fields[name] = CardView.FieldState(
+                    value: state.value.fieldJSON, conflict: state.isConflict,
+                    values: state.heads.map { .init(op: $0.id.description, value: $0.value.fieldJSON) })
             }
-            card["fields"] = .object(fields)
-            card["operations"] = .int(
-                try Int64.fetchOne(
+            card.fields = fields
+            card.operations =
+                try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM operation WHERE entity_kind = ? AND entity_id = ?",
-                    arguments: [entity.kind, entity.id]) ?? 0)
-            return .object(card)
+                    arguments: [entity.kind, entity.id]) ?? 0
+            return try JSONValue(reply: card)
         }
     }
 
-    static func card(_ entity: EntityRef, in db: Database) throws -> JSONValue? {
+    static func card(_ entity: EntityRef, in db: Database) throws -> CardView? {
         guard let (year, month) = YearPlanner.yearAndMonth(of: entity) else { return nil }
         return try card(year: year, month: month, in: db)
     }
 
-    static func card(year: Int, month: Int, in db: Database) throws -> JSONValue? {
+    static func card(year: Int, month: Int, in db: Database) throws -> CardView? {
         guard
             let row = try Row.fetchOne(
                 try db.cachedStatement(sql: "SELECT * FROM event_card WHERE year = ? AND month = ?"),
                 arguments: [year, month])
         else { return nil }
-        func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
-        return [
-            "year": .int(Int64(year)), "month": .int(Int64(month)), "month_name": .string(YearPlanner.monthName(month)),
-            "title": text("title"), "location": text("location"),
-            "day": (row["day"] as Int64?).map(JSONValue.int) ?? .null, "colour": text("colour"),
-            "created_at": text("created_at"), "modified_at": text("modified_at"), "modified_by": text("modified_by"),
-            "modified_by_name": try deviceName(row["modified_by"], in: db),
-            "conflicted": .bool(row["conflicted"]), "empty": .bool((row["title"] as String?) == nil),
-        ]
+        var card = CardView(
+            year: year, month: month, monthName: YearPlanner.monthName(month), title: row["title"],
+            location: row["location"], day: row["day"], colour: row["colour"], conflicted: row["conflicted"],
+            empty: (row["title"] as String?) == nil)
+        card.createdAt = row["created_at"]
+        card.modifiedAt = row["modified_at"]
+        card.modifiedBy = row["modified_by"]
+        card.modifiedByName = try deviceName(row["modified_by"], in: db).stringValue
+        return card
     }
 
-    static func emptyCard(year: Int, month: Int) -> JSONValue {
-        [
-            "year": .int(Int64(year)), "month": .int(Int64(month)), "month_name": .string(YearPlanner.monthName(month)),
-            "title": nil, "location": nil, "day": nil, "colour": .string(YearPlanner.defaultColours[month - 1]),
-            "conflicted": false, "empty": true,
-        ]
+    static func emptyCard(year: Int, month: Int) -> CardView {
+        CardView(
+            year: year, month: month, monthName: YearPlanner.monthName(month), title: nil, location: nil, day: nil,
+            colour: YearPlanner.defaultColours[month - 1], conflicted: false, empty: true)
     }
 }

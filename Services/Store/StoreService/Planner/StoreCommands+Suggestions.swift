@@ -31,7 +31,7 @@ extension StoreCommands {
                 )
             }
             try commit(suggestion, changes, in: db, outbox: outbox)
-            return ["suggestion": try Self.suggestion(suggestion.id, in: db) ?? .null]
+            return try JSONValue(reply: SuggestionMade(suggestion: try Self.suggestion(suggestion.id, in: db)))
         }
     }
 
@@ -46,7 +46,8 @@ extension StoreCommands {
                 db,
                 sql: "SELECT id FROM suggestion WHERE ? = 'all' OR status = ? ORDER BY suggested_at, id",
                 arguments: [status, status])
-            return ["suggestions": .array(try ids.compactMap { try Self.suggestion($0, in: db) })]
+            return try JSONValue(
+                reply: SuggestionList(suggestions: try ids.compactMap { try Self.suggestion($0, in: db) }))
         }
     }
 
@@ -83,10 +84,10 @@ extension StoreCommands {
                 // Already on the card (an equal suggestion was accepted, or someone set it):
                 // closed as accepted, and said so; the card is not touched.
                 if try Self.card(year: year, month: month, holds: values, in: db) {
-                    return [
-                        "already_on_card": true, "card": try Self.card(year: year, month: month, in: db) ?? .null,
-                        "suggestion": try Self.suggestion(id, in: db) ?? .null,
-                    ]
+                    var decision = SuggestionDecision(suggestion: try Self.suggestion(id, in: db))
+                    decision.alreadyOnCard = true
+                    decision.card = try Self.card(year: year, month: month, in: db)
+                    return try JSONValue(reply: decision)
                 }
                 let existing = try String.fetchOne(
                     db, sql: "SELECT title FROM event_card WHERE year = ? AND month = ?", arguments: [year, month])
@@ -114,7 +115,7 @@ extension StoreCommands {
                 }
                 reply["closed"] = .array(closed)
             }
-            reply["suggestion"] = try Self.suggestion(id, in: db) ?? .null
+            reply["suggestion"] = try JSONValue(reply: try Self.suggestion(id, in: db))
             return .object(reply)
         }
     }
@@ -143,20 +144,17 @@ extension StoreCommands {
         return !values.isEmpty && values.allSatisfy { card[$0.key] == $0.value }
     }
 
-    static func suggestion(_ id: String, in db: Database) throws -> JSONValue? {
+    static func suggestion(_ id: String, in db: Database) throws -> SuggestionView? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM suggestion WHERE id = ?", arguments: [id]) else {
             return nil
         }
         let names = try deviceNames(in: db)
-        func text(_ column: String) -> JSONValue { (row[column] as String?).map(JSONValue.string) ?? .null }
         let month: Int = row["month"]
         let by: String = row["suggested_by"]
-        return [
-            "id": .string(id), "year": .int(row["year"]), "month": .int(Int64(month)),
-            "month_name": .string(YearPlanner.monthName(month)), "title": text("title"), "location": text("location"),
-            "day": (row["day"] as Int64?).map(JSONValue.int) ?? .null, "status": text("status"),
-            "suggested_by": .string(by), "suggested_by_name": .string(names[by] ?? String(by.prefix(8))),
-            "suggested_at": text("suggested_at"), "decided_by": text("decided_by"), "decided_at": text("decided_at"),
-        ]
+        return SuggestionView(
+            id: id, year: row["year"], month: month, monthName: YearPlanner.monthName(month), title: row["title"],
+            location: row["location"], day: row["day"], status: row["status"], suggestedBy: by,
+            suggestedByName: names[by] ?? String(by.prefix(8)), suggestedAt: row["suggested_at"],
+            decidedBy: row["decided_by"], decidedAt: row["decided_at"])
     }
 }

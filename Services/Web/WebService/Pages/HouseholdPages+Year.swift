@@ -12,32 +12,29 @@ extension HouseholdPages {
         async let conflictReply = store.request("conflicts")
         async let historyReply = store.request("history", args: ["year": .int(Int64(year))])
         let (cards, suggestions, conflicts, history) = try await (
-            listing, suggestionReply, conflictReply, historyReply
+            listing.decode(CardList.self), suggestionReply.decode(SuggestionList.self),
+            conflictReply.decode(ConflictList.self), historyReply.decode(PlannerHistory.self)
         )
         var byMonth: [Int: [String: Any]] = [:]
-        for card in cards["cards"]?.arrayValue ?? [] {
-            guard let month = card["month"]?.intValue.map(Int.init) else { continue }
-            var values = card.mustacheObject
+        for card in cards.cards {
+            var values = try JSONValue(reply: card).mustacheObject
             values["path"] = "/year?year=\(year)"
-            byMonth[month] = values
+            byMonth[card.month] = values
         }
-        for suggestion in suggestions["suggestions"]?.arrayValue ?? [] where suggestion["year"]?.intValue == Int64(year)
-        {
-            guard let month = suggestion["month"]?.intValue.map(Int.init) else { continue }
-            var list = byMonth[month]?["suggestions"] as? [[String: Any]] ?? []
-            list.append(suggestion.mustacheObject)
-            byMonth[month]?["suggestions"] = list
+        for suggestion in suggestions.suggestions where suggestion.year == year {
+            var list = byMonth[suggestion.month]?["suggestions"] as? [[String: Any]] ?? []
+            list.append(try JSONValue(reply: suggestion).mustacheObject)
+            byMonth[suggestion.month]?["suggestions"] = list
         }
         let prefix = String(format: "%04d-", year)
-        for conflict in conflicts["conflicts"]?.arrayValue ?? [] {
-            guard let id = conflict["id"]?.stringValue, id.hasPrefix(prefix),
-                let month = Int(id.dropFirst(prefix.count).prefix(2))
-            else { continue }
-            var values = conflict.mustacheObject
+        for conflict in conflicts.conflicts {
+            let id = conflict.id
+            guard id.hasPrefix(prefix), let month = Int(id.dropFirst(prefix.count).prefix(2)) else { continue }
+            var values = try JSONValue(reply: conflict).mustacheObject
             values["field"] = String(id.split(separator: "/").last ?? "")
-            values["values"] = (conflict["values"]?.arrayValue ?? []).map { value -> [String: Any] in
-                var shown = value.mustacheObject
-                shown["shown"] = Self.describe(value["value"])
+            values["values"] = try conflict.values.map { value -> [String: Any] in
+                var shown = try JSONValue(reply: value).mustacheObject
+                shown["shown"] = Self.describe(value.value)
                 shown["conflict"] = id
                 return shown
             }
@@ -45,14 +42,13 @@ extension HouseholdPages {
             list.append(values)
             byMonth[month]?["conflicts"] = list
         }
-        for group in history["months"]?.arrayValue ?? [] {
-            guard let month = group["month"]?.intValue.map(Int.init) else { continue }
-            byMonth[month]?["has_history"] = true
-            byMonth[month]?["history"] = (group["changes"]?.arrayValue ?? []).reversed().map { change in
-                var values = change.mustacheObject
-                values["when"] = Self.localTime(change["time"]?.stringValue, timeZone)
-                values["summary"] = (change["changes"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
-                    "\($0.key): \(Self.describe($0.value["from"])) → \(Self.describe($0.value["to"]))"
+        for group in history.months {
+            byMonth[group.month]?["has_history"] = true
+            byMonth[group.month]?["history"] = try group.changes.reversed().map { change in
+                var values = try JSONValue(reply: change).mustacheObject
+                values["when"] = Self.localTime(change.time, timeZone)
+                values["summary"] = change.changes.sorted { $0.key < $1.key }.map {
+                    "\($0.key): \(Self.describe($0.value.from)) → \(Self.describe($0.value.to))"
                 }.joined(separator: "; ")
                 return values
             }
@@ -64,13 +60,13 @@ extension HouseholdPages {
     }
 
     /// A card field's value as a person reads it (`—` for none).
-    static func describe(_ value: JSONValue?) -> String {
+    static func describe(_ value: FieldJSON) -> String {
         switch value {
-        case .string(let text): text
+        case .text(let text): text
         case .int(let number): String(number)
         case .bool(let flag): flag ? "yes" : "no"
-        case .none, .null: "—"
-        default: "…"
+        case .null: "—"
+        case .list: "…"
         }
     }
 }
