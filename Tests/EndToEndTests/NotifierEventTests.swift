@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthTesting
 import Logging
 import Synchronization
@@ -166,7 +167,10 @@ struct NotifierEventTests {
         #expect(turn["body"] == "Game J7X-3 · turn 2")
         _ = try inject.publisher.publish(
             topic: "sync.completed", type: "sync.completed",
-            data: ["peer": ["device": "d-mum", "name": "Mum"], "received": 3, "sent": 1, "conflicts": 0])
+            data: try JSONValue(
+                encoding: SyncCompletedEvent(
+                    peer: PeerRef(device: "d-mum", name: "Mum"), received: 3, sent: 1, conflicts: 0, bytes: 900,
+                    durationMs: 30, detail: "")))
         #expect(try await suppressed("sync.d-mum")["reason"]?.stringValue == "quiet hours \(quiet)")
         #expect(try Self.notifies(server).map { $0["summary"]?.stringValue ?? "" } == ["Your turn, Ann"])
 

@@ -74,10 +74,9 @@ struct CommandLineTests {
 
     @Test("a sync log line is on the household's wall clock")
     func syncLogWallClock() throws {
-        let entry: JSONValue = [
-            "at": "2026-11-27T14:31:05.000Z", "peer": ["device": "d", "name": "Mum"], "outcome": "failed",
-            "detail": "Mum did not answer",
-        ]
+        let entry = SyncEntryView(
+            at: "2026-11-27T14:31:05.000Z", peer: PeerRef(device: "d", name: "Mum"), outcome: "failed", received: 0,
+            sent: 0, conflicts: 0, resolution: "", bytes: 0, durationMs: 0, detail: "Mum did not answer")
         let line = Sync.Log.text(entry, TimeZone(identifier: "America/New_York")!)
         #expect(line == "2026-11-27 09:31:05  Mum  failed  Mum did not answer", "\(line)")
     }

@@ -199,29 +199,35 @@ struct NotificationCatalogTests {
 
     @Test("sync: quiet when clean, normal with conflicts or on failure, none when nothing moved")
     mutating func sync() throws {
-        let peer: JSONValue = ["device": "d-mum", "name": "Mum"]
-        let clean = try Self.popup(
-            catalog.plan(
-                topic: "sync.completed",
-                envelope: Self.event("sync.completed", ["peer": peer, "received": 3, "sent": 1, "conflicts": 0])))
+        let peer = PeerRef(device: "d-mum", name: "Mum")
+        func completed(_ received: Int, _ sent: Int, _ conflicts: Int) throws -> Envelope {
+            Self.event(
+                "sync.completed",
+                try JSONValue(
+                    encoding: SyncCompletedEvent(
+                        peer: peer, received: received, sent: sent, conflicts: conflicts, bytes: 900, durationMs: 40,
+                        detail: "")))
+        }
+        let clean = try Self.popup(catalog.plan(topic: "sync.completed", envelope: try completed(3, 1, 0)))
         #expect(clean.notification.summary == "Synced with Mum — 3 received, 1 sent")
         #expect(clean.notification.urgency == .low)
         #expect(clean.key == "sync.d-mum")
-        let conflicted = try Self.popup(
-            catalog.plan(
-                topic: "sync.completed",
-                envelope: Self.event("sync.completed", ["peer": peer, "received": 2, "sent": 0, "conflicts": 1])))
+        let conflicted = try Self.popup(catalog.plan(topic: "sync.completed", envelope: try completed(2, 0, 1)))
         #expect(conflicted.notification.urgency == .normal)
         #expect(conflicted.notification.body == "1 conflict to look at: hearth conflicts")
         // A sync that moved nothing is no news.
-        let idle = Self.event("sync.completed", ["peer": peer, "received": 0, "sent": 0, "conflicts": 0])
-        #expect(catalog.plan(topic: "sync.completed", envelope: idle) == .ignore)
+        #expect(catalog.plan(topic: "sync.completed", envelope: try completed(0, 0, 0)) == .ignore)
         let failed = try Self.popup(
             catalog.plan(
-                topic: "sync.failed", envelope: Self.event("sync.failed", ["peer": peer, "reason": "wrong key"])))
+                topic: "sync.failed",
+                envelope: Self.event(
+                    "sync.failed", try JSONValue(encoding: SyncFailedEvent(peer: peer, reason: "wrong key")))))
         #expect(failed.notification.summary == "Sync with Mum failed")
         #expect(failed.notification.body == "wrong key")
         #expect(failed.notification.urgency == .normal)
+        // An event that is not its type (a field missing) shows nothing rather than a guess.
+        let partial = Self.event("sync.completed", ["peer": ["device": "d-mum", "name": "Mum"], "received": 3])
+        #expect(catalog.plan(topic: "sync.completed", envelope: partial) == .ignore)
     }
 
     @Test("operations a paired device brought and this one refused: one alert naming that device and the first reason")

@@ -195,7 +195,10 @@ struct PopupBoardTests {
         #expect(sink.operations(for: "reminder.r1").count == 1)
         let synced = Envelope(
             source: "sync", device: "d", seq: 1, type: "sync.completed",
-            data: ["peer": ["device": "d-mum", "name": "Mum"], "received": 1, "sent": 0, "conflicts": 0])
+            data: try JSONValue(
+                encoding: SyncCompletedEvent(
+                    peer: PeerRef(device: "d-mum", name: "Mum"), received: 1, sent: 0, conflicts: 0, bytes: 400,
+                    durationMs: 20, detail: "")))
         await board.take(topic: "sync.completed", envelope: synced)
         _ = try #require(await reports.next("notify.shown"))
         await board.take(topic: "sync.completed", envelope: synced)

@@ -6,117 +6,86 @@ import Testing
 
 @testable import StoreService
 
-/// The store's replies against the typed contracts in HearthCore (issue 43): every reply of a
-/// scripted household decodes as its type and encodes back to the same JSON, key for key and
-/// null for null; and the replies captured from the build before the types (in
-/// `Tests/Fixtures/wire/`) decode and encode back unchanged, so the wire format did not move.
-///
-/// `HEARTH_CAPTURE_WIRE=1 swift test --filter WireContractTests` writes the fixtures a reply has
-/// none of yet (a reply newly typed, captured before its service changes); `=all` rewrites them.
+/// The store's replies against the typed contracts in HearthCore (issue 43), each domain's by a
+/// scripted household: see `WireFixtures` for what holds and how fixtures are captured.
 @Suite("Wire contracts: store replies are their HearthCore types, and replies of the earlier build still decode")
 struct WireContractTests {
+    typealias Reply = WireFixtures.Reply
     let context: ZMQContext
 
     init() throws { context = try ZMQContext() }
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/wire")
-
-    /// A reply's name and its JSON.
-    struct Reply {
-        let name: String
-        let json: JSONValue
-    }
-
     /// The type each reply is, by its name: decoding it and encoding it back as replies are
     /// written (nulls included) must give the same JSON.
-    static let types: [String: @Sendable (JSONValue) throws -> JSONValue] = [
-        "member.add": roundTrip(MemberChange.self), "member.list": roundTrip(MemberList.self),
-        "member.use": roundTrip(ProfileChoice.self), "timetable.configure": roundTrip(SchoolSettings.self),
-        "timetable.bells": roundTrip(SchoolSettings.self), "timetable.settings": roundTrip(SchoolSettings.self),
-        "timetable.override.clear": roundTrip(SchoolSettings.self),
-        "timetable.holiday.add": roundTrip(HolidayAdded.self), "timetable.holiday.list": roundTrip(HolidayList.self),
-        "timetable.add": roundTrip(LessonsChanged.self), "timetable.add+clash": roundTrip(LessonsChanged.self),
-        "timetable.copy_week": roundTrip(LessonsChanged.self), "timetable.entries": roundTrip(TimetableEntries.self),
-        "timetable.days": roundTrip(TimetableDays.self), "timetable.clashes": roundTrip(ClashList.self),
-        "timetable.reference": roundTrip(TimetableReference.self), "class.sources": roundTrip(ClassSources.self),
-        "timetable.import": roundTrip(TimetableImportReport.self), "member.remove": roundTrip(MemberRemoved.self),
-        "people.add": roundTrip(PersonChange.self), "people.edit": roundTrip(PersonChange.self),
-        "people.goal": roundTrip(PersonView.self), "people.log": roundTrip(PersonView.self),
-        "people.show": roundTrip(PersonView.self), "people.list": roundTrip(PeopleList.self),
-        "people.remove": roundTrip(PersonRemoved.self), "plan.week": roundTrip(PlanWeek.self),
-        "plan.next": roundTrip(PlanItems.self), "plan.list": roundTrip(PlanItems.self),
-        "plan.slots": roundTrip(PlanSlots.self), "plan.snooze": roundTrip(PlanItemView.self),
-        "plan.done": roundTrip(PlanItemChange.self), "plan.add": roundTrip(PlanItemChange.self),
-        "plan.sources": roundTrip(PlanSources.self), "plan.prefs": roundTrip(PlanPreferences.self),
-        "plan.prefs.set": roundTrip(PlanPreferences.self), "plan.snooze_tonight": roundTrip(PlanMoved.self),
-        "plan.export": roundTrip(PlanExport.self), "plan.busy.import": roundTrip(BusyImport.self),
-        "plan.busy.list": roundTrip(BusyList.self), "plan.busy.clear": roundTrip(BusyCleared.self),
-        "collection.add": roundTrip(CollectionChange.self), "collection.edit": roundTrip(CollectionChange.self),
-        "collection.list": roundTrip(CollectionList.self), "todo.add": roundTrip(TodoChange.self),
-        "todo.edit": roundTrip(TodoChange.self), "todo.done": roundTrip(TodoChange.self),
-        "todo.done+date": roundTrip(TodoChange.self), "subtask.add": roundTrip(TodoChange.self),
-        "subtask.done": roundTrip(TodoChange.self), "subtask.move": roundTrip(TodoChange.self),
-        "subtask.remove": roundTrip(TodoChange.self), "todo.remove": roundTrip(TodoRemoved.self),
-        "todo.show": roundTrip(TodoView.self), "todo.list": roundTrip(TodoList.self),
-        "todo.list+date": roundTrip(TodoDay.self), "todo.calendar": roundTrip(TodoCalendar.self),
-        "todo.occurrences": roundTrip(TodoOccurrences.self), "todo.history": roundTrip(TodoHistory.self),
-        "note.set": roundTrip(NoteChange.self), "note.show": roundTrip(NoteView.self),
-        "note.show+empty": roundTrip(NoteView.self), "note.list": roundTrip(NoteList.self),
-        "template.apply": roundTrip(TemplateApplied.self), "event.set": roundTrip(CardChange.self),
-        "event.clear": roundTrip(CardChange.self), "event.list": roundTrip(CardList.self),
-        "event.show": roundTrip(CardView.self), "event.show+empty": roundTrip(CardView.self),
-        "event.suggest": roundTrip(SuggestionMade.self), "event.suggestions": roundTrip(SuggestionList.self),
-        "event.accept": roundTrip(SuggestionDecision.self), "event.accept+already": roundTrip(SuggestionDecision.self),
-        "event.decline": roundTrip(SuggestionDecision.self), "history": roundTrip(PlannerHistory.self),
-        "conflicts": roundTrip(ConflictList.self),
+    static let types: [String: WireFixtures.RoundTrip] = [
+        "member.add": WireFixtures.roundTrip(MemberChange.self), "member.list": WireFixtures.roundTrip(MemberList.self),
+        "member.use": WireFixtures.roundTrip(ProfileChoice.self),
+        "timetable.configure": WireFixtures.roundTrip(SchoolSettings.self),
+        "timetable.bells": WireFixtures.roundTrip(SchoolSettings.self),
+        "timetable.settings": WireFixtures.roundTrip(SchoolSettings.self),
+        "timetable.override.clear": WireFixtures.roundTrip(SchoolSettings.self),
+        "timetable.holiday.add": WireFixtures.roundTrip(HolidayAdded.self),
+        "timetable.holiday.list": WireFixtures.roundTrip(HolidayList.self),
+        "timetable.add": WireFixtures.roundTrip(LessonsChanged.self),
+        "timetable.add+clash": WireFixtures.roundTrip(LessonsChanged.self),
+        "timetable.copy_week": WireFixtures.roundTrip(LessonsChanged.self),
+        "timetable.entries": WireFixtures.roundTrip(TimetableEntries.self),
+        "timetable.days": WireFixtures.roundTrip(TimetableDays.self),
+        "timetable.clashes": WireFixtures.roundTrip(ClashList.self),
+        "timetable.reference": WireFixtures.roundTrip(TimetableReference.self),
+        "class.sources": WireFixtures.roundTrip(ClassSources.self),
+        "timetable.import": WireFixtures.roundTrip(TimetableImportReport.self),
+        "member.remove": WireFixtures.roundTrip(MemberRemoved.self),
+        "people.add": WireFixtures.roundTrip(PersonChange.self),
+        "people.edit": WireFixtures.roundTrip(PersonChange.self),
+        "people.goal": WireFixtures.roundTrip(PersonView.self), "people.log": WireFixtures.roundTrip(PersonView.self),
+        "people.show": WireFixtures.roundTrip(PersonView.self), "people.list": WireFixtures.roundTrip(PeopleList.self),
+        "people.remove": WireFixtures.roundTrip(PersonRemoved.self), "plan.week": WireFixtures.roundTrip(PlanWeek.self),
+        "plan.next": WireFixtures.roundTrip(PlanItems.self), "plan.list": WireFixtures.roundTrip(PlanItems.self),
+        "plan.slots": WireFixtures.roundTrip(PlanSlots.self), "plan.snooze": WireFixtures.roundTrip(PlanItemView.self),
+        "plan.done": WireFixtures.roundTrip(PlanItemChange.self),
+        "plan.add": WireFixtures.roundTrip(PlanItemChange.self),
+        "plan.sources": WireFixtures.roundTrip(PlanSources.self),
+        "plan.prefs": WireFixtures.roundTrip(PlanPreferences.self),
+        "plan.prefs.set": WireFixtures.roundTrip(PlanPreferences.self),
+        "plan.snooze_tonight": WireFixtures.roundTrip(PlanMoved.self),
+        "plan.export": WireFixtures.roundTrip(PlanExport.self),
+        "plan.busy.import": WireFixtures.roundTrip(BusyImport.self),
+        "plan.busy.list": WireFixtures.roundTrip(BusyList.self),
+        "plan.busy.clear": WireFixtures.roundTrip(BusyCleared.self),
+        "collection.add": WireFixtures.roundTrip(CollectionChange.self),
+        "collection.edit": WireFixtures.roundTrip(CollectionChange.self),
+        "collection.list": WireFixtures.roundTrip(CollectionList.self),
+        "todo.add": WireFixtures.roundTrip(TodoChange.self),
+        "todo.edit": WireFixtures.roundTrip(TodoChange.self), "todo.done": WireFixtures.roundTrip(TodoChange.self),
+        "todo.done+date": WireFixtures.roundTrip(TodoChange.self),
+        "subtask.add": WireFixtures.roundTrip(TodoChange.self),
+        "subtask.done": WireFixtures.roundTrip(TodoChange.self),
+        "subtask.move": WireFixtures.roundTrip(TodoChange.self),
+        "subtask.remove": WireFixtures.roundTrip(TodoChange.self),
+        "todo.remove": WireFixtures.roundTrip(TodoRemoved.self),
+        "todo.show": WireFixtures.roundTrip(TodoView.self), "todo.list": WireFixtures.roundTrip(TodoList.self),
+        "todo.list+date": WireFixtures.roundTrip(TodoDay.self),
+        "todo.calendar": WireFixtures.roundTrip(TodoCalendar.self),
+        "todo.occurrences": WireFixtures.roundTrip(TodoOccurrences.self),
+        "todo.history": WireFixtures.roundTrip(TodoHistory.self),
+        "note.set": WireFixtures.roundTrip(NoteChange.self), "note.show": WireFixtures.roundTrip(NoteView.self),
+        "note.show+empty": WireFixtures.roundTrip(NoteView.self), "note.list": WireFixtures.roundTrip(NoteList.self),
+        "template.apply": WireFixtures.roundTrip(TemplateApplied.self),
+        "event.set": WireFixtures.roundTrip(CardChange.self),
+        "event.clear": WireFixtures.roundTrip(CardChange.self), "event.list": WireFixtures.roundTrip(CardList.self),
+        "event.show": WireFixtures.roundTrip(CardView.self), "event.show+empty": WireFixtures.roundTrip(CardView.self),
+        "event.suggest": WireFixtures.roundTrip(SuggestionMade.self),
+        "event.suggestions": WireFixtures.roundTrip(SuggestionList.self),
+        "event.accept": WireFixtures.roundTrip(SuggestionDecision.self),
+        "event.accept+already": WireFixtures.roundTrip(SuggestionDecision.self),
+        "event.decline": WireFixtures.roundTrip(SuggestionDecision.self),
+        "history": WireFixtures.roundTrip(PlannerHistory.self),
+        "conflicts": WireFixtures.roundTrip(ConflictList.self),
     ]
 
-    static func roundTrip<T: Codable>(_ type: T.Type) -> @Sendable (JSONValue) throws -> JSONValue {
-        { try JSONValueEncoder(writesNulls: true).encode(try $0.decode(T.self)) }
-    }
-
-    /// `value` with its random ids replaced by `<id>` and lists (and a clash's two sides) in a
-    /// fixed order, so two runs of the same script compare equal: the order of equal things
-    /// follows their random ids.
-    static func normalised(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .string(let text):
-            // Random ids, and the times operations were written (`modified_at`, history).
-            return .string(
-                text.replacing(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/, with: "<id>")
-                    .replacing(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/, with: "<instant>"))
-        case .array(let items): return .array(items.map(normalised).sorted { $0.jsonText < $1.jsonText })
-        case .object(let members):
-            var normal = members.mapValues(normalised)
-            // This device's name is its host's, another on another machine.
-            for key in ["device_name", "modified_by_name", "suggested_by_name"] where normal[key]?.stringValue != nil {
-                normal[key] = "<device>"
-            }
-            if let first = normal["first"], let second = normal["second"], second.jsonText < first.jsonText {
-                (normal["first"], normal["second"]) = (second, first)
-            }
-            return .object(normal)
-        default: return value
-        }
-    }
-
-    /// Every reply reads and writes back as its type; and, unless capturing, matches the reply
-    /// of the same name captured from the earlier build (ids aside), which also reads and
-    /// writes back unchanged.
     static func check(_ domain: String, _ replies: [Reply]) throws {
-        try capture(domain, replies)
-        for reply in replies {
-            guard let type = types[reply.name] else {
-                Issue.record("no type for \(reply.name)")
-                continue
-            }
-            #expect(try type(reply.json) == reply.json, "\(reply.name) does not write back as it was read")
-            let file = fixtures.appendingPathComponent(domain).appendingPathComponent(reply.name + ".json")
-            let earlier = try JSONValue.parse(Array(try Data(contentsOf: file)))
-            #expect(try type(earlier) == earlier, "the earlier build's \(reply.name) does not write back unchanged")
-            #expect(normalised(reply.json) == normalised(earlier), "\(reply.name) is not what the earlier build sent")
-        }
+        #expect(try WireFixtures.problems(domain, replies, types: types) == [])
     }
 
     /// A household's school: two members, bells, lessons with and without teachers and their own
@@ -364,20 +333,6 @@ struct WireContractTests {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let replies = try await Self.hub { try await running.commands.request($0, args: $1) }
             try Self.check("hub", replies)
-        }
-    }
-
-    /// Writes the replies as fixtures when `HEARTH_CAPTURE_WIRE` is set.
-    static func capture(_ domain: String, _ replies: [Reply]) throws {
-        guard ProcessInfo.processInfo.environment["HEARTH_CAPTURE_WIRE"] != nil else { return }
-        let folder = fixtures.appendingPathComponent(domain)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let all = ProcessInfo.processInfo.environment["HEARTH_CAPTURE_WIRE"] == "all"
-        for reply in replies {
-            let file = folder.appendingPathComponent(reply.name + ".json")
-            if all || !FileManager.default.fileExists(atPath: file.path) {
-                try Data(reply.json.jsonBytes).write(to: file)
-            }
         }
     }
 }

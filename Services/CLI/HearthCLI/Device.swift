@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 
 /// `hearth device`: the household's devices, pairing this one with another, and forgetting one.
 struct Device: AsyncParsableCommand {
@@ -23,47 +24,52 @@ struct Device: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "device.list")
+            let reply = try await ServiceCall.run(options, .store, "device.list", as: DeviceList.self)
             let configuration = try options.loadConfiguration()
             // Pairing is hearth-sync's: shown when it runs.
             let sync = await ServiceCall.ifRunning(
                 configuration, .sync, "device.paired", timeout: options.timeoutDuration)
-            var paired: [String: JSONValue] = [:]
-            for peer in sync?["devices"]?.arrayValue ?? [] {
-                if let id = peer["id"]?.stringValue { paired[id] = peer }
-            }
-            var devices = reply["devices"]?.arrayValue ?? []
-            let known = Set(devices.compactMap { $0["id"]?.stringValue })
-            devices += paired.values.filter { !known.contains($0["id"]?.stringValue ?? "") }
+            let peers = (try sync?.decode(PairedList.self))?.devices ?? []
+            let paired = Dictionary(peers.map { ($0.id, $0) }) { first, _ in first }
+            let known = Set(reply.devices.map(\.id))
+            // A device paired here that wrote nothing yet: named by its pairing.
+            let devices =
+                reply.devices
+                + peers.filter { !known.contains($0.id) }.map {
+                    DeviceList.Device(
+                        id: $0.id, name: $0.name, local: false, lastSyncAt: $0.lastSyncAt, firstSeenAt: $0.pairedAt,
+                        signingKey: nil, vouchedBy: nil)
+                }
             if options.json {
-                let merged = devices.map { device -> JSONValue in
-                    guard let peer = paired[device["id"]?.stringValue ?? ""] else { return device }
+                let merged = try devices.map { device -> JSONValue in
+                    let json = try JSONValue(reply: device)
+                    guard let peer = paired[device.id] else { return json }
                     return .object(
-                        (device.objectValue ?? [:]).merging([
-                            "paired": .bool(peer["forgotten"] != true), "fingerprint": peer["fingerprint"] ?? .null,
-                            "paired_name": peer["name"] ?? .null, "last_sync_at": peer["last_sync_at"] ?? .null,
-                            "forgotten": peer["forgotten"] ?? false, "removed_by": peer["removed_by"] ?? .null,
+                        (json.objectValue ?? [:]).merging([
+                            "paired": .bool(!peer.forgotten), "fingerprint": .string(peer.fingerprint),
+                            "paired_name": .string(peer.name),
+                            "last_sync_at": peer.lastSyncAt.map(JSONValue.string) ?? .null,
+                            "forgotten": .bool(peer.forgotten),
+                            "removed_by": peer.removedBy.map(JSONValue.string) ?? .null,
                         ]) { _, new in new })
                 }
                 return Output.json(["devices": .array(merged)])
             }
             let zone = configuration.household.timeZone
             for device in devices {
-                let id = device["id"]?.stringValue ?? ""
-                var line = "\(id.prefix(8))  \(device["name"]?.stringValue ?? "")"
-                if device["local"] == true { line += "  (this device)" }
-                if let peer = paired[id] {
-                    if let remover = peer["removed_by"]?.stringValue {
+                var line = "\(device.id.prefix(8))  \(device.name)"
+                if device.local { line += "  (this device)" }
+                if let peer = paired[device.id] {
+                    if let remover = peer.removedBy {
                         line += "  removed by \(remover) (pair again to sync)"
-                    } else if peer["forgotten"] == true {
+                    } else if peer.forgotten {
                         line += "  forgotten"
                     } else {
-                        line += "  paired \(peer["fingerprint"]?.stringValue ?? "")"
-                        line +=
-                            "  last sync \(peer["last_sync_at"]?.stringValue.map { Dates.wall($0, zone) } ?? "never")"
+                        line += "  paired \(peer.fingerprint)"
+                        line += "  last sync \(peer.lastSyncAt.map { Dates.wall($0, zone) } ?? "never")"
                     }
                 }
-                if let key = device["signing_key"]?.stringValue { line += "  signs as \(key)" }
+                if let key = device.signingKey { line += "  signs as \(key)" }
                 Output.line(line)
             }
         }
@@ -74,17 +80,15 @@ struct Device: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .sync, "device.nearby")
-            if options.json { return Output.json(reply) }
-            let devices = reply["devices"]?.arrayValue ?? []
-            if devices.isEmpty { Output.line("no devices heard (is hearth-sync running on the others?)") }
+            let reply = try await ServiceCall.run(options, .sync, "device.nearby", as: NearbyList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.devices.isEmpty { Output.line("no devices heard (is hearth-sync running on the others?)") }
             let zone = try Dates.zone(options)
-            for device in devices {
-                let paired = device["paired"] == true ? "paired" : "not paired"
+            for device in reply.devices {
                 Output.line(
-                    "\(device["id"]?.stringValue?.prefix(8) ?? "")  \(device["name"]?.stringValue ?? "")  "
-                        + "\(device["fingerprint"]?.stringValue ?? "")  \(paired)  at \(device["host"]?.stringValue ?? "")"
-                        + "  heard \(Dates.wall(device["last_heard"]?.stringValue, zone))")
+                    "\(device.id.prefix(8))  \(device.name)  \(device.fingerprint)  "
+                        + "\(device.paired ? "paired" : "not paired")  at \(device.host)"
+                        + "  heard \(Dates.wall(device.lastHeard, zone))")
             }
         }
     }
@@ -98,16 +102,14 @@ struct Device: AsyncParsableCommand {
         func run() async throws {
             var patient = options
             patient.timeout = max(options.timeout, 10_000)
-            let reply = try await ServiceCall.run(patient, .sync, "device.pair", ["device": .string(device)])
-            if options.json { return Output.json(reply) }
-            let name = reply["name"]?.stringValue ?? device
-            Output.line(
-                "Pairing with \(name) (\(reply["fingerprint"]?.stringValue ?? "")): code \(reply["code"]?.stringValue ?? "?")"
-            )
+            let reply = try await ServiceCall.run(
+                patient, .sync, "device.pair", ["device": .string(device)], as: PairingView.self)
+            if options.json { return try Output.reply(reply) }
+            let name = reply.name
+            Output.line("Pairing with \(name) (\(reply.fingerprint)): code \(reply.code ?? "?")")
             Output.line("Check that \(name) shows the same code, then confirm on both devices:")
             Output.line(
-                "  hearth device confirm \(reply["device"]?.stringValue?.prefix(8) ?? "") --code \(reply["code"]?.stringValue?.filter(\.isNumber) ?? "")"
-            )
+                "  hearth device confirm \(reply.device.prefix(8)) --code \(reply.code?.filter(\.isNumber) ?? "")")
             Output.line("The request ends in 2 minutes unless both devices confirm.")
         }
     }
@@ -117,21 +119,17 @@ struct Device: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .sync, "device.pairing")
-            if options.json { return Output.json(reply) }
-            let pairings = reply["pairings"]?.arrayValue ?? []
-            if pairings.isEmpty { Output.line("no pairing requests") }
-            for pairing in pairings {
+            let reply = try await ServiceCall.run(options, .sync, "device.pairing", as: PairingList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.pairings.isEmpty { Output.line("no pairing requests") }
+            for pairing in reply.pairings {
                 let confirmed = [
-                    pairing["confirmed_here"] == true ? "confirmed here" : nil,
-                    pairing["confirmed_there"] == true ? "confirmed there" : nil,
+                    pairing.confirmedHere ? "confirmed here" : nil, pairing.confirmedThere ? "confirmed there" : nil,
                 ].compactMap { $0 }.joined(separator: ", ")
                 Output.line(
-                    "\(pairing["device"]?.stringValue?.prefix(8) ?? "")  \(pairing["name"]?.stringValue ?? "")  "
-                        + "code \(pairing["code"]?.stringValue ?? "(exchanging)")  "
-                        + "\(pairing["role"] == "initiator" ? "asked by this device" : "asked by it")"
-                        + (confirmed.isEmpty ? "" : "  \(confirmed)")
-                        + "  ends in \(pairing["expires_in_s"]?.intValue ?? 0) s")
+                    "\(pairing.device.prefix(8))  \(pairing.name)  code \(pairing.code ?? "(exchanging)")  "
+                        + "\(pairing.role == "initiator" ? "asked by this device" : "asked by it")"
+                        + (confirmed.isEmpty ? "" : "  \(confirmed)") + "  ends in \(pairing.expiresInS) s")
             }
         }
     }
@@ -149,12 +147,12 @@ struct Device: AsyncParsableCommand {
             if let name { arguments["name"] = .string(name) }
             var patient = options
             patient.timeout = max(options.timeout, 10_000)
-            let reply = try await ServiceCall.run(patient, .sync, "device.confirm", arguments)
-            if options.json { return Output.json(reply) }
-            let who = reply["name"]?.stringValue ?? device
+            let reply = try await ServiceCall.run(
+                patient, .sync, "device.confirm", arguments, as: PairingConfirmed.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                reply["paired"] == true
-                    ? "Paired with \(who)." : "Confirmed here; waiting for \(who) to confirm too.")
+                reply.paired
+                    ? "Paired with \(reply.name)." : "Confirmed here; waiting for \(reply.name) to confirm too.")
         }
     }
 
@@ -164,9 +162,10 @@ struct Device: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .sync, "device.reject", ["device": .string(device)])
-            if options.json { return Output.json(reply) }
-            Output.line(reply["rejected"] == true ? "Rejected." : "No pairing request from \(device).")
+            let reply = try await ServiceCall.run(
+                options, .sync, "device.reject", ["device": .string(device)], as: PairingRejected.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line(reply.rejected ? "Rejected." : "No pairing request from \(device).")
         }
     }
 
@@ -179,9 +178,9 @@ struct Device: AsyncParsableCommand {
 
         func run() async throws {
             let reply = try await ServiceCall.run(
-                options, .store, "device.rename", ["id": .string(id), "name": .string(name)])
-            if options.json { return Output.json(reply) }
-            Output.line("\(reply["id"]?.stringValue ?? id) is now \(name)")
+                options, .store, "device.rename", ["id": .string(id), "name": .string(name)], as: DeviceRenamed.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line("\(reply.id) is now \(name)")
         }
     }
 
@@ -192,12 +191,12 @@ struct Device: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .sync, "device.forget", ["device": .string(device)])
-            if options.json { return Output.json(reply) }
-            let name = reply["name"]?.stringValue ?? device
+            let reply = try await ServiceCall.run(
+                options, .sync, "device.forget", ["device": .string(device)], as: DeviceForgotten.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                "Forgot \(name); it can no longer sync with this device."
-                    + (reply["told"] == true
+                "Forgot \(reply.name); it can no longer sync with this device."
+                    + (reply.told
                         ? " It was told, and can pair again."
                         : " It is told when it next tries to sync."))
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 import UnixSignals
 
 /// `hearth sync`: syncing with paired devices now, the sync log, and diagnostics.
@@ -19,12 +20,12 @@ struct Sync: AsyncParsableCommand {
             var arguments: [String: JSONValue] = [:]
             if let device { arguments["device"] = .string(device) }
             let reply = try await ServiceCall.runShowingProgress(options, .sync, "sync.now", arguments)
-            if options.json { return Output.json(reply) }
-            let syncs = reply["syncs"]?.arrayValue ?? []
-            if syncs.isEmpty { Output.line("no paired device is heard on this network now") }
+                .decode(SyncNowReply.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.syncs.isEmpty { Output.line("no paired device is heard on this network now") }
             let zone = try Dates.zone(options)
-            for entry in syncs { Output.line(Log.text(entry, zone)) }
-            if syncs.contains(where: { $0["outcome"] != "completed" }) { throw ExitCode(1) }
+            for entry in reply.syncs { Output.line(Log.text(entry, zone)) }
+            if reply.syncs.contains(where: { $0.outcome != "completed" }) { throw ExitCode(1) }
         }
     }
 
@@ -40,25 +41,22 @@ struct Sync: AsyncParsableCommand {
             var arguments: [String: JSONValue] = ["limit": .int(Int64(limit))]
             if let device { arguments["device"] = .string(device) }
             if let since { arguments["since"] = .string(try Dates.instant(since, options, dayMeans: .start)) }
-            let reply = try await ServiceCall.run(options, .sync, "sync.log", arguments)
-            if options.json { return Output.json(reply) }
-            let entries = reply["entries"]?.arrayValue ?? []
-            if entries.isEmpty { Output.line("nothing synced yet") }
+            let reply = try await ServiceCall.run(options, .sync, "sync.log", arguments, as: SyncLogReply.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.entries.isEmpty { Output.line("nothing synced yet") }
             let zone = try Dates.zone(options)
-            for entry in entries { Output.line(Self.text(entry, zone)) }
+            for entry in reply.entries { Output.line(Self.text(entry, zone)) }
         }
 
         /// One sync as a line, its time on the household's wall clock.
-        static func text(_ entry: JSONValue, _ zone: TimeZone) -> String {
-            let name = entry["peer"]?["name"]?.stringValue ?? "?"
-            let head = "\(Dates.wall(entry["at"]?.stringValue, zone))  \(name)  \(entry["outcome"]?.stringValue ?? "")"
-            guard entry["outcome"] == "completed" else { return head + "  " + (entry["detail"]?.stringValue ?? "") }
+        static func text(_ entry: SyncEntryView, _ zone: TimeZone) -> String {
+            let head = "\(Dates.wall(entry.at, zone))  \(entry.peer.name)  \(entry.outcome)"
+            guard entry.outcome == "completed" else { return head + "  " + entry.detail }
             var text =
-                head + "  \(entry["received"]?.intValue ?? 0) received, \(entry["sent"]?.intValue ?? 0) sent, "
-                + "\(entry["conflicts"]?.intValue ?? 0) conflicts, \(entry["bytes"]?.intValue ?? 0) bytes, "
-                + "\(entry["duration_ms"]?.intValue ?? 0) ms"
-            if let resolution = entry["resolution"]?.stringValue, !resolution.isEmpty { text += "; \(resolution)" }
-            if let detail = entry["detail"]?.stringValue, !detail.isEmpty { text += "; \(detail)" }
+                head + "  \(entry.received) received, \(entry.sent) sent, \(entry.conflicts) conflicts, "
+                + "\(entry.bytes) bytes, \(entry.durationMs) ms"
+            if !entry.resolution.isEmpty { text += "; \(entry.resolution)" }
+            if !entry.detail.isEmpty { text += "; \(entry.detail)" }
             return text
         }
     }
@@ -85,9 +83,9 @@ struct Sync: AsyncParsableCommand {
                 _ = await subscriber.waitUntilSubscribed(bus: bus, timeout: options.timeoutDuration)
                 await bus.close()
             }
-            let reply: JSONValue
+            let reply: SyncDiag
             do {
-                reply = try await ServiceCall.run(options, .sync, "sync.diag")
+                reply = try await ServiceCall.run(options, .sync, "sync.diag", as: SyncDiag.self)
             } catch {
                 await subscriber?.close()
                 await context.terminate()
@@ -95,7 +93,7 @@ struct Sync: AsyncParsableCommand {
             }
             let zone = configuration.household.timeZone
             if options.json {
-                Output.json(reply)
+                try Output.reply(reply)
             } else {
                 Self.printSnapshot(reply, zone)
             }
@@ -109,8 +107,8 @@ struct Sync: AsyncParsableCommand {
                             else { continue }
                             if options.json {
                                 Output.json(envelope.data)
-                            } else {
-                                Output.line(Self.line(envelope.data, zone))
+                            } else if let line = try? envelope.data.decode(SyncDiagLine.self) {
+                                Output.line(Self.line(line, zone))
                             }
                         }
                     }
@@ -123,27 +121,24 @@ struct Sync: AsyncParsableCommand {
             await context.terminate()
         }
 
-        static func printSnapshot(_ reply: JSONValue, _ zone: TimeZone) {
+        static func printSnapshot(_ reply: SyncDiag, _ zone: TimeZone) {
             Output.line(
-                "This device: \(reply["name"]?.stringValue ?? "")  \(reply["fingerprint"]?.stringValue ?? "")  "
-                    + "sync port \(reply["ports"]?["sync"]?.intValue ?? 0), pairing port \(reply["ports"]?["pairing"]?.intValue ?? 0)"
-            )
-            let heard = reply["heard"]?.arrayValue ?? []
-            Output.line("Heard: \(heard.count)")
-            for device in heard {
+                "This device: \(reply.name)  \(reply.fingerprint)  "
+                    + "sync port \(reply.ports.sync), pairing port \(reply.ports.pairing)")
+            Output.line("Heard: \(reply.heard.count)")
+            for device in reply.heard {
                 Output.line(
-                    "  \(device["name"]?.stringValue ?? "")  \(device["fingerprint"]?.stringValue ?? "")  "
-                        + "at \(device["host"]?.stringValue ?? "")  \(device["paired"] == true ? "paired" : "not paired")"
+                    "  \(device.name)  \(device.fingerprint)  at \(device.host)  \(device.paired ? "paired" : "not paired")"
                 )
             }
-            Output.line("Refused connections: \(reply["refusals"]?.intValue ?? 0)")
-            let running = (reply["in_progress"]?.arrayValue ?? []).compactMap(\.stringValue)
+            Output.line("Refused connections: \(reply.refusals)")
+            let running = reply.inProgress
             Output.line("In progress: \(running.isEmpty ? "none" : running.joined(separator: ", "))")
-            for line in reply["lines"]?.arrayValue ?? [] { Output.line(Self.line(line, zone)) }
+            for line in reply.lines { Output.line(Self.line(line, zone)) }
         }
 
-        static func line(_ line: JSONValue, _ zone: TimeZone) -> String {
-            "\(Dates.wall(line["at"]?.stringValue, zone))  \(line["kind"]?.stringValue ?? "")  \(line["text"]?.stringValue ?? "")"
+        static func line(_ line: SyncDiagLine, _ zone: TimeZone) -> String {
+            "\(Dates.wall(line.at, zone))  \(line.kind)  \(line.text)"
         }
     }
 }

@@ -6,53 +6,46 @@ import HearthNotify
 /// pairing request with Confirm and Reject, and a copied device.
 extension NotificationCatalog {
     /// A brief, quiet "Synced with Mum — 3 received, 1 sent"; normal urgency for conflicts or a failure.
-    func sync(_ type: String, _ data: JSONValue) -> NotificationPlan {
-        let peer = data["peer"] ?? .null
-        guard let peerDevice = peer["device"]?.stringValue else { return .ignore }
-        let name = peer["name"]?.stringValue ?? "a device"
-        let notification: DesktopNotification
-        if type == "sync.failed" {
-            notification = DesktopNotification(
-                summary: "Sync with \(name) failed", body: data["reason"]?.stringValue ?? "",
+    func synced(_ event: SyncCompletedEvent) -> NotificationPlan {
+        let (received, sent, conflicts) = (event.received, event.sent, event.conflicts)
+        // A sync that moved nothing is no news: no popup (the sync log has it).
+        if received == 0 && sent == 0 && conflicts == 0 { return .ignore }
+        let summary = "Synced with \(event.peer.name) — \(received) received, \(sent) sent"
+        let notification =
+            conflicts > 0
+            ? DesktopNotification(
+                summary: summary,
+                body: "\(conflicts) conflict\(conflicts == 1 ? "" : "s") to look at: hearth conflicts",
                 icon: "dialog-warning", urgency: .normal, category: "hearth.sync", timeout: 10_000)
-        } else {
-            let received = data["received"]?.intValue ?? 0
-            let sent = data["sent"]?.intValue ?? 0
-            let conflicts = data["conflicts"]?.intValue ?? 0
-            // A sync that moved nothing is no news: no popup (the sync log has it).
-            if received == 0 && sent == 0 && conflicts == 0 { return .ignore }
-            let summary = "Synced with \(name) — \(received) received, \(sent) sent"
-            notification =
-                conflicts > 0
-                ? DesktopNotification(
-                    summary: summary,
-                    body: "\(conflicts) conflict\(conflicts == 1 ? "" : "s") to look at: hearth conflicts",
-                    icon: "dialog-warning", urgency: .normal, category: "hearth.sync", timeout: 10_000)
-                : DesktopNotification(
-                    summary: summary, icon: "emblem-synchronizing", urgency: .low, category: "hearth.sync",
-                    timeout: 3_000)
-        }
-        return .show(Popup(key: "sync.\(peerDevice)", category: .sync, notification: notification, buttons: [:]))
+            : DesktopNotification(
+                summary: summary, icon: "emblem-synchronizing", urgency: .low, category: "hearth.sync",
+                timeout: 3_000)
+        return .show(Popup(key: "sync.\(event.peer.device)", category: .sync, notification: notification, buttons: [:]))
+    }
+
+    /// "Sync with Mum failed", with why.
+    func syncFailed(_ event: SyncFailedEvent) -> NotificationPlan {
+        let notification = DesktopNotification(
+            summary: "Sync with \(event.peer.name) failed", body: event.reason, icon: "dialog-warning",
+            urgency: .normal, category: "hearth.sync", timeout: 10_000)
+        return .show(Popup(key: "sync.\(event.peer.device)", category: .sync, notification: notification, buttons: [:]))
     }
 
     /// "Mum changed August: Beach day → Beach weekend": the cards another device's operations
     /// changed, one popup per sync (the first change named, the rest counted).
-    func remoteChanges(_ data: JSONValue) -> NotificationPlan {
-        let changes = data["changes"]?.arrayValue ?? []
-        guard let first = changes.first, let peer = data["peer"]?["device"]?.stringValue,
-            let month = first["month"]?.intValue, (1...12).contains(month)
-        else { return .ignore }
-        let who = first["by"]?["name"]?.stringValue ?? data["peer"]?["name"]?.stringValue ?? "Another device"
-        let monthName = YearPlanner.monthName(Int(month))
-        let before = first["before"]?.stringValue ?? "(empty)"
-        let after = first["after"]?.stringValue ?? "(cleared)"
+    func remoteChanges(_ event: CardsChangedEvent) -> NotificationPlan {
+        let changes = event.changes
+        guard let first = changes.first, (1...12).contains(first.month) else { return .ignore }
+        let monthName = YearPlanner.monthName(first.month)
+        let before = first.before ?? "(empty)"
+        let after = first.after ?? "(cleared)"
         let more = changes.count > 1 ? " and \(changes.count - 1) more card\(changes.count == 2 ? "" : "s")" : ""
         return .show(
             Popup(
-                key: "sync.changed.\(peer)", category: .sync,
+                key: "sync.changed.\(event.peer.device)", category: .sync,
                 notification: DesktopNotification(
-                    summary: "\(who) changed \(monthName): \(before) → \(after)",
-                    body: "Year planner \(first["year"]?.intValue ?? 0)\(more)", icon: "x-office-calendar",
+                    summary: "\(first.by.name) changed \(monthName): \(before) → \(after)",
+                    body: "Year planner \(first.year)\(more)", icon: "x-office-calendar",
                     urgency: .normal, category: "hearth.sync", timeout: 10_000),
                 buttons: [:]))
     }
@@ -73,12 +66,12 @@ extension NotificationCatalog {
     }
 
     /// "Pair with Dad's laptop? Code 123 456" with Confirm and Reject, on the asked device.
-    func pairing(_ data: JSONValue) -> NotificationPlan {
-        guard let device = data["device"]?.stringValue, let code = data["code"]?.stringValue else { return .ignore }
-        let name = data["name"]?.stringValue ?? "a device"
+    func pairing(_ event: PairingView) -> NotificationPlan {
+        guard let code = event.code else { return .ignore }
+        let (device, name) = (event.device, event.name)
         let notification = DesktopNotification(
             summary: "Pair with \(name)? Code \(code)",
-            body: "Confirm only if \(name) shows the same code. Key \(data["fingerprint"]?.stringValue ?? "")",
+            body: "Confirm only if \(name) shows the same code. Key \(event.fingerprint)",
             icon: "dialog-password", urgency: .critical, category: "hearth.sync", timeout: 0,
             actions: [(key: "confirm", label: "Confirm"), (key: "reject", label: "Reject")])
         return .show(
@@ -92,13 +85,13 @@ extension NotificationCatalog {
     }
 
     /// "Another device is using this device's identity": a copied home announcing this id.
-    func clone(_ data: JSONValue) -> NotificationPlan {
+    func clone(_ event: DeviceCloneEvent) -> NotificationPlan {
         .show(
             Popup(
                 key: "device.clone", category: .sync,
                 notification: DesktopNotification(
                     summary: "Another device is using this device's identity",
-                    body: data["detail"]?.stringValue ?? "", icon: "dialog-error", urgency: .critical,
+                    body: event.detail, icon: "dialog-error", urgency: .critical,
                     category: "hearth.sync", timeout: 0),
                 buttons: [:]))
     }

@@ -99,20 +99,27 @@ struct NotificationCatalog {
         case "class.next":
             guard let event = try? data.decode(ClassNextEvent.self) else { return .ignore }
             return nextClass(event.lesson)
-        case "sync.completed", "sync.failed":
-            return sync(envelope.type, data)
+        case "sync.completed":
+            guard let event = try? data.decode(SyncCompletedEvent.self) else { return .ignore }
+            return synced(event)
+        case "sync.failed":
+            guard let event = try? data.decode(SyncFailedEvent.self) else { return .ignore }
+            return syncFailed(event)
         case "sync.changed":
-            return remoteChanges(data)
+            guard let event = try? data.decode(CardsChangedEvent.self) else { return .ignore }
+            return remoteChanges(event)
         case "sync.refused":
             guard let event = try? data.decode(OperationsRefusedEvent.self) else { return .ignore }
             return refused(event)
         case "device.pairing":
-            return pairing(data)
+            guard let event = try? data.decode(PairingView.self) else { return .ignore }
+            return pairing(event)
         case "device.paired", "device.pairing.ended":
-            guard let device = data["device"]?.stringValue else { return .ignore }
-            return .close(["pairing.\(device)"])
+            guard let event = try? data.decode(PairingEndedEvent.self) else { return .ignore }
+            return .close(["pairing.\(event.device)"])
         case "device.clone":
-            return clone(data)
+            guard let event = try? data.decode(DeviceCloneEvent.self) else { return .ignore }
+            return clone(event)
         case "store.changed" where topic == "store.suggestion.changed":
             return suggestion(data["suggestion"] ?? .null)
         default:

@@ -215,22 +215,17 @@ extension StoreCommands {
                     FROM device LEFT JOIN device_key ON device_key.device = device.id
                     ORDER BY is_local DESC, name
                     """)
-            return [
-                "devices": .array(
-                    rows.map { row in
-                        [
-                            "id": .string(row["id"]), "name": .string(row["name"]), "local": .bool(row["is_local"]),
-                            "last_sync_at": (row["last_sync_at"] as String?).map(JSONValue.string) ?? .null,
-                            "first_seen_at": .string(row["first_seen_at"]),
+            return try JSONValue(
+                reply: DeviceList(
+                    devices: rows.map { row in
+                        DeviceList.Device(
+                            id: row["id"], name: row["name"], local: row["is_local"], lastSyncAt: row["last_sync_at"],
+                            firstSeenAt: row["first_seen_at"],
                             // The key its operations are verified with, as people compare it, and
                             // the device that vouched for it (itself for this one).
-                            "signing_key":
-                                ((row["signing_key"] as String?).flatMap(SigningPublicKey.init(text:))?
-                                .fingerprint).map(JSONValue.string) ?? .null,
-                            "vouched_by": (row["vouched_by"] as String?).map(JSONValue.string) ?? .null,
-                        ]
-                    })
-            ]
+                            signingKey: (row["signing_key"] as String?).flatMap(SigningPublicKey.init(text:))?
+                                .fingerprint, vouchedBy: row["vouched_by"])
+                    }))
         }
     }
 
@@ -291,7 +286,7 @@ extension StoreCommands {
                     message: matches.isEmpty ? "no device '\(id)'" : "'\(id)' matches \(matches.count) devices")
             }
             try commit(EntityRef(kind: Devices.kind, id: matches[0]), ["name": .text(name)], in: db, outbox: outbox)
-            return ["id": .string(matches[0]), "name": .string(name)]
+            return try JSONValue(reply: DeviceRenamed(id: matches[0], name: name))
         }
     }
 

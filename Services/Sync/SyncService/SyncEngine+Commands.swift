@@ -10,11 +10,12 @@ extension SyncEngine {
         let arguments = request.arguments
         switch request.command {
         case "device.nearby":
-            return ["devices": .array(nearby())]
+            return try JSONValue(reply: NearbyList(devices: nearby()))
         case "device.pair":
             return try await pair(with: try required("device", in: arguments))
         case "device.pairing":
-            return ["pairings": .array(pairings.values.sorted { $0.started < $1.started }.map(pendingJSON))]
+            return try JSONValue(
+                reply: PairingList(pairings: pairings.values.sorted { $0.started < $1.started }.map(pendingView)))
         case "device.confirm":
             var code: PairingCode?
             if let text = arguments["code"]?.stringValue {
@@ -34,9 +35,9 @@ extension SyncEngine {
             }
             return try await confirm(try required("device", in: arguments), code: code, name: name)
         case "device.reject":
-            return reject(try required("device", in: arguments))
+            return try JSONValue(reply: reject(try required("device", in: arguments)))
         case "device.paired":
-            return ["devices": .array(try await pairedList())]
+            return try JSONValue(reply: PairedList(devices: try await pairedList()))
         case "device.forget":
             return try await forget(try required("device", in: arguments))
         case "sync.now":
@@ -46,7 +47,7 @@ extension SyncEngine {
         case "sync.log":
             return try await log(arguments)
         case "sync.diag":
-            return diag()
+            return try JSONValue(reply: diag())
         default:
             throw CommandError.unknownCommand(request.command, service: "sync")
         }
@@ -59,27 +60,22 @@ extension SyncEngine {
         return text
     }
 
-    private func nearby() -> [JSONValue] {
+    private func nearby() -> [NearbyDevice] {
         heard.values.sorted { $0.announcement.name < $1.announcement.name }.map { seen in
             let peer = paired.peer(device: seen.announcement.device)
-            return [
-                "id": .string(seen.announcement.device), "name": .string(seen.announcement.name),
-                "fingerprint": .string(seen.announcement.fingerprint), "host": .string(seen.host),
-                "paired": .bool(peer?.key == seen.announcement.key),
-                "last_heard": .string(Timestamp.format(seen.at)),
-            ]
+            return NearbyDevice(
+                id: seen.announcement.device, name: seen.announcement.name,
+                fingerprint: seen.announcement.fingerprint, host: seen.host,
+                paired: peer?.key == seen.announcement.key, lastHeard: Timestamp.format(seen.at))
         }
     }
 
-    private func pairedList() async throws -> [JSONValue] {
+    private func pairedList() async throws -> [PairedList.Device] {
         try await database.peers().map { peer in
-            [
-                "id": .string(peer.device), "name": .string(peer.name), "fingerprint": .string(peer.fingerprint),
-                "paired_at": .string(Timestamp.format(peer.pairedAt)),
-                "last_sync_at": peer.lastSyncAt.map { .string(Timestamp.format($0)) } ?? .null,
-                "forgotten": .bool(peer.forgottenAt != nil), "heard": .bool(heard[peer.device] != nil),
-                "removed_by": peer.removedBy.map(JSONValue.string) ?? .null,
-            ]
+            PairedList.Device(
+                id: peer.device, name: peer.name, fingerprint: peer.fingerprint,
+                pairedAt: Timestamp.format(peer.pairedAt), lastSyncAt: peer.lastSyncAt.map(Timestamp.format),
+                forgotten: peer.forgottenAt != nil, heard: heard[peer.device] != nil, removedBy: peer.removedBy)
         }
     }
 
@@ -92,7 +88,7 @@ extension SyncEngine {
         let live = paired.all
         let other = try DeviceQuery.resolve(query, among: live.map { ($0.device, $0.name) }, what: "paired device")
         let peer = live.first { $0.device == other }!
-        let told = await tell(peer, "pair.forgotten")?["removed"] == true
+        let told = await tell(peer, "pair.forgotten")?.objectValue?["removed"] == true
         paired.remove(device: other)
         try await database.forget(other, at: Date())
         running.removeValue(forKey: other)?.cancel()
@@ -105,8 +101,8 @@ extension SyncEngine {
             "forgotten",
             "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on"
                 + (told ? "; it was told" : "; it is told at its next sync"), device: other)
-        publish("device.forgotten", ["device": .string(other), "name": .string(peer.name)])
-        return ["forgotten": .string(other), "name": .string(peer.name), "told": .bool(told)]
+        publish("device.forgotten", DeviceForgottenEvent(device: other, name: peer.name))
+        return try JSONValue(reply: DeviceForgotten(forgotten: other, name: peer.name, told: told))
     }
 
     /// Sends `command` to a paired device's pairing socket, over CURVE with its pinned key.
@@ -126,7 +122,7 @@ extension SyncEngine {
     /// can give it), and it is forgotten here too, shown as removed by it.
     /// - Returns: `false` when it forgot this device, else `nil` (paired, or no answer).
     func askStillPaired(_ peer: SyncDatabase.Peer) async -> Bool? {
-        guard let answer = await tell(peer, "pair.status"), answer["forgotten"] == true else { return nil }
+        guard let answer = await tell(peer, "pair.status"), answer.objectValue?["forgotten"] == true else { return nil }
         await removedThere(peer)
         return false
     }
@@ -146,9 +142,7 @@ extension SyncEngine {
         note(
             "forgotten", "\(peer.name) removed this device; forgotten here too (pair again to sync)",
             device: peer.device)
-        publish(
-            "device.forgotten",
-            ["device": .string(peer.device), "name": .string(peer.name), "removed_by": .string(peer.name)])
+        publish("device.forgotten", DeviceForgottenEvent(device: peer.device, name: peer.name, removedBy: peer.name))
     }
 
     /// `hearth sync now [DEVICE]`: syncs with one paired device, or every paired device heard,
@@ -180,9 +174,9 @@ extension SyncEngine {
                     board.report(token, part: part, done: done, total: total, unit: "operations")
                 })
         }
-        var entries: [JSONValue] = []
-        for task in tasks { entries.append(Self.json(await task.value)) }
-        return ["syncs": .array(entries)]
+        var entries: [SyncEntryView] = []
+        for task in tasks { entries.append(Self.view(await task.value)) }
+        return try JSONValue(reply: SyncNowReply(syncs: entries))
     }
 
     private func log(_ arguments: [String: JSONValue]) async throws -> JSONValue {
@@ -201,29 +195,23 @@ extension SyncEngine {
         let limit = arguments["limit"]?.intValue ?? 100
         guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
         let entries = try await database.entries(device: device, since: since, limit: Int(limit))
-        return ["entries": .array(entries.map(Self.json))]
+        return try JSONValue(reply: SyncLogReply(entries: entries.map(Self.view)))
     }
 
-    private func diag() -> JSONValue {
-        [
-            "device": .string(device), "name": .string(name),
-            "fingerprint": .string(Pairing.fingerprint(keyPair.publicKey)),
-            "ports": ["sync": .int(Int64(ports.replication)), "pairing": .int(Int64(ports.pairing))],
-            "heard": .array(nearby()), "refusals": .int(Int64(refusals)),
-            "refused_operations": .int(Int64(refusedOperations)),
-            "in_progress": .array(running.keys.sorted().map { .string(paired.peer(device: $0)?.name ?? $0) }),
-            "pairings": .array(pairings.values.map(pendingJSON)), "lines": .array(diagnostics),
-        ]
+    private func diag() -> SyncDiag {
+        SyncDiag(
+            device: device, name: name, fingerprint: Pairing.fingerprint(keyPair.publicKey),
+            ports: .init(sync: ports.replication, pairing: ports.pairing), heard: nearby(), refusals: refusals,
+            refusedOperations: refusedOperations,
+            inProgress: running.keys.sorted().map { paired.peer(device: $0)?.name ?? $0 },
+            pairings: pairings.values.map(pendingView), lines: diagnostics)
     }
 
-    static func json(_ entry: SyncDatabase.Entry) -> JSONValue {
-        [
-            "at": .string(Timestamp.format(entry.at)),
-            "peer": ["device": .string(entry.peer), "name": .string(entry.peerName)],
-            "outcome": .string(entry.outcome.rawValue), "received": .int(Int64(entry.received)),
-            "sent": .int(Int64(entry.sent)), "conflicts": .int(Int64(entry.conflicts)),
-            "resolution": .string(entry.resolution), "bytes": .int(Int64(entry.bytes)),
-            "duration_ms": .int(entry.duration.milliseconds), "detail": .string(entry.detail),
-        ]
+    static func view(_ entry: SyncDatabase.Entry) -> SyncEntryView {
+        SyncEntryView(
+            at: Timestamp.format(entry.at), peer: PeerRef(device: entry.peer, name: entry.peerName),
+            outcome: entry.outcome.rawValue, received: entry.received, sent: entry.sent, conflicts: entry.conflicts,
+            resolution: entry.resolution, bytes: entry.bytes, durationMs: entry.duration.milliseconds,
+            detail: entry.detail)
     }
 }

@@ -60,12 +60,11 @@ extension SyncEngine {
             end(other, reason: "\(error)", tellOther: true)
             throw error
         }
-        guard let pending = pairings[other], let code = pending.session.code else {
+        guard let pending = pairings[other], pending.session.code != nil else {
             throw CommandError(code: "pairing_failed", message: "the pairing ended before both devices had the code")
         }
-        return pendingJSON(pending).merging(["code": .string(code.description)])
+        return try JSONValue(reply: pendingView(pending))
     }
-
     /// Feeds the other device's message to the attempt.
     /// - Returns: what to send back.
     /// - Throws: when the attempt failed on it.
@@ -106,7 +105,7 @@ extension SyncEngine {
         // handshake refused and its first request lost: a 10 s wait in 2 of 5 bench runs).
         if case .paired = pending.session.state {
             guard let peer = try await complete(other, startSync: false) else {
-                return ["device": .string(other), "name": .string(pending.name), "paired": true]
+                return try JSONValue(reply: PairingConfirmed(device: other, name: pending.name))
             }
             _ = try? await sendPairing("pair.confirm", [:], to: other, key: pending.key, name: pending.name)
             // The other side has pinned this device's key once it answered: the first sync now
@@ -114,25 +113,25 @@ extension SyncEngine {
             if pending.session.role == .initiator, let seen = heard[other] {
                 _ = startSync(peer, endpoint: seen.endpoint, reason: "first")
             }
-            return ["device": .string(other), "name": .string(pending.name), "paired": true]
+            return try JSONValue(reply: PairingConfirmed(device: other, name: pending.name))
         }
         _ = try await sendPairing("pair.confirm", [:], to: other, key: pending.key, name: pending.name)
         guard let current = pairings[other] else {
             // The other side's confirmation completed it while this one was on its way.
-            return ["device": .string(other), "name": .string(pending.name), "paired": true]
+            return try JSONValue(reply: PairingConfirmed(device: other, name: pending.name))
         }
-        return pendingJSON(current).merging(["paired": false])
+        return try JSONValue(reply: PairingConfirmed(waiting: pendingView(current)))
     }
 
     /// `hearth device reject DEVICE` or a popup's Reject button.
-    func reject(_ query: String) -> JSONValue {
+    func reject(_ query: String) -> PairingRejected {
         guard let other = try? resolvePending(query), var pending = pairings[other] else {
-            return ["rejected": false]
+            return PairingRejected(rejected: false)
         }
         let message = pending.session.reject(now: now())
         pairings[other] = pending
         end(other, reason: messageReason(message) ?? "rejected", tellOther: true)
-        return ["rejected": true, "device": .string(other)]
+        return PairingRejected(rejected: true, device: other)
     }
 
     // MARK: - The pairing socket
@@ -157,11 +156,7 @@ extension SyncEngine {
                     code: "busy", message: "too many pairing requests this minute; try again in a minute")
             }
             note("pairing", "\(pending.name) asks to pair; code \(code)", device: other)
-            publish(
-                "device.pairing",
-                pendingJSON(pending).merging([
-                    "code": .string(code.description), "fingerprint": .string(Pairing.fingerprint(pending.key)),
-                ]))
+            publish("device.pairing", pendingView(pending))
             return ["nonce": .string(Hex.text(mine))]
         case "pair.confirm":
             let other = try pendingOf(key)
@@ -307,16 +302,12 @@ extension SyncEngine {
         } catch {
             let reason = "cannot record the pairing: \(error)"
             note("pairing", "pairing with \(pending.name) ended: \(reason)", device: other)
-            publish(
-                "device.pairing.ended",
-                ["device": .string(other), "name": .string(pending.name), "reason": .string(reason)])
+            publish("device.pairing.ended", PairingEndedEvent(device: other, name: pending.name, reason: reason))
             throw CommandError(code: "pairing_failed", message: reason)
         }
         paired.add(peer)
         note("paired", "paired with \(pending.name) (\(peer.fingerprint))", device: other)
-        publish(
-            "device.paired",
-            ["device": .string(other), "name": .string(pending.name), "fingerprint": .string(peer.fingerprint)])
+        publish("device.paired", PairingEndedEvent(device: other, name: pending.name, fingerprint: peer.fingerprint))
         // The asking device makes the first sync at once; the asked one counts the interval from
         // now, so the two do not both start one.
         lastSync[other] = now()
@@ -330,9 +321,7 @@ extension SyncEngine {
     func end(_ other: String, reason: String, tellOther: Bool) {
         guard let pending = pairings.removeValue(forKey: other) else { return }
         note("pairing", "pairing with \(pending.name) ended: \(reason)", device: other)
-        publish(
-            "device.pairing.ended",
-            ["device": .string(other), "name": .string(pending.name), "reason": .string(reason)])
+        publish("device.pairing.ended", PairingEndedEvent(device: other, name: pending.name, reason: reason))
         guard tellOther, let endpoint = heard[other]?.pairingEndpoint else { return }
         let (context, keyPair) = (context, keyPair)
         Task {
@@ -390,15 +379,13 @@ extension SyncEngine {
         }
     }
 
-    func pendingJSON(_ pending: Pending) -> JSONValue {
+    func pendingView(_ pending: Pending) -> PairingView {
         let left = max(0, (PairingSession.lifetime - (now() - pending.session.started)).components.seconds)
-        return [
-            "device": .string(pending.device), "name": .string(pending.name),
-            "fingerprint": .string(Pairing.fingerprint(pending.key)), "role": .string(pending.session.role.rawValue),
-            "code": pending.session.code.map { .string($0.description) } ?? .null,
-            "confirmed_here": .bool(pending.session.confirmedHere),
-            "confirmed_there": .bool(pending.session.confirmedThere), "expires_in_s": .int(left),
-        ]
+        return PairingView(
+            device: pending.device, name: pending.name, fingerprint: Pairing.fingerprint(pending.key),
+            role: pending.session.role.rawValue, code: pending.session.code?.description,
+            confirmedHere: pending.session.confirmedHere, confirmedThere: pending.session.confirmedThere,
+            expiresInS: left)
     }
 
     /// A heard device by id, id prefix or name.

@@ -68,7 +68,7 @@ actor SyncEngine {
     /// Syncs in progress, by peer: a second request for one joins it.
     var running: [String: Task<SyncDatabase.Entry, Never>] = [:]
     /// The last diagnostics lines (`hearth sync diag`), newest last.
-    var diagnostics: [JSONValue] = []
+    var diagnostics: [SyncDiagLine] = []
     static let diagnosticsKept = 200
     var refusals = 0
     /// Operations refused on import, over all syncs (each sync's are also in its log line).
@@ -209,19 +209,17 @@ actor SyncEngine {
         } catch {
             logger.error("hearth-sync: cannot record the sync with \(peer.name): \(error)")
         }
-        let peerJSON: JSONValue = ["device": .string(peer.device), "name": .string(peer.name)]
+        let ref = PeerRef(device: peer.device, name: peer.name)
         if entry.outcome == .completed {
             note("completed", Self.describe(entry), device: peer.device)
             publish(
                 "sync.completed",
-                [
-                    "peer": peerJSON, "received": .int(Int64(entry.received)), "sent": .int(Int64(entry.sent)),
-                    "conflicts": .int(Int64(entry.conflicts)), "bytes": .int(Int64(entry.bytes)),
-                    "duration_ms": .int(Int64(entry.duration.milliseconds)), "detail": .string(entry.detail),
-                ])
+                SyncCompletedEvent(
+                    peer: ref, received: entry.received, sent: entry.sent, conflicts: entry.conflicts,
+                    bytes: entry.bytes, durationMs: entry.duration.milliseconds, detail: entry.detail))
         } else {
             note("failed", entry.detail, device: peer.device)
-            publish("sync.failed", ["peer": peerJSON, "reason": .string(entry.detail)])
+            publish("sync.failed", SyncFailedEvent(peer: ref, reason: entry.detail))
         }
         refusedFrom(peer, entry.refused)
         announceChanges(changes, from: peer)
@@ -247,7 +245,7 @@ actor SyncEngine {
                     id: $0["id"]?.stringValue, field: $0["field"]?.stringValue ?? "",
                     rule: $0["rule"]?.stringValue ?? "")
             })
-        if let data = try? JSONValue(encoding: event) { publish("sync.refused", data) }
+        publish("sync.refused", event)
     }
 
     /// One "Mum changed August: Beach day → Beach weekend" for the cards a sync changed here.
@@ -255,10 +253,7 @@ actor SyncEngine {
         guard !changes.isEmpty else { return }
         publish(
             "sync.changed",
-            [
-                "peer": ["device": .string(peer.device), "name": .string(peer.name)],
-                "changes": .array(changes.map(\.json)),
-            ])
+            CardsChangedEvent(peer: PeerRef(device: peer.device, name: peer.name), changes: changes.map(\.event)))
     }
 
     static func describe(_ entry: SyncDatabase.Entry) -> String {
@@ -337,9 +332,7 @@ actor SyncEngine {
             "another device at \(host) announces this device's id \(device) (key \(announcement.fingerprint), port \(announcement.port)): a copied HEARTH_HOME or a restored backup; give the copy a new identity before it writes"
         logger.error("hearth-sync: \(detail)")
         note("clone", detail, device: device)
-        publish(
-            "device.clone",
-            ["host": .string(host), "fingerprint": .string(announcement.fingerprint), "detail": .string(detail)])
+        publish("device.clone", DeviceCloneEvent(host: host, fingerprint: announcement.fingerprint, detail: detail))
     }
 
     // MARK: - Beacon
@@ -390,10 +383,7 @@ actor SyncEngine {
 
     /// A diagnostics line, kept for `hearth sync diag` and published as `sync.diag`.
     func note(_ kind: String, _ text: String, device other: String? = nil) {
-        let line: JSONValue = [
-            "at": .string(Timestamp.format(Date())), "kind": .string(kind), "text": .string(text),
-            "device": other.map(JSONValue.string) ?? .null,
-        ]
+        let line = SyncDiagLine(at: Timestamp.format(Date()), kind: kind, text: text, device: other)
         diagnostics.append(line)
         if diagnostics.count > Self.diagnosticsKept {
             diagnostics.removeFirst(diagnostics.count - Self.diagnosticsKept)
@@ -401,9 +391,10 @@ actor SyncEngine {
         publish("sync.diag", line)
     }
 
-    func publish(_ type: String, _ data: JSONValue) {
+    /// Publishes an event from its type in HearthCore.
+    func publish<Event: Encodable>(_ type: String, _ event: Event) {
         do {
-            _ = try publisher.publish(topic: type, type: type, data: data)
+            _ = try publisher.publish(topic: type, type: type, data: try JSONValue(encoding: event))
         } catch {
             logger.warning("hearth-sync: cannot publish \(type): \(error)")
         }

@@ -15,12 +15,9 @@ extension SyncReplicator {
         let before: String?
         let after: String?
 
-        var json: JSONValue {
-            [
-                "year": .int(Int64(year)), "month": .int(Int64(month)),
-                "by": ["device": .string(by), "name": .string(byName)],
-                "before": before.map(JSONValue.string) ?? .null, "after": after.map(JSONValue.string) ?? .null,
-            ]
+        var event: CardsChangedEvent.Change {
+            CardsChangedEvent.Change(
+                year: year, month: month, by: PeerRef(device: by, name: byName), before: before, after: after)
         }
     }
 

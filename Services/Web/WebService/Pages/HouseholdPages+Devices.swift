@@ -11,41 +11,40 @@ extension HouseholdPages {
         async let pairingReply = sync.request("device.pairing")
         async let logReply = sync.request("sync.log", args: ["limit": 30])
         async let pairedReply = sync.request("device.paired")
-        let (devices, pairings, log, paired) = try await (listing, pairingReply, logReply, pairedReply)
-        var peers: [String: JSONValue] = [:]
-        for peer in paired["devices"]?.arrayValue ?? [] {
-            if let id = peer["id"]?.stringValue { peers[id] = peer }
-        }
-        let list = (devices["devices"]?.arrayValue ?? []).map { device -> [String: Any] in
-            var values = device.mustacheObject
-            let peer = device["id"]?.stringValue.flatMap { peers[$0] }
-            let synced = peer?["last_sync_at"]?.stringValue ?? device["last_sync_at"]?.stringValue
+        let (devices, pairings, log, paired) = try await (
+            listing.decode(DeviceList.self), pairingReply.decode(PairingList.self), logReply.decode(SyncLogReply.self),
+            pairedReply.decode(PairedList.self)
+        )
+        let peers = Dictionary(paired.devices.map { ($0.id, $0) }) { first, _ in first }
+        let list = try devices.devices.map { device -> [String: Any] in
+            var values = try JSONValue(reply: device).mustacheObject
+            let peer = peers[device.id]
+            let synced = peer?.lastSyncAt ?? device.lastSyncAt
             values["last_sync"] = synced.map { Self.localTime($0, timeZone) } ?? false
             let state: Any =
-                device["local"] == true
+                device.local
                 ? false
                 : peer.map { peer in
-                    if let remover = peer["removed_by"]?.stringValue { return "removed by \(remover)" }
-                    return peer["forgotten"] == true ? "forgotten" : "paired"
+                    if let remover = peer.removedBy { return "removed by \(remover)" }
+                    return peer.forgotten ? "forgotten" : "paired"
                 } ?? "not paired here"
             values["state"] = state
-            let fingerprint: Any =
-                peer?["forgotten"] == true ? false : (peer?["fingerprint"]?.stringValue).map { $0 as Any } ?? false
+            let fingerprint: Any = peer.flatMap { $0.forgotten ? nil : $0.fingerprint as Any } ?? false
             values["fingerprint"] = fingerprint
             return values
         }
-        let requests = (pairings["pairings"]?.arrayValue ?? []).map { pairing -> [String: Any] in
-            var values = pairing.mustacheObject
-            values["asked_here"] = pairing["role"] == "initiator"
+        let requests = try pairings.pairings.map { pairing -> [String: Any] in
+            var values = try JSONValue(reply: pairing).mustacheObject
+            values["asked_here"] = pairing.role == "initiator"
             return values
         }
-        let entries = (log["entries"]?.arrayValue ?? []).map { entry -> [String: Any] in
-            var values = entry.mustacheObject
-            values["when"] = Self.localTime(entry["at"]?.stringValue, timeZone)
-            values["peer_name"] = entry["peer"]?["name"]?.stringValue ?? "?"
-            values["completed"] = entry["outcome"] == "completed"
+        let entries = try log.entries.map { entry -> [String: Any] in
+            var values = try JSONValue(reply: entry).mustacheObject
+            values["when"] = Self.localTime(entry.at, timeZone)
+            values["peer_name"] = entry.peer.name
+            values["completed"] = entry.outcome == "completed"
             // An empty detail leaves no dangling " · ".
-            if (entry["detail"]?.stringValue ?? "").isEmpty { values["detail"] = false }
+            if entry.detail.isEmpty { values["detail"] = false }
             return values
         }
         return [
