@@ -82,6 +82,11 @@ struct WireContractTests {
         "event.decline": WireFixtures.roundTrip(SuggestionDecision.self),
         "history": WireFixtures.roundTrip(PlannerHistory.self),
         "conflicts": WireFixtures.roundTrip(ConflictList.self),
+        "ops.vector": WireFixtures.roundTrip(VersionVectorReply.self),
+        "ops.import+again": WireFixtures.roundTrip(ImportReport.self),
+        "ops.import+refused": WireFixtures.roundTrip(ImportReport.self),
+        "ops.forks": WireFixtures.roundTrip(ForkList.self),
+        "ops.quarantine": WireFixtures.roundTrip(QuarantineList.self),
     ]
 
     static func check(_ domain: String, _ replies: [Reply]) throws {
@@ -325,6 +330,38 @@ struct WireContractTests {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let replies = try await Self.planner { try await running.commands.request($0, args: $1) }
             try Self.check("planner", replies)
+        }
+    }
+
+    /// The operation exchange: this store's vector, an export, and an import of that export into
+    /// a second store (all already held), then of a page with a forged operation and a bad one.
+    @Test("exchange replies: captured, or read and written back unchanged")
+    func exchangeReplies() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            var replies: [Reply] = []
+            _ = try await running.commands.request("event.set", args: ["year": 2027, "month": 3, "title": "Ski"])
+            replies.append(Reply(name: "ops.vector", json: try await running.commands.request("ops.vector")))
+            let export = try await running.commands.request("ops.export", args: [:])
+            replies.append(
+                Reply(
+                    name: "ops.import+again",
+                    json: try await running.commands.request("ops.import", args: export.objectValue ?? [:])))
+            var forged = try #require(export["operations"]?.arrayValue?.first?.objectValue)
+            forged["fields"] = ["title": ["value": "Forged"]]
+            var stranger = forged
+            stranger["id"] = "0badc0de-0000-4000-8000-000000000001:1"
+            replies.append(
+                Reply(
+                    name: "ops.import+refused",
+                    json: try await running.commands.request(
+                        "ops.import",
+                        args: (export.objectValue ?? [:]).merging(["operations": [.object(forged), .object(stranger)]])
+                        {
+                            $1
+                        })))
+            replies.append(Reply(name: "ops.forks", json: try await running.commands.request("ops.forks")))
+            replies.append(Reply(name: "ops.quarantine", json: try await running.commands.request("ops.quarantine")))
+            try Self.check("exchange", replies)
         }
     }
 

@@ -59,14 +59,18 @@ struct SyncEngineTests {
             logger: Logger(label: "store")
         ) { request in
             switch request.command {
-            case "ops.vector": return ["device": .string(local), "vector": [:], "signing_key": .string(signingKey)]
+            case "ops.vector":
+                return try JSONValue(
+                    reply: VersionVectorReply(device: local, vector: [:], restored: false, signingKey: signingKey))
             // An import whose every operation the store refuses (as a forged relay's would be).
             case "ops.import":
-                return [
-                    "received": 0, "refused_count": 1,
-                    "refused": [["id": "x:1", "field": "operations[0].sig", "rule": "does not verify"]],
-                ]
-            case "event.list", "device.list": return [:]
+                return try JSONValue(
+                    reply: ImportReport(
+                        received: 0, alreadyHad: 0, conflicts: 0, quarantined: [],
+                        refused: [.init(id: "x:1", field: "operations[0].sig", rule: "does not verify")],
+                        refusedCount: 1, forked: [], forkedCount: 0, dropped: []))
+            case "event.list": return try JSONValue(reply: CardList(year: 2026, cards: []))
+            case "device.list": return try JSONValue(reply: DeviceList(devices: []))
             default: throw CommandError(code: "not_here", message: "not here")
             }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 import HearthTrust
 import StoreService
 
@@ -86,8 +87,8 @@ struct Ops: AsyncParsableCommand {
             // edits that overwrite them. Operations are idempotent: after a failed page, importing
             // the file again finishes the job.
             let limit = try options.loadConfiguration().maximumMessageBytes - 4_096
-            var (received, already, conflicts, refusedCount) = (Int64(0), Int64(0), Int64(0), Int64(0))
-            var (quarantined, refused) = ([JSONValue](), [JSONValue]())
+            var (received, already, conflicts, refusedCount) = (0, 0, 0, 0)
+            var (quarantined, refused) = ([HeldOperation](), [OperationsRefusedEvent.Refusal]())
             var common: [String: JSONValue] = ["format": .string(format)]
             if let device = value["device"], let key = value["signing_key"] {
                 common["exporter"] = ["device": device, "signing_key": key]
@@ -101,13 +102,14 @@ struct Ops: AsyncParsableCommand {
                 line.show(done: sent, total: list.count, unit: "operations")
                 do {
                     let reply = try await ServiceCall.run(
-                        options, .store, "ops.import", common.merging(["operations": .array(page)]) { $1 })
-                    received += reply["received"]?.intValue ?? 0
-                    already += reply["already_had"]?.intValue ?? 0
-                    conflicts += reply["conflicts"]?.intValue ?? 0
-                    quarantined += reply["quarantined"]?.arrayValue ?? []
-                    refusedCount += reply["refused_count"]?.intValue ?? 0
-                    refused += (reply["refused"]?.arrayValue ?? []).prefix(max(0, 20 - refused.count))
+                        options, .store, "ops.import", common.merging(["operations": .array(page)]) { $1 },
+                        as: ImportReport.self)
+                    received += reply.received
+                    already += reply.alreadyHad
+                    conflicts += reply.conflicts
+                    quarantined += reply.quarantined
+                    refusedCount += reply.refusedCount
+                    refused += reply.refused.prefix(max(0, 20 - refused.count))
                     // Pinned once, with the first page: the later pages need no fingerprint.
                     common["trust"] = nil
                     sent += page.count
@@ -123,11 +125,12 @@ struct Ops: AsyncParsableCommand {
                 }
             }
             line.clear()
-            let open = try await ServiceCall.run(options, .store, "conflicts")["conflicts"]?.arrayValue?.count ?? 0
+            let open = try await ServiceCall.run(options, .store, "conflicts", as: ConflictList.self).conflicts.count
             let report: JSONValue = [
-                "received": .int(received), "already_had": .int(already), "conflicts": .int(conflicts),
-                "open_conflicts": .int(Int64(open)), "quarantined": .array(quarantined),
-                "refused": .array(refused), "refused_count": .int(refusedCount), "pages": .int(Int64(pages.count)),
+                "received": .int(Int64(received)), "already_had": .int(Int64(already)),
+                "conflicts": .int(Int64(conflicts)), "open_conflicts": .int(Int64(open)),
+                "quarantined": try JSONValue(reply: quarantined), "refused": try JSONValue(reply: refused),
+                "refused_count": .int(Int64(refusedCount)), "pages": .int(Int64(pages.count)),
             ]
             if options.json {
                 Output.json(report)
@@ -137,18 +140,12 @@ struct Ops: AsyncParsableCommand {
                         + (quarantined.isEmpty ? "" : ", held back \(quarantined.count)")
                         + (refusedCount == 0 ? "" : ", refused \(refusedCount)"))
                 for held in quarantined {
-                    Output.line(
-                        "  held back \(held["id"]?.stringValue ?? "?"): \(held["reason"]?.stringValue ?? "") (tried again on each import)"
-                    )
+                    Output.line("  held back \(held.id): \(held.reason) (tried again on each import)")
                 }
                 for refusal in refused {
-                    Output.line(
-                        "  refused \(refusal["id"]?.stringValue ?? "?"): '\(refusal["field"]?.stringValue ?? "")' \(refusal["rule"]?.stringValue ?? "")"
-                    )
+                    Output.line("  refused \(refusal.id ?? "?"): '\(refusal.field)' \(refusal.rule)")
                 }
-                if refusedCount > Int64(refused.count) {
-                    Output.line("  … and \(refusedCount - Int64(refused.count)) more")
-                }
+                if refusedCount > refused.count { Output.line("  … and \(refusedCount - refused.count) more") }
             }
             if refusedCount > 0 { throw ExitCode(2) }
         }
@@ -197,15 +194,17 @@ struct Ops: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .store, "ops.quarantine", ["purge": .bool(purge)])
             if options.json { return Output.json(reply) }
-            if purge { return Output.line("emptied the quarantine (\(reply["purged"]?.intValue ?? 0) operations)") }
-            let held = reply["operations"]?.arrayValue ?? []
-            if held.isEmpty { return Output.line("nothing is held back") }
-            Output.line("\(reply["count"]?.intValue ?? 0) held back (\(reply["bytes"]?.intValue ?? 0) bytes):")
-            for operation in held {
-                let source = operation["source"]?.stringValue ?? ""
+            if purge {
+                return Output.line(
+                    "emptied the quarantine (\(try reply.decode(QuarantinePurged.self).purged) operations)")
+            }
+            let list = try reply.decode(QuarantineList.self)
+            if list.operations.isEmpty { return Output.line("nothing is held back") }
+            Output.line("\(list.count) held back (\(list.bytes) bytes):")
+            for operation in list.operations {
                 Output.line(
-                    "  \(operation["id"]?.stringValue ?? "?")  \(operation["reason"]?.stringValue ?? "")"
-                        + (source.isEmpty ? "" : "  from \(source.prefix(8))"))
+                    "  \(operation.id)  \(operation.reason)"
+                        + (operation.source.isEmpty ? "" : "  from \(operation.source.prefix(8))"))
             }
         }
     }
@@ -220,15 +219,13 @@ struct Ops: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "ops.forks")
-            if options.json { return Output.json(reply) }
-            let forks = reply["forks"]?.arrayValue ?? []
-            if forks.isEmpty { return Output.line("no forked operations") }
-            for fork in forks {
+            let reply = try await ServiceCall.run(options, .store, "ops.forks", as: ForkList.self)
+            if options.json { return try Output.reply(reply) }
+            if reply.forks.isEmpty { return Output.line("no forked operations") }
+            for fork in reply.forks {
                 Output.line(
-                    "\(fork["id"]?.stringValue ?? "?"): held \(fork["held"]?["fields"]?.jsonText ?? "?"); "
-                        + "\(fork["source"]?.stringValue.map { String($0.prefix(8)) } ?? "another device") sent \(fork["other"]?["fields"]?.jsonText ?? "?")"
-                )
+                    "\(fork.id): held \(try JSONValue(encoding: fork.held.fields).jsonText); "
+                        + "\(fork.source.prefix(8)) sent \(try JSONValue(encoding: fork.other.fields).jsonText)")
             }
         }
     }
@@ -256,9 +253,10 @@ struct Backup: AsyncParsableCommand {
 
     func run() async throws {
         let path = URL(fileURLWithPath: file).standardizedFileURL.path
-        let reply = try await ServiceCall.run(options, .store, "backup", ["path": .string(path)])
-        if options.json { return Output.json(reply) }
-        Output.line("backed up \(reply["bytes"]?.intValue ?? 0) bytes to \(path)")
+        let reply = try await ServiceCall.run(
+            options, .store, "backup", ["path": .string(path)], as: BackupWritten.self)
+        if options.json { return try Output.reply(reply) }
+        Output.line("backed up \(reply.bytes) bytes to \(path)")
     }
 }
 

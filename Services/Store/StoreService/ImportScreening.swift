@@ -27,9 +27,8 @@ struct ImportScreening: Sendable {
         let field: String
         let rule: String
 
-        var json: JSONValue {
-            ["id": id.map(JSONValue.string) ?? .null, "field": .string(field), "rule": .string(rule)]
-        }
+        /// As replies carry it.
+        var wire: OperationsRefusedEvent.Refusal { .init(id: id, field: field, rule: rule) }
     }
 
     let localDevice: String

@@ -15,10 +15,10 @@ extension StoreCommands {
     /// This store's version vector alone (what a peer asks first, to send only what is lacking).
     func versionVector() async throws -> JSONValue {
         try await database.pool.read { [database] db in
-            [
-                "device": .string(database.localDevice), "vector": try Self.vector(in: db).json,
-                "restored": .bool(database.isRecovering), "signing_key": .string(database.signer.publicKey.text),
-            ]
+            try JSONValue(
+                reply: VersionVectorReply(
+                    device: database.localDevice, vector: try Self.vector(in: db).counters.mapValues { Int64($0) },
+                    restored: database.isRecovering, signingKey: database.signer.publicKey.text))
         }
     }
 

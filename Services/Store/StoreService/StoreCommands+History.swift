@@ -309,6 +309,6 @@ extension StoreCommands {
         try destination.close()
         chmod(path, 0o600)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        return ["path": .string(path), "bytes": .int(Int64(size))]
+        return try JSONValue(reply: BackupWritten(path: path, bytes: Int(size)))
     }
 }

@@ -143,7 +143,7 @@ extension StoreCommands {
                     try recordFork(operation, signature: signature, source: from, now: now, in: db, outcome: &outcome)
                     continue
                 } catch  where index < 0 {
-                    outcome.dropped.append(["id": .string(id), "reason": .string("\(error)")])
+                    outcome.dropped.append(HeldOperation(id: id, reason: "\(error)"))
                     continue
                 }
                 logs[operation.entity] = folded
@@ -179,7 +179,7 @@ extension StoreCommands {
             for (entity, before) in touched where !before {
                 if try Self.inConflict(entity, in: db) { outcome.conflicts += 1 }
             }
-            return outcome.json(pinned: pin)
+            return try outcome.json(pinned: pin)
         }
     }
 
@@ -239,7 +239,7 @@ extension StoreCommands {
                 signature,
                 text.utf8.count,
             ])
-        outcome.quarantined.append(["id": .string(operation.id.description), "reason": .string(reason)])
+        outcome.quarantined.append(HeldOperation(id: operation.id.description, reason: reason))
     }
 
     /// Takes out of quarantine the operations now within the drift bound (each verified before
@@ -332,28 +332,20 @@ private struct ImportOutcome {
     var received = 0
     var already = 0
     var conflicts = 0
-    var quarantined: [JSONValue] = []
+    var quarantined: [HeldOperation] = []
     var forked: [String] = []
-    var dropped: [JSONValue] = []
+    var dropped: [HeldOperation] = []
 
     mutating func refuse(_ operation: Operation, field: String, rule: String) {
         refused.append(.init(id: operation.id.description, field: field, rule: rule))
     }
 
-    func json(pinned: (device: String, key: SigningPublicKey)?) -> JSONValue {
-        var reply: JSONValue = [
-            "received": .int(Int64(received)), "already_had": .int(Int64(already)),
-            "conflicts": .int(Int64(conflicts)), "quarantined": .array(quarantined),
-            "refused": .array(refused.prefix(StoreCommands.refusalsListed).map(\.json)),
-            "refused_count": .int(Int64(refused.count)),
-            "forked": .array(forked.prefix(StoreCommands.refusalsListed).map(JSONValue.string)),
-            "forked_count": .int(Int64(forked.count)), "dropped": .array(dropped),
-        ]
-        if let pinned {
-            reply = reply.merging([
-                "pinned": ["device": .string(pinned.device), "fingerprint": .string(pinned.key.fingerprint)]
-            ])
-        }
-        return reply
+    func json(pinned: (device: String, key: SigningPublicKey)?) throws -> JSONValue {
+        try JSONValue(
+            reply: ImportReport(
+                received: received, alreadyHad: already, conflicts: conflicts, quarantined: quarantined,
+                refused: refused.prefix(StoreCommands.refusalsListed).map(\.wire), refusedCount: refused.count,
+                forked: Array(forked.prefix(StoreCommands.refusalsListed)), forkedCount: forked.count,
+                dropped: dropped, pinned: pinned.map { .init(device: $0.device, fingerprint: $0.key.fingerprint) }))
     }
 }

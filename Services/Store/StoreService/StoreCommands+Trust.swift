@@ -74,7 +74,7 @@ extension StoreCommands {
         if try arguments.optionalBool("purge") == true {
             return try await database.pool.write { db in
                 try db.execute(sql: "DELETE FROM quarantine")
-                return ["purged": .int(Int64(db.changesCount))]
+                return try JSONValue(reply: QuarantinePurged(purged: db.changesCount))
             }
         }
         return try await database.pool.read { db in
@@ -85,17 +85,13 @@ extension StoreCommands {
                     LIMIT \(Self.quarantineListed)
                     """)
             let total = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM quarantine")
-            return [
-                "operations": .array(
-                    rows.map { row in
-                        [
-                            "id": .string(row["id"]), "wall": .int(row["wall"]), "reason": .string(row["reason"]),
-                            "source": .string(row["source"]), "held_at": .string(row["held_at"]),
-                            "bytes": .int(row["bytes"]),
-                        ]
-                    }),
-                "count": .int(total?[0] ?? 0), "bytes": .int(total?[1] ?? 0),
-            ]
+            return try JSONValue(
+                reply: QuarantineList(
+                    operations: rows.map { row in
+                        QuarantineList.Held(
+                            id: row["id"], wall: row["wall"], reason: row["reason"], source: row["source"],
+                            heldAt: row["held_at"], bytes: row["bytes"])
+                    }, count: total?[0] ?? 0, bytes: total?[1] ?? 0))
         }
     }
 
@@ -109,16 +105,16 @@ extension StoreCommands {
             let rows = try Row.fetchAll(
                 db,
                 sql: "SELECT id, held, other, source, first_seen_at FROM forked_operation ORDER BY first_seen_at, id")
-            return [
-                "forks": .array(
-                    try rows.map { row in
-                        [
-                            "id": .string(row["id"]), "held": try JSONValue.parse(Array((row["held"] as String).utf8)),
-                            "other": try JSONValue.parse(Array((row["other"] as String).utf8)),
-                            "source": .string(row["source"]), "first_seen_at": .string(row["first_seen_at"]),
-                        ]
-                    })
-            ]
+            return try JSONValue(
+                reply: ForkList(
+                    forks: try rows.map { row in
+                        ForkList.Fork(
+                            id: row["id"],
+                            held: try JSONValue.parse(Array((row["held"] as String).utf8)).decode(
+                                ExchangedOperation.self),
+                            other: try JSONValue.parse(Array((row["other"] as String).utf8)).decode(
+                                ExchangedOperation.self), source: row["source"], firstSeenAt: row["first_seen_at"])
+                    }))
         }
     }
 }

@@ -240,11 +240,7 @@ actor SyncEngine {
         alerted = Array((alerted + ids).suffix(1_000))
         let event = OperationsRefusedEvent(
             peer: .init(device: peer.device, name: peer.name), count: refusals.count,
-            refused: refusals.refused.prefix(5).map {
-                .init(
-                    id: $0["id"]?.stringValue, field: $0["field"]?.stringValue ?? "",
-                    rule: $0["rule"]?.stringValue ?? "")
-            })
+            refused: Array(refusals.refused.prefix(5)))
         publish("sync.refused", event)
     }
 
@@ -360,10 +356,8 @@ actor SyncEngine {
 
     /// Takes this device's household name from the store (`hearth device rename` changes it there).
     func refreshLocalName() async {
-        guard let list = try? await store.request("device.list") else { return }
-        for entry in list["devices"]?.arrayValue ?? [] where entry["local"] == true {
-            if let local = entry["name"]?.stringValue { name = local }
-        }
+        guard let list = try? await store.request("device.list").decode(DeviceList.self) else { return }
+        if let local = list.devices.first(where: \.local) { name = local.name }
     }
 
     /// Whether a sync with `device` is in progress.

@@ -109,14 +109,10 @@ extension SyncReplicator {
     private func cardTexts(years: Set<Int>) async throws -> [Card: String?] {
         var texts: [Card: String?] = [:]
         for year in years {
-            let list = try await local("event.list", ["year": .int(Int64(year))])
-            for card in list["cards"]?.arrayValue ?? [] {
-                guard let month = card["month"]?.intValue else { continue }
-                let parts = [
-                    card["title"]?.stringValue, card["day"]?.intValue.map { "day \($0)" },
-                    card["location"]?.stringValue,
-                ].compactMap { $0 }
-                texts[Card(year: year, month: Int(month))] = parts.isEmpty ? .some(nil) : parts.joined(separator: ", ")
+            let list = try await local("event.list", ["year": .int(Int64(year))]).decode(CardList.self)
+            for card in list.cards {
+                let parts = [card.title, card.day.map { "day \($0)" }, card.location].compactMap { $0 }
+                texts[Card(year: year, month: card.month)] = parts.isEmpty ? .some(nil) : parts.joined(separator: ", ")
             }
         }
         return texts
@@ -124,11 +120,7 @@ extension SyncReplicator {
 
     /// The household's device names, as the store knows them (names travel as operations).
     private func deviceNames() async throws -> [String: String] {
-        let list = try await local("device.list")
-        var names: [String: String] = [:]
-        for device in list["devices"]?.arrayValue ?? [] {
-            if let id = device["id"]?.stringValue, let name = device["name"]?.stringValue { names[id] = name }
-        }
-        return names
+        let list = try await local("device.list").decode(DeviceList.self)
+        return Dictionary(list.devices.map { ($0.id, $0.name) }) { first, _ in first }
     }
 }

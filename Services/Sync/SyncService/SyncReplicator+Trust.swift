@@ -21,8 +21,8 @@ extension SyncReplicator {
     /// authenticates) in this device's store, which then also vouches for it to the others.
     /// - Throws: when the peer sent none (a Hearth from before signed operations), or the store
     ///   knows the peer by another key.
-    func trust(_ key: JSONValue?, of peer: SyncDatabase.Peer) async throws {
-        guard let key = key?.stringValue else {
+    func trust(_ key: String?, of peer: SyncDatabase.Peer) async throws {
+        guard let key else {
             throw CommandError(
                 code: "outdated_peer",
                 message:
@@ -59,16 +59,16 @@ struct LocalStoreFailure: Error, CustomStringConvertible {
 
 /// Operations one side refused of a sync: the first few, with their field and rule, and how many.
 struct Refusals: Equatable, Sendable {
-    var refused: [JSONValue] = []
+    var refused: [OperationsRefusedEvent.Refusal] = []
     var count = 0
 
     /// The first refusal in words, and how many more.
     var summary: String {
         guard let first = refused.first else { return "" }
-        let text = "'\(first["field"]?.stringValue ?? "")' \(first["rule"]?.stringValue ?? "")"
+        let text = "'\(first.field)' \(first.rule)"
         return count > 1 ? "\(text) (and \(count - 1) more)" : text
     }
 
     /// The refused operations' ids shown.
-    var ids: [String] { refused.compactMap { $0["id"]?.stringValue } }
+    var ids: [String] { refused.compactMap(\.id) }
 }

@@ -33,7 +33,7 @@ struct SyncReplicator: Sendable {
         var changes: [CardChange] = []
         /// Operations the store refused (bad signature, unknown author, against the rules): the
         /// first few with their field and rule, and how many in all.
-        var refused: [JSONValue] = []
+        var refused: [OperationsRefusedEvent.Refusal] = []
         var refusedCount = 0
         /// Operation ids held here with other contents (from before signing).
         var forked = 0
@@ -60,10 +60,11 @@ struct SyncReplicator: Sendable {
             // The asking device's signing key, over the link its pinned CURVE key authenticates:
             // pinned before anything of it is imported (for a pair from before signing, the
             // first time).
-            try await trust(request.arguments["signing_key"], of: peer)
+            try await trust(request.arguments["signing_key"]?.stringValue, of: peer)
             // With this device's clock, so the asking device can see a drift before anything moves.
-            let vector = try await local("ops.vector")
-            return (vector.merging(["now": .int(Int64(wallClock().timeIntervalSince1970 * 1000))]), nil)
+            var vector = try await local("ops.vector").decode(VersionVectorReply.self)
+            vector.now = Int64(wallClock().timeIntervalSince1970 * 1000)
+            return (try JSONValue(reply: vector), nil)
         case "sync.export":
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
             if let after = request.arguments["after"], after != .null { arguments["after"] = after }
@@ -78,11 +79,11 @@ struct SyncReplicator: Sendable {
                 watching: &watch)
             applied.changes = try await changes(in: watch, from: peer)
             return (
-                [
-                    "received": .int(Int64(applied.received)), "conflicts": .int(Int64(applied.conflicts)),
-                    "quarantined": .int(Int64(applied.quarantined.count)), "refused": .array(applied.refused),
-                    "refused_count": .int(Int64(applied.refusedCount)),
-                ], applied
+                try JSONValue(
+                    reply: PageApplied(
+                        received: applied.received, conflicts: applied.conflicts,
+                        quarantined: applied.quarantined.count, refused: applied.refused,
+                        refusedCount: applied.refusedCount)), applied
             )
         default:
             throw CommandError.unknownCommand(request.command, service: "sync")
@@ -108,26 +109,24 @@ struct SyncReplicator: Sendable {
         applied.relayed = page.operations.count {
             ($0["id"]?.stringValue ?? "").split(separator: ":").first != Substring(peer.device)
         }
-        func note(_ reply: JSONValue) {
-            applied.received += Int(reply["received"]?.intValue ?? 0)
-            applied.conflicts += Int(reply["conflicts"]?.intValue ?? 0)
-            applied.refusedCount += Int(reply["refused_count"]?.intValue ?? 0)
-            applied.forked += Int(reply["forked_count"]?.intValue ?? 0)
-            applied.refused += (reply["refused"]?.arrayValue ?? []).prefix(max(0, 20 - applied.refused.count))
-            applied.quarantined += (reply["quarantined"]?.arrayValue ?? []).compactMap {
-                guard let id = $0["id"]?.stringValue else { return nil }
-                return "\(id): \(($0["reason"]?.stringValue ?? "held back"))"
-            }
+        func note(_ reply: JSONValue) throws {
+            let report = try reply.decode(ImportReport.self)
+            applied.received += report.received
+            applied.conflicts += report.conflicts
+            applied.refusedCount += report.refusedCount
+            applied.forked += report.forkedCount
+            applied.refused += report.refused.prefix(max(0, 20 - applied.refused.count))
+            applied.quarantined += report.quarantined.map { "\($0.id): \($0.reason)" }
         }
         // The page goes to the store as it came, packed (it is inflated here only for the card
         // watch and the relay count, never re-encoded). A page over this device's command limit
         // (from a peer whose limit is larger) goes as plain operations, in pieces.
         let source = JSONValue.string(peer.device)
         do {
-            note(try await local("ops.import", ["format": page.format, "packed": page.packed, "source": source]))
+            try note(try await local("ops.import", ["format": page.format, "packed": page.packed, "source": source]))
         } catch CommandClientError.tooLarge {
             try await Self.inPieces(page.operations[...]) { piece in
-                note(
+                try note(
                     try await local(
                         "ops.import", ["format": page.format, "operations": .array(Array(piece)), "source": source]))
             }
@@ -158,19 +157,18 @@ struct SyncReplicator: Sendable {
             context: context, endpoint: endpoint, timeout: timeout, attempts: 2,
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
         do {
-            let ours = try await local("ops.vector")
+            let ours = try await local("ops.vector").decode(VersionVectorReply.self)
             // This device's signing key goes to the peer over the link its pinned CURVE key
             // authenticates; the peer's comes back the same way. Each pins the other's before
             // anything of it is imported (for a pair from before signing, the first time).
-            let theirs = try await link.request("sync.vector", args: ["signing_key": ours["signing_key"] ?? .null])
-            try Self.checkClock(theirs["now"]?.intValue, peer: peer, now: wallClock())
-            try await trust(theirs["signing_key"], of: peer)
+            let theirs = try await link.request("sync.vector", args: ["signing_key": .string(ours.signingKey)])
+                .decode(VersionVectorReply.self)
+            try Self.checkClock(theirs.now, peer: peer, now: wallClock())
+            try await trust(theirs.signingKey, of: peer)
             // What each side lacks of the other, by counters: the whole a progress line counts to.
-            let (mine, yours) = (ours["vector"]?.objectValue ?? [:], theirs["vector"]?.objectValue ?? [:])
-            func lacking(_ have: [String: JSONValue], _ other: [String: JSONValue]) -> Int {
-                other.reduce(0) { sum, entry in
-                    sum + max(0, Int(entry.value.intValue ?? 0) - Int(have[entry.key]?.intValue ?? 0))
-                }
+            let (mine, yours) = (ours.vector, theirs.vector)
+            func lacking(_ have: [String: Int64], _ other: [String: Int64]) -> Int {
+                other.reduce(0) { sum, entry in sum + max(0, Int(entry.value) - Int(have[entry.key] ?? 0)) }
             }
             // An estimate: a key vouched for as the sync begins adds an operation it grows by.
             var whole = lacking(mine, yours) + lacking(yours, mine)
@@ -181,8 +179,8 @@ struct SyncReplicator: Sendable {
             // Only the devices the peer holds operations of: the rest of this vector tells it
             // nothing, and a store that took in many devices before signing capped them would send
             // a request over the message limit.
-            let theirDevices = Set(theirs["vector"]?.objectValue?.keys ?? [:].keys)
-            let since = JSONValue.object((ours["vector"]?.objectValue ?? [:]).filter { theirDevices.contains($0.key) })
+            let since = JSONValue.object(
+                ours.vector.filter { theirs.vector[$0.key] != nil }.mapValues { JSONValue.int($0) })
             let limit = JSONValue.int(Int64(pageSize))
             let ask = { (after: JSONValue) in
                 Task {
@@ -232,14 +230,16 @@ struct SyncReplicator: Sendable {
                 let page = try await local(
                     "ops.export",
                     [
-                        "since_vector": theirs["vector"] ?? [:], "after": after, "limit": .int(Int64(pageSize)),
+                        "since_vector": .object(theirs.vector.mapValues { JSONValue.int($0) }), "after": after,
+                        "limit": .int(Int64(pageSize)),
                         "packed": true,
                     ])
                 if page["count"]?.intValue ?? 0 > 0 {
                     let applied = try await link.request(
-                        "sync.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null])
-                    entry.sent += Int(applied["received"]?.intValue ?? 0)
-                    refusedThere += Int(applied["refused_count"]?.intValue ?? 0)
+                        "sync.import", args: ["format": page["format"] ?? .null, "packed": page["packed"] ?? .null]
+                    ).decode(PageApplied.self)
+                    entry.sent += applied.received
+                    refusedThere += applied.refusedCount
                     moved += Int(page["count"]?.intValue ?? 0)
                     whole = max(whole, moved)
                     progress?(moved, whole)
@@ -251,7 +251,7 @@ struct SyncReplicator: Sendable {
             }
             // Restored from a backup: this device now holds what the peer had of its own, and
             // writes again from the counter after it.
-            if ours["restored"] == true {
+            if ours.restored {
                 _ = try await local("ops.resume")
                 notes.append("took back this device's own operations after a restore")
             }

@@ -1,0 +1,206 @@
+/// The operation exchange's replies: the store's `ops.vector` and `ops.import`, and between
+/// paired devices `sync.vector` and `sync.import`. Encoded by `hearth-store` and `hearth-sync`
+/// (replies with absent fields as `null`), decoded by `hearth-sync` and the command line.
+
+/// An operation held back or dropped on import, and why.
+public struct HeldOperation: Codable, Sendable, Equatable {
+    public let id: String
+    public let reason: String
+
+    public init(id: String, reason: String) { (self.id, self.reason) = (id, reason) }
+}
+
+/// `ops.import`: what an import did with the operations it was given.
+public struct ImportReport: Codable, Sendable, Equatable {
+    /// The device whose key the file named, pinned by this import (`--trust`).
+    public struct Pinned: Codable, Sendable, Equatable {
+        public let device: String
+        public let fingerprint: String
+
+        public init(device: String, fingerprint: String) { (self.device, self.fingerprint) = (device, fingerprint) }
+    }
+
+    /// Operations stored, already held, and conflicts they made.
+    public let received: Int
+    public let alreadyHad: Int
+    public let conflicts: Int
+    /// Held back until their time is within the clock bound (tried again on each import).
+    public let quarantined: [HeldOperation]
+    /// Refused: the first few with the field and rule, and how many in all.
+    public let refused: [OperationsRefusedEvent.Refusal]
+    public let refusedCount: Int
+    /// Ids held here with other contents (from before signing): the first few, and how many.
+    public let forked: [String]
+    public let forkedCount: Int
+    /// Dropped (their entity's history would not fold).
+    public let dropped: [HeldOperation]
+    @OmittedWhenNil public var pinned: Pinned?
+
+    public init(
+        received: Int, alreadyHad: Int, conflicts: Int, quarantined: [HeldOperation],
+        refused: [OperationsRefusedEvent.Refusal], refusedCount: Int, forked: [String], forkedCount: Int,
+        dropped: [HeldOperation], pinned: Pinned? = nil
+    ) {
+        (self.received, self.alreadyHad, self.conflicts, self.quarantined) = (
+            received, alreadyHad, conflicts, quarantined
+        )
+        (self.refused, self.refusedCount, self.forked, self.forkedCount) = (refused, refusedCount, forked, forkedCount)
+        (self.dropped, self.pinned) = (dropped, pinned)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case received, conflicts, quarantined, refused, forked, dropped, pinned
+        case alreadyHad = "already_had"
+        case refusedCount = "refused_count"
+        case forkedCount = "forked_count"
+    }
+}
+
+/// `ops.vector` (the store's) and `sync.vector` (a paired device's, with its clock): a device's
+/// version vector, whether it is restoring from a backup, and its signing key.
+public struct VersionVectorReply: Codable, Sendable, Equatable {
+    public let device: String
+    /// The highest counter held contiguously of each device.
+    public let vector: [String: Int64]
+    public let restored: Bool
+    public let signingKey: String
+    /// On `sync.vector`: the answering device's clock (ms since 1970).
+    @OmittedWhenNil public var now: Int64?
+
+    public init(device: String, vector: [String: Int64], restored: Bool, signingKey: String, now: Int64? = nil) {
+        (self.device, self.vector, self.restored, self.signingKey, self.now) = (
+            device, vector, restored, signingKey, now
+        )
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, vector, restored, now
+        case signingKey = "signing_key"
+    }
+}
+
+/// `sync.import`'s answer to the device that pushed a page: what this side's store did with it.
+public struct PageApplied: Codable, Sendable, Equatable {
+    public let received: Int
+    public let conflicts: Int
+    /// How many were held back, and the refused ones (the first few) with how many.
+    public let quarantined: Int
+    public let refused: [OperationsRefusedEvent.Refusal]
+    public let refusedCount: Int
+
+    public init(
+        received: Int, conflicts: Int, quarantined: Int, refused: [OperationsRefusedEvent.Refusal], refusedCount: Int
+    ) {
+        (self.received, self.conflicts, self.quarantined, self.refused, self.refusedCount) = (
+            received, conflicts, quarantined, refused, refusedCount
+        )
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case received, conflicts, quarantined, refused
+        case refusedCount = "refused_count"
+    }
+}
+
+/// An operation as the exchange format writes it (`hearth ops export`, the change feed):
+/// for showing one; importing reads operations strictly by `Operation(json:at:)` instead.
+public struct ExchangedOperation: Codable, Sendable, Equatable {
+    public struct Time: Codable, Sendable, Equatable {
+        public let wall: Int64
+        public let logical: Int64
+    }
+
+    public struct Entity: Codable, Sendable, Equatable {
+        public let kind: String
+        public let id: String
+    }
+
+    /// A field's new value and the operations whose value of it this one overwrites.
+    public struct Write: Codable, Sendable, Equatable {
+        public let value: FieldJSON
+        @OmittedWhenNil public var overwrites: [String]?
+    }
+
+    public let id: String
+    public let time: Time
+    public let entity: Entity
+    public let fields: [String: Write]
+    /// Its author's signature (base64), when signed.
+    @OmittedWhenNil public var sig: String?
+}
+
+/// `ops.quarantine`: the operations held back (the first 500), with how many and their size.
+public struct QuarantineList: Codable, Sendable, Equatable {
+    public struct Held: Codable, Sendable, Equatable {
+        public let id: String
+        /// Its time (ms since 1970), why it is held, the device that brought it, since when, and
+        /// its size.
+        public let wall: Int64
+        public let reason: String
+        public let source: String
+        public let heldAt: String
+        public let bytes: Int
+
+        public init(id: String, wall: Int64, reason: String, source: String, heldAt: String, bytes: Int) {
+            (self.id, self.wall, self.reason, self.source, self.heldAt, self.bytes) = (
+                id, wall, reason, source, heldAt, bytes
+            )
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, wall, reason, source, bytes
+            case heldAt = "held_at"
+        }
+    }
+
+    public let operations: [Held]
+    public let count: Int
+    public let bytes: Int
+
+    public init(operations: [Held], count: Int, bytes: Int) {
+        (self.operations, self.count, self.bytes) = (operations, count, bytes)
+    }
+}
+
+/// `ops.quarantine {purge: true}`: how many held operations were let go.
+public struct QuarantinePurged: Codable, Sendable, Equatable {
+    public let purged: Int
+
+    public init(purged: Int) { self.purged = purged }
+}
+
+/// `ops.forks`: operation ids held here with one content and sent by another device with
+/// another (possible only from before signing), both contents kept.
+public struct ForkList: Codable, Sendable, Equatable {
+    public struct Fork: Codable, Sendable, Equatable {
+        public let id: String
+        public let held: ExchangedOperation
+        public let other: ExchangedOperation
+        /// The device that sent the other content, and when it was first seen.
+        public let source: String
+        public let firstSeenAt: String
+
+        public init(
+            id: String, held: ExchangedOperation, other: ExchangedOperation, source: String, firstSeenAt: String
+        ) {
+            (self.id, self.held, self.other, self.source, self.firstSeenAt) = (id, held, other, source, firstSeenAt)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, held, other, source
+            case firstSeenAt = "first_seen_at"
+        }
+    }
+
+    public let forks: [Fork]
+
+    public init(forks: [Fork]) { self.forks = forks }
+}
+
+/// `backup`: the copy written and its size.
+public struct BackupWritten: Codable, Sendable, Equatable {
+    public let path: String
+    public let bytes: Int
+
+    public init(path: String, bytes: Int) { (self.path, self.bytes) = (path, bytes) }
+}
