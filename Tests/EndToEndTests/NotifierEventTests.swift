@@ -341,13 +341,13 @@ struct NotifierEventTests {
         let inject = try await Injector(stack, context: context, source: "store")
         _ = try inject.publisher.publish(
             topic: "store.suggestion.changed", type: "store.changed",
-            data: [
-                "suggestion": [
-                    "id": "0f0f0f0f-0000-4000-8000-000000000001", "status": "open", "suggested_by_name": "Mum",
-                    "month_name": "August", "year": 2026,
-                    "title": "<a href=\"http://evil.example/\">click</a> <b>bold</b> & more",
-                ]
-            ])
+            data: try JSONValue(
+                reply: SuggestionMade(
+                    suggestion: SuggestionView(
+                        id: "0f0f0f0f-0000-4000-8000-000000000001", year: 2026, month: 8, monthName: "August",
+                        title: "<a href=\"http://evil.example/\">click</a> <b>bold</b> & more", location: nil, day: nil,
+                        status: "open", suggestedBy: "0f0f0f0f-0000-4000-8000-00000000000a", suggestedByName: "Mum",
+                        suggestedAt: "2026-11-27T10:00:00.000Z", decidedBy: nil, decidedAt: nil))))
         let call = try JSONValue.parse(try #require(await server.output.waitForLine(containing: "Mum suggested")))
         let summary = try #require(call["summary"]?.stringValue)
         #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import Synchronization
 
 /// One line on the terminal that says how far long work has got: `12,345 / 60,000 operations ·
@@ -87,12 +88,11 @@ extension ServiceCall {
             try? await Task.sleep(for: ProgressLine.delay)
             while !Task.isCancelled {
                 if let reply = try? await client.request("progress", args: ["token": .string(token)]),
-                    reply["known"] == true, !Task.isCancelled
+                    let report = try? reply.decode(ProgressReport.self), report.known, !Task.isCancelled
                 {
                     line.show(
-                        done: Int(reply["done"]?.intValue ?? 0), total: Int(reply["total"]?.intValue ?? 0),
-                        unit: reply["unit"]?.stringValue ?? "",
-                        elapsed: .milliseconds(reply["elapsed_ms"]?.intValue ?? 0))
+                        done: report.done ?? 0, total: report.total ?? 0, unit: report.unit ?? "",
+                        elapsed: .milliseconds(report.elapsedMs ?? 0))
                 }
                 try? await Task.sleep(for: .milliseconds(250))
             }

@@ -23,18 +23,15 @@ struct Turn: AsyncParsableCommand {
     /// Prints a session a service replied with, or what the reply says when it is not one (an
     /// ended game's short record).
     static func describe(_ reply: JSONValue) -> String {
-        guard let session = try? reply.decode(TurnSession.self) else {
-            let code = reply["code"]?.stringValue ?? "?"
-            var lines = ["\(code)  \(reply["state"]?.stringValue ?? "?")"]
-            if reply["joined"] == false {
-                let players = (reply["players"]?.arrayValue ?? []).compactMap(\.stringValue)
-                lines[0] += "  led by \(reply["leader_name"]?.stringValue ?? "?")  (not joined at this device)"
-                lines += players.map { "    \($0)" }
-                lines.append("join with: hearth turn join \(code) --name NAME")
-            }
-            return lines.joined(separator: "\n")
+        if let session = try? reply.decode(TurnSession.self) { return describe(session) }
+        guard let glimpse = try? reply.decode(SessionGlimpse.self) else { return "?" }
+        var lines = ["\(glimpse.code)  \(glimpse.state)"]
+        if let heard = glimpse.heard {
+            lines[0] += "  led by \(heard.leaderName ?? "?")  (not joined at this device)"
+            lines += heard.players.map { "    \($0)" }
+            lines.append("join with: hearth turn join \(glimpse.code) --name NAME")
         }
-        return describe(session)
+        return lines.joined(separator: "\n")
     }
 
     /// One line per player in turn order: ▶ for the current one, then (leader) and (away) marks.
@@ -55,7 +52,7 @@ struct Turn: AsyncParsableCommand {
         func run() async throws {
             let reply = try await ServiceCall.run(options, .turn, "create", ["name": .string(name)])
             if options.json { return Output.json(reply) }
-            let code = reply["session"]?["code"]?.stringValue ?? "?"
+            let code = try reply.decode(SessionJoined.self).session.code
             Output.line("session \(code) created; others join with: hearth turn join \(code) --name NAME")
         }
     }

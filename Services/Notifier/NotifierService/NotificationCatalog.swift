@@ -121,7 +121,8 @@ struct NotificationCatalog {
             guard let event = try? data.decode(DeviceCloneEvent.self) else { return .ignore }
             return clone(event)
         case "store.changed" where topic == "store.suggestion.changed":
-            return suggestion(data["suggestion"] ?? .null)
+            guard let suggestion = try? data.decode(SuggestionMade.self).suggestion else { return .ignore }
+            return self.suggestion(suggestion)
         default:
             return .ignore
         }
@@ -333,19 +334,18 @@ struct NotificationCatalog {
     // MARK: - Suggestions
 
     /// "Mum suggested 'Beach day' for August", with Accept and Decline; closed once decided.
-    private func suggestion(_ suggestion: JSONValue) -> NotificationPlan {
-        guard let id = suggestion["id"]?.stringValue else { return .ignore }
+    private func suggestion(_ suggestion: SuggestionView) -> NotificationPlan {
+        let id = suggestion.id
         let key = "suggestion.\(id)"
-        guard suggestion["status"] == "open" else { return .close([key]) }
-        let who = suggestion["suggested_by_name"]?.stringValue ?? "Someone"
-        let month = suggestion["month_name"]?.stringValue ?? "a month"
+        guard suggestion.status == "open" else { return .close([key]) }
+        let (who, month) = (suggestion.suggestedByName, suggestion.monthName)
         var what: [String] = []
-        if let title = suggestion["title"]?.stringValue { what.append("'\(title)'") }
-        if let location = suggestion["location"]?.stringValue { what.append("at \(location)") }
-        if let day = suggestion["day"]?.intValue { what.append("on the \(day)\(Self.ordinalSuffix(day))") }
+        if let title = suggestion.title { what.append("'\(title)'") }
+        if let location = suggestion.location { what.append("at \(location)") }
+        if let day = suggestion.day { what.append("on the \(day)\(Self.ordinalSuffix(Int64(day)))") }
         let notification = DesktopNotification(
             summary: "\(who) suggested \(what.isEmpty ? "a change" : what.joined(separator: " ")) for \(month)",
-            body: "Year planner, \(month) \(suggestion["year"]?.intValue ?? 0)",
+            body: "Year planner, \(month) \(suggestion.year)",
             icon: "x-office-calendar", urgency: .normal, category: "hearth.suggestion", timeout: 0,
             actions: [(key: "accept", label: "Accept"), (key: "decline", label: "Decline")])
         return .show(

@@ -49,9 +49,10 @@ struct OwnerSnapshot: Sendable {
     /// The year planner's open suggestions, from `hearth-store`; decided ones are over. `nil`
     /// when it does not answer.
     static func suggestions(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
-        guard let reply = try? await client.request("event.suggestions", args: ["status": "open"]) else { return nil }
-        let open = reply["suggestions"]?.arrayValue ?? []
-        let live = Set(open.compactMap { $0["id"]?.stringValue.map { "suggestion.\($0)" } })
+        guard let reply = try? await client.request("event.suggestions", args: ["status": "open"]),
+            let open = try? reply.decode(SuggestionList.self).suggestions
+        else { return nil }
+        let live = Set(open.map { "suggestion.\($0.id)" })
         return OwnerSnapshot(
             keyPrefix: "suggestion.", isLive: { [live] in live.contains($0) },
             events: open.map { suggestion in
@@ -59,7 +60,7 @@ struct OwnerSnapshot: Sendable {
                     "store.suggestion.changed",
                     Envelope(
                         source: "store", device: device, seq: 0, type: "store.changed",
-                        data: ["suggestion": suggestion])
+                        data: ["suggestion": (try? JSONValue(reply: suggestion)) ?? .null])
                 )
             })
     }

@@ -48,7 +48,7 @@ extension TurnEngine {
 
     /// A reply with the session and the player a command made.
     private func reply(_ session: TurnSession, _ player: TurnSession.Player) throws -> JSONValue {
-        ["session": try JSONValue(encoding: session), "player": try JSONValue(encoding: player)]
+        try JSONValue(encoding: SessionJoined(session: session, player: player))
     }
 
     private func create(name: String) throws -> JSONValue {
@@ -67,12 +67,10 @@ extension TurnEngine {
         // A game this device saw end is over, whatever an older beacon still says.
         for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter && ended[code] == nil {
             guard let entry = peer.announcement.sessions.first(where: { $0.code == code }) else { continue }
-            return [
-                "code": .string(code), "state": .string(entry.state.rawValue),
-                "leader_name": entry.leader.map(JSONValue.string) ?? .null,
-                "players": .array(entry.players.map(JSONValue.string)), "leader_device": .string(device),
-                "joined": false,
-            ]
+            return try JSONValue(
+                encoding: SessionGlimpse(
+                    code: code, state: entry.state.rawValue,
+                    heard: .init(leaderName: entry.leader, leaderDevice: device, players: entry.players)))
         }
         throw TurnError.noSuchSession(code)
     }
@@ -142,7 +140,9 @@ extension TurnEngine {
 
     /// The session after a command, or a short `ended` record once it is gone.
     private func sessionOrEnded(_ code: String) throws -> JSONValue {
-        guard let session = sessions[code]?.session else { return ["code": .string(code), "state": "ended"] }
+        guard let session = sessions[code]?.session else {
+            return try JSONValue(encoding: SessionGlimpse(code: code, state: "ended"))
+        }
         return try JSONValue(encoding: session)
     }
 

@@ -1,3 +1,4 @@
+import HearthCore
 import Synchronization
 
 /// How far along a service's long commands are, so a terminal can show a progress line while it
@@ -60,15 +61,19 @@ public final class ProgressBoard: Sendable {
     /// that ended); else `done`, `total` (0 while unknown), `unit` and `elapsed_ms`.
     public func json(_ token: String) -> JSONValue {
         works.withLock { state in
-            guard let work = state.byToken[token] else { return ["known": false] }
+            guard let work = state.byToken[token] else { return Self.encoded(ProgressReport(known: false)) }
             let done = work.parts.values.reduce(0) { $0 + $1.done }
             let total = work.parts.values.reduce(0) { $0 + $1.total }
             let elapsed = ContinuousClock.now - work.started
-            return [
-                "known": true, "done": .int(Int64(done)), "total": .int(Int64(total)), "unit": .string(work.unit),
-                "elapsed_ms": .int(
-                    elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
-            ]
+            return Self.encoded(
+                ProgressReport(
+                    known: true, done: done, total: total, unit: work.unit,
+                    elapsedMs: elapsed.components.seconds * 1_000
+                        + elapsed.components.attoseconds / 1_000_000_000_000_000))
         }
     }
+
+    /// A report as reply data: its fields are whole numbers, text and a boolean, which always
+    /// encode (`null`, which a reader refuses by name, should one ever not).
+    private static func encoded(_ report: ProgressReport) -> JSONValue { (try? JSONValue(encoding: report)) ?? .null }
 }

@@ -63,3 +63,66 @@ public struct SessionListing: Codable, Sendable, Equatable {
         public init(sessions: [SessionListing]) { self.sessions = sessions }
     }
 }
+
+/// What `status` says of a game that is not a session held here: one this device only hears of
+/// (`joined: false`, its players' names as its leader announces them), or one that has ended.
+public struct SessionGlimpse: Codable, Sendable, Equatable {
+    /// A game heard of: its leader (name and device) and its players' names.
+    public struct Heard: Sendable, Equatable {
+        public let leaderName: String?
+        public let leaderDevice: String
+        public let players: [String]
+
+        public init(leaderName: String?, leaderDevice: String, players: [String]) {
+            (self.leaderName, self.leaderDevice, self.players) = (leaderName, leaderDevice, players)
+        }
+    }
+
+    public let code: String
+    public let state: String
+    /// `nil` for an ended game's record.
+    public let heard: Heard?
+
+    public init(code: String, state: String, heard: Heard? = nil) {
+        (self.code, self.state, self.heard) = (code, state, heard)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, state, players, joined
+        case leaderName = "leader_name"
+        case leaderDevice = "leader_device"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(String.self, forKey: .code)
+        state = try container.decode(String.self, forKey: .state)
+        heard =
+            container.contains(.joined)
+            ? Heard(
+                leaderName: try container.decodeIfPresent(String.self, forKey: .leaderName),
+                leaderDevice: try container.decode(String.self, forKey: .leaderDevice),
+                players: try container.decode([String].self, forKey: .players)) : nil
+    }
+
+    /// A heard game with `joined: false` and its leader's name (`null` when unknown); an ended
+    /// one with its code and state alone.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(state, forKey: .state)
+        guard let heard else { return }
+        try container.encode(heard.leaderName, forKey: .leaderName)
+        try container.encode(heard.players, forKey: .players)
+        try container.encode(heard.leaderDevice, forKey: .leaderDevice)
+        try container.encode(false, forKey: .joined)
+    }
+}
+
+/// The reply to `create` and `join`: the session and the player made at this device.
+public struct SessionJoined: Codable, Sendable, Equatable {
+    public let session: TurnSession
+    public let player: TurnSession.Player
+
+    public init(session: TurnSession, player: TurnSession.Player) { (self.session, self.player) = (session, player) }
+}

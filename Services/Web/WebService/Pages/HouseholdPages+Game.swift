@@ -12,23 +12,31 @@ extension HouseholdPages {
             let sessions = listing["sessions"]?.mustacheArray ?? []
             return ["list": true, "sessions": sessions, "no_sessions": sessions.isEmpty]
         }
-        let session = try await turn.request("status", args: ["code": .string(code)])
-        let players = session["players"]?.arrayValue ?? []
-        let current = session["current"]?.stringValue
-        let playing = players.first { $0["id"]?.stringValue == current }
-        let state = session["state"]?.stringValue ?? "open"
-        let mine = state == "playing" && playing?["device"]?.stringValue == device
+        let reply = try await turn.request("status", args: ["code": .string(code)])
+        let path = Self.address("/game", ["code": code])
+        guard let session = try? reply.decode(TurnSession.self) else {
+            // A game heard of (its players by name) or one that has ended.
+            let glimpse = try reply.decode(SessionGlimpse.self)
+            return [
+                "code": glimpse.code, "state": glimpse.state, "seq": 0, "open": glimpse.state == "open",
+                "ended": glimpse.state == "ended", "playing": glimpse.state == "playing", "mine": false,
+                "current_name": false, "current_id": "", "leader_name": glimpse.heard?.leaderName ?? false,
+                "path": path,
+                "players": (glimpse.heard?.players ?? []).map { ["name": $0, "current": false, "here": false] },
+            ]
+        }
+        let playing = session.players.first { $0.id == session.current }
+        let state = session.state.rawValue
+        let mine = session.state == .playing && playing?.device == device
         return [
-            "code": session["code"]?.stringValue ?? code, "state": state, "seq": session["seq"]?.intValue ?? 0,
-            "open": state == "open", "ended": state == "ended", "playing": state == "playing",
-            "mine": mine, "current_name": playing?["name"]?.stringValue ?? false,
-            "current_id": current ?? "", "leader_name": session["leader_name"]?.stringValue ?? false,
-            "path": Self.address("/game", ["code": code]),
-            "players": players.map { player -> [String: Any] in
-                var values = player.mustacheObject
-                if player.stringValue != nil { values = ["name": player.stringValue ?? ""] }
-                values["current"] = player["id"]?.stringValue == current && current != nil
-                values["here"] = player["device"]?.stringValue == device
+            "code": session.code, "state": state, "seq": Int(session.seq), "open": state == "open",
+            "ended": state == "ended", "playing": state == "playing", "mine": mine,
+            "current_name": playing?.name ?? false, "current_id": session.current ?? "",
+            "leader_name": session.leaderPlayer?.name ?? false, "path": path,
+            "players": try session.players.map { player -> [String: Any] in
+                var values = try JSONValue(encoding: player).mustacheObject
+                values["current"] = player.id == session.current
+                values["here"] = player.device == device
                 return values
             },
         ]
