@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 import UnixSignals
 
 /// `hearth changes`: replay the store's change feed from a position, and with `--follow` keep
@@ -23,10 +24,10 @@ struct Changes: AsyncParsableCommand {
         let reply = try await ServiceCall.run(
             options, .store, "changes", ["since": .int(Int64(since)), "limit": .int(Int64(limit))])
         if options.json { return Output.json(reply) }
-        let changes = reply["changes"]?.arrayValue ?? []
-        for change in changes { Output.line(Self.text(change)) }
-        let last = reply["last_seq"]?.intValue ?? 0
-        let printed = changes.last?["seq"]?.intValue ?? Int64(since)
+        let page = try reply.decode(ChangePage.self)
+        for change in page.changes { Output.line(try Self.text(change)) }
+        let last = page.lastSeq
+        let printed = page.changes.last?.seq ?? Int64(since)
         if printed < last {
             Output.line("… \(last - printed) more: hearth changes --since \(printed) (or --follow)")
         } else {
@@ -55,7 +56,7 @@ struct Changes: AsyncParsableCommand {
                         let line: JSONValue = [
                             "seq": .int(Int64(change.seq)), "operation": change.data["operation"] ?? .null,
                         ]
-                        Output.line(options.json ? line.jsonText : Self.text(line))
+                        Output.line(options.json ? line.jsonText : try Self.text(try line.decode(ChangeView.self)))
                     }
                     return nil
                 } catch {
@@ -78,12 +79,11 @@ struct Changes: AsyncParsableCommand {
     }
 
     /// One change as a line: seq, entity, operation id and the fields it set.
-    static func text(_ change: JSONValue) -> String {
-        let operation = change["operation"] ?? .null
-        let fields = (operation["fields"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
-            .map { "\($0.key)=\(($0.value["value"] ?? .null).jsonText)" }
-        return "\(change["seq"]?.intValue ?? 0)  \(operation["entity"]?["kind"]?.stringValue ?? "")/"
-            + "\(operation["entity"]?["id"]?.stringValue ?? "")  \(operation["id"]?.stringValue ?? "")  "
+    static func text(_ change: ChangeView) throws -> String {
+        let operation = change.operation
+        let fields = try operation.fields.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\(try JSONValue(encoding: $0.value.value).jsonText)" }
+        return "\(change.seq)  \(operation.entity.kind)/\(operation.entity.id)  \(operation.id)  "
             + fields.joined(separator: " ")
     }
 }

@@ -16,13 +16,13 @@ struct SchedulerCommands: Sendable {
     let publish: @Sendable (String, JSONValue) -> Void
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
-        if let id = request.arguments["id"]?.stringValue, id.hasPrefix(PlanBoard.prefix) {
-            return try await checkIn(
-                request.command, item: String(id.dropFirst(PlanBoard.prefix.count)), request.arguments)
+        let arguments = try request.arguments(as: ReminderCommandArguments.self)
+        if let id = arguments.id, id.hasPrefix(PlanBoard.prefix) {
+            return try await checkIn(request.command, item: String(id.dropFirst(PlanBoard.prefix.count)), arguments)
         }
         switch request.command {
-        case "reminder.done": return try await done(request.arguments)
-        case "reminder.snooze": return try await snooze(request.arguments)
+        case "reminder.done": return try await done(arguments)
+        case "reminder.snooze": return try await snooze(arguments)
         case "reminder.reschedule":
             throw CommandError.invalidArgument("id", "only a check-in's reminder (plan:<id>) can be rescheduled here")
         case "plan.reminders": return Wire.data(await plans.upcoming())
@@ -40,8 +40,9 @@ struct SchedulerCommands: Sendable {
 
     /// The reminder a request names: a todo id, or `<todo>@<YYYY-MM-DD>` for one day of a
     /// recurring todo.
-    private func reminder(_ arguments: [String: JSONValue]) throws -> (id: String, todo: String, date: LocalDate?) {
-        guard let id = arguments["id"]?.stringValue else { throw CommandError.invalidArgument("id", "is required") }
+    private func reminder(_ arguments: ReminderCommandArguments) throws -> (id: String, todo: String, date: LocalDate?)
+    {
+        guard let id = arguments.id else { throw CommandError.invalidArgument("id", "is required") }
         if let (todo, date) = Todos.completionParts(id) { return (id, todo, date) }
         guard Todos.isEntityID(id) else {
             throw CommandError.invalidArgument("id", "must be a todo id or '<todo id>@YYYY-MM-DD', got '\(id)'")
@@ -50,7 +51,7 @@ struct SchedulerCommands: Sendable {
     }
 
     /// Completes the todo (or that day's occurrence) through the store and closes the popup.
-    private func done(_ arguments: [String: JSONValue]) async throws -> JSONValue {
+    private func done(_ arguments: ReminderCommandArguments) async throws -> JSONValue {
         let (id, todo, date) = try reminder(arguments)
         var completion: [String: JSONValue] = ["id": .string(todo)]
         completion["date"] = .string((date ?? board.clock.today(at: clock.now())).description)
@@ -66,14 +67,12 @@ struct SchedulerCommands: Sendable {
 
     /// Snoozes the reminder for `minutes` (default `[reminders] snooze`); the snooze is kept in
     /// the store, so it survives a restart.
-    private func snooze(_ arguments: [String: JSONValue]) async throws -> JSONValue {
+    private func snooze(_ arguments: ReminderCommandArguments) async throws -> JSONValue {
         let (id, todo, date) = try reminder(arguments)
         var delay = snooze
-        if let minutes = arguments["minutes"], minutes != .null {
-            guard let count = minutes.intValue, (1...1440).contains(count) else {
-                throw CommandError.invalidArgument("minutes", "must be 1–1440")
-            }
-            delay = .seconds(count * 60)
+        if let minutes = arguments.minutes {
+            guard (1...1440).contains(minutes) else { throw CommandError.invalidArgument("minutes", "must be 1–1440") }
+            delay = .seconds(minutes * 60)
         }
         guard let source = await board.source(todo) else {
             throw CommandError(code: "not_found", message: "'id': no reminder '\(id)' (done, removed or turned off)")
@@ -96,7 +95,9 @@ struct SchedulerCommands: Sendable {
     /// A check-in reminder's buttons: Done (the check-in happened), Snooze by 1 hour, 1 day or
     /// 3 days (the store re-checks clashes), Reschedule (without `to`: offers free slots in a
     /// popup of their own; with `to`: moves it there).
-    private func checkIn(_ command: String, item: String, _ arguments: [String: JSONValue]) async throws -> JSONValue {
+    private func checkIn(
+        _ command: String, item: String, _ arguments: ReminderCommandArguments
+    ) async throws -> JSONValue {
         let id = PlanBoard.prefix + item
         let now: JSONValue = .int(ReminderBoard.milliseconds(clock.now()))
         let title = await plans.reminder(item)?.title
@@ -106,7 +107,7 @@ struct SchedulerCommands: Sendable {
             publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
             return reply
         case "reminder.snooze":
-            let minutes = arguments["minutes"]?.intValue ?? 60
+            let minutes = arguments.minutes ?? 60
             let reply = try await store.request(
                 "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes), "now": now])
             let moved = try reply.decode(PlanItemView.self)
@@ -115,8 +116,9 @@ struct SchedulerCommands: Sendable {
                 Wire.data(ReminderSnoozedEvent(id: id, title: title ?? moved.title, until: moved.start, moved: true)))
             return reply
         case "reminder.reschedule":
-            if let to = arguments["to"], to != .null {
-                let reply = try await store.request("plan.reschedule", args: ["item": .string(item), "to": to])
+            if let to = arguments.to {
+                let reply = try await store.request(
+                    "plan.reschedule", args: ["item": .string(item), "to": .string(to)])
                 let moved = try reply.decode(PlanItemView.self)
                 publish("reminder.rescheduled", Wire.data(ReminderClosedEvent(id: id, to: moved.start)))
                 return reply

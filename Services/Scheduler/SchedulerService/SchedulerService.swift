@@ -130,8 +130,8 @@ public final class SchedulerService: Service {
                 follower = following
                 await reloads.follow(following, after: token)
                 for try await change in following {
-                    let entity = change.data["operation"]?["entity"]
-                    guard let kind = entity?["kind"]?.stringValue, let id = entity?["id"]?.stringValue else { continue }
+                    guard let entity = try? change.data.decode(ChangedEntity.self).operation.entity else { continue }
+                    let (kind, id) = (entity.kind, entity.id)
                     switch kind {
                     case Todos.todoKind: try await refresh(id)
                     case Todos.completionKind:
@@ -185,7 +185,7 @@ public final class SchedulerService: Service {
     /// - Returns: the store's change `seq` the load is current to (taken before it).
     private func load() async throws -> UInt64 {
         let last = try await store.request("changes", args: ["since": .int(Int64.max >> 1), "limit": 1])
-        let seq = UInt64(last["last_seq"]?.intValue ?? 0)
+        let seq = UInt64(max(0, try last.decode(ChangePage.self).lastSeq))
         var sources: [ReminderSource] = []
         var after = ""
         let since = since()

@@ -7,18 +7,18 @@ import HearthPairing
 /// pairing popup's buttons.
 extension SyncEngine {
     func command(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = request.arguments
+        let arguments = try request.arguments(as: SyncCommandArguments.self)
         switch request.command {
         case "device.nearby":
             return try JSONValue(reply: NearbyList(devices: nearby()))
         case "device.pair":
-            return try await pair(with: try required("device", in: arguments))
+            return try await pair(with: try required("device", in: arguments.device))
         case "device.pairing":
             return try JSONValue(
                 reply: PairingList(pairings: pairings.values.sorted { $0.started < $1.started }.map(pendingView)))
         case "device.confirm":
             var code: PairingCode?
-            if let text = arguments["code"]?.stringValue {
+            if let text = arguments.code {
                 do {
                     code = try PairingCode(parsing: text)
                 } catch {
@@ -26,24 +26,24 @@ extension SyncEngine {
                 }
             }
             var name: String?
-            if let given = arguments["name"]?.stringValue {
+            if let given = arguments.name {
                 do {
                     name = try TextRules.required(given, field: "name", maximumLength: Devices.maximumNameLength)
                 } catch {
                     throw CommandError.invalidArgument(error.field, error.rule)
                 }
             }
-            return try await confirm(try required("device", in: arguments), code: code, name: name)
+            return try await confirm(try required("device", in: arguments.device), code: code, name: name)
         case "device.reject":
-            return try JSONValue(reply: reject(try required("device", in: arguments)))
+            return try JSONValue(reply: reject(try required("device", in: arguments.device)))
         case "device.paired":
             return try JSONValue(reply: PairedList(devices: try await pairedList()))
         case "device.forget":
-            return try await forget(try required("device", in: arguments))
+            return try await forget(try required("device", in: arguments.device))
         case "sync.now":
-            return try await syncNow(arguments["device"]?.stringValue, progress: ProgressBoard.token(arguments))
+            return try await syncNow(arguments.device, progress: ProgressBoard.token(request.arguments))
         case "progress":
-            return progress.json(try required("token", in: arguments))
+            return progress.json(try required("token", in: request.arguments.compactMapValues(\.stringValue)))
         case "sync.log":
             return try await log(arguments)
         case "sync.diag":
@@ -53,11 +53,15 @@ extension SyncEngine {
         }
     }
 
-    private func required(_ field: String, in arguments: [String: JSONValue]) throws -> String {
-        guard let text = arguments[field]?.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+    private func required(_ field: String, in value: String?) throws -> String {
+        guard let text = value, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw CommandError.invalidArgument(field, "is required")
         }
         return text
+    }
+
+    private func required(_ field: String, in arguments: [String: String]) throws -> String {
+        try required(field, in: arguments[field])
     }
 
     private func nearby() -> [NearbyDevice] {
@@ -88,7 +92,7 @@ extension SyncEngine {
         let live = paired.all
         let other = try DeviceQuery.resolve(query, among: live.map { ($0.device, $0.name) }, what: "paired device")
         let peer = live.first { $0.device == other }!
-        let told = await tell(peer, "pair.forgotten")?.objectValue?["removed"] == true
+        let told = (try? await tell(peer, "pair.forgotten")?.decode(PairingMessage.Status.self))?.removed == true
         paired.remove(device: other)
         try await database.forget(other, at: Date())
         running.removeValue(forKey: other)?.cancel()
@@ -122,7 +126,9 @@ extension SyncEngine {
     /// can give it), and it is forgotten here too, shown as removed by it.
     /// - Returns: `false` when it forgot this device, else `nil` (paired, or no answer).
     func askStillPaired(_ peer: SyncDatabase.Peer) async -> Bool? {
-        guard let answer = await tell(peer, "pair.status"), answer.objectValue?["forgotten"] == true else { return nil }
+        guard let answer = try? await tell(peer, "pair.status")?.decode(PairingMessage.Status.self),
+            answer.forgotten == true
+        else { return nil }
         await removedThere(peer)
         return false
     }
@@ -179,20 +185,20 @@ extension SyncEngine {
         return try JSONValue(reply: SyncNowReply(syncs: entries))
     }
 
-    private func log(_ arguments: [String: JSONValue]) async throws -> JSONValue {
+    private func log(_ arguments: SyncCommandArguments) async throws -> JSONValue {
         var device: String?
-        if let query = arguments["device"]?.stringValue {
+        if let query = arguments.device {
             let known = try await database.peers()
             device = try DeviceQuery.resolve(query, among: known.map { ($0.device, $0.name) }, what: "paired device")
         }
         var since: Date?
-        if let text = arguments["since"]?.stringValue {
+        if let text = arguments.since {
             guard let date = Timestamp.parse(text) else {
                 throw CommandError.invalidArgument("since", "must be a time such as 2026-11-23T09:00:00Z")
             }
             since = date
         }
-        let limit = arguments["limit"]?.intValue ?? 100
+        let limit = arguments.limit ?? 100
         guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
         let entries = try await database.entries(device: device, since: since, limit: Int(limit))
         return try JSONValue(reply: SyncLogReply(entries: entries.map(Self.view)))

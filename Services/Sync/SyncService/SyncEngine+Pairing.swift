@@ -33,13 +33,14 @@ extension SyncEngine {
         note("pairing", "asked \(target.announcement.name) to pair", device: other)
         do {
             let signingKey = try await signingKeyHere()
+            let hello = PairingMessage.Hello(device: device, name: name, signingKey: signingKey)
             let answer = try await sendPairing(
-                "pair.request",
-                ["device": .string(device), "name": .string(name), "signing_key": .string(signingKey)], to: other)
-            guard let commitment = answer["commit"]?.stringValue.flatMap(Hex.bytes) else {
+                "pair.request", try JSONValue(encoding: hello).objectValue ?? [:], to: other
+            ).decode(PairingMessage.Hello.self)
+            guard let commitment = answer.commit.flatMap(Hex.bytes) else {
                 throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no commitment")
             }
-            guard let theirs = answer["signing_key"]?.stringValue, SigningPublicKey(text: theirs) != nil else {
+            guard let theirs = answer.signingKey, SigningPublicKey(text: theirs) != nil else {
                 throw CommandError(
                     code: "pairing_failed",
                     message:
@@ -52,7 +53,8 @@ extension SyncEngine {
                 throw CommandError(code: "pairing_failed", message: "the pairing ended")
             }
             let revealed = try await sendPairing("pair.reveal", ["nonce": .string(Hex.text(nonce))], to: other)
-            guard let theirs = revealed["nonce"]?.stringValue.flatMap(Hex.bytes) else {
+                .decode(PairingMessage.Reveal.self)
+            guard let theirs = revealed.nonce.flatMap(Hex.bytes) else {
                 throw CommandError(code: "pairing_failed", message: "\(target.announcement.name) sent no nonce")
             }
             _ = try await advance(other, with: .reveal(theirs))
@@ -144,7 +146,7 @@ extension SyncEngine {
             return try await pairingRequested(request, key: key)
         case "pair.reveal":
             let other = try pendingOf(key)
-            guard let nonce = request.arguments["nonce"]?.stringValue.flatMap(Hex.bytes) else {
+            guard let nonce = try request.arguments(as: PairingMessage.Reveal.self).nonce.flatMap(Hex.bytes) else {
                 throw CommandError.invalidArgument("nonce", "must be hex bytes")
             }
             guard let reply = try await advance(other, with: .reveal(nonce)), case .reveal(let mine) = reply,
@@ -157,27 +159,28 @@ extension SyncEngine {
             }
             note("pairing", "\(pending.name) asks to pair; code \(code)", device: other)
             publish("device.pairing", pendingView(pending))
-            return ["nonce": .string(Hex.text(mine))]
+            return try JSONValue(encoding: PairingMessage.Reveal(nonce: Hex.text(mine)))
         case "pair.confirm":
             let other = try pendingOf(key)
             _ = try await advance(other, with: .confirm)
-            return ["paired": .bool(pairings[other] == nil && paired.peer(device: other) != nil)]
+            return try JSONValue(
+                encoding: PairingMessage.Status(paired: pairings[other] == nil && paired.peer(device: other) != nil))
         case "pair.forgotten":
             // A paired device forgot this one and says so over its pinned key.
             guard let peer = paired.peer(forKey: key) else {
                 throw CommandError(code: "not_paired", message: "this device is not paired with yours")
             }
             await removedThere(peer)
-            return ["removed": true]
+            return try JSONValue(encoding: PairingMessage.Status(removed: true))
         case "pair.status":
             // Whether the asking key is paired here; `forgotten` when it was and this device
             // forgot it (only that key's holder can ask, so nothing leaks to anyone else).
-            if paired.peer(forKey: key) != nil { return ["paired": true] }
+            if paired.peer(forKey: key) != nil { return try JSONValue(encoding: PairingMessage.Status(paired: true)) }
             let known = try? await database.anyDevice(forKey: key)
-            return ["paired": false, "forgotten": .bool(known?.forgottenAt != nil)]
+            return try JSONValue(encoding: PairingMessage.Status(paired: false, forgotten: known?.forgottenAt != nil))
         case "pair.abort":
             let other = try pendingOf(key)
-            let reason = request.arguments["reason"]?.stringValue ?? "no reason given"
+            let reason = try request.arguments(as: PairingMessage.Abort.self).reason ?? "no reason given"
             _ = try? await advance(other, with: .abort(String(reason.prefix(200))))
             end(other, reason: "the other device ended it", tellOther: false)
             return [:]
@@ -187,18 +190,19 @@ extension SyncEngine {
     }
 
     private func pairingRequested(_ request: CommandRequest, key: String) async throws -> JSONValue {
-        let other = request.arguments["device"]?.stringValue ?? ""
+        let hello = try request.arguments(as: PairingMessage.Hello.self)
+        let other = hello.device ?? ""
         guard DeviceID.isValid(other), other != device else {
             throw CommandError.invalidArgument("device", "must be another device's id (a lower-case UUID)")
         }
         let theirName: String
         do {
             theirName = try TextRules.required(
-                request.arguments["name"]?.stringValue ?? "", field: "name", maximumLength: Devices.maximumNameLength)
+                hello.name ?? "", field: "name", maximumLength: Devices.maximumNameLength)
         } catch {
             throw CommandError.invalidArgument(error.field, error.rule)
         }
-        guard let signingKey = request.arguments["signing_key"]?.stringValue, SigningPublicKey(text: signingKey) != nil
+        guard let signingKey = hello.signingKey, SigningPublicKey(text: signingKey) != nil
         else {
             throw CommandError.invalidArgument(
                 "signing_key", "is required: a signing key, 32 bytes in base64 (update Hearth on the asking device)")
@@ -234,10 +238,9 @@ extension SyncEngine {
             session: session, device: other, name: theirName, key: key, started: Date(), signingKey: signingKey,
             address: address)
         guard case .commit(let commitment) = message else { throw CommandError(code: "pairing_failed", message: "") }
-        return [
-            "commit": .string(Hex.text(commitment)), "device": .string(device), "name": .string(name),
-            "signing_key": .string(try await signingKeyHere()),
-        ]
+        return try JSONValue(
+            encoding: PairingMessage.Hello(
+                device: device, name: name, signingKey: try await signingKeyHere(), commit: Hex.text(commitment)))
     }
 
     /// Whether a pairing popup may be raised for a request from `address` now (see
@@ -256,15 +259,13 @@ extension SyncEngine {
     /// - Throws: when the store does not answer (a pairing needs it).
     func signingKeyHere() async throws -> String {
         if let ownSigningKey { return ownSigningKey }
-        let vector: JSONValue
+        let vector: VersionVectorReply
         do {
-            vector = try await store.request("ops.vector")
+            vector = try await store.request("ops.vector").decode(VersionVectorReply.self)
         } catch {
             throw CommandError(code: "unavailable", message: "this device's store is not answering: \(error)")
         }
-        guard let key = vector["signing_key"]?.stringValue else {
-            throw CommandError(code: "unavailable", message: "this device's store gave no signing key")
-        }
+        let key = vector.signingKey
         ownSigningKey = key
         return key
     }

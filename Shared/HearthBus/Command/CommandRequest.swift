@@ -54,3 +54,24 @@ public struct CommandRequest: Sendable, Equatable {
         return CommandRequest(id: idText, command: commandText, arguments: arguments)
     }
 }
+
+extension CommandRequest {
+    /// The arguments as the command's request type in HearthCore: a field of the wrong type (or
+    /// a whole number out of its range) is refused as `invalid_argument`, naming the field and
+    /// what was found there.
+    public func arguments<Arguments: Decodable>(as type: Arguments.Type) throws -> Arguments {
+        do {
+            return try JSONValue.object(arguments).decode(Arguments.self)
+        } catch let error as DecodingError {
+            let (path, rule): ([any CodingKey], String) =
+                switch error {
+                case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
+                case .typeMismatch(_, let context): (context.codingPath, context.debugDescription)
+                case .valueNotFound(_, let context): (context.codingPath, context.debugDescription)
+                case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+                @unknown default: ([], "\(error)")
+                }
+            throw CommandError.invalidArgument(path.map(\.stringValue).joined(separator: "."), rule)
+        }
+    }
+}

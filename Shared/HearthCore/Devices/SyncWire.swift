@@ -410,3 +410,81 @@ public struct DeviceCloneEvent: Codable, Sendable, Equatable {
         (self.host, self.fingerprint, self.detail) = (host, fingerprint, detail)
     }
 }
+
+/// The arguments of `hearth-sync`'s commands that name a device (`device.pair`, `device.confirm`,
+/// `device.reject`, `device.forget`, `sync.now`, `sync.log`), with the others each takes.
+public struct SyncCommandArguments: Codable, Sendable, Equatable {
+    /// A device: its id, an id prefix or its name.
+    public var device: String?
+    /// `device.confirm`: the code this device shows, and what to call the other.
+    public var code: String?
+    public var name: String?
+    /// `sync.log`: since when (ISO 8601) and how many lines.
+    public var since: String?
+    public var limit: Int?
+
+    public init(
+        device: String? = nil, code: String? = nil, name: String? = nil, since: String? = nil, limit: Int? = nil
+    ) {
+        (self.device, self.code, self.name, self.since, self.limit) = (device, code, name, since, limit)
+    }
+}
+
+/// Between two devices pairing, over CURVE: who asks (`pair.request`), what each commits to and
+/// reveals, and how an attempt ends. Each side reads what the other sent leniently and says
+/// which part was missing, since the other may be of another build.
+public enum PairingMessage {
+    /// `pair.request`'s arguments, and its answer's identity part: the device, its name and its
+    /// signing key (base64); the answer adds the responder's commitment (hex).
+    public struct Hello: Codable, Sendable, Equatable {
+        public var device: String?
+        public var name: String?
+        public var signingKey: String?
+        public var commit: String?
+
+        public init(device: String?, name: String?, signingKey: String?, commit: String? = nil) {
+            (self.device, self.name, self.signingKey, self.commit) = (device, name, signingKey, commit)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case device, name, commit
+            case signingKey = "signing_key"
+        }
+
+        /// Only the fields given (an asking device sends no `commit`).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            if let commit { try container.encode(commit, forKey: .commit) }
+            if let device { try container.encode(device, forKey: .device) }
+            if let name { try container.encode(name, forKey: .name) }
+            if let signingKey { try container.encode(signingKey, forKey: .signingKey) }
+        }
+    }
+
+    /// `pair.reveal`'s argument and answer: a nonce, hex.
+    public struct Reveal: Codable, Sendable, Equatable {
+        public var nonce: String?
+
+        public init(nonce: String?) { self.nonce = nonce }
+    }
+
+    /// `pair.abort`'s argument: why.
+    public struct Abort: Codable, Sendable, Equatable {
+        public var reason: String?
+
+        public init(reason: String?) { self.reason = reason }
+    }
+
+    /// `pair.status`'s answer (and `pair.confirm`'s): whether the asking key is paired here, and
+    /// whether it was and this device forgot it.
+    public struct Status: Codable, Sendable, Equatable {
+        public var paired: Bool?
+        @OmittedWhenNil public var forgotten: Bool?
+        /// `pair.forgotten`'s answer: this device took note that the other forgot it.
+        @OmittedWhenNil public var removed: Bool?
+
+        public init(paired: Bool? = nil, forgotten: Bool? = nil, removed: Bool? = nil) {
+            (self.paired, self.forgotten, self.removed) = (paired, forgotten, removed)
+        }
+    }
+}

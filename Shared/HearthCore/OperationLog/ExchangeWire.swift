@@ -204,3 +204,33 @@ public struct BackupWritten: Codable, Sendable, Equatable {
 
     public init(path: String, bytes: Int) { (self.path, self.bytes) = (path, bytes) }
 }
+
+/// One committed change, as the store's `changes` pages and its `store.changed` events carry it.
+public struct ChangeView: Codable, Sendable, Equatable {
+    public let seq: Int64
+    public let operation: ExchangedOperation
+
+    public init(seq: Int64, operation: ExchangedOperation) { (self.seq, self.operation) = (seq, operation) }
+}
+
+/// `changes {since, limit}`: the changes after `since`, in order, and the store's latest seq.
+public struct ChangePage: Codable, Sendable, Equatable {
+    public let changes: [ChangeView]
+    public let lastSeq: Int64
+
+    public init(changes: [ChangeView], lastSeq: Int64) { (self.changes, self.lastSeq) = (changes, lastSeq) }
+
+    enum CodingKeys: String, CodingKey {
+        case changes
+        case lastSeq = "last_seq"
+    }
+}
+
+/// Only the entity a change is about: what a follower that routes changes by kind reads.
+public struct ChangedEntity: Decodable, Sendable, Equatable {
+    public struct Operation: Decodable, Sendable, Equatable {
+        public let entity: ExchangedOperation.Entity
+    }
+
+    public let operation: Operation
+}

@@ -194,3 +194,18 @@ public struct ReminderSources: Codable, Sendable, Equatable {
 
     public init(reminders: [Todo], next: String?) { (self.reminders, self.next) = (reminders, next) }
 }
+
+/// The arguments of a reminder's buttons on `scheduler.cmd` (`reminder.done`, `reminder.snooze`,
+/// `reminder.reschedule`): the reminder (`<todo>`, `<todo>@<date>` or `plan:<check-in>`), the
+/// snooze's length, and where a check-in moves.
+public struct ReminderCommandArguments: Codable, Sendable, Equatable {
+    public var id: String?
+    /// Minutes; none: the household's snooze.
+    public var minutes: Int64?
+    /// An instant or a wall-clock time, passed on to the store as given.
+    public var to: String?
+
+    public init(id: String? = nil, minutes: Int64? = nil, to: String? = nil) {
+        (self.id, self.minutes, self.to) = (id, minutes, to)
+    }
+}
