@@ -96,3 +96,21 @@ public enum WireFixtures {
         }
     }
 }
+
+/// A script of commands whose replies are kept, by name, to hold to their types.
+public struct WireScript {
+    public private(set) var replies: [WireFixtures.Reply] = []
+    private let request: (String, [String: JSONValue]) async throws -> JSONValue
+
+    public init(_ request: @escaping (String, [String: JSONValue]) async throws -> JSONValue) { self.request = request }
+
+    /// Sends `command` and keeps its reply as `name`.
+    @discardableResult
+    public mutating func keep(
+        _ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]
+    ) async throws -> JSONValue {
+        let reply = try await request(command, arguments)
+        replies.append(WireFixtures.Reply(name: name, json: reply))
+        return reply
+    }
+}

@@ -95,17 +95,16 @@ struct WireContractTests {
 
     /// A household's school: two members, bells, lessons with and without teachers and their own
     /// times, a clash, a named and an unnamed holiday, an override; then every reading reply.
-    static func hub(_ request: (String, [String: JSONValue]) async throws -> JSONValue) async throws -> [Reply] {
-        var replies: [Reply] = []
-        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws {
-            replies.append(Reply(name: name, json: try await request(command, arguments)))
-        }
-        try await keep("member.add", "member.add", ["name": "Ann", "role": "student"])
+    static func hub(
+        _ request: @escaping (String, [String: JSONValue]) async throws -> JSONValue
+    ) async throws -> [Reply] {
+        var script = WireScript(request)
+        try await script.keep("member.add", "member.add", ["name": "Ann", "role": "student"])
         _ = try await request("member.add", ["name": "Mum", "role": "parent"])
-        try await keep("timetable.configure", "timetable.configure", ["week1_start": "2026-11-02"])
-        try await keep(
+        try await script.keep("timetable.configure", "timetable.configure", ["week1_start": "2026-11-02"])
+        try await script.keep(
             "timetable.bells", "timetable.bells", ["bells": ["AM Registration=08:40-09:00", "1=09:00-10:00"]])
-        try await keep(
+        try await script.keep(
             "timetable.add", "timetable.add",
             [
                 "member": "Ann", "week": 1, "day": "Mon", "period": "1", "subject": "Maths", "room": "R1",
@@ -114,51 +113,50 @@ struct WireContractTests {
         _ = try await request(
             "timetable.add",
             ["member": "Ann", "week": 1, "day": "Mon", "period": "2", "subject": "Art", "room": "A1"])
-        try await keep(
+        try await script.keep(
             "timetable.add+clash", "timetable.add",
             [
                 "member": "Mum", "week": 1, "day": "Mon", "period": "1", "subject": "Staff", "room": "R1",
                 "start": "09:05", "end": "09:50",
             ])
-        try await keep("timetable.copy_week", "timetable.copy_week", ["member": "Ann", "from": "1", "to": "2"])
-        try await keep(
+        try await script.keep("timetable.copy_week", "timetable.copy_week", ["member": "Ann", "from": "1", "to": "2"])
+        try await script.keep(
             "timetable.holiday.add", "timetable.holiday.add",
             ["from": "2026-11-18", "to": "2026-11-18", "name": "Inset"])
         _ = try await request("timetable.holiday.add", ["from": "2026-11-19", "to": "2026-11-19"])
         _ = try await request("timetable.override", ["week": 2, "from": "2026-11-23", "to": "2026-11-27"])
-        try await keep("timetable.settings", "timetable.settings")
-        try await keep("timetable.holiday.list", "timetable.holiday.list")
-        try await keep("timetable.entries", "timetable.entries", ["member": "Ann"])
-        try await keep("timetable.days", "timetable.days", ["member": "Ann", "from": "2026-11-15", "to": "2026-11-23"])
-        try await keep("timetable.clashes", "timetable.clashes")
-        try await keep("timetable.reference", "timetable.reference", ["what": "teachers"])
+        try await script.keep("timetable.settings", "timetable.settings")
+        try await script.keep("timetable.holiday.list", "timetable.holiday.list")
+        try await script.keep("timetable.entries", "timetable.entries", ["member": "Ann"])
+        try await script.keep(
+            "timetable.days", "timetable.days", ["member": "Ann", "from": "2026-11-15", "to": "2026-11-23"])
+        try await script.keep("timetable.clashes", "timetable.clashes")
+        try await script.keep("timetable.reference", "timetable.reference", ["what": "teachers"])
         _ = try await request("member.notify", ["member": "Ann", "lead": 10])
-        try await keep("class.sources", "class.sources", ["from": "2026-11-16", "to": "2026-11-17"])
-        try await keep("timetable.override.clear", "timetable.override.clear")
-        try await keep("member.use", "member.use", ["member": "Mum"])
-        try await keep("member.list", "member.list")
-        try await keep(
+        try await script.keep("class.sources", "class.sources", ["from": "2026-11-16", "to": "2026-11-17"])
+        try await script.keep("timetable.override.clear", "timetable.override.clear")
+        try await script.keep("member.use", "member.use", ["member": "Mum"])
+        try await script.keep("member.list", "member.list")
+        try await script.keep(
             "timetable.import", "timetable.import",
             ["member": "Ann", "csv": .string(StoreHubTests.messy)])
         _ = try await request("member.add", ["name": "Gran", "role": "parent"])
-        try await keep("member.remove", "member.remove", ["member": "Gran"])
-        return replies
+        try await script.keep("member.remove", "member.remove", ["member": "Gran"])
+        return script.replies
     }
 
     /// A household's social planner in London, on a fixed clock (Monday 23 November 2026, 09:00):
     /// people with and without goals, a logged call, a planned week, a busy calendar, moves.
     static func social(
-        home: TemporaryHome, _ request: (String, [String: JSONValue]) async throws -> JSONValue
+        home: TemporaryHome, _ request: @escaping (String, [String: JSONValue]) async throws -> JSONValue
     ) async throws -> [Reply] {
-        var replies: [Reply] = []
-        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws {
-            replies.append(Reply(name: name, json: try await request(command, arguments)))
-        }
+        var script = WireScript(request)
         let now = StoreSocialTests.ms(StoreSocialTests.monday)
-        try await keep("people.add", "people.add", ["name": "Sam", "tags": "friends", "purpose": "Old school friend"])
+        try await script.keep(
+            "people.add", "people.add", ["name": "Sam", "tags": "friends", "purpose": "Old school friend"])
         _ = try await request("people.add", ["name": "Max"])
         _ = try await request("people.add", ["name": "Gran"])
-        try await keep(
+        try await script.keep(
             "people.goal", "people.goal",
             [
                 "person": "Sam", "every": 14, "importance": 4, "duration": "1h", "windows": ["Mon-Fri 18:00-21:00"],
@@ -166,10 +164,10 @@ struct WireContractTests {
             ])
         _ = try await request(
             "people.goal", ["person": "Gran", "every": 7, "importance": 5, "windows": ["Sun 14:00-17:00"], "now": now])
-        try await keep(
+        try await script.keep(
             "people.log", "people.log",
             ["person": "Gran", "outcome": "call", "when": "2026-11-20T10:00:00Z", "note": "rang", "now": now])
-        try await keep("people.edit", "people.edit", ["person": "Max", "tags": "work"])
+        try await script.keep("people.edit", "people.edit", ["person": "Max", "tags": "work"])
         let path = home.file("busy.ics")
         try Data(
             """
@@ -194,31 +192,31 @@ struct WireContractTests {
 
             """.utf8
         ).write(to: URL(fileURLWithPath: path))
-        try await keep("plan.busy.import", "plan.busy.import", ["path": .string(path), "now": now])
-        try await keep("plan.busy.list", "plan.busy.list", ["now": now])
-        try await keep("plan.week", "plan.week", ["now": now])
-        try await keep("plan.next", "plan.next", ["now": now])
-        try await keep("plan.list", "plan.list", ["now": now])
-        try await keep("people.list", "people.list", ["now": now])
+        try await script.keep("plan.busy.import", "plan.busy.import", ["path": .string(path), "now": now])
+        try await script.keep("plan.busy.list", "plan.busy.list", ["now": now])
+        try await script.keep("plan.week", "plan.week", ["now": now])
+        try await script.keep("plan.next", "plan.next", ["now": now])
+        try await script.keep("plan.list", "plan.list", ["now": now])
+        try await script.keep("people.list", "people.list", ["now": now])
         let items = try #require(try await request("plan.list", ["now": now])["items"]?.arrayValue)
         let ids = items.compactMap { $0["id"]?.stringValue }
         try #require(ids.count >= 2)
-        try await keep("plan.slots", "plan.slots", ["item": .string(ids[0]), "now": now])
-        try await keep("plan.snooze", "plan.snooze", ["item": .string(ids[0]), "minutes": 60, "now": now])
-        try await keep("plan.done", "plan.done", ["item": .string(ids[1]), "now": now])
-        try await keep(
+        try await script.keep("plan.slots", "plan.slots", ["item": .string(ids[0]), "now": now])
+        try await script.keep("plan.snooze", "plan.snooze", ["item": .string(ids[0]), "minutes": 60, "now": now])
+        try await script.keep("plan.done", "plan.done", ["item": .string(ids[1]), "now": now])
+        try await script.keep(
             "plan.add", "plan.add", ["person": "Max", "at": "2026-11-24T12:00:00Z", "duration": "30m", "now": now])
-        try await keep("plan.sources", "plan.sources", ["now": now])
-        try await keep("plan.prefs", "plan.prefs")
-        try await keep("plan.prefs.set", "plan.prefs.set", ["capacity": 4])
-        try await keep(
+        try await script.keep("plan.sources", "plan.sources", ["now": now])
+        try await script.keep("plan.prefs", "plan.prefs")
+        try await script.keep("plan.prefs.set", "plan.prefs.set", ["capacity": 4])
+        try await script.keep(
             "plan.snooze_tonight", "plan.snooze_tonight",
             ["now": StoreSocialTests.ms(StoreSocialTests.at("2026-11-23T17:00:00Z"))])
-        try await keep("people.show", "people.show", ["person": "Gran", "now": now])
-        try await keep("plan.export", "plan.export", ["now": now])
-        try await keep("plan.busy.clear", "plan.busy.clear")
-        try await keep("people.remove", "people.remove", ["person": "Max"])
-        return replies
+        try await script.keep("people.show", "people.show", ["person": "Gran", "now": now])
+        try await script.keep("plan.export", "plan.export", ["now": now])
+        try await script.keep("plan.busy.clear", "plan.busy.clear")
+        try await script.keep("people.remove", "people.remove", ["person": "Max"])
+        return script.replies
     }
 
     @Test("social replies: captured, or read and written back unchanged")
@@ -233,18 +231,14 @@ struct WireContractTests {
     }
 
     /// A household's todos, habits, subtasks, notes and a template, on fixed dates.
-    static func todos(_ request: (String, [String: JSONValue]) async throws -> JSONValue) async throws -> [Reply] {
-        var replies: [Reply] = []
-        @discardableResult
-        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
-            let reply = try await request(command, arguments)
-            replies.append(Reply(name: name, json: reply))
-            return reply
-        }
+    static func todos(
+        _ request: @escaping (String, [String: JSONValue]) async throws -> JSONValue
+    ) async throws -> [Reply] {
+        var script = WireScript(request)
         _ = try await request("member.add", ["name": "Ann", "role": "student"])
-        try await keep("collection.add", "collection.add", ["name": "Home", "kind": "list"])
+        try await script.keep("collection.add", "collection.add", ["name": "Home", "kind": "list"])
         _ = try await request("collection.add", ["name": "Habits", "kind": "habit"])
-        let fence = try await keep(
+        let fence = try await script.keep(
             "todo.add", "todo.add",
             [
                 "title": "Paint the fence", "collection": "Home", "due": "2026-11-24", "time": "18:00",
@@ -257,31 +251,32 @@ struct WireContractTests {
         let waterID = try #require(water["todo"]?["id"]?.stringValue)
         _ = try await request(
             "todo.add", ["title": "Homework", "collection": "Home", "due": "2026-11-24", "for": "Ann"])
-        let subtask = try await keep("subtask.add", "subtask.add", ["todo": .string(fenceID), "title": "Buy paint"])
+        let subtask = try await script.keep(
+            "subtask.add", "subtask.add", ["todo": .string(fenceID), "title": "Buy paint"])
         _ = try await request("subtask.add", ["todo": .string(fenceID), "title": "Sand"])
         let subtaskID = try #require(subtask["subtask"]?["id"]?.stringValue)
-        try await keep("subtask.done", "subtask.done", ["id": .string(subtaskID)])
-        try await keep("subtask.move", "subtask.move", ["id": .string(subtaskID), "position": 1])
-        try await keep("todo.edit", "todo.edit", ["id": .string(fenceID), "title": "Paint the fence green"])
-        try await keep("todo.done+date", "todo.done", ["id": .string(waterID), "date": "2026-11-21"])
-        try await keep("todo.show", "todo.show", ["id": .string(waterID)])
-        try await keep("todo.list", "todo.list", ["today": "2026-11-24"])
-        try await keep("todo.list+date", "todo.list", ["date": "2026-11-24"])
-        try await keep("todo.calendar", "todo.calendar", ["from": "2026-11-20", "to": "2026-11-24"])
-        try await keep(
+        try await script.keep("subtask.done", "subtask.done", ["id": .string(subtaskID)])
+        try await script.keep("subtask.move", "subtask.move", ["id": .string(subtaskID), "position": 1])
+        try await script.keep("todo.edit", "todo.edit", ["id": .string(fenceID), "title": "Paint the fence green"])
+        try await script.keep("todo.done+date", "todo.done", ["id": .string(waterID), "date": "2026-11-21"])
+        try await script.keep("todo.show", "todo.show", ["id": .string(waterID)])
+        try await script.keep("todo.list", "todo.list", ["today": "2026-11-24"])
+        try await script.keep("todo.list+date", "todo.list", ["date": "2026-11-24"])
+        try await script.keep("todo.calendar", "todo.calendar", ["from": "2026-11-20", "to": "2026-11-24"])
+        try await script.keep(
             "todo.occurrences", "todo.occurrences", ["id": .string(waterID), "from": "2026-11-20", "to": "2026-11-23"])
-        try await keep("todo.done", "todo.done", ["id": .string(fenceID)])
-        try await keep("todo.history", "todo.history", ["id": .string(fenceID)])
-        try await keep("collection.list", "collection.list")
-        try await keep("collection.edit", "collection.edit", ["collection": "Home", "name": "House"])
-        try await keep("note.set", "note.set", ["date": "2026-11-20", "text": "Quiet day.", "mood": "happy"])
-        try await keep("note.show", "note.show", ["date": "2026-11-20"])
-        try await keep("note.show+empty", "note.show", ["date": "2026-11-21"])
-        try await keep("note.list", "note.list", ["since": "2026-11-01"])
-        try await keep("template.apply", "template.apply", ["name": "Exercise", "start": "2026-11-23"])
-        try await keep("subtask.remove", "subtask.remove", ["id": .string(subtaskID)])
-        try await keep("todo.remove", "todo.remove", ["id": .string(fenceID)])
-        return replies
+        try await script.keep("todo.done", "todo.done", ["id": .string(fenceID)])
+        try await script.keep("todo.history", "todo.history", ["id": .string(fenceID)])
+        try await script.keep("collection.list", "collection.list")
+        try await script.keep("collection.edit", "collection.edit", ["collection": "Home", "name": "House"])
+        try await script.keep("note.set", "note.set", ["date": "2026-11-20", "text": "Quiet day.", "mood": "happy"])
+        try await script.keep("note.show", "note.show", ["date": "2026-11-20"])
+        try await script.keep("note.show+empty", "note.show", ["date": "2026-11-21"])
+        try await script.keep("note.list", "note.list", ["since": "2026-11-01"])
+        try await script.keep("template.apply", "template.apply", ["name": "Exercise", "start": "2026-11-23"])
+        try await script.keep("subtask.remove", "subtask.remove", ["id": .string(subtaskID)])
+        try await script.keep("todo.remove", "todo.remove", ["id": .string(fenceID)])
+        return script.replies
     }
 
     @Test("todo replies: captured, or read and written back unchanged")
@@ -293,36 +288,33 @@ struct WireContractTests {
     }
 
     /// A year planner: cards set, changed and cleared, suggestions made, accepted and declined.
-    static func planner(_ request: (String, [String: JSONValue]) async throws -> JSONValue) async throws -> [Reply] {
-        var replies: [Reply] = []
-        @discardableResult
-        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
-            let reply = try await request(command, arguments)
-            replies.append(Reply(name: name, json: reply))
-            return reply
-        }
-        try await keep(
+    static func planner(
+        _ request: @escaping (String, [String: JSONValue]) async throws -> JSONValue
+    ) async throws -> [Reply] {
+        var script = WireScript(request)
+        try await script.keep(
             "event.set", "event.set", ["year": 2027, "month": 3, "title": "Ski trip", "location": "Alps", "day": 14])
         _ = try await request("event.set", ["year": 2027, "month": 3, "location": "Dolomites"])
         _ = try await request("event.set", ["year": 2027, "month": 7, "title": "Beach"])
-        try await keep("event.clear", "event.clear", ["year": 2027, "month": 7])
-        try await keep("event.list", "event.list", ["year": 2027])
-        try await keep("event.show", "event.show", ["year": 2027, "month": 3])
-        try await keep("event.show+empty", "event.show", ["year": 2027, "month": 5])
-        let first = try await keep("event.suggest", "event.suggest", ["year": 2027, "month": 5, "title": "Camping"])
+        try await script.keep("event.clear", "event.clear", ["year": 2027, "month": 7])
+        try await script.keep("event.list", "event.list", ["year": 2027])
+        try await script.keep("event.show", "event.show", ["year": 2027, "month": 3])
+        try await script.keep("event.show+empty", "event.show", ["year": 2027, "month": 5])
+        let first = try await script.keep(
+            "event.suggest", "event.suggest", ["year": 2027, "month": 5, "title": "Camping"])
         let second = try await request("event.suggest", ["year": 2027, "month": 8, "title": "Zoo", "day": 2])
         let third = try await request("event.suggest", ["year": 2027, "month": 3, "location": "Alps"])
-        try await keep("event.suggestions", "event.suggestions", ["status": "all"])
+        try await script.keep("event.suggestions", "event.suggestions", ["status": "all"])
         let firstID = try #require(first["suggestion"]?["id"]?.stringValue)
         let secondID = try #require(second["suggestion"]?["id"]?.stringValue)
-        try await keep("event.accept", "event.accept", ["id": .string(firstID)])
-        try await keep("event.decline", "event.decline", ["id": .string(secondID)])
+        try await script.keep("event.accept", "event.accept", ["id": .string(firstID)])
+        try await script.keep("event.decline", "event.decline", ["id": .string(secondID)])
         _ = try await request("event.set", ["year": 2027, "month": 3, "location": "Alps"])
         let thirdID = try #require(third["suggestion"]?["id"]?.stringValue)
-        try await keep("event.accept+already", "event.accept", ["id": .string(thirdID)])
-        try await keep("history", "history", ["year": 2027])
-        try await keep("conflicts", "conflicts")
-        return replies
+        try await script.keep("event.accept+already", "event.accept", ["id": .string(thirdID)])
+        try await script.keep("history", "history", ["year": 2027])
+        try await script.keep("conflicts", "conflicts")
+        return script.replies
     }
 
     @Test("planner replies: captured, or read and written back unchanged")

@@ -30,28 +30,25 @@ struct SyncWireContractTests {
         let bobKeys = try CurveKeyPair.generate()
         let fixture = try await SyncEngineTests.fixture(
             local: SyncEngineTests.low, other: SyncEngineTests.high, otherKey: bobKeys)
-        var replies: [WireFixtures.Reply] = []
-        func keep(_ name: String, _ command: String, _ arguments: [String: JSONValue] = [:]) async throws {
-            let reply = try await fixture.engine.command(
-                CommandRequest(id: name, command: command, arguments: arguments))
-            replies.append(WireFixtures.Reply(name: name, json: reply))
+        var script = WireScript { command, arguments in
+            try await fixture.engine.command(CommandRequest(command: command, arguments: arguments))
         }
         await fixture.engine.sighted(try SyncEngineTests.beacon(device: SyncEngineTests.high, key: bobKeys.publicKey))
         await fixture.engine.waitForSyncs()
-        try await keep("device.nearby", "device.nearby")
-        try await keep("device.paired", "device.paired")
+        try await script.keep("device.nearby", "device.nearby")
+        try await script.keep("device.paired", "device.paired")
         let stranger = "c0c00000-0000-4000-8000-000000000003"
         _ = try await fixture.engine.fromPairing(
             SyncEngineTests.pairRequest(
                 device: stranger, key: try CurveKeyPair.generate().publicKey, address: "192.0.2.10", id: "cy"))
-        try await keep("device.pairing", "device.pairing")
-        try await keep("sync.now", "sync.now", ["device": "Bob"])
-        try await keep("sync.log", "sync.log")
-        try await keep("sync.diag", "sync.diag")
-        try await keep("device.reject", "device.reject", ["device": .string(stranger)])
-        try await keep("device.reject+none", "device.reject", ["device": .string(stranger)])
-        try await keep("device.forget", "device.forget", ["device": "Bob"])
-        #expect(try WireFixtures.problems("sync", replies, types: Self.types) == [])
+        try await script.keep("device.pairing", "device.pairing")
+        try await script.keep("sync.now", "sync.now", ["device": "Bob"])
+        try await script.keep("sync.log", "sync.log")
+        try await script.keep("sync.diag", "sync.diag")
+        try await script.keep("device.reject", "device.reject", ["device": .string(stranger)])
+        try await script.keep("device.reject+none", "device.reject", ["device": .string(stranger)])
+        try await script.keep("device.forget", "device.forget", ["device": "Bob"])
+        #expect(try WireFixtures.problems("sync", script.replies, types: Self.types) == [])
         await fixture.close()
     }
 
