@@ -20,7 +20,7 @@ public enum WireFixtures {
     /// Decodes a reply as its type and encodes it back as replies are written.
     public typealias RoundTrip = @Sendable (JSONValue) throws -> JSONValue
 
-    public static func roundTrip<T: Codable>(_ type: T.Type) -> RoundTrip {
+    public static func roundTrip<T: Codable & SendableMetatype>(_ type: T.Type) -> RoundTrip {
         { try JSONValueEncoder(writesNulls: true).encode(try $0.decode(T.self)) }
     }
 
