@@ -298,7 +298,7 @@ struct Todo: AsyncParsableCommand {
                 }
                 Output.line(
                     Output.visible(
-                        "\(Dates.wall(change.time, zone))  \(change.deviceName)  \(change.kind)  "
+                        "\(Dates.wall(change.time, zone))  \(change.deviceName)  \(change.kind ?? "")  "
                             + fields.joined(separator: ", ")))
             }
         }
