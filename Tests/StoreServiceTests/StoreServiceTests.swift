@@ -21,12 +21,14 @@ func withStore(
     context: ZMQContext,
     home existing: TemporaryHome? = nil,
     device: String = "dev-a",
+    faults: StoreFaults = StoreFaults(),
     _ body: (RunningStore) async throws -> Void
 ) async throws {
     let home = try existing ?? TemporaryHome()
     let configuration = try home.configuration()
     let store = try StoreService(
-        configuration: configuration, context: context, device: device, logger: Logger(label: "store"))
+        configuration: configuration, context: context, device: device, logger: Logger(label: "store"),
+        faults: faults)
     let commands = CommandClient(
         context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5))
     try await withRunning([store]) {

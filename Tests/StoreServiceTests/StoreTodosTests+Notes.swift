@@ -101,9 +101,9 @@ extension StoreTodosTests {
 
     @Test("a template that fails part-way leaves nothing behind")
     func templateFault() async throws {
-        try await withStore(context: context) { (running: RunningStore) async throws in
-            StoreCommands.templateFault.withLock { $0 = 4 }
-            defer { StoreCommands.templateFault.withLock { $0 = nil } }
+        let home = try TemporaryHome()
+        try await withStore(context: context, home: home, faults: StoreFaults(templateFailAfter: 4)) {
+            (running: RunningStore) async throws in
             let failed = await #expect(throws: CommandClientError.self) {
                 try await running.commands.request(
                     "template.apply", args: ["name": "Medication", "start": "2026-11-23"])
@@ -111,7 +111,9 @@ extension StoreTodosTests {
             #expect(failed?.description.contains("injected fault after 4 todos") == true)
             #expect(try await operationCount(running) == 0)
             #expect(try await running.commands.request("collection.list")["collections"] == [])
-            StoreCommands.templateFault.withLock { $0 = nil }
+        }
+        // The same home without the fault: the template applies whole.
+        try await withStore(context: context, home: home) { (running: RunningStore) async throws in
             let applied = try await running.commands.request(
                 "template.apply", args: ["name": "Medication", "start": "2026-11-23"])
             #expect(applied["todos"] == 5)

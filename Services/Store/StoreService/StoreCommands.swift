@@ -7,7 +7,8 @@ import HearthCore
 struct StoreCommands: Sendable {
     let database: StoreDatabase
     let writes: GroupCommit
-    let replyDelay: Duration
+    /// None in real use (`StoreFaults`).
+    let faults: StoreFaults
     /// Replies are kept under this size (the bus's maximum message, less room for the envelope).
     let maximumReplyBytes: Int
     /// The household's time zone (`[household] time_zone`), for commands that read the wall
@@ -110,7 +111,7 @@ struct StoreCommands: Sendable {
     }
 
     func delayed(_ reply: JSONValue) async throws -> JSONValue {
-        if replyDelay > .zero { try await Task.sleep(for: replyDelay) }
+        if faults.replyDelay > .zero { try await Task.sleep(for: faults.replyDelay) }
         return reply
     }
 

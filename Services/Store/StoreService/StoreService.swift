@@ -23,12 +23,10 @@ public final class StoreService: Service {
 
     /// Opens and migrates the database, then binds the command endpoint (in that order, so no
     /// command ever meets an unmigrated database).
-    /// - Parameter replyDelay: fault injection for tests only: hold every mutating command's
-    ///   reply this long after its commit, widening the window in which a crash leaves a command
-    ///   committed but unanswered (`HEARTH_FAULT_REPLY_DELAY_MS` in `hearth-store`).
+    /// - Parameter faults: for tests only (`StoreFaults`): none in real use.
     public init(
         configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger,
-        replyDelay: Duration = .zero
+        faults: StoreFaults = StoreFaults()
     ) throws {
         let path = (configuration.home as NSString).appendingPathComponent("hearth.sqlite")
         let signer = SigningKey.derived(fromCurveSecret: try DeviceIdentity.keyPair(home: configuration.home).secretKey)
@@ -54,7 +52,7 @@ public final class StoreService: Service {
             }
         }
         handlers = StoreCommands(
-            database: database, writes: writes, replyDelay: replyDelay,
+            database: database, writes: writes, faults: faults,
             maximumReplyBytes: configuration.maximumMessageBytes - 4_096, timeZone: configuration.household.timeZone)
         commands = try CommandServer(
             context: context,
@@ -106,13 +104,5 @@ public final class StoreService: Service {
                 commands,
             ], logger: logger
         ).run()
-    }
-}
-
-extension StoreService {
-    /// Fault injection for the crash tests only: stall every confirmed timetable import halfway
-    /// through its transaction for `duration` (`HEARTH_FAULT_IMPORT_STALL_MS`).
-    public static func faultImportStall(_ duration: Duration) {
-        StoreCommands.importStall.withLock { $0 = duration }
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
-import Synchronization
 
 /// `timetable.import {member?, csv, confirm?, replace_anyway?}`: a CSV file's rows checked
 /// (`TimetableCSV`); without `confirm` a preview that writes nothing, with it the member's
@@ -15,11 +14,6 @@ import Synchronization
 /// `clashes` (with the rest of the household, as the new timetable would have them); lists too
 /// long for one message are cut, and `omitted` says how many of each were left out.
 extension StoreCommands {
-    /// For the crash tests only: stall an import's transaction this long after half its rows,
-    /// having said so on standard error, so a test can kill the store mid-import
-    /// (`HEARTH_FAULT_IMPORT_STALL_MS` in `hearth-store`).
-    static let importStall = Mutex<Duration?>(nil)
-
     func importTimetable(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let given = try arguments.optionalString("member")
@@ -81,7 +75,7 @@ extension StoreCommands {
                 return try JSONValue(reply: reply)
             }
         }
-        let stall = Self.importStall.withLock { $0 }
+        let stall = faults.importStall
         let (progress, token) = (progress, ProgressBoard.token(request.arguments))
         defer { progress.finish(token) }
         return try await writes.once(request.id) { db, outbox in

@@ -1,13 +1,9 @@
 import GRDB
 import HearthBus
 import HearthCore
-import Synchronization
 
 /// Applying a gallery template: the collection and every todo in one transaction, all or nothing.
 extension StoreCommands {
-    /// For tests: fail an apply after this many todos, to show nothing of it is kept.
-    static let templateFault = Mutex<Int?>(nil)
-
     /// `template.apply {name, start, collection_name?}`: a new collection named after the
     /// template (or `collection_name`), made distinct (" (2)", " (3)"…) if the name is taken, so
     /// applying twice never merges; habits repeat from `start`, plan steps are due over the
@@ -44,7 +40,7 @@ extension StoreCommands {
                     "name": .text(collectionName), "kind": .text(template.kind.rawValue), "icon": .text(template.icon),
                     "sort_order": .int(last + 1), "show_in_calendar": .bool(true),
                 ], in: db, outbox: outbox)
-            let failAfter = Self.templateFault.withLock { $0 }
+            let failAfter = faults.templateFailAfter
             for (index, item) in template.items.enumerated() {
                 if let failAfter, index == failAfter {
                     throw CommandError(code: "internal", message: "injected fault after \(index) todos")
