@@ -15,34 +15,17 @@ import Testing
 /// session's notification test server, and the test pressing their buttons there.
 @Suite("hearth-scheduler: check-in reminders with Done, Snooze and Reschedule", .serialized, .timeLimit(.minutes(2)))
 struct CheckInReminderTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
     private func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
 
     @Test(
         "a reminder pops up at start minus lead; Snooze +1 hour moves past a clash; Reschedule offers slots; Done restarts the cadence"
     )
     func checkIns() async throws {
-        let context = try ZMQContext()
-        let home = try TemporaryHome()
-        let zone = ["HEARTH_TIME_ZONE": "Europe/London"]
-        let configuration = try home.configuration(zone)
-        let clock = ManualSchedulerClock(instant("2026-11-23T09:00:00Z"))  // Monday morning, GMT
-        let device = UUIDText.make()
-        let bus = try BusService(
-            configuration: configuration, context: context, device: device, logger: Logger(label: "bus"))
-        let store = try StoreService(
-            configuration: configuration, context: context, device: device, logger: Logger(label: "store"))
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: Self.root)
-        let server = try #require(session.server)
-        let commands = (
-            store: CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5)),
-            scheduler: CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(.scheduler), timeout: .seconds(5))
-        )
-        try await withRunning([bus, store]) {
+        try await SchedulerTestStack.run(at: instant("2026-11-23T09:00:00Z")) { stack in  // Monday morning, GMT
+            let (clock, server, session, context, configuration) = (
+                stack.clock, stack.server, stack.session, stack.context, stack.configuration
+            )
+            let commands = (store: stack.store, scheduler: stack.scheduler)
             _ = try await commands.store.request("plan.prefs.set", args: ["lead": 30])
             for (name, last) in [("Sam", "2026-11-02"), ("Ann", "2026-11-09")] {
                 _ = try await commands.store.request("people.add", args: ["name": .string(name)])
@@ -53,21 +36,14 @@ struct CheckInReminderTests {
                         "last": .string(last),
                     ])
             }
-            let environment = ["HEARTH_HOME": home.path].merging(session.environment) { $1 }.merging(zone) { $1 }
-            let notifier = try await TestStack.start(.notifier, environment: environment)
-            #expect(
-                await TestStack.waitUntilAnswering(
-                    configuration.commandEndpoint(.notifier), context: context, timeout: .seconds(10)))
+            let notifier = try await stack.startNotifier()
             let reminders = try Subscriber(
                 context: context, endpoint: configuration.busSubscribeEndpoint,
                 prefixes: ["reminder.rescheduled", "reminder.done"])
             let bus = CommandClient(context: context, endpoint: configuration.commandEndpoint(.bus))
             #expect(await reminders.waitUntilSubscribed(bus: bus, timeout: .seconds(5)))
             await bus.close()
-            let scheduler = try SchedulerService(
-                configuration: configuration, context: context, device: device, logger: Logger(label: "scheduler"),
-                clock: clock)
-            try await withRunning([scheduler]) {
+            try await stack.withScheduler {
                 /// Waits until the scheduler holds `count` check-in reminders, `raised` of them raised.
                 func loaded(_ count: Int) async throws {
                     let deadline = ContinuousClock.now + .seconds(10)
@@ -144,8 +120,6 @@ struct CheckInReminderTests {
             notifier.signal(SIGTERM)
             _ = await notifier.waitForExit(timeout: .seconds(5))
         }
-        await commands.store.close()
-        await commands.scheduler.close()
     }
 }
 

@@ -14,34 +14,15 @@ import Testing
 /// D-Bus session's notification test server.
 @Suite("hearth-scheduler: next-class notifications reach the screen", .serialized, .timeLimit(.minutes(2)))
 struct ClassAlertTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
     private func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
 
     @Test(
         "popups arrive at lead time on school days of the right week only, never in a holiday, with subject, room and teacher"
     )
     func nextClass() async throws {
-        let context = try ZMQContext()
-        let home = try TemporaryHome()
-        let zone = ["HEARTH_TIME_ZONE": "Europe/London"]
-        let configuration = try home.configuration(zone)
-        let clock = ManualSchedulerClock(instant("2026-11-15T12:00:00Z"))  // Sunday noon, GMT
-        let device = UUIDText.make()
-        let bus = try BusService(
-            configuration: configuration, context: context, device: device, logger: Logger(label: "bus"))
-        let store = try StoreService(
-            configuration: configuration, context: context, device: device, logger: Logger(label: "store"))
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: Self.root)
-        let server = try #require(session.server)
-        let commands = (
-            store: CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(.store), timeout: .seconds(5)),
-            scheduler: CommandClient(
-                context: context, endpoint: configuration.commandEndpoint(.scheduler), timeout: .seconds(5))
-        )
-        try await withRunning([bus, store]) {
+        try await SchedulerTestStack.run(at: instant("2026-11-15T12:00:00Z")) { stack in  // Sunday noon, GMT
+            let (clock, server) = (stack.clock, stack.server)
+            let commands = (store: stack.store, scheduler: stack.scheduler)
             // The household: Ann (lead 15) and Bob (notifications off), Week 1 from Monday the 16th,
             // a holiday on Wednesday the 18th.
             for (name, role) in [("Ann", "student"), ("Bob", "student")] {
@@ -67,15 +48,8 @@ struct ClassAlertTests {
             _ = try await commands.store.request(
                 "timetable.import", args: ["member": "Bob", "csv": "1,Mon,1,Physics,MrP,P1\n", "confirm": true])
 
-            let environment = ["HEARTH_HOME": home.path].merging(session.environment) { $1 }.merging(zone) { $1 }
-            let notifier = try await TestStack.start(.notifier, environment: environment)
-            #expect(
-                await TestStack.waitUntilAnswering(
-                    configuration.commandEndpoint(.notifier), context: context, timeout: .seconds(10)))
-            let scheduler = try SchedulerService(
-                configuration: configuration, context: context, device: device, logger: Logger(label: "scheduler"),
-                clock: clock)
-            try await withRunning([scheduler]) {
+            let notifier = try await stack.startNotifier()
+            try await stack.withScheduler {
                 /// Waits until the scheduler's board holds `subject` (a load after the clock moved).
                 func loaded(_ subject: String) async throws {
                     let deadline = ContinuousClock.now + .seconds(10)
@@ -120,7 +94,5 @@ struct ClassAlertTests {
             notifier.signal(SIGTERM)
             _ = await notifier.waitForExit(timeout: .seconds(5))
         }
-        await commands.store.close()
-        await commands.scheduler.close()
     }
 }
