@@ -37,6 +37,38 @@ struct TodosRulesTests {
         try Todos.validate(operation(Todos.completionKind, "\(todo)@2026-02-28", ["done": .bool(true)]))
     }
 
+    @Test("the rules between a todo's fields hold for an operation from another device as for a command")
+    func crossField() {
+        func refused(_ fields: [String: FieldValue]) -> String? {
+            refusal(Todos.todoKind, todo, fields).map { "\($0.field): \($0.rule)" }
+        }
+        // What the operation says decides: each rule it breaks with the fields it carries.
+        #expect(refused(["due_time": .text("08:00:00"), "due_date": .null]) == "time: needs a due date ('due')")
+        #expect(
+            refused(["repeat": .text("daily"), "due_date": .null])
+                == "repeat: needs a due date ('due'): it is the first occurrence")
+        #expect(
+            refused(["until": .text("2026-12-31"), "repeat": .text("none")])
+                == "until: is the end of a repeating todo: give 'repeat' too")
+        #expect(
+            refused(["until": .text("2026-01-01"), "due_date": .text("2026-02-01"), "repeat": .text("weekly")])
+                == "until: must not be before the due date 2026-02-01, got 2026-01-01")
+        #expect(
+            refused(["remind": .bool(true), "due_time": .null])
+                == "remind: needs a due date and time ('due' and 'time')")
+        // A field it does not carry is whatever the todo already holds: not a breach.
+        #expect(refused(["due_time": .text("08:00:00")]) == nil)
+        #expect(refused(["repeat": .text("daily")]) == nil)
+        #expect(refused(["until": .text("2026-12-31")]) == nil)
+        #expect(refused(["remind": .bool(true)]) == nil)
+        // A todo's whole state: an absent field is unset.
+        #expect(throws: RuleError.self) { try Todos.checkTodo(["remind": .bool(true)], whole: true) }
+        #expect(throws: Never.self) {
+            try Todos.checkTodo(
+                ["due_date": .text("2026-01-01"), "due_time": .text("08:00:00"), "remind": .bool(true)], whole: true)
+        }
+    }
+
     @Test("bad values are refused naming the field and the rule")
     func refusals() {
         #expect(refusal(Todos.todoKind, todo, ["title": .text("  ")])?.field == "title")

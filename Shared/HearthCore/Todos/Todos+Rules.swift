@@ -52,11 +52,7 @@ extension Todos: DomainRules {
         case todoKind:
             try requireEntityID(id)
             try operation.check(fields: todoFields)
-            if case .text(let due) = operation.value("due_date"), case .text(let until) = operation.value("until"),
-                until < due
-            {
-                throw RuleError(field: "until", rule: "must not be before the due date \(due), got \(until)")
-            }
+            try checkTodo(operation.fields.mapValues(\.value), whole: false)
         case subtaskKind:
             try requireEntityID(id)
             try operation.check(fields: subtaskFields)
@@ -115,6 +111,53 @@ extension FieldRule {
                 throw RuleError(field: name, rule: "must be stored as HH:MM:SS, got '\(text)'")
             }
         default: throw RuleError(field: name, rule: "must be a time HH:MM:SS or null, got \(value.kind)")
+        }
+    }
+}
+
+extension Todos {
+    /// The rules between a todo's fields, in one place for a command's todo and an operation from
+    /// another device alike: a time needs a due date, a repeat needs one (its first occurrence),
+    /// an end date needs a repeat and must not be before the due date, a reminder needs a date and
+    /// a time.
+    /// - Parameters:
+    ///   - fields: the todo's fields (`due_date`, `due_time`, `repeat`, `until`, `remind`).
+    ///   - whole: `true` for a todo's whole state (an absent field is unset); `false` for one
+    ///     operation's fields, where an absent field is whatever the todo already holds, so a
+    ///     rule is checked only when the operation carries every field it reads.
+    public static func checkTodo(_ fields: [String: FieldValue], whole: Bool) throws(RuleError) {
+        /// `.some(text or nil)` when known, `nil` when the operation does not say.
+        func known(_ name: String) -> String?? {
+            switch fields[name] {
+            case .text(let value)?: return .some(value)
+            case nil: return whole ? .some(nil) : nil
+            default: return .some(nil)
+            }
+        }
+        let (due, time, repeating, until) = (known("due_date"), known("due_time"), known("repeat"), known("until"))
+        let repeats = repeating.map { ($0 ?? Repeat.none.rawValue) != Repeat.none.rawValue }
+        if case .some(.some) = time, case .some(nil) = due {
+            throw RuleError(field: "time", rule: "needs a due date ('due')")
+        }
+        if repeats == true, case .some(nil) = due {
+            throw RuleError(field: "repeat", rule: "needs a due date ('due'): it is the first occurrence")
+        }
+        if case .some(.some(let end)) = until {
+            if repeats == false {
+                throw RuleError(field: "until", rule: "is the end of a repeating todo: give 'repeat' too")
+            }
+            if case .some(.some(let start)) = due, end < start {
+                throw RuleError(field: "until", rule: "must not be before the due date \(start), got \(end)")
+            }
+        }
+        let reminds = fields["remind"].map { $0 == .bool(true) } ?? (whole ? false : nil)
+        if reminds == true {
+            if case .some(nil) = due {
+                throw RuleError(field: "remind", rule: "needs a due date and time ('due' and 'time')")
+            }
+            if case .some(nil) = time {
+                throw RuleError(field: "remind", rule: "needs a due date and time ('due' and 'time')")
+            }
         }
     }
 }

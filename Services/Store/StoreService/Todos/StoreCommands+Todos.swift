@@ -49,29 +49,13 @@ extension StoreCommands {
         return values
     }
 
-    /// Checks the rules between a todo's fields on the state it will have.
+    /// Checks the rules between a todo's fields on the state it will have (`Todos.checkTodo`,
+    /// which imported operations meet too).
     private static func checkTodo(_ state: [String: FieldValue]) throws {
-        func text(_ name: String) -> String? {
-            if case .text(let value) = state[name] { return value }
-            return nil
-        }
-        let due = text("due_date")
-        if text("due_time") != nil, due == nil {
-            throw CommandError.invalidArgument("time", "needs a due date ('due')")
-        }
-        if let repeating = text("repeat"), repeating != Todos.Repeat.none.rawValue, due == nil {
-            throw CommandError.invalidArgument("repeat", "needs a due date ('due'): it is the first occurrence")
-        }
-        if let until = text("until") {
-            guard let repeating = text("repeat"), repeating != Todos.Repeat.none.rawValue else {
-                throw CommandError.invalidArgument("until", "is the end of a repeating todo: give 'repeat' too")
-            }
-            if let due, until < due {
-                throw CommandError.invalidArgument("until", "must not be before the due date \(due), got \(until)")
-            }
-        }
-        if state["remind"] == .bool(true), due == nil || text("due_time") == nil {
-            throw CommandError.invalidArgument("remind", "needs a due date and time ('due' and 'time')")
+        do {
+            try Todos.checkTodo(state, whole: true)
+        } catch {
+            throw CommandError.invalidArgument(error.field, error.rule)
         }
     }
 
