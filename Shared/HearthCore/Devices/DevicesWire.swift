@@ -1,0 +1,157 @@
+/// The household's devices as replies show them: the store's `device.list` and `device.rename`,
+/// and `hearth-sync`'s devices heard nearby and paired. Encoded by the service that owns them,
+/// decoded by the command line and the page.
+
+/// A device named in an event or a reply: its id and its name here.
+public struct PeerRef: Codable, Sendable, Equatable {
+    public let device: String
+    public let name: String
+
+    public init(device: String, name: String) { (self.device, self.name) = (device, name) }
+}
+
+/// `device.list` (the store's): every device this household's operations name.
+public struct DeviceList: Codable, Sendable, Equatable {
+    public struct Device: Codable, Sendable, Equatable {
+        public let id: String
+        public let name: String
+        /// This device.
+        public let local: Bool
+        public let lastSyncAt: String?
+        public let firstSeenAt: String
+        /// The fingerprint of the key its operations are verified with, and the device that
+        /// vouched for that key (itself for this one).
+        public let signingKey: String?
+        public let vouchedBy: String?
+
+        public init(
+            id: String, name: String, local: Bool, lastSyncAt: String?, firstSeenAt: String, signingKey: String?,
+            vouchedBy: String?
+        ) {
+            (self.id, self.name, self.local, self.lastSyncAt) = (id, name, local, lastSyncAt)
+            (self.firstSeenAt, self.signingKey, self.vouchedBy) = (firstSeenAt, signingKey, vouchedBy)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, local
+            case lastSyncAt = "last_sync_at"
+            case firstSeenAt = "first_seen_at"
+            case signingKey = "signing_key"
+            case vouchedBy = "vouched_by"
+        }
+    }
+
+    public let devices: [Device]
+
+    public init(devices: [Device]) { self.devices = devices }
+}
+
+/// `device.rename` (the store's).
+public struct DeviceRenamed: Codable, Sendable, Equatable {
+    public let id: String
+    public let name: String
+
+    public init(id: String, name: String) { (self.id, self.name) = (id, name) }
+}
+
+/// A device heard on this network now (`device.nearby`, `sync.diag`).
+public struct NearbyDevice: Codable, Sendable, Equatable {
+    public let id: String
+    public let name: String
+    public let fingerprint: String
+    public let host: String
+    /// Paired with the key it announces.
+    public let paired: Bool
+    public let lastHeard: String
+
+    public init(id: String, name: String, fingerprint: String, host: String, paired: Bool, lastHeard: String) {
+        (self.id, self.name, self.fingerprint, self.host, self.paired, self.lastHeard) = (
+            id, name, fingerprint, host, paired, lastHeard
+        )
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, fingerprint, host, paired
+        case lastHeard = "last_heard"
+    }
+}
+
+/// `device.nearby`.
+public struct NearbyList: Codable, Sendable, Equatable {
+    public let devices: [NearbyDevice]
+
+    public init(devices: [NearbyDevice]) { self.devices = devices }
+}
+
+/// `device.paired`: the devices paired here, forgotten ones included.
+public struct PairedList: Codable, Sendable, Equatable {
+    public struct Device: Codable, Sendable, Equatable {
+        public let id: String
+        public let name: String
+        public let fingerprint: String
+        public let pairedAt: String
+        public let lastSyncAt: String?
+        public let forgotten: Bool
+        /// Heard on this network now.
+        public let heard: Bool
+        /// The device that removed this one (it forgot this device first).
+        public let removedBy: String?
+
+        public init(
+            id: String, name: String, fingerprint: String, pairedAt: String, lastSyncAt: String?, forgotten: Bool,
+            heard: Bool, removedBy: String?
+        ) {
+            (self.id, self.name, self.fingerprint, self.pairedAt) = (id, name, fingerprint, pairedAt)
+            (self.lastSyncAt, self.forgotten, self.heard, self.removedBy) = (lastSyncAt, forgotten, heard, removedBy)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, fingerprint, forgotten, heard
+            case pairedAt = "paired_at"
+            case lastSyncAt = "last_sync_at"
+            case removedBy = "removed_by"
+        }
+    }
+
+    public let devices: [Device]
+
+    public init(devices: [Device]) { self.devices = devices }
+}
+
+/// `device.forget`: the device forgotten, and whether it was told.
+public struct DeviceForgotten: Codable, Sendable, Equatable {
+    public let forgotten: String
+    public let name: String
+    public let told: Bool
+
+    public init(forgotten: String, name: String, told: Bool) {
+        (self.forgotten, self.name, self.told) = (forgotten, name, told)
+    }
+}
+
+/// `device.forgotten`: a paired device forgotten here (by this device, or since it removed this one).
+public struct DeviceForgottenEvent: Codable, Sendable, Equatable {
+    public let device: String
+    public let name: String
+    @OmittedWhenNil public var removedBy: String?
+
+    public init(device: String, name: String, removedBy: String? = nil) {
+        (self.device, self.name, self.removedBy) = (device, name, removedBy)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, name
+        case removedBy = "removed_by"
+    }
+}
+
+/// `device.clone`: another device announces this device's id (a copied home).
+public struct DeviceCloneEvent: Codable, Sendable, Equatable {
+    public let host: String
+    public let fingerprint: String
+    public let detail: String
+
+    public init(host: String, fingerprint: String, detail: String) {
+        (self.host, self.fingerprint, self.detail) = (host, fingerprint, detail)
+    }
+}

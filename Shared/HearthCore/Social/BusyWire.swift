@@ -1,0 +1,105 @@
+/// The social planner's calendars on `store.cmd`: busy times read in, preferences, and the
+/// check-ins written out. Encoded by `hearth-store` (absent fields as `null`, as replies are),
+/// decoded by the command line.
+
+/// `plan.prefs` and `plan.prefs.set`.
+public struct PlanPreferences: Codable, Sendable, Equatable {
+    /// Check-ins a week, and how many days ahead the planner looks.
+    public let capacity: Int
+    public let horizon: Int
+    /// Quiet hours (`HH:MM`), when no reminder is raised and nothing is planned.
+    public let quietStart: String
+    public let quietEnd: String
+    /// Minutes before a check-in its reminder comes; the daily refresh; "snooze tonight"'s morning.
+    public let lead: Int
+    public let refresh: String
+    public let morning: String
+
+    public init(
+        capacity: Int, horizon: Int, quietStart: String, quietEnd: String, lead: Int, refresh: String, morning: String
+    ) {
+        (self.capacity, self.horizon, self.quietStart, self.quietEnd) = (capacity, horizon, quietStart, quietEnd)
+        (self.lead, self.refresh, self.morning) = (lead, refresh, morning)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case capacity, horizon, lead, refresh, morning
+        case quietStart = "quiet_start"
+        case quietEnd = "quiet_end"
+    }
+}
+
+/// `plan.busy.import`: a calendar file read into busy times.
+public struct BusyImport: Codable, Sendable, Equatable {
+    /// An event that could not be read, and why.
+    public struct Problem: Codable, Sendable, Equatable {
+        public let event: String
+        public let reason: String
+
+        public init(event: String, reason: String) { (self.event, self.reason) = (event, reason) }
+    }
+
+    /// The file's name, its busy times from today on, its events, and those marked free.
+    public let file: String
+    public let busy: Int
+    public let events: Int
+    public let free: Int
+    /// The first 100 problems, and how many more there were.
+    public let errors: [Problem]
+    public let omittedErrors: Int
+
+    public init(file: String, busy: Int, events: Int, free: Int, errors: [Problem], omittedErrors: Int) {
+        (self.file, self.busy, self.events, self.free, self.errors, self.omittedErrors) = (
+            file, busy, events, free, errors, omittedErrors
+        )
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case file, busy, events, free, errors
+        case omittedErrors = "omitted_errors"
+    }
+}
+
+/// `plan.busy.list`: busy times still to come (the first 500), and how many are held.
+public struct BusyList: Codable, Sendable, Equatable {
+    public struct Busy: Codable, Sendable, Equatable {
+        public let uid: String
+        public let summary: String
+        /// ISO 8601; an all-day event runs midnight to midnight in the household's zone.
+        public let start: String
+        public let end: String
+        public let allDay: Bool
+        public let file: String
+
+        public init(uid: String, summary: String, start: String, end: String, allDay: Bool, file: String) {
+            (self.uid, self.summary, self.start, self.end, self.allDay, self.file) = (
+                uid, summary, start, end, allDay, file
+            )
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case uid, summary, start, end, file
+            case allDay = "all_day"
+        }
+    }
+
+    public let total: Int
+    public let busy: [Busy]
+
+    public init(total: Int, busy: [Busy]) { (self.total, self.busy) = (total, busy) }
+}
+
+/// `plan.busy.clear`: how many busy times were removed.
+public struct BusyCleared: Codable, Sendable, Equatable {
+    public let cleared: Int
+
+    public init(cleared: Int) { self.cleared = cleared }
+}
+
+/// `plan.export`: the check-ins as an iCalendar file, and how many events it holds.
+public struct PlanExport: Codable, Sendable, Equatable {
+    public let ics: String
+    public let events: Int
+
+    public init(ics: String, events: Int) { (self.ics, self.events) = (ics, events) }
+}
