@@ -140,4 +140,19 @@ struct JSONValueCodingTests {
         #expect(try (["valid": 2, "refusal": "x"] as JSONValue).decode(Preview.self).refusal == "x")
         #expect(throws: DecodingError.self) { try (["valid": 2, "refusal": 3] as JSONValue).decode(Preview.self) }
     }
+
+    struct Limit: Decodable {
+        var limit: Int?
+    }
+
+    @Test("a request's arguments as their type: a mistyped field is refused as invalid_argument, named")
+    func requestArguments() throws {
+        #expect(try CommandRequest(command: "x", arguments: ["limit": 5]).arguments(as: Limit.self).limit == 5)
+        #expect(try CommandRequest(command: "x").arguments(as: Limit.self).limit == nil)
+        let error = try #require(throws: CommandError.self) {
+            try CommandRequest(command: "x", arguments: ["limit": "ten"]).arguments(as: Limit.self)
+        }
+        #expect(error.code == "invalid_argument")
+        #expect(error.message.hasPrefix("'limit' "), "\(error.message)")
+    }
 }

@@ -79,16 +79,6 @@ extension Operation {
 }
 
 extension FieldValue {
-    /// As history and conflict replies carry it.
-    public var fieldJSON: FieldJSON {
-        switch self {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .int(let number): .int(number)
-        case .text(let text): .text(text)
-        }
-    }
-
     public var json: JSONValue {
         switch self {
         case .null: .null

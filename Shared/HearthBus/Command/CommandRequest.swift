@@ -63,15 +63,8 @@ extension CommandRequest {
         do {
             return try JSONValue.object(arguments).decode(Arguments.self)
         } catch let error as DecodingError {
-            let (path, rule): ([any CodingKey], String) =
-                switch error {
-                case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
-                case .typeMismatch(_, let context): (context.codingPath, context.debugDescription)
-                case .valueNotFound(_, let context): (context.codingPath, context.debugDescription)
-                case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
-                @unknown default: ([], "\(error)")
-                }
-            throw CommandError.invalidArgument(path.map(\.stringValue).joined(separator: "."), rule)
+            let (field, rule) = error.fieldAndRule
+            throw CommandError.invalidArgument(field, rule)
         }
     }
 }

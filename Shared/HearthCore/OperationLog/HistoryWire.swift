@@ -74,15 +74,16 @@ public indirect enum FieldJSON: Codable, Sendable, Equatable {
         case .list(let list): try container.encode(list)
         }
     }
+}
 
-    /// As a person reads it: `null` as none, a list joined by " | ".
-    public var display: String {
+extension FieldValue {
+    /// As history and conflict replies carry it.
+    public var fieldJSON: FieldJSON {
         switch self {
-        case .null: "none"
-        case .text(let text): text
-        case .int(let number): String(number)
-        case .bool(let flag): String(flag)
-        case .list(let list): list.map(\.display).joined(separator: " | ")
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .int(let number): .int(number)
+        case .text(let text): .text(text)
         }
     }
 }
