@@ -232,6 +232,34 @@ struct StoreHubTests {
         }
     }
 
+    @Test(
+        "an edit giving a lesson only an end before its start is refused on the lesson it would be; nothing is written")
+    func lessonTimesOnTheWholeLesson() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await add(running, "Ann", "student")
+            _ = try await running.commands.request(
+                "timetable.add",
+                args: [
+                    "member": "Ann", "week": 1, "day": "Mon", "period": 1, "subject": "Maths", "room": "R12",
+                    "start": "09:10", "end": "10:00",
+                ])
+            let before = try await operationCount(running)
+            let refused = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request(
+                    "timetable.edit", args: ["member": "Ann", "entry": "1 Mon 1", "end": "09:00"])
+            }
+            #expect(refused?.description.contains("'end' must be after start 09:10:00, got 09:00:00") == true)
+            #expect(try await operationCount(running) == before)
+            let copy = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request(
+                    "timetable.duplicate",
+                    args: ["member": "Ann", "entry": "1 Mon 1", "week": 1, "day": "Tue", "period": 1, "end": "09:05"])
+            }
+            #expect(copy?.description.contains("'end' must be after start") == true)
+            #expect(try await operationCount(running) == before)
+        }
+    }
+
     @Test("class sources hold school days of the right week only: no weekend, no holiday, the override honoured")
     func classSources() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -86,6 +86,13 @@ struct StoreSocialTests {
             #expect(
                 await refusal(running, "people.goal", ["person": "Sam", "importance": 9]).contains(
                     "'importance' must be 1–5"))
+            #expect(
+                await refusal(running, "people.goal", ["person": "Sam", "windows": []]).contains(
+                    "'windows' needs at least one window"))
+            _ = try await request(running, "people.add", ["name": "Kim"])
+            #expect(
+                await refusal(running, "people.goal", ["person": "Kim", "windows": ["Sat 10:00-12:00"]]).contains(
+                    "'every' is required for a new goal"))
             #expect(await refusal(running, "people.add", ["name": "sam"]).contains("a person 'sam' already exists"))
             #expect(await refusal(running, "people.add", ["name": "Bell\u{7}"]).contains("'name'"))
             #expect(await refusal(running, "people.log", ["person": "Sam", "outcome": "hug"]).contains("'outcome'"))

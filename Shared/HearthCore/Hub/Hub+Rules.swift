@@ -46,7 +46,7 @@ extension Hub: DomainRules {
         case entryKind:
             try requireEntityID(id)
             try operation.check(fields: entryFields)
-            try checkOrder(operation, "start", "end")
+            try checkEntry(operation.fields.mapValues(\.value))
         case bellKind:
             guard Period(code: id) != nil else {
                 throw RuleError(
@@ -54,15 +54,15 @@ extension Hub: DomainRules {
                     rule: "must be a period (\(Period.allCases.map(\.code).joined(separator: ", "))), got '\(id)'")
             }
             try operation.check(fields: bellFields)
-            try checkOrder(operation, "start", "end")
+            try checkOrder(operation.fields.mapValues(\.value), "start", "end")
         case holidayKind:
             try requireEntityID(id)
             try operation.check(fields: holidayFields)
-            try checkOrder(operation, "from", "to", strictly: false)
+            try checkOrder(operation.fields.mapValues(\.value), "from", "to", strictly: false)
         case overrideKind:
             try requireEntityID(id)
             try operation.check(fields: overrideFields)
-            try checkOrder(operation, "from", "to", strictly: false)
+            try checkOrder(operation.fields.mapValues(\.value), "from", "to", strictly: false)
         case settingsKind:
             guard id == settingsID else {
                 throw RuleError(
@@ -74,14 +74,19 @@ extension Hub: DomainRules {
         }
     }
 
-    /// When one operation sets both ends of a range, the second must come after the first (or
-    /// on it, unless `strictly`). Both text forms sort as they compare (`HH:MM:SS`, `YYYY-MM-DD`).
+    /// The rule between a lesson's fields, in one place for a command's lesson (its whole state,
+    /// after the edit) and an operation from another device (the fields it carries): a lesson
+    /// given its own times must end after it starts.
+    public static func checkEntry(_ fields: [String: FieldValue]) throws(RuleError) {
+        try checkOrder(fields, "start", "end")
+    }
+
+    /// When both ends of a range are known, the second must come after the first (or on it,
+    /// unless `strictly`). Both text forms sort as they compare (`HH:MM:SS`, `YYYY-MM-DD`).
     private static func checkOrder(
-        _ operation: Operation, _ first: String, _ second: String, strictly: Bool = true
+        _ fields: [String: FieldValue], _ first: String, _ second: String, strictly: Bool = true
     ) throws(RuleError) {
-        guard case .text(let from) = operation.value(first), case .text(let to) = operation.value(second) else {
-            return
-        }
+        guard case .text(let from)? = fields[first], case .text(let to)? = fields[second] else { return }
         if strictly ? to <= from : to < from {
             throw RuleError(
                 field: second, rule: "must be \(strictly ? "after" : "on or after") \(first) \(from), got \(to)")

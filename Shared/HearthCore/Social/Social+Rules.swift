@@ -67,6 +67,9 @@ extension Social: DomainRules {
                 default: interactionFields
                 }
             try operation.check(fields: schema)
+            if operation.entity.kind == goalKind {
+                try checkGoal(operation.fields.mapValues(\.value), whole: false)
+            }
         case prefsKind:
             guard id == prefsID else {
                 throw RuleError(
@@ -75,6 +78,33 @@ extension Social: DomainRules {
             try operation.check(fields: prefsFields)
         default:
             throw RuleError(field: "entity.kind", rule: "'\(operation.entity.kind)' is not a social planner kind")
+        }
+    }
+}
+
+extension Social {
+    /// The rules between a goal's fields, in one place for a command's goal and an operation
+    /// from another device alike: a goal has a cadence (`every`) and at least one window, unless
+    /// it is being removed (`deleted`).
+    /// - Parameters:
+    ///   - fields: the goal's fields.
+    ///   - whole: `true` for a new goal's whole state (an absent field is unset); `false` for one
+    ///     operation's fields, where an absent field is whatever the goal already holds.
+    public static func checkGoal(_ fields: [String: FieldValue], whole: Bool) throws(RuleError) {
+        if fields["deleted"] == .bool(true) { return }
+        if whole, fields["every"] == nil {
+            throw RuleError(field: "every", rule: "is required for a new goal (how many days between check-ins)")
+        }
+        switch fields["windows"] {
+        case nil where whole:
+            throw RuleError(field: "windows", rule: "is required for a new goal (such as 'Mon-Fri 18:00-21:00')")
+        case .text(let text)?:
+            if try AvailabilityWindow.list(text).isEmpty {
+                throw RuleError(field: "windows", rule: "needs at least one window")
+            }
+        case .null?:
+            throw RuleError(field: "windows", rule: "needs at least one window")
+        default: return
         }
     }
 }

@@ -84,6 +84,7 @@ extension StoreCommands {
             try Self.refuseTakenSlot(fields.slot!, of: member, except: nil, in: db)
             var values = fields.values
             values["member"] = .text(member.id)
+            try check { () throws(RuleError) in try Hub.checkEntry(values) }
             try commit(entity, values, in: db, outbox: outbox)
             return try Self.entryReply([entity.id], in: db)
         }
@@ -100,6 +101,10 @@ extension StoreCommands {
         return try await writes.once(request.id) { db, outbox in
             let (id, owner) = try Self.entry(given, member: member, to: "edit", in: db)
             if let slot = fields.slot { try Self.refuseTakenSlot(slot, of: owner, except: id, in: db) }
+            // The rule between its fields, on the lesson it will be (a new end against the start
+            // it already has).
+            let state = try Self.entryValues(id, in: db).merging(fields.values) { $1 }
+            try check { () throws(RuleError) in try Hub.checkEntry(state) }
             try commit(EntityRef(kind: Hub.entryKind, id: id), fields.values, in: db, outbox: outbox)
             return try Self.entryReply([id], in: db)
         }
@@ -128,6 +133,7 @@ extension StoreCommands {
             try Self.refuseTakenSlot(slot, of: owner, except: nil, in: db)
             var values = try Self.entryValues(id, in: db)
             values.merge(fields.values) { $1 }
+            try check { () throws(RuleError) in try Hub.checkEntry(values) }
             try commit(entity, values, in: db, outbox: outbox)
             return try Self.entryReply([entity.id], in: db)
         }

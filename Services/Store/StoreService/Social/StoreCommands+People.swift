@@ -89,7 +89,6 @@ extension StoreCommands {
                     try AvailabilityWindow(parsing: text, field: "window")
                 }
             }
-            guard !windows.isEmpty else { throw CommandError.invalidArgument("windows", "needs at least one window") }
             values["windows"] = .text(AvailabilityWindow.text(windows))
         }
         if let list = arguments.values["exclude"]?.arrayValue {
@@ -106,15 +105,8 @@ extension StoreCommands {
             let exists =
                 try Bool.fetchOne(db, sql: "SELECT 1 FROM social_goal WHERE person = ?", arguments: [id]) == true
             var goal = changes
+            try check { () throws(RuleError) in try Social.checkGoal(goal, whole: !exists) }
             if !exists {
-                guard goal["every"] != nil else {
-                    throw CommandError.invalidArgument(
-                        "every", "is required for a new goal (how many days between check-ins)")
-                }
-                guard goal["windows"] != nil else {
-                    throw CommandError.invalidArgument(
-                        "windows", "is required for a new goal (such as 'Mon-Fri 18:00-21:00')")
-                }
                 goal["importance"] = goal["importance"] ?? .int(3)
                 goal["duration"] = goal["duration"] ?? .int(30)
                 goal["deleted"] = .bool(false)
