@@ -68,14 +68,22 @@ enum StoreDomains {
         return domain
     }
 
-    /// A domain's command table: `reads` as they are, `writes` holding their reply for the
-    /// fault-injection delay (`StoreCommands.delayed`).
-    static func table(
-        reads: [String: StoreCommands.Handler], writes: [String: StoreCommands.Handler]
+    /// A domain's command table: each command runs on a fresh `Commands` (its domain's type) over
+    /// what every command shares; `writes` hold their reply for the fault-injection delay
+    /// (`StoreCommands.delayed`).
+    static func table<Commands: DomainCommands>(
+        _: Commands.Type,
+        reads: [String: @Sendable (Commands, CommandRequest) async throws -> JSONValue],
+        writes: [String: @Sendable (Commands, CommandRequest) async throws -> JSONValue] = [:]
     ) -> [String: StoreCommands.Handler] {
-        var handlers = reads
+        var handlers: [String: StoreCommands.Handler] = [:]
+        for (name, handler) in reads {
+            handlers[name] = { store, request in try await handler(Commands(store: store), request) }
+        }
         for (name, handler) in writes {
-            handlers[name] = { commands, request in try await commands.delayed(try await handler(commands, request)) }
+            handlers[name] = { store, request in
+                try await store.delayed(try await handler(Commands(store: store), request))
+            }
         }
         return handlers
     }

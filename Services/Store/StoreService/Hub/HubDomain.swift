@@ -78,6 +78,7 @@ enum HubDomain: StoreDomain {
 
     /// The hub's commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
+        HubCommands.self,
         reads: [
             "member.list": { commands, request in try await commands.listMembers(request) },
             "timetable.settings": { commands, request in try await commands.timetableSettings(request) },
@@ -116,13 +117,13 @@ enum HubDomain: StoreDomain {
         switch entity.kind {
         case Hub.memberKind:
             return [
-                "member": try StoreCommands.member(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                "member": try HubCommands.member(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
                     "id": .string(entity.id)
                 ]
             ]
         case Hub.entryKind:
             return [
-                "entry": try StoreCommands.entry(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                "entry": try HubCommands.entry(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
                     "id": .string(entity.id)
                 ]
             ]

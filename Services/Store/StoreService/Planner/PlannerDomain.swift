@@ -32,26 +32,26 @@ enum PlannerDomain: StoreDomain {
 
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
         if entity.kind == YearPlanner.suggestionKind {
-            return ["suggestion": try JSONValue(reply: try StoreCommands.suggestion(entity.id, in: db))]
+            return ["suggestion": try JSONValue(reply: try PlannerCommands.suggestion(entity.id, in: db))]
         }
-        return ["card": try JSONValue(reply: try StoreCommands.card(entity, in: db))]
+        return ["card": try JSONValue(reply: try PlannerCommands.card(entity, in: db))]
     }
 
     /// The planner's commands; those that write hold their reply for the fault-injection delay.
-    private static let handlers: [String: StoreCommands.Handler] = [
-        "event.set": { commands, request in try await commands.delayed(try await commands.setEvent(request)) },
-        "event.clear": { commands, request in try await commands.delayed(try await commands.clearEvent(request)) },
-        "event.list": { commands, request in try await commands.listEvents(request) },
-        "event.show": { commands, request in try await commands.showEvent(request) },
-        "event.suggest": { commands, request in try await commands.delayed(try await commands.suggest(request)) },
-        "event.suggestions": { commands, request in try await commands.suggestions(request) },
-        "event.accept": { commands, request in
-            try await commands.delayed(try await commands.decide(request, accept: true))
-        },
-        "event.decline": { commands, request in
-            try await commands.delayed(try await commands.decide(request, accept: false))
-        },
-    ]
+    private static let handlers = StoreDomains.table(
+        PlannerCommands.self,
+        reads: [
+            "event.list": { commands, request in try await commands.listEvents(request) },
+            "event.show": { commands, request in try await commands.showEvent(request) },
+            "event.suggestions": { commands, request in try await commands.suggestions(request) },
+        ],
+        writes: [
+            "event.set": { commands, request in try await commands.setEvent(request) },
+            "event.clear": { commands, request in try await commands.clearEvent(request) },
+            "event.suggest": { commands, request in try await commands.suggest(request) },
+            "event.accept": { commands, request in try await commands.decide(request, accept: true) },
+            "event.decline": { commands, request in try await commands.decide(request, accept: false) },
+        ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
 

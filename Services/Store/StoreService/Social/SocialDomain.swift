@@ -86,6 +86,7 @@ enum SocialDomain: StoreDomain {
     /// The social planner's commands; those that write hold their reply for the fault-injection
     /// delay.
     private static let handlers = StoreDomains.table(
+        SocialCommands.self,
         reads: [
             "people.list": { commands, request in try await commands.listPeople(request) },
             "people.show": { commands, request in try await commands.showPerson(request) },
@@ -122,13 +123,13 @@ enum SocialDomain: StoreDomain {
         switch entity.kind {
         case Social.personKind:
             return [
-                "person": try StoreCommands.person(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                "person": try SocialCommands.person(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
                     "id": .string(entity.id)
                 ]
             ]
         case Social.itemKind:
             return [
-                "item": try StoreCommands.item(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                "item": try SocialCommands.item(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
                     "id": .string(entity.id)
                 ]
             ]

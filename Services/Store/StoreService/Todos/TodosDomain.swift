@@ -89,6 +89,7 @@ enum TodosDomain: StoreDomain {
 
     /// The todos commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
+        TodosCommands.self,
         reads: [
             "collection.list": { commands, request in try await commands.listCollections(request) },
             "todo.list": { commands, request in try await commands.listTodos(request) },
@@ -125,18 +126,18 @@ enum TodosDomain: StoreDomain {
         switch entity.kind {
         case Todos.collectionKind:
             return [
-                "collection": try StoreCommands.collection(entity.id, in: db).map { try JSONValue(reply: $0) }
+                "collection": try TodosCommands.collection(entity.id, in: db).map { try JSONValue(reply: $0) }
                     ?? ["id": .string(entity.id)]
             ]
         case Todos.todoKind:
             return [
-                "todo": try StoreCommands.todo(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                "todo": try TodosCommands.todo(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
                     "id": .string(entity.id)
                 ]
             ]
         case Todos.noteKind:
             return [
-                "note": try StoreCommands.note(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
+                "note": try TodosCommands.note(entity.id, in: db).map { try JSONValue(reply: $0) } ?? [
                     "date": .string(entity.id)
                 ]
             ]

@@ -4,7 +4,7 @@ import HearthBus
 import HearthCore
 
 /// The year planner's card commands: `event.set`, `event.clear`, `event.list`, `event.show`.
-extension StoreCommands {
+extension PlannerCommands {
 
     /// A card edit's arguments, checked: `year` and `month`, and the fields to set (at least one
     /// of title, location and day; an empty location clears it).
@@ -122,7 +122,7 @@ extension StoreCommands {
         card.createdAt = row["created_at"]
         card.modifiedAt = row["modified_at"]
         card.modifiedBy = row["modified_by"]
-        card.modifiedByName = try deviceName(row["modified_by"], in: db).stringValue
+        card.modifiedByName = try StoreCommands.deviceName(row["modified_by"], in: db).stringValue
         return card
     }
 

@@ -6,7 +6,7 @@ import HearthCore
 
 /// People, their goals and the interaction log: who matters, how often to see them, and when
 /// we last did.
-extension StoreCommands {
+extension SocialCommands {
     func addPerson(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         var values = try personValues(arguments, requireName: true)
@@ -15,7 +15,7 @@ extension StoreCommands {
         let entity = EntityRef(kind: Social.personKind, id: UUIDText.make())
         let changes = values
         return try await writes.once(request.id) { db, outbox in
-            try Self.refuseTakenName(name, table: "person", what: "person", except: nil, in: db)
+            try StoreCommands.refuseTakenName(name, table: "person", what: "person", except: nil, in: db)
             return try commit(entity, changes, in: db, outbox: outbox)
         }
     }
@@ -30,7 +30,7 @@ extension StoreCommands {
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.person(named: given, in: db)
             if case .text(let name) = values["name"] {
-                try Self.refuseTakenName(name, table: "person", what: "person", except: id, in: db)
+                try StoreCommands.refuseTakenName(name, table: "person", what: "person", except: id, in: db)
             }
             return try commit(EntityRef(kind: Social.personKind, id: id), values, in: db, outbox: outbox)
         }
@@ -232,7 +232,7 @@ extension StoreCommands {
 
     /// A person as commands name them: by name (any case), id or unique id prefix.
     static func person(named given: String, in db: Database, field: String = "person") throws -> String {
-        try id(named: given, table: "person", what: "person", field: field, in: db)
+        try StoreCommands.id(named: given, table: "person", what: "person", field: field, in: db)
     }
 
     private func personValues(_ arguments: Arguments, requireName: Bool) throws -> [String: FieldValue] {

@@ -5,7 +5,7 @@ import HearthCalendar
 import HearthCore
 
 /// The todos commands: todos, their completion (one-off and recurring), history, lists and occurrences.
-extension StoreCommands {
+extension TodosCommands {
     /// The todo fields a request sets, checked one by one (`todo.add` and `todo.edit`); an empty
     /// text clears an optional field.
     private func todoValues(_ arguments: Arguments) throws -> [String: FieldValue] {
@@ -110,7 +110,7 @@ extension StoreCommands {
 
     /// The member a todo is for (`for`: a name, id or id prefix), as the `assignee` field.
     private static func assignee(_ given: String, in db: Database) throws -> FieldValue {
-        .text(try member(named: given, in: db, field: "for").id)
+        .text(try HubCommands.member(named: given, in: db, field: "for").id)
     }
 
     func removeTodo(_ request: CommandRequest) async throws -> JSONValue {
@@ -188,7 +188,7 @@ extension StoreCommands {
                     """,
                 arguments: [Todos.completionKind, id + "@", id + "A", Todos.subtaskKind, "%\"\(id)\"%"])
             entities += related.map { EntityRef(kind: $0[0], id: $0[1]) }
-            return try JSONValue(reply: TodoHistory(id: id, changes: try Self.entityHistory(entities, in: db)))
+            return try JSONValue(reply: TodoHistory(id: id, changes: try StoreCommands.entityHistory(entities, in: db)))
         }
     }
 
@@ -203,7 +203,7 @@ extension StoreCommands {
         let assignee = try arguments.optionalString("for")
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
-            let member = try assignee.map { try Self.member(named: $0, in: db, field: "for").id }
+            let member = try assignee.map { try HubCommands.member(named: $0, in: db, field: "for").id }
             if let date {
                 let day = try TodoAgenda.read(
                     from: date, through: date, collection: collectionID, assignee: member, in: db)

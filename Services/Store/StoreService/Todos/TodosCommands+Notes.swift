@@ -4,7 +4,7 @@ import HearthCore
 
 /// Daily notes: one per date, a mood and free text. Two devices writing one day's note at once
 /// keep both texts as a conflict (the operation log's rule), never one lost.
-extension StoreCommands {
+extension TodosCommands {
     func setNote(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         guard let date = try arguments.optionalDate("date") else {
@@ -80,7 +80,7 @@ extension StoreCommands {
         var note = NoteView(date: date, mood: row["mood"], text: row["text"])
         note.modifiedAt = row["modified_at"]
         note.modifiedBy = row["modified_by"]
-        note.modifiedByName = try deviceName(row["modified_by"], in: db).stringValue
+        note.modifiedByName = try StoreCommands.deviceName(row["modified_by"], in: db).stringValue
         note.conflicted = row["conflicted"]
         return note
     }

@@ -5,7 +5,7 @@ import HearthCore
 
 /// The school's calendar, shared by every member: the Week-1 start date, bell times, manual week
 /// overrides and holidays. Only a parent's profile (or a device with none) changes them.
-extension StoreCommands {
+extension HubCommands {
     /// Sets the Week-1 start date.
     func configureTimetable(_ request: CommandRequest) async throws -> JSONValue {
         guard let start = try Arguments(request.arguments).optionalDate("week1_start") else {
@@ -136,7 +136,7 @@ extension StoreCommands {
             let id =
                 try String.fetchOne(
                     db, sql: "SELECT id FROM school_holiday WHERE lower(name) = lower(?) LIMIT 1", arguments: [given])
-                ?? Self.uniqueID(given, table: "school_holiday", what: "holiday", field: "holiday", in: db)
+                ?? StoreCommands.uniqueID(given, table: "school_holiday", what: "holiday", field: "holiday", in: db)
             return try commit(
                 EntityRef(kind: Hub.holidayKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
         }

@@ -6,7 +6,7 @@ import HearthCore
 
 /// The planner's preferences, busy times in from a calendar file, check-ins out to one, and
 /// what `hearth-scheduler` needs for their reminders.
-extension StoreCommands {
+extension SocialCommands {
     func planPreferences(_ request: CommandRequest) async throws -> JSONValue {
         try await database.pool.read { db in try Self.preferencesJSON(try Self.preferences(in: db)) }
     }

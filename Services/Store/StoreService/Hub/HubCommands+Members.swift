@@ -6,7 +6,7 @@ import HearthCore
 /// The family hub's members and this device's profile: who is asking decides what they may see.
 /// A student's profile sees and edits only their own timetable; a parent's, everyone's. A device
 /// with no profile chosen acts as a parent's (the household's first run).
-extension StoreCommands {
+extension HubCommands {
     func addMember(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let (nameText, roleText) = (try arguments.requiredString("name"), try arguments.requiredString("role"))
@@ -15,7 +15,7 @@ extension StoreCommands {
         let entity = EntityRef(kind: Hub.memberKind, id: UUIDText.make())
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "add a member", in: db)
-            try Self.refuseTakenName(name, table: "member", what: "member", except: nil, in: db)
+            try StoreCommands.refuseTakenName(name, table: "member", what: "member", except: nil, in: db)
             return try commit(
                 entity, ["name": .text(name), "role": .text(role.rawValue), "notify": .bool(true)], in: db,
                 outbox: outbox)
@@ -28,7 +28,7 @@ extension StoreCommands {
         let name = try check { () throws(RuleError) in try Hub.name(nameText) }
         return try await writes.once(request.id) { db, outbox in
             let member = try Self.access(given, to: "rename", in: db)
-            try Self.refuseTakenName(name, table: "member", what: "member", except: member.id, in: db)
+            try StoreCommands.refuseTakenName(name, table: "member", what: "member", except: member.id, in: db)
             return try commit(
                 EntityRef(kind: Hub.memberKind, id: member.id), ["name": .text(name)], in: db, outbox: outbox)
         }
@@ -111,7 +111,7 @@ extension StoreCommands {
     }
 
     static func member(named given: String, in db: Database, field: String = "member") throws -> Member {
-        let id = try id(named: given, table: "member", what: "member", field: field, in: db)
+        let id = try StoreCommands.id(named: given, table: "member", what: "member", field: field, in: db)
         guard let row = try Row.fetchOne(db, sql: "SELECT name, role FROM member WHERE id = ?", arguments: [id]) else {
             throw CommandError(code: "not_found", message: "'\(field)': no member '\(given)'")
         }

@@ -5,7 +5,7 @@ import HearthCalendar
 import HearthCore
 
 /// The todos domain's collections: habits, plans and lists.
-extension StoreCommands {
+extension TodosCommands {
     func addCollection(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let (nameText, kindText) = (try arguments.requiredString("name"), try arguments.requiredString("kind"))
@@ -107,6 +107,6 @@ extension StoreCommands {
         {
             return id
         }
-        return try uniqueID(given, table: "todo_collection", what: "collection", field: field, in: db)
+        return try StoreCommands.uniqueID(given, table: "todo_collection", what: "collection", field: field, in: db)
     }
 }

@@ -10,7 +10,7 @@ import HearthCore
 /// Snoozing or rescheduling closes the check-in in its slot (`snoozed`, `rescheduled`) and
 /// plans a new one that names it (`previous`): the slot's outcome is what learning counts, and
 /// history shows the move.
-extension StoreCommands {
+extension SocialCommands {
     /// "Plan my week": marks past pending check-ins missed, then places everyone who needs one.
     /// The daily refresh (`hearth-scheduler`) runs the same.
     func planWeek(_ request: CommandRequest) async throws -> JSONValue {
@@ -309,7 +309,7 @@ extension StoreCommands {
     /// or rescheduled names the check-in it moved to (followed on through later moves), so the id
     /// a person just used still works: `movedFrom` says so.
     static func openItem(_ given: String, in db: Database) throws -> (id: String, row: Row, movedFrom: String?) {
-        let first = try uniqueID(given, table: "plan_item", what: "check-in", field: "item", in: db)
+        let first = try StoreCommands.uniqueID(given, table: "plan_item", what: "check-in", field: "item", in: db)
         var id = first
         // A chain of moves is at most one a snooze; the bound only guards against a cycle forged
         // in synced data.

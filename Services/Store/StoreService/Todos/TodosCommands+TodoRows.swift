@@ -5,7 +5,7 @@ import HearthCalendar
 import HearthCore
 
 /// Reading the todos domain's rows, finding entities by id prefix, and typed arguments.
-extension StoreCommands {
+extension TodosCommands {
     // MARK: - Reading rows
 
     /// A todo's repeat rule, or `nil` for a one-off todo.
@@ -64,69 +64,6 @@ extension StoreCommands {
 
     /// The todo `given` names: its id, or a unique prefix of it (at least 4 characters).
     static func todoID(_ given: String, in db: Database, field: String = "id") throws -> String {
-        try uniqueID(given, table: "todo", what: "todo", field: field, in: db)
-    }
-
-    /// The id of the row of `table` a command names by its name (any case), its id or a unique id
-    /// prefix: a member, a person.
-    static func id(named given: String, table: String, what: String, field: String, in db: Database) throws -> String {
-        try String.fetchOne(db, sql: "SELECT id FROM \(table) WHERE lower(name) = lower(?)", arguments: [given])
-            ?? uniqueID(given, table: table, what: what, field: field, in: db)
-    }
-
-    /// Refuses `name` for a row of `table` (other than `id`) when another row has it, ignoring case.
-    static func refuseTakenName(_ name: String, table: String, what: String, except id: String?, in db: Database) throws
-    {
-        let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM \(table) WHERE lower(name) = lower(?) AND id IS NOT ?", arguments: [name, id])
-        if taken != nil {
-            throw CommandError.invalidArgument(
-                "name", "must be unique ignoring case: a \(what) '\(name)' already exists")
-        }
-    }
-
-    static func uniqueID(_ given: String, table: String, what: String, field: String, in db: Database) throws -> String
-    {
-        let prefix = given.lowercased()
-        guard prefix.count >= 4,
-            prefix.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D })
-        else {
-            throw CommandError(code: "not_found", message: "'\(field)': no \(what) '\(given)'")
-        }
-        let matches = try String.fetchAll(
-            db, sql: "SELECT id FROM \(table) WHERE id >= ? AND id < ? LIMIT 2", arguments: [prefix, prefix + "~"])
-        guard matches.count == 1, let id = matches.first else {
-            throw CommandError(
-                code: matches.isEmpty ? "not_found" : "ambiguous",
-                message: matches.isEmpty
-                    ? "'\(field)': no \(what) '\(given)'" : "'\(field)': '\(given)' matches more than one \(what)")
-        }
-        return id
-    }
-
-}
-
-extension Arguments {
-    func requiredString(_ name: String) throws -> String {
-        guard let text = try optionalString(name) else { throw CommandError.invalidArgument(name, "is required") }
-        return text
-    }
-
-    /// A date `YYYY-MM-DD`, checked.
-    func optionalDate(_ name: String) throws -> LocalDate? {
-        guard let text = try optionalString(name) else { return nil }
-        do {
-            return try LocalDate(parsing: text, field: name)
-        } catch {
-            throw CommandError.invalidArgument(error.field, error.rule)
-        }
-    }
-
-    func optionalBool(_ name: String) throws -> Bool? {
-        guard let value = values[name], value != .null else { return nil }
-        guard case .bool(let flag) = value else {
-            throw CommandError.invalidArgument(name, "must be true or false, found \(value.typeName)")
-        }
-        return flag
+        try StoreCommands.uniqueID(given, table: "todo", what: "todo", field: field, in: db)
     }
 }

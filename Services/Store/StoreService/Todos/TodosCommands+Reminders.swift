@@ -5,7 +5,7 @@ import HearthCore
 /// What `hearth-scheduler` reads and writes: the todos that have reminders, and this device's
 /// record of which reminder fired for which due time and which are snoozed (`reminder_state`,
 /// never replicated: each device raises its own popups).
-extension StoreCommands {
+extension TodosCommands {
     /// The todos with a reminder (on, with a due date and time), in id order, paged: `after` the
     /// last id of the previous page, or just the todos `ids` names. Each carries its completion
     /// dates from `since` on, this device's reminder state, and `armed_at` (ms): when its reminder

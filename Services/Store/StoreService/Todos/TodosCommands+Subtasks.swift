@@ -4,7 +4,7 @@ import HearthCore
 
 /// A todo's ordered subtasks: add, tick, move, remove. Positions are rewritten on a move (only
 /// those that change), so every device orders them the same way.
-extension StoreCommands {
+extension TodosCommands {
     func addSubtask(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let given = try arguments.requiredString("todo")
@@ -80,7 +80,7 @@ extension StoreCommands {
 
     /// The subtask `given` names (its id or a unique prefix) and its todo.
     private static func subtask(_ given: String, in db: Database) throws -> (id: String, todo: String) {
-        let id = try uniqueID(given, table: "todo_subtask", what: "subtask", field: "id", in: db)
+        let id = try StoreCommands.uniqueID(given, table: "todo_subtask", what: "subtask", field: "id", in: db)
         let todo = try String.fetchOne(db, sql: "SELECT todo FROM todo_subtask WHERE id = ?", arguments: [id])!
         return (id, todo)
     }

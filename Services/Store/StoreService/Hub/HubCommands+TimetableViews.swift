@@ -6,7 +6,7 @@ import HearthCore
 /// Reading timetables: a member's lessons, their days as the rotation and holidays make them,
 /// clashes across the household, the reference data, and what `hearth-scheduler` needs for
 /// next-class notifications.
-extension StoreCommands {
+extension HubCommands {
     func timetableEntries(_ request: CommandRequest) async throws -> JSONValue {
         let given = try Arguments(request.arguments).optionalString("member")
         return try await database.pool.read { db in

@@ -13,7 +13,7 @@ import HearthCore
 /// `valid` and `invalid` (counts), `rows` (the valid rows), `errors` (`[{line, reason}]`) and
 /// `clashes` (with the rest of the household, as the new timetable would have them); lists too
 /// long for one message are cut, and `omitted` says how many of each were left out.
-extension StoreCommands {
+extension HubCommands {
     func importTimetable(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let given = try arguments.optionalString("member")
@@ -112,7 +112,7 @@ extension StoreCommands {
     }
 }
 
-extension StoreCommands {
+extension HubCommands {
     /// Why replacing `held` lessons with `file`'s would probably lose a timetable by mistake: it
     /// has no valid row where there are lessons, or more bad rows than good. `nil` when it looks
     /// like a timetable.

@@ -6,7 +6,7 @@ import HearthCore
 /// Editing members' timetables: one lesson at a time, or a lesson, a day or a week copied.
 /// Every change that makes a clash says so in its reply (`clashes`): clashes are allowed, since
 /// real timetables share registration rooms, but never silent.
-extension StoreCommands {
+extension HubCommands {
     /// The slot and lesson fields of an add or edit, from text as a person types it.
     private struct EntryFields {
         var values: [String: FieldValue] = [:]
@@ -24,7 +24,7 @@ extension StoreCommands {
                 guard let week, let day, let period else {
                     throw CommandError.invalidArgument("week", "and 'day' and 'period' must be given together")
                 }
-                slot = try StoreCommands.slot(week: week, day: day, period: period)
+                slot = try HubCommands.slot(week: week, day: day, period: period)
             }
             if let slot {
                 values["week"] = .int(Int64(slot.week))
@@ -229,7 +229,8 @@ extension StoreCommands {
             }
             return (id, owner)
         }
-        let id = try uniqueID(given, table: "timetable_entry", what: "timetable entry", field: "entry", in: db)
+        let id = try StoreCommands.uniqueID(
+            given, table: "timetable_entry", what: "timetable entry", field: "entry", in: db)
         let memberID = try String.fetchOne(db, sql: "SELECT member FROM timetable_entry WHERE id = ?", arguments: [id])
         let name = try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [memberID])
         return (id, try access(name ?? memberID ?? "", to: action, in: db))

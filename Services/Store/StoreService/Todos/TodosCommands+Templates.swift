@@ -3,7 +3,7 @@ import HearthBus
 import HearthCore
 
 /// Applying a gallery template: the collection and every todo in one transaction, all or nothing.
-extension StoreCommands {
+extension TodosCommands {
     /// `template.apply {name, start, collection_name?}`: a new collection named after the
     /// template (or `collection_name`), made distinct (" (2)", " (3)"…) if the name is taken, so
     /// applying twice never merges; habits repeat from `start`, plan steps are due over the

@@ -4,7 +4,7 @@ import HearthCore
 
 /// The calendar: each day's todos in a range, from collections shown in the calendar, filtered,
 /// with counts per day.
-extension StoreCommands {
+extension TodosCommands {
     /// `todo.calendar {from, to, priority?, status?, kind?, collection?, for?}` → one object per day:
     /// `date`, `counts {open, done}`, `todos` (a repeating todo on each day it falls on, marked
     /// done where that day is completed, never twice).
@@ -32,7 +32,7 @@ extension StoreCommands {
         let assignee = try arguments.optionalString("for")
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
-            let member = try assignee.map { try Self.member(named: $0, in: db, field: "for").id }
+            let member = try assignee.map { try HubCommands.member(named: $0, in: db, field: "for").id }
             let items = try TodoAgenda.read(
                 from: from, through: to, collection: collectionID, assignee: member, calendarOnly: true, in: db
             ).filter { item in

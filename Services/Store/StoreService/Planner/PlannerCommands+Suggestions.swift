@@ -3,7 +3,7 @@ import GRDB
 import HearthBus
 import HearthCore
 
-extension StoreCommands {
+extension PlannerCommands {
     /// Records a suggested change to a card for the family to accept or decline. One the card
     /// already holds, or that an open suggestion already makes, is refused saying so.
     func suggest(_ request: CommandRequest) async throws -> JSONValue {
@@ -23,7 +23,7 @@ extension StoreCommands {
                 db, sql: "SELECT * FROM suggestion WHERE year = ? AND month = ? AND status = 'open'",
                 arguments: [year, month])
             where Self.values(of: open) == edit {
-                let by = try Self.deviceName(open["suggested_by"], in: db).stringValue ?? "another device"
+                let by = try StoreCommands.deviceName(open["suggested_by"], in: db).stringValue ?? "another device"
                 throw CommandError(
                     code: "already_suggested",
                     message:
@@ -148,7 +148,7 @@ extension StoreCommands {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM suggestion WHERE id = ?", arguments: [id]) else {
             return nil
         }
-        let names = try deviceNames(in: db)
+        let names = try StoreCommands.deviceNames(in: db)
         let month: Int = row["month"]
         let by: String = row["suggested_by"]
         return SuggestionView(

@@ -6,7 +6,7 @@ import HearthCore
 
 /// What the planner reads from the store, and the household's clock: instants on the wire and
 /// in the tables, wall minutes inside `SocialPlanner`.
-extension StoreCommands {
+extension SocialCommands {
     var household: HouseholdTime { HouseholdTime(timeZone: timeZone) }
 
     /// `now` (milliseconds since 1970, for tests and the scheduler's injected clock), else the
