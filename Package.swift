@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthBus", targets: ["HearthBus"]),
+        .library(name: "HearthHost", targets: ["HearthHost"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bus", targets: ["hearth-bus"]),
         .executable(name: "hearth-store", targets: ["hearth-store"]),
@@ -97,9 +98,23 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Shared/HearthBus",
+            swiftSettings: swiftSettings
+        ),
+        // What a Hearth process is hosted by: its configuration (hearth.toml and the environment),
+        // its start-up (`HearthProcess`, the single-instance lock) and LAN discovery. HearthBus
+        // is messaging only.
+        .target(
+            name: "HearthHost",
+            dependencies: [
+                "HearthBus",
+                "HearthCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            path: "Shared/HearthHost",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -129,7 +144,7 @@ let package = Package(
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCore",
                 "HearthTrust",
                 "StoreService",
@@ -144,7 +159,7 @@ let package = Package(
         .target(
             name: "BusService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -155,7 +170,7 @@ let package = Package(
             name: "hearth-bus",
             dependencies: [
                 "BusService",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -165,7 +180,7 @@ let package = Package(
         .target(
             name: "StoreService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCalendar",
                 "HearthCore",
                 "HearthTrust",
@@ -181,7 +196,7 @@ let package = Package(
             name: "hearth-store",
             dependencies: [
                 "StoreService",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -191,7 +206,7 @@ let package = Package(
         .target(
             name: "TurnService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -202,7 +217,7 @@ let package = Package(
         .target(
             name: "SyncService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCore",
                 "HearthPairing",
                 "HearthTrust",
@@ -218,7 +233,7 @@ let package = Package(
             name: "hearth-sync",
             dependencies: [
                 "SyncService",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -229,7 +244,7 @@ let package = Package(
             name: "hearth-turn",
             dependencies: [
                 "TurnService",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -239,7 +254,7 @@ let package = Package(
         .target(
             name: "SchedulerService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCalendar",
                 "HearthCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -252,7 +267,7 @@ let package = Package(
             name: "hearth-scheduler",
             dependencies: [
                 "SchedulerService",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -262,7 +277,7 @@ let package = Package(
         .target(
             name: "NotifierService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCore",
                 "HearthNotify",
                 .product(name: "Logging", package: "swift-log"),
@@ -275,7 +290,7 @@ let package = Package(
             name: "hearth-notifier",
             dependencies: [
                 "NotifierService",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -285,7 +300,7 @@ let package = Package(
         .target(
             name: "WebService",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -302,7 +317,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hearth-web",
-            dependencies: ["WebService", "HearthBus"],
+            dependencies: ["WebService", "HearthBus", "HearthHost"],
             path: "Services/Web/hearth-web",
             swiftSettings: swiftSettings
         ),
@@ -310,7 +325,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "CQREncode",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCalendar",
                 "HearthTrust",
                 "StoreService",
@@ -335,7 +350,7 @@ let package = Package(
             name: "hearth-bench",
             dependencies: [
                 "CZeroMQ",
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 "HearthCalendar",
                 "HearthCore",
                 "HearthNotify",
@@ -356,7 +371,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-fixture",
             dependencies: [
-                "HearthBus",
+                "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -380,13 +395,13 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthCalendarTests",
-            dependencies: ["HearthCalendar", "HearthCore", "HearthBus", "HearthTesting"],
+            dependencies: ["HearthCalendar", "HearthCore", "HearthBus", "HearthHost", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HearthBusTests",
             dependencies: [
-                "HearthBus", "HearthTesting", "CZeroMQ",
+                "HearthBus", "HearthHost", "HearthTesting", "CZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -394,13 +409,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BusServiceTests",
-            dependencies: ["BusService", "HearthBus", "HearthTesting", "CZeroMQ"],
+            dependencies: ["BusService", "HearthBus", "HearthHost", "HearthTesting", "CZeroMQ"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "StoreServiceTests",
             dependencies: [
-                "StoreService", "HearthBus", "HearthCore", "HearthTesting", "HearthTrust",
+                "StoreService", "HearthBus", "HearthHost", "HearthCore", "HearthTesting", "HearthTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -409,13 +424,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NotifierServiceTests",
-            dependencies: ["NotifierService", "HearthBus", "HearthCore", "HearthNotify"],
+            dependencies: ["NotifierService", "HearthBus", "HearthHost", "HearthCore", "HearthNotify"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SyncServiceTests",
             dependencies: [
-                "SyncService", "StoreService", "HearthBus", "HearthCore", "HearthPairing", "HearthTesting",
+                "SyncService", "StoreService", "HearthBus", "HearthHost", "HearthCore", "HearthPairing",
+                "HearthTesting",
                 "HearthTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -426,7 +442,7 @@ let package = Package(
         .testTarget(
             name: "TurnServiceTests",
             dependencies: [
-                "TurnService", "HearthBus", "HearthCore", "HearthTesting",
+                "TurnService", "HearthBus", "HearthHost", "HearthCore", "HearthTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -434,20 +450,22 @@ let package = Package(
         .testTarget(
             name: "SchedulerServiceTests",
             dependencies: [
-                "SchedulerService", "StoreService", "BusService", "HearthCalendar", "HearthBus", "HearthCore",
+                "SchedulerService", "StoreService", "BusService", "HearthCalendar", "HearthBus", "HearthHost",
+                "HearthCore",
                 "HearthTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HearthCLITests",
-            dependencies: ["HearthCLI", "HearthBus", "HearthCore", "HearthTesting"],
+            dependencies: ["HearthCLI", "HearthBus", "HearthHost", "HearthCore", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebServiceTests",
             dependencies: [
-                "WebService", "HearthBus", "HearthCore", "HearthTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "WebService", "HearthBus", "HearthHost", "HearthCore", "HearthTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -459,7 +477,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "HearthBus", "HearthCore", "HearthTesting", "CZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+                "HearthBus", "HearthHost", "HearthCore", "HearthTesting", "CZeroMQ",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -2,6 +2,7 @@ import ArgumentParser
 import BusService
 import Foundation
 import HearthBus
+import HearthHost
 import HearthTesting
 import Logging
 import ServiceLifecycle

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthTesting
 import StoreService
 

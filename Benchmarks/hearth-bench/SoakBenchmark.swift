@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthHost
 import HearthTesting
 import Synchronization
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthTesting
 import HearthTrust
 import StoreService

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 
 /// A fresh, empty `HEARTH_HOME` under `/tmp` (short, so `ipc://` socket paths fit).
 public final class TemporaryHome: Sendable {

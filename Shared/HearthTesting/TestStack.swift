@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 
 /// Real Hearth service processes on a temporary home, each ready once it answers `ping`.
 public final class TestStack: Sendable {

@@ -2,6 +2,7 @@ import BusService
 import CZeroMQ
 import Foundation
 import HearthBus
+import HearthHost
 import HearthTesting
 import Logging
 import ServiceLifecycle

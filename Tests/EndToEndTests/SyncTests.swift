@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthBus
+import HearthHost
 import HearthTesting
 import Testing
 

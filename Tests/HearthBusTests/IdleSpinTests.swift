@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 import HearthTesting
 import Testing
 

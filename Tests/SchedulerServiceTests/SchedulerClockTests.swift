@@ -2,6 +2,7 @@ import BusService
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthTesting
 import Logging
 import StoreService

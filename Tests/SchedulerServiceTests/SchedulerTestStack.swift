@@ -1,6 +1,7 @@
 import BusService
 import Foundation
 import HearthBus
+import HearthHost
 import HearthTesting
 import Logging
 import StoreService

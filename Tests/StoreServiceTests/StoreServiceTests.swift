@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthTesting
 import Logging
 import ServiceLifecycle

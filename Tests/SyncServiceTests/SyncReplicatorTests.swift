@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthTesting
 import HearthTrust
 import Logging

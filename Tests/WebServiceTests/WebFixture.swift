@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthBus
+import HearthHost
 import HearthTesting
 import Hummingbird
 import HummingbirdTesting

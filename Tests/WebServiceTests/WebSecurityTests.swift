@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthBus
+import HearthHost
 import HearthTesting
 import HummingbirdTesting
 import NIOCore

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,5 +1,6 @@
 import BusService
 import HearthBus
+import HearthHost
 
 await HearthProcess.run("bus") { setup in
     try BusService(

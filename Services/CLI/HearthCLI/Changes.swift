@@ -1,6 +1,7 @@
 import ArgumentParser
 import HearthBus
 import HearthCore
+import HearthHost
 import UnixSignals
 
 /// `hearth changes`: replay the store's change feed from a position, and with `--follow` keep

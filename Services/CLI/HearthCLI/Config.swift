@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthHost
 
 /// `hearth config`: the resolved paths and endpoints.
 struct Config: AsyncParsableCommand {

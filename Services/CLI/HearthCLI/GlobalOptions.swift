@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthHost
 
 /// Options every `hearth` subcommand takes.
 struct GlobalOptions: ParsableArguments {

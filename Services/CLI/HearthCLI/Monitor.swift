@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthHost
 import UnixSignals
 
 /// `hearth monitor`: watch the bus live.

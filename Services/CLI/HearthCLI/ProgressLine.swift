@@ -1,6 +1,7 @@
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import Synchronization
 
 /// One line on the terminal that says how far long work has got: `12,345 / 60,000 operations ·

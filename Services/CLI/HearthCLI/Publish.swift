@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthHost
 
 /// `hearth publish`: put one event on the bus, for scripts and tests.
 struct Publish: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthHost
 
 /// Sends one command to a service for a `hearth` subcommand.
 enum ServiceCall {

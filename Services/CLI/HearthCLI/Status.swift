@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthHost
 
 /// `hearth status`: is every service up, and how fast does it answer.
 struct Status: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import UnixSignals
 
 /// `hearth sync`: syncing with paired devices now, the sync log, and diagnostics.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CQREncode
 import Foundation
 import HearthBus
+import HearthHost
 
 /// `hearth web`: the household page's address, and the token phones need to reach it.
 struct Web: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthNotify
 
 /// One popup to show (or replace) under a key.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 import Synchronization
 
 /// The popups on screen, by key, with the id the notification server gave each, kept in

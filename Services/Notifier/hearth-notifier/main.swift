@@ -1,4 +1,5 @@
 import HearthBus
+import HearthHost
 import NotifierService
 
 await HearthProcess.run("notifier") { setup in

@@ -2,6 +2,7 @@ import Foundation
 import HearthBus
 import HearthCalendar
 import HearthCore
+import HearthHost
 import Logging
 import ServiceLifecycle
 

@@ -1,4 +1,5 @@
 import HearthBus
+import HearthHost
 import SchedulerService
 
 await HearthProcess.run("scheduler") { setup in

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 import StoreService
 
 await HearthProcess.run("store") { setup in

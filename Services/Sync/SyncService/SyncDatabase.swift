@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthPairing
 
 /// `$HEARTH_HOME/sync.sqlite`, `hearth-sync`'s own durable state (household data stays in the

@@ -1,4 +1,5 @@
 import HearthBus
+import HearthHost
 import SyncService
 
 await HearthProcess.run("sync") { setup in

@@ -1,5 +1,6 @@
 import HearthBus
 import HearthCore
+import HearthHost
 
 /// Hearing other devices' beacons and announcing this one.
 extension TurnEngine {

@@ -1,6 +1,7 @@
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import Logging
 
 /// The live turn sessions this device takes part in, in memory only, and the protocol that keeps

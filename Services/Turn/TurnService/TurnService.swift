@@ -1,6 +1,7 @@
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import Logging
 import ServiceLifecycle
 

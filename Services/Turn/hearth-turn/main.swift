@@ -1,4 +1,5 @@
 import HearthBus
+import HearthHost
 import TurnService
 
 await HearthProcess.run("turn") { setup in

@@ -1,6 +1,7 @@
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import Hummingbird
 import Logging
 import NIOCore

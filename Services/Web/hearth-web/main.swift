@@ -1,4 +1,5 @@
 import HearthBus
+import HearthHost
 import WebService
 
 await HearthProcess.run("web") { setup in

@@ -82,7 +82,7 @@ public final class CommandClient: Sendable {
         endpoint: String,
         timeout: Duration = .seconds(2),
         attempts: Int = 3,
-        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        maximumMessageBytes: Int = BusLimits.defaultMaximumMessageBytes,
         curve: (keyPair: CurveKeyPair, serverKey: String)? = nil,
         logger: Logger = Logger(label: "hearth.command-client")
     ) {

@@ -54,7 +54,7 @@ public final class CommandServer: Service {
         context: ZMQContext,
         endpoint: String,
         service: String,
-        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        maximumMessageBytes: Int = BusLimits.defaultMaximumMessageBytes,
         cacheCapacity: Int = 4_096,
         curveSecretKey: String? = nil,
         curveDomain: String = "",

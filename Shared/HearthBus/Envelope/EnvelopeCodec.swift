@@ -6,7 +6,7 @@ public struct EnvelopeCodec: Sendable {
     /// Frames larger than this are refused before parsing (default 256 KiB).
     public var maximumBytes: Int
 
-    public init(maximumBytes: Int = HearthConfiguration.defaultMaximumMessageBytes) {
+    public init(maximumBytes: Int = BusLimits.defaultMaximumMessageBytes) {
         self.maximumBytes = maximumBytes
     }
 

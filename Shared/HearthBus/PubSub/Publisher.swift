@@ -29,7 +29,7 @@ public final class Publisher: Sendable {
         source: String,
         device: String,
         firstSeq: UInt64 = 1,
-        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        maximumMessageBytes: Int = BusLimits.defaultMaximumMessageBytes,
         sendHighWaterMark: Int32 = 100_000,
         logger: Logger = Logger(label: "hearth.publisher")
     ) throws {

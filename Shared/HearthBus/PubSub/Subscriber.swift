@@ -23,7 +23,7 @@ public final class Subscriber: AsyncSequence, Sendable {
         context: ZMQContext,
         endpoint: String,
         prefixes: [String] = [""],
-        maximumMessageBytes: Int = HearthConfiguration.defaultMaximumMessageBytes,
+        maximumMessageBytes: Int = BusLimits.defaultMaximumMessageBytes,
         receiveHighWaterMark: Int32 = 100_000,
         receiveBuffer: Int = 10_000,
         logger: Logger = Logger(label: "hearth.subscriber")

@@ -5,6 +5,12 @@ public struct CurveKeyPair: Sendable, Equatable, Codable {
     public let publicKey: String
     public let secretKey: String
 
+    /// A key pair from its two Z85 keys (which must belong together: `publicKey(forSecretKey:)`).
+    public init(publicKey: String, secretKey: String) {
+        self.publicKey = publicKey
+        self.secretKey = secretKey
+    }
+
     /// Generates a fresh key pair with libzmq's CSPRNG-backed `zmq_curve_keypair`.
     /// - Throws: `ZMQError` when libzmq was built without CURVE support.
     public static func generate() throws -> CurveKeyPair {

@@ -19,7 +19,7 @@ public final class ZMQContext: @unchecked Sendable {
     /// - Throws: `ZMQError` when libzmq cannot create it.
     public init(
         ioThreads: Int32 = 1,
-        idleSpin: Duration = .microseconds(HearthConfiguration.defaultIdleSpinMicroseconds)
+        idleSpin: Duration = .microseconds(BusLimits.defaultIdleSpinMicroseconds)
     ) throws {
         self.idleSpin = idleSpin
         guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
@@ -28,13 +28,6 @@ public final class ZMQContext: @unchecked Sendable {
         // blocky flag keeps zmq_ctx_term from waiting forever on sockets left with infinite linger.
         zmq_ctx_set(handle, ZMQ_BLOCKY, 0)
         self.handle = handle
-    }
-
-    /// The context of a Hearth process, with its configuration's `bus.idle_spin_us`: services
-    /// (`HearthProcess`) and the command line alike, so a device set not to spin does not.
-    /// - Throws: `ZMQError` when libzmq cannot create it.
-    public convenience init(configuration: HearthConfiguration) throws {
-        try self.init(idleSpin: .microseconds(configuration.idleSpinMicroseconds))
     }
 
     /// Makes every blocking call on this context's sockets return `ETERM`; sockets must still be closed.

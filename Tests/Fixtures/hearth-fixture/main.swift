@@ -7,6 +7,7 @@
 //   hearth-fixture --endpoint EP --ledger FILE [--hold-before-ms N] [--hold-after-ms N]
 import Foundation
 import HearthBus
+import HearthHost
 import Logging
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHost
 
 /// The names this page may be asked for by (`Host`) and posted to from (`Origin`): a defence
 /// against DNS rebinding, where a web page on evil.example makes its own name resolve to

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthBus
+import HearthHost
 import Hummingbird
 import HummingbirdCore
 import Synchronization

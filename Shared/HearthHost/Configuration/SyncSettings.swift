@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import TOMLKit
 
 /// How `hearth-sync` replicates with paired devices: the `[sync]` table of `hearth.toml`,

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 
 /// IPv4 text forms.
 public enum IPv4 {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import TOMLKit
 
 /// Where `hearth-turn` takes other devices' links: the `[turn]` table of `hearth.toml`,

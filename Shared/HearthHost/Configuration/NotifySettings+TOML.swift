@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import HearthCore
 import TOMLKit
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import TOMLKit
 
 /// Where and how `hearth-web` serves the household page: the `[web]` table of `hearth.toml`,

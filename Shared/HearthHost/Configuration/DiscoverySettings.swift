@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import TOMLKit
 
 /// How this device finds the household's other devices: the `[discovery]` table of

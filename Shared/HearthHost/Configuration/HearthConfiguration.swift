@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import HearthCore
 import TOMLKit
 
@@ -8,12 +9,12 @@ import TOMLKit
 /// `$HEARTH_HOME/hearth.toml`, then the default `ipc://` socket under `$HEARTH_HOME/run`.
 public struct HearthConfiguration: Sendable, Equatable {
     /// The default largest message, in bytes.
-    public static let defaultMaximumMessageBytes = 256 * 1024
+    public static let defaultMaximumMessageBytes = BusLimits.defaultMaximumMessageBytes
     /// The default interval between `health.bus` heartbeats.
     public static let defaultHeartbeatMilliseconds = 2_000
     /// The default time a socket's thread keeps looking for input after it last worked
     /// (`ZMQContext.idleSpin`).
-    public static let defaultIdleSpinMicroseconds = 100
+    public static let defaultIdleSpinMicroseconds = BusLimits.defaultIdleSpinMicroseconds
 
     /// The household data directory (`HEARTH_HOME`).
     public let home: String

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import Logging
 import ServiceLifecycle
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import Logging
 
 /// How every Hearth process logs: to standard error, at `HEARTH_LOG_LEVEL` (default `info`).

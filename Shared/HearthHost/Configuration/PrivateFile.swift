@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 
 /// Files only the household's own user may read: the database, the device key, the logs.
 public enum PrivateFile {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 
 /// Proof that this process is the only instance of one service on one `HEARTH_HOME`.
 ///

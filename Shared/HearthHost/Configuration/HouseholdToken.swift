@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 
 /// The household's web token: what a phone or another computer shows to reach `hearth-web` when
 /// it listens beyond loopback. 32 random bytes as 64 hex digits in `$HEARTH_HOME/web-token`

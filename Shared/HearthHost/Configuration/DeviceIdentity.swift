@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 
 /// This stack's identity: a device id (a UUID in `$HEARTH_HOME/device-id`) and a CURVE key pair
 /// (`$HEARTH_HOME/curve-secret-key`), each created on first use with mode 0600.

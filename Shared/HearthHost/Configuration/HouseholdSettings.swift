@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import TOMLKit
 
 /// The household's wall clock and reminder habits: the `[household]` and `[reminders]` tables

@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import Synchronization
 
 /// One beacon heard: what a device announced and the address it came from.
