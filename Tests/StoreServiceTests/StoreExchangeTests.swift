@@ -193,6 +193,39 @@ struct StoreExchangeTests {
         }
     }
 
+    @Test("an import asked to announce says how each card it changed read before and after, and who wrote it last")
+    func announced() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.mum], store: running.commands)
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let first = try await running.commands.request(
+                "ops.import", args: ["operations": [Self.card(1, wall: now - 3_000, month: 3, title: "Picnic")]])
+            #expect(first["announced"] == nil)
+            let page: [JSONValue] = [
+                StoreHistoryTests.remote(
+                    "\(Self.mum):2", wall: now - 2_000, month: 3, ["title": "Beach day", "day": 14],
+                    overwrites: ["\(Self.mum):1"]),
+                Self.card(3, wall: now - 1_000, month: 4, title: "Zoo"),
+            ]
+            let reply = try await running.commands.request(
+                "ops.import", args: ["operations": .array(page), "announce": true])
+            let report = try reply.decode(ImportReport.self)
+            #expect(
+                report.announced?.map { "\($0.id) \($0.before ?? "-") → \($0.after ?? "-") by \($0.by.device)" } == [
+                    "2026-03 Picnic → Beach day, day 14 by \(Self.mum)", "2026-04 - → Zoo by \(Self.mum)",
+                ])
+            // One sync's imports as one: the first before, the last after, the latest writer.
+            let later = AnnouncedChange(
+                kind: "event_card", id: "2026-03", by: PeerRef(device: "dad", name: "Dad"), before: "Beach day, day 14",
+                after: "Picnic", wall: now, logical: 0)
+            let merged = CardsChangedEvent.changes(merging: (report.announced ?? []) + [later])
+            #expect(
+                merged.map { "\($0.month) \($0.before ?? "-") → \($0.after ?? "-") by \($0.by.name)" } == [
+                    "4 - → Zoo by Device a0a00000"
+                ])
+        }
+    }
+
     @Test("an operation beyond the clock-drift bound is held back, the rest applied; it applies once within the bound")
     func quarantine() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -41,6 +41,7 @@ extension StoreCommands {
         }
         let list = try Self.operationList(arguments, maximumBytes: maximumReplyBytes * 8)
         let source = try arguments.optionalString("source") ?? ""
+        let announce = try arguments.optionalBool("announce") ?? false
         let exporter = try Exporter(arguments)
         let ids = list.compactMap { $0["id"]?.stringValue }
         let (keys, heldSigned) = try await database.pool.read { db in
@@ -164,9 +165,21 @@ extension StoreCommands {
                 }
                 applied.append((operation, seq))
             }
+            // What a person reads of the entities it changes, before (`readable` of the rows
+            // not yet settled), when a sync asks.
+            let changed = Set(applied.map(\.operation.entity))
+            var before: [EntityRef: String] = [:]
+            if announce {
+                for entity in changed {
+                    before[entity] = try StoreDomains.domain(of: entity.kind).readable(entity, in: db)
+                }
+            }
             // Each entity's row once, then the changes' events (which describe the rows).
-            for entity in Set(applied.map(\.operation.entity)) {
+            for entity in changed {
                 if let folded = logs[entity] { try StoreDatabase.settle(entity, from: folded, in: db) }
+            }
+            if announce {
+                outcome.announced = try Self.announced(applied.map(\.operation), before: before, in: db)
             }
             var descriptions: [EntityRef: [String: JSONValue]] = [:]
             for (operation, seq) in applied {
@@ -180,6 +193,26 @@ extension StoreCommands {
                 if try Self.inConflict(entity, in: db) { outcome.conflicts += 1 }
             }
             return try outcome.json(pinned: pin)
+        }
+    }
+
+    /// The announced entities (`before`, read before the import settled them) as they read now,
+    /// each with the operation that wrote it last.
+    private static func announced(
+        _ operations: [Operation], before: [EntityRef: String], in db: Database
+    ) throws -> [AnnouncedChange] {
+        var latest: [EntityRef: Operation] = [:]
+        for operation in operations where before[operation.entity] != nil {
+            if let known = latest[operation.entity], known.time > operation.time { continue }
+            latest[operation.entity] = operation
+        }
+        return try latest.sorted { $0.key < $1.key }.map { entity, operation in
+            let after = try StoreDomains.domain(of: entity.kind).readable(entity, in: db) ?? ""
+            let name = try deviceName(operation.author, in: db).stringValue ?? operation.author
+            return AnnouncedChange(
+                kind: entity.kind, id: entity.id, by: PeerRef(device: operation.author, name: name),
+                before: before[entity].flatMap { $0.isEmpty ? nil : $0 }, after: after.isEmpty ? nil : after,
+                wall: operation.time.wall, logical: Int64(operation.time.logical))
         }
     }
 
@@ -335,6 +368,7 @@ private struct ImportOutcome {
     var quarantined: [HeldOperation] = []
     var forked: [String] = []
     var dropped: [HeldOperation] = []
+    var announced: [AnnouncedChange]?
 
     mutating func refuse(_ operation: Operation, field: String, rule: String) {
         refused.append(.init(id: operation.id.description, field: field, rule: rule))
@@ -346,6 +380,7 @@ private struct ImportOutcome {
                 received: received, alreadyHad: already, conflicts: conflicts, quarantined: quarantined,
                 refused: refused.prefix(StoreCommands.refusalsListed).map(\.wire), refusedCount: refused.count,
                 forked: Array(forked.prefix(StoreCommands.refusalsListed)), forkedCount: forked.count,
-                dropped: dropped, pinned: pinned.map { .init(device: $0.device, fingerprint: $0.key.fingerprint) }))
+                dropped: dropped, pinned: pinned.map { .init(device: $0.device, fingerprint: $0.key.fingerprint) },
+                announced: announced))
     }
 }

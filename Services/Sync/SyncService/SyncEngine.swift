@@ -191,7 +191,7 @@ actor SyncEngine {
     /// `askStillPaired`).
     /// - Returns: the entry as logged.
     private func finished(
-        _ peer: SyncDatabase.Peer, entry given: SyncDatabase.Entry, changes: [SyncReplicator.CardChange],
+        _ peer: SyncDatabase.Peer, entry given: SyncDatabase.Entry, changes: [CardsChangedEvent.Change],
         endpoint: String
     ) async -> SyncDatabase.Entry {
         running[peer.device] = nil
@@ -246,11 +246,11 @@ actor SyncEngine {
     }
 
     /// One "Mum changed August: Beach day → Beach weekend" for the cards a sync changed here.
-    func announceChanges(_ changes: [SyncReplicator.CardChange], from peer: SyncDatabase.Peer) {
+    func announceChanges(_ changes: [CardsChangedEvent.Change], from peer: SyncDatabase.Peer) {
         guard !changes.isEmpty else { return }
         publish(
             "sync.changed",
-            CardsChangedEvent(peer: PeerRef(device: peer.device, name: peer.name), changes: changes.map(\.event)))
+            CardsChangedEvent(peer: PeerRef(device: peer.device, name: peer.name), changes: changes))
     }
 
     static func describe(_ entry: SyncDatabase.Entry) -> String {
@@ -289,7 +289,7 @@ actor SyncEngine {
                         ? "both values kept; the latest shown until someone picks one" : "",
                     detail: "sent by \(peer.name)"
                         + (applied.relayed > 0 ? "; \(applied.relayed) relayed for other devices" : "")))
-            announceChanges(applied.changes, from: peer)
+            announceChanges(CardsChangedEvent.changes(merging: applied.announced), from: peer)
         }
         return reply
     }

@@ -30,7 +30,8 @@ struct SyncReplicator: Sendable {
         /// Operations authored by devices other than the peer that brought them.
         var relayed = 0
         var quarantined: [String] = []
-        var changes: [CardChange] = []
+        /// What the store announced of the page (`AnnouncedChange`: the planner's cards).
+        var announced: [AnnouncedChange] = []
         /// Operations the store refused (bad signature, unknown author, against the rules): the
         /// first few with their field and rule, and how many in all.
         var refused: [OperationsRefusedEvent.Refusal] = []
@@ -73,11 +74,8 @@ struct SyncReplicator: Sendable {
             // Packed by the store, and passed on as it is.
             return (try await local("ops.export", arguments), nil)
         case "sync.import":
-            var watch = CardWatch()
-            var applied = try await importPage(
-                format: request.arguments["format"] ?? .null, packed: request.arguments["packed"], from: peer,
-                watching: &watch)
-            applied.changes = try await changes(in: watch, from: peer)
+            let applied = try await importPage(
+                format: request.arguments["format"] ?? .null, packed: request.arguments["packed"], from: peer)
             return (
                 try JSONValue(
                     reply: PageApplied(
@@ -91,16 +89,10 @@ struct SyncReplicator: Sendable {
     }
 
     /// Applies one page of operations that `peer` brought (`packed`), in one store transaction,
-    /// noting which were relayed for other devices and, in `watch`, the cards they touch.
-    func importPage(
-        format: JSONValue, packed: JSONValue?, from peer: SyncDatabase.Peer, watching watch: inout CardWatch
-    ) async throws -> Applied {
-        guard let page = try await preparePage(format: format, packed: packed, from: peer, watching: &watch) else {
-            return Applied()
-        }
-        let applied = try await applyPage(page, from: peer)
-        watch.received += applied.received
-        return applied
+    /// noting which were relayed for other devices and what the store announced of it.
+    func importPage(format: JSONValue, packed: JSONValue?, from peer: SyncDatabase.Peer) async throws -> Applied {
+        guard let page = try preparePage(format: format, packed: packed) else { return Applied() }
+        return try await applyPage(page, from: peer)
     }
 
     /// Imports a prepared page into this device's store.
@@ -117,18 +109,26 @@ struct SyncReplicator: Sendable {
             applied.forked += report.forkedCount
             applied.refused += report.refused.prefix(max(0, 20 - applied.refused.count))
             applied.quarantined += report.quarantined.map { "\($0.id): \($0.reason)" }
+            applied.announced += report.announced ?? []
         }
-        // The page goes to the store as it came, packed (it is inflated here only for the card
-        // watch and the relay count, never re-encoded). A page over this device's command limit
+        // The page goes to the store as it came, packed (it is inflated here only for the relay
+        // count and the keys it vouches for, never re-encoded). A page over this device's command limit
         // (from a peer whose limit is larger) goes as plain operations, in pieces.
         let source = JSONValue.string(peer.device)
         do {
-            try note(try await local("ops.import", ["format": page.format, "packed": page.packed, "source": source]))
+            try note(
+                try await local(
+                    "ops.import",
+                    ["format": page.format, "packed": page.packed, "source": source, "announce": true]))
         } catch CommandClientError.tooLarge {
             try await Self.inPieces(page.operations[...]) { piece in
                 try note(
                     try await local(
-                        "ops.import", ["format": page.format, "operations": .array(Array(piece)), "source": source]))
+                        "ops.import",
+                        [
+                            "format": page.format, "operations": .array(Array(piece)), "source": source,
+                            "announce": true,
+                        ]))
             }
         }
         return applied
@@ -143,11 +143,11 @@ struct SyncReplicator: Sendable {
     func sync(
         with peer: SyncDatabase.Peer, endpoint: String, now: @Sendable () -> Date = { Date() },
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
-    ) async -> (entry: SyncDatabase.Entry, changes: [CardChange]) {
+    ) async -> (entry: SyncDatabase.Entry, changes: [CardsChangedEvent.Change]) {
         let clock = ContinuousClock()
         let started = clock.now
         var entry = SyncDatabase.Entry(at: now(), peer: peer.device, peerName: peer.name, outcome: .completed)
-        var watch = CardWatch()
+        var announced: [AnnouncedChange] = []
         var (relayed, quarantined) = (0, [String]())
         var notes: [String] = []
         // What this device refused of the peer's pages, and how many the peer refused of ours.
@@ -198,7 +198,7 @@ struct SyncReplicator: Sendable {
             func settle(_ applied: Applied) {
                 entry.received += applied.received
                 entry.conflicts += applied.conflicts
-                watch.received += applied.received
+                announced += applied.announced
                 relayed += applied.relayed
                 quarantined += applied.quarantined
                 refusedHere.refused += applied.refused.prefix(max(0, 20 - refusedHere.refused.count))
@@ -207,9 +207,7 @@ struct SyncReplicator: Sendable {
             while let page = try await asked?.value {
                 let next = page["next"] ?? .null
                 asked = next == .null ? nil : ask(next)
-                guard
-                    let prepared = try await preparePage(
-                        format: page["format"] ?? .null, packed: page["packed"], from: peer, watching: &watch)
+                guard let prepared = try preparePage(format: page["format"] ?? .null, packed: page["packed"])
                 else { continue }
                 moved += prepared.operations.count
                 whole = max(whole, moved)
@@ -265,7 +263,7 @@ struct SyncReplicator: Sendable {
             }
         }
         // The cards that changed, also when the sync failed after some pages were applied.
-        let changes = (try? await self.changes(in: watch, from: peer)) ?? []
+        let changes = CardsChangedEvent.changes(merging: announced)
         if relayed > 0 { notes.append("\(relayed) relayed for other devices by \(peer.name)") }
         if !quarantined.isEmpty {
             notes.append("held back \(quarantined.count): " + quarantined.prefix(3).joined(separator: "; "))

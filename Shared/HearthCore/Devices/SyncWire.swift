@@ -159,6 +159,35 @@ public struct CardsChangedEvent: Codable, Sendable, Equatable {
     public let changes: [Change]
 
     public init(peer: PeerRef, changes: [Change]) { (self.peer, self.changes) = (peer, changes) }
+
+    /// The cards the imports of one sync changed, from the store's announced changes in the order
+    /// the imports ran: each card as it read before the first and after the last, by the device
+    /// whose operation wrote it last; a card that reads the same at the end is left out. In
+    /// month order.
+    public static func changes(merging announced: [AnnouncedChange]) -> [Change] {
+        struct Merged {
+            var first: AnnouncedChange
+            var last: AnnouncedChange
+            var latest: AnnouncedChange
+        }
+        var cards: [EntityRef: Merged] = [:]
+        for change in announced where change.kind == YearPlanner.entityKind {
+            let entity = EntityRef(kind: change.kind, id: change.id)
+            guard var merged = cards[entity] else {
+                cards[entity] = Merged(first: change, last: change, latest: change)
+                continue
+            }
+            merged.last = change
+            if (change.wall, change.logical) >= (merged.latest.wall, merged.latest.logical) { merged.latest = change }
+            cards[entity] = merged
+        }
+        return cards.compactMap { entity, merged -> Change? in
+            guard merged.first.before != merged.last.after, let (year, month) = YearPlanner.yearAndMonth(of: entity)
+            else { return nil }
+            return Change(
+                year: year, month: month, by: merged.latest.by, before: merged.first.before, after: merged.last.after)
+        }.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
+    }
 }
 
 /// The arguments of `hearth-sync`'s commands that name a device (`device.pair`, `device.confirm`,

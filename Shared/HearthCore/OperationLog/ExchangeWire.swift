@@ -35,24 +35,61 @@ public struct ImportReport: Codable, Sendable, Equatable {
     /// Dropped (their entity's history would not fold).
     public let dropped: [HeldOperation]
     @OmittedWhenNil public var pinned: Pinned?
+    /// With `announce`: what the import changed that a person is told of after a sync.
+    @OmittedWhenNil public var announced: [AnnouncedChange]?
 
     public init(
         received: Int, alreadyHad: Int, conflicts: Int, quarantined: [HeldOperation],
         refused: [OperationsRefusedEvent.Refusal], refusedCount: Int, forked: [String], forkedCount: Int,
-        dropped: [HeldOperation], pinned: Pinned? = nil
+        dropped: [HeldOperation], pinned: Pinned? = nil, announced: [AnnouncedChange]? = nil
     ) {
         (self.received, self.alreadyHad, self.conflicts, self.quarantined) = (
             received, alreadyHad, conflicts, quarantined
         )
         (self.refused, self.refusedCount, self.forked, self.forkedCount) = (refused, refusedCount, forked, forkedCount)
-        (self.dropped, self.pinned) = (dropped, pinned)
+        (self.dropped, self.pinned, self.announced) = (dropped, pinned, announced)
     }
 
     enum CodingKeys: String, CodingKey {
-        case received, conflicts, quarantined, refused, forked, dropped, pinned
+        case received, conflicts, quarantined, refused, forked, dropped, pinned, announced
         case alreadyHad = "already_had"
         case refusedCount = "refused_count"
         case forkedCount = "forked_count"
+    }
+}
+
+/// What an import changed that a person is told of after a sync ("Mum changed August: Beach day
+/// → Beach weekend"): an entity its domain announces (a planner card; `StoreDomain.readable`),
+/// as a person read it before the import and after, and who wrote it last.
+public struct AnnouncedChange: Codable, Sendable, Equatable {
+    public let kind: String
+    public let id: String
+    /// The device whose operation wrote it last in the import, and its household name.
+    public let by: PeerRef
+    /// How it read before and after (`nil`: empty).
+    public let before: String?
+    public let after: String?
+    /// That last operation's time, which orders the changes of several imports.
+    public let wall: Int64
+    public let logical: Int64
+
+    public init(
+        kind: String, id: String, by: PeerRef, before: String?, after: String?, wall: Int64, logical: Int64
+    ) {
+        (self.kind, self.id, self.by, self.before, self.after) = (kind, id, by, before, after)
+        (self.wall, self.logical) = (wall, logical)
+    }
+
+    /// `before` and `after` are written as `null` when it was or is empty.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(id, forKey: .id)
+        try container.encode(by, forKey: .by)
+        try container.encode(before, forKey: .before)
+        try container.encode(after, forKey: .after)
+        try container.encode(wall, forKey: .wall)
+        try container.encode(logical, forKey: .logical)
     }
 }
 

@@ -31,10 +31,17 @@ protocol StoreDomain: Sendable {
 
     /// The handler of `command`, if the domain answers it.
     static func handler(for command: String) -> StoreCommands.Handler?
+
+    /// How a person reads `entity` now, for the changes a sync announces ("Mum changed August:
+    /// Beach day → Beach weekend"): `""` when it is empty, `nil` when the domain does not
+    /// announce its synced changes (the default).
+    static func readable(_ entity: EntityRef, in db: Database) throws -> String?
 }
 
 extension StoreDomain {
     static var entityKinds: Set<String> { Rules.entityKinds }
+
+    static func readable(_ entity: EntityRef, in db: Database) throws -> String? { nil }
 
     static func validate(_ operation: Operation) throws(RuleError) { try Rules.validate(operation) }
 }

@@ -37,6 +37,20 @@ enum PlannerDomain: StoreDomain {
         return ["card": try JSONValue(reply: try PlannerCommands.card(entity, in: db))]
     }
 
+    /// A card as a person reads it ("Beach day, day 14, Porthcurno"), announced after a sync.
+    static func readable(_ entity: EntityRef, in db: Database) throws -> String? {
+        guard entity.kind == YearPlanner.entityKind, let (year, month) = YearPlanner.yearAndMonth(of: entity) else {
+            return nil
+        }
+        guard
+            let row = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT title, day, location FROM event_card WHERE year = ? AND month = ?"),
+                arguments: [year, month])
+        else { return "" }
+        let parts: [String?] = [row["title"], (row["day"] as Int?).map { "day \($0)" }, row["location"]]
+        return parts.compactMap { $0 }.joined(separator: ", ")
+    }
+
     /// The planner's commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
         PlannerCommands.self,
