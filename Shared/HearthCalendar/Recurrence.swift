@@ -36,6 +36,20 @@ public struct Recurrence: Hashable, Sendable {
         rule = parts.joined(separator: ";")
     }
 
+    /// A todo's rule from the fields the store keeps and `reminder.sources` sends: `repeat`
+    /// (`daily`…, or `none`), the due date (its first occurrence), `until` and `month_end`;
+    /// `nil` for a one-off todo or a date that does not parse. The one place a todo's fields
+    /// become its rule (the agenda, a completion, the scheduler's reminders).
+    public init?(todoRepeat: String?, due: String?, until: String?, monthEnd: String?) {
+        guard let frequency = todoRepeat.flatMap(Frequency.init(rawValue:)),
+            let start = due.flatMap({ try? LocalDate(parsing: $0, field: "due") })
+        else { return nil }
+        self.init(
+            frequency: frequency, start: start,
+            until: until.flatMap { try? LocalDate(parsing: $0, field: "until") },
+            clampsMonthEnd: monthEnd == Todos.MonthEnd.clamp.rawValue)
+    }
+
     /// The rule as RFC 5545 `RRULE` text.
     public let rule: String
 

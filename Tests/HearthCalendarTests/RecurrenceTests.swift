@@ -149,4 +149,17 @@ struct RecurrenceTests {
             #expect(rule.occurrences(from: item.from, through: item.through) == expected, "seed \(seed): \(item.json)")
         }
     }
+
+    @Test("a todo's stored fields make its rule in one place: none and unreadable dates give no rule")
+    func fromTodoFields() throws {
+        let rule = try #require(
+            Recurrence(todoRepeat: "monthly", due: "2026-01-31", until: "2026-06-30", monthEnd: "clamp"))
+        #expect(rule.rule == "RSCALE=GREGORIAN;FREQ=MONTHLY;UNTIL=20260630;SKIP=BACKWARD")
+        #expect(rule.occurrences(from: date("2026-02-01"), through: date("2026-02-28")) == [date("2026-02-28")])
+        #expect(
+            Recurrence(todoRepeat: "monthly", due: "2026-01-31", until: nil, monthEnd: "skip")?.clampsMonthEnd == false)
+        #expect(Recurrence(todoRepeat: "none", due: "2026-01-31", until: nil, monthEnd: "skip") == nil)
+        #expect(Recurrence(todoRepeat: "daily", due: "2026-02-30", until: nil, monthEnd: "skip") == nil)
+        #expect(Recurrence(todoRepeat: nil, due: "2026-01-31", until: nil, monthEnd: nil) == nil)
+    }
 }

@@ -33,14 +33,7 @@ struct ReminderSource: Sendable, Equatable {
         self.title = wire.title
         self.due = due
         self.time = time
-        if let frequency = Recurrence.Frequency(rawValue: wire.repeat) {
-            recurrence = Recurrence(
-                frequency: frequency, start: due,
-                until: wire.until.flatMap { try? LocalDate(parsing: $0, field: "until") },
-                clampsMonthEnd: wire.monthEnd == Todos.MonthEnd.clamp.rawValue)
-        } else {
-            recurrence = nil
-        }
+        recurrence = Recurrence(todoRepeat: wire.repeat, due: wire.due, until: wire.until, monthEnd: wire.monthEnd)
         completed = wire.completed
         completions = Set(wire.completions.compactMap { try? LocalDate(parsing: $0, field: "date") })
         firedDue = wire.firedDue

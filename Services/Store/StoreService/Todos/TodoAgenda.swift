@@ -49,22 +49,18 @@ public enum TodoAgenda {
         let (first, last) = (from.description, through.description)
         let shownOnly = calendarOnly ? "AND todo.show_in_calendar AND c.show_in_calendar" : ""
         var items: [Item] = []
-        let oneOff = try Row.fetchCursor(
+        let oneOff = try TodoRow.fetchCursor(
             db,
             sql: """
-                SELECT todo.id, todo.due_date, todo.title, todo.due_time, todo.priority, todo.collection, c.kind,
-                       todo.completed, todo.assignee, m.name
+                SELECT \(TodoRow.columns)
                 FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
                 LEFT JOIN member AS m ON m.id = todo.assignee
                 WHERE todo.repeat = 'none' AND todo.due_date BETWEEN ? AND ? AND (? IS NULL OR todo.collection = ?)
                       AND (? IS NULL OR todo.assignee = ?) \(shownOnly)
                 """, arguments: [first, last, collection, collection, assignee, assignee])
-        while let row = try oneOff.next() {
-            guard let date = try? LocalDate(parsing: row[1], field: "due") else { continue }
-            items.append(
-                Item(
-                    id: row[0], date: date, title: row[2], time: row[3], priority: row[4], collection: row[5],
-                    kind: row[6], recurring: false, done: row[7], assignee: Self.pair(row[8], row[9])))
+        while let todo = try oneOff.next() {
+            guard let date = try? LocalDate(parsing: todo.due, field: "due") else { continue }
+            items.append(todo.item(on: date, recurring: false, done: todo.completed))
         }
         struct Completion: Hashable {
             let template: String
@@ -74,54 +70,32 @@ public enum TodoAgenda {
         let completions = try Row.fetchCursor(
             db, sql: "SELECT template, date FROM todo_completion WHERE date BETWEEN ? AND ?", arguments: [first, last])
         while let row = try completions.next() {
-            guard let date = try? LocalDate(parsing: row[1], field: "date") else { continue }
-            done.insert(Completion(template: row[0], date: date))
+            guard let date = try? LocalDate(parsing: row["date"], field: "date") else { continue }
+            done.insert(Completion(template: row["template"], date: date))
         }
         // Templates are read first, then expanded in parallel: libical's iterator costs about
         // 3 µs an occurrence (a month of 250 daily todos is 23 ms), and each rule is independent.
-        struct Template {
-            let id: String
-            let title: String
-            let time: String?
-            let priority: String
-            let collection: String
-            let kind: String?
-            let rule: Recurrence
-            let assignee: (id: String, name: String)?
-        }
-        var templates: [Template] = []
-        let rows = try Row.fetchCursor(
+        var templates: [(todo: TodoRow, rule: Recurrence)] = []
+        let rows = try TodoRow.fetchCursor(
             db,
             sql: """
-                SELECT todo.id, todo.due_date, todo.title, todo.due_time, todo.priority, todo.collection, c.kind,
-                       todo.repeat, todo.until, todo.month_end, todo.assignee, m.name
+                SELECT \(TodoRow.columns)
                 FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
                 LEFT JOIN member AS m ON m.id = todo.assignee
                 WHERE todo.repeat != 'none' AND todo.due_date <= ? AND (todo.until IS NULL OR todo.until >= ?)
                       AND (? IS NULL OR todo.collection = ?) AND (? IS NULL OR todo.assignee = ?) \(shownOnly)
                 """, arguments: [last, first, collection, collection, assignee, assignee])
-        while let row = try rows.next() {
-            guard let start = try? LocalDate(parsing: row[1], field: "due"),
-                let frequency = Recurrence.Frequency(rawValue: row[7])
-            else { continue }
-            let rule = Recurrence(
-                frequency: frequency, start: start,
-                until: (row[8] as String?).flatMap { try? LocalDate(parsing: $0, field: "until") },
-                clampsMonthEnd: (row[9] as String) == Todos.MonthEnd.clamp.rawValue)
-            templates.append(
-                Template(
-                    id: row[0], title: row[2], time: row[3], priority: row[4], collection: row[5], kind: row[6],
-                    rule: rule, assignee: Self.pair(row[10], row[11])))
+        while let todo = try rows.next() {
+            guard let rule = todo.recurrence else { continue }
+            templates.append((todo, rule))
         }
         let expanded = Self.expand(templates.map(\.rule), from: from, through: through)
         for (template, dates) in zip(templates, expanded) {
             for date in dates {
                 items.append(
-                    Item(
-                        id: template.id, date: date, title: template.title, time: template.time,
-                        priority: template.priority, collection: template.collection, kind: template.kind,
-                        recurring: true, done: done.contains(Completion(template: template.id, date: date)),
-                        assignee: template.assignee))
+                    template.todo.item(
+                        on: date, recurring: true,
+                        done: done.contains(Completion(template: template.todo.id, date: date))))
             }
         }
         // Sorted on whole-number keys (day, second of the day, priority), titles only on a tie.
@@ -146,10 +120,40 @@ public enum TodoAgenda {
         return order.map { items[$0] }
     }
 
-    /// An assignee's id and name from a row, when both are there (its member still exists).
-    private static func pair(_ id: String?, _ name: String?) -> (id: String, name: String)? {
-        guard let id, let name else { return nil }
-        return (id, name)
+    /// A todo as the agenda reads it, by column name (`columns`).
+    private struct TodoRow: FetchableRecord {
+        static let columns = """
+            todo.id, todo.due_date, todo.title, todo.due_time, todo.priority, todo.collection, c.kind,
+            todo.completed, todo.repeat, todo.until, todo.month_end, todo.assignee, m.name AS assignee_name
+            """
+        let id: String
+        let due: String
+        let title: String
+        let time: String?
+        let priority: String
+        let collection: String
+        let kind: String?
+        let completed: Bool
+        let recurrence: Recurrence?
+        /// The member it is for, when it is one member's and that member still exists.
+        let assignee: (id: String, name: String)?
+
+        init(row: Row) {
+            (id, due, title, time) = (row["id"], row["due_date"], row["title"], row["due_time"])
+            (priority, collection, kind, completed) = (
+                row["priority"], row["collection"], row["kind"], row["completed"]
+            )
+            recurrence = Recurrence(
+                todoRepeat: row["repeat"], due: due, until: row["until"], monthEnd: row["month_end"])
+            let (member, name): (String?, String?) = (row["assignee"], row["assignee_name"])
+            assignee = member.flatMap { member in name.map { (member, $0) } }
+        }
+
+        func item(on date: LocalDate, recurring: Bool, done: Bool) -> Item {
+            Item(
+                id: id, date: date, title: title, time: time, priority: priority, collection: collection, kind: kind,
+                recurring: recurring, done: done, assignee: assignee)
+        }
     }
 
     /// Each rule's occurrences in the range, expanded on every core.

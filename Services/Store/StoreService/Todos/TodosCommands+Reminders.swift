@@ -54,13 +54,14 @@ extension TodosCommands {
             var bytes = 0
             var next: String?
             while let row = try rows.next() {
-                let id: String = row[0]
-                let repeating: String = row[4]
+                let id: String = row["id"]
+                let repeating: String = row["repeat"]
                 let done = repeating == "none" ? [] : try String.fetchAll(completions, arguments: [id, since])
                 let reminder = ReminderSources.Todo(
-                    id: id, title: row[1], due: row[2], time: row[3], repeat: repeating, until: row[5],
-                    monthEnd: row[6], completed: row[7], completions: done, firedDue: row[8], snoozedUntil: row[9],
-                    snoozedDate: row[10], armedAt: try Int64.fetchOne(armed, arguments: [id]))
+                    id: id, title: row["title"], due: row["due_date"], time: row["due_time"], repeat: repeating,
+                    until: row["until"], monthEnd: row["month_end"], completed: row["completed"], completions: done,
+                    firedDue: row["fired_due"], snoozedUntil: row["snoozed_until"], snoozedDate: row["snoozed_date"],
+                    armedAt: try Int64.fetchOne(armed, arguments: [id]))
                 bytes += 320 + done.count * 13 + reminder.title.utf8.count
                 if bytes > maximumReplyBytes && !reminders.isEmpty {
                     next = reminders.last?.id

@@ -10,13 +10,7 @@ extension TodosCommands {
 
     /// A todo's repeat rule, or `nil` for a one-off todo.
     static func recurrence(_ row: Row) -> Recurrence? {
-        guard let repeating = (row["repeat"] as String?).flatMap(Recurrence.Frequency.init(rawValue:)),
-            let start = (row["due_date"] as String?).flatMap({ try? LocalDate(parsing: $0, field: "due") })
-        else { return nil }
-        return Recurrence(
-            frequency: repeating, start: start,
-            until: (row["until"] as String?).flatMap { try? LocalDate(parsing: $0, field: "until") },
-            clampsMonthEnd: (row["month_end"] as String?) == Todos.MonthEnd.clamp.rawValue)
+        Recurrence(todoRepeat: row["repeat"], due: row["due_date"], until: row["until"], monthEnd: row["month_end"])
     }
 
     /// A todo's current fields, as the operation log's values (for the rules between fields).
