@@ -16,6 +16,8 @@ public enum CalendarFile {
         public let start: Date
         public let end: Date
         public let allDay: Bool
+        /// The file gave the event no UID: `uid` is derived from its content (`Event.derivedUID`).
+        public var derivedUID = false
     }
 
     /// What a file gave: busy times, events it reported and left out, and how many were not busy.
@@ -23,8 +25,11 @@ public enum CalendarFile {
         public var busy: [Busy] = []
         /// Every UID the file holds, busy or not (a re-import replaces these).
         public var uids: Set<String> = []
-        /// `event N (UID …)` and what was wrong with it.
+        /// `event N (UID …)` and why it was left out: it cannot be placed in time.
         public var errors: [(event: String, reason: String)] = []
+        /// `event N (UID …)` (or `the file`) and what was wrong in it that did not stop it
+        /// being read: an empty or malformed property, an unknown time zone read as floating…
+        public var warnings: [(event: String, reason: String)] = []
         /// Transparent (free) or cancelled events: read, not busy.
         public var free = 0
     }
@@ -67,6 +72,12 @@ public enum CalendarFile {
         guard text.contains("BEGIN:VCALENDAR") || text.contains("BEGIN:VEVENT") else {
             throw FileError(description: "is not an iCalendar file (no BEGIN:VCALENDAR)")
         }
+        // Blank lines have no place in iCalendar; some writers put one inside a folded line
+        // ("VERSION", blank, " :2.0"), which libical then reads as two broken lines.
+        let text =
+            text.contains("\n\n") || text.contains("\n\r\n")
+            ? text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" }.joined(separator: "\r\n")
+            : text
         guard let root = icalparser_parse_string(text) else {
             throw FileError(description: "could not be parsed as iCalendar")
         }
@@ -77,8 +88,10 @@ public enum CalendarFile {
             throw FileError(description: "holds no VCALENDAR")
         }
         var reading = Reading()
-        // Overrides (RECURRENCE-ID) replace one occurrence of their UID's series.
-        var overridden: [String: Set<Date>] = [:]
+        var zones = CalendarZones(root: root, household: zone)
+        // Overrides (RECURRENCE-ID) replace an occurrence of their UID's series, or with
+        // RANGE=THISANDFUTURE that one and every later one.
+        var overrides: [String: [(recurrence: Event.Recurrence, event: Event)]] = [:]
         var parsed: [(index: Int, event: Event)] = []
         let steps = events.count * 2
         for (index, component) in events.enumerated() {
@@ -86,32 +99,37 @@ public enum CalendarFile {
             let uid = icalcomponent_get_uid(component).map { String(cString: $0) } ?? ""
             let name = "event \(index + 1)" + (uid.isEmpty ? "" : " (UID \(uid))")
             do {
-                let event = try Event(component, zone: zone)
+                let event = try Event(component, zones: &zones)
                 reading.uids.insert(event.uid)
-                if let recurrence = event.recurrenceID { overridden[event.uid, default: []].insert(recurrence) }
+                if let recurrence = event.recurrence { overrides[event.uid, default: []].append((recurrence, event)) }
                 parsed.append((index, event))
+                for warning in event.warnings { reading.warnings.append((name, warning)) }
             } catch {
                 if !uid.isEmpty { reading.uids.insert(uid) }
                 reading.errors.append((name, error.description))
             }
         }
+        for warning in zones.warnings { reading.warnings.append(("the file", warning)) }
         let firstInstant = HouseholdTime(timeZone: zone).instant(from, LocalTime(hour: 0, minute: 0)!)
         let lastInstant = HouseholdTime(timeZone: zone).instant(through.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
         var budget = Budget(steps: maximumFileSteps, deadline: ContinuousClock.now + timeLimit, limit: timeLimit)
         for (done, (index, event)) in parsed.enumerated() {
             if done % 500 == 0 { progress(events.count + done * events.count / max(parsed.count, 1), steps) }
-            guard event.busy else {
+            guard event.busy || event.recurrence == nil && overrides[event.uid] != nil else {
                 reading.free += 1
                 continue
             }
             do {
-                let skip = event.recurrenceID == nil ? overridden[event.uid] ?? [] : []
-                for start in try event.occurrences(from: from, through: through, budget: &budget)
-                where !skip.contains(start) {
-                    let end = start.addingTimeInterval(event.length)
+                let replacing = event.recurrence == nil ? overrides[event.uid] ?? [] : []
+                for occurrence in try event.occurrences(from: from, through: through, budget: &budget) {
+                    guard let (start, length) = Self.overridden(occurrence, of: event, by: replacing), length > 0
+                    else { continue }
+                    let end = start.addingTimeInterval(length)
                     guard end > firstInstant, start < lastInstant else { continue }
                     reading.busy.append(
-                        Busy(uid: event.uid, summary: event.summary, start: start, end: end, allDay: event.allDay))
+                        Busy(
+                            uid: event.uid, summary: event.summary, start: start, end: end, allDay: event.allDay,
+                            derivedUID: event.derivedUID))
                 }
             } catch {
                 reading.errors.append(("event \(index + 1) (UID \(event.uid))", error.description))
@@ -121,8 +139,31 @@ public enum CalendarFile {
         return reading
     }
 
+    /// A series' occurrence as its overrides leave it: gone when an override replaces it (the
+    /// override is read as an event of its own), moved by the latest `RANGE=THISANDFUTURE`
+    /// override before it (by that override's shift, with its length), or as it is. `nil` when
+    /// it blocks no time (the series is not busy, or a cancelling override took it).
+    private static func overridden(
+        _ occurrence: (start: Date, length: TimeInterval), of series: Event,
+        by overrides: [(recurrence: Event.Recurrence, event: Event)]
+    ) -> (start: Date, length: TimeInterval)? {
+        let day = overrides.contains { $0.recurrence.day != nil } ? series.day(of: occurrence.start) : nil
+        for (recurrence, _) in overrides
+        where recurrence.instant == occurrence.start || (recurrence.day != nil && recurrence.day == day) {
+            return nil
+        }
+        let future = overrides.filter { $0.recurrence.thisAndFuture && $0.recurrence.instant < occurrence.start }
+        guard let latest = future.max(by: { $0.recurrence.instant < $1.recurrence.instant }) else {
+            return series.busy ? occurrence : nil
+        }
+        guard latest.event.busy else { return nil }
+        let shift = Event.instant(latest.event.start, in: latest.event.zone).timeIntervalSince(
+            latest.recurrence.instant)
+        return (occurrence.start.addingTimeInterval(shift), latest.event.length)
+    }
+
     /// What is left of a file's expansion: steps, and time until the deadline.
-    fileprivate struct Budget {
+    struct Budget {
         var steps: Int
         let deadline: ContinuousClock.Instant
         let limit: Duration
@@ -156,211 +197,6 @@ public enum CalendarFile {
         while let current = child {
             collectEvents(current, into: &events)
             child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
-        }
-    }
-
-    /// One `VEVENT`, read and checked.
-    private struct Event {
-        let uid: String
-        let summary: String
-        let zone: TimeZone
-        let allDay: Bool
-        /// DTSTART as written (floating) and as an instant.
-        let start: (date: LocalDate, time: LocalTime)
-        let length: TimeInterval
-        let busy: Bool
-        let rule: icalrecurrencetype?
-        let extraDates: [(date: LocalDate, time: LocalTime)]
-        let exceptions: Set<Date>
-        let recurrenceID: Date?
-
-        init(_ component: OpaquePointer, zone householdZone: TimeZone) throws(FileError) {
-            if let error = Self.firstProperty(component, ICAL_XLICERROR_PROPERTY) {
-                let text = icalproperty_get_xlicerror(error).map { String(cString: $0) } ?? "a malformed line"
-                throw FileError(description: text)
-            }
-            guard let uidText = icalcomponent_get_uid(component).map({ String(cString: $0) }), !uidText.isEmpty else {
-                throw FileError(description: "has no UID")
-            }
-            uid = uidText
-            summary = icalcomponent_get_summary(component).map { String(cString: $0) } ?? ""
-            guard let startProperty = Self.firstProperty(component, ICAL_DTSTART_PROPERTY) else {
-                throw FileError(description: "has no DTSTART")
-            }
-            let dtstart = icalproperty_get_dtstart(startProperty)
-            guard icaltime_is_null_time(dtstart) == 0, icaltime_is_valid_time(dtstart) != 0 else {
-                throw FileError(description: "has a DTSTART that is not a date or time")
-            }
-            zone = try Self.zone(of: startProperty, time: dtstart, household: householdZone)
-            allDay = dtstart.is_date != 0
-            start = try Self.wall(dtstart, field: "DTSTART")
-            let begin = Self.instant(start, in: zone)
-            if let endProperty = Self.firstProperty(component, ICAL_DTEND_PROPERTY) {
-                let dtend = icalproperty_get_dtend(endProperty)
-                let endZone = try Self.zone(of: endProperty, time: dtend, household: householdZone)
-                let end = Self.instant(try Self.wall(dtend, field: "DTEND"), in: endZone)
-                guard end >= begin else { throw FileError(description: "ends (DTEND) before it starts (DTSTART)") }
-                length = end.timeIntervalSince(begin)
-            } else if let durationProperty = Self.firstProperty(component, ICAL_DURATION_PROPERTY) {
-                let seconds = icaldurationtype_as_int(icalproperty_get_duration(durationProperty))
-                guard seconds >= 0 else { throw FileError(description: "has a negative DURATION") }
-                length = TimeInterval(seconds)
-            } else {
-                // RFC 5545 §3.6.1: a date-only event lasts the day; a timed one takes no time.
-                length = allDay ? 86_400 : 0
-            }
-            let transparent =
-                Self.firstProperty(component, ICAL_TRANSP_PROPERTY).map {
-                    let transp = icalproperty_get_transp($0)
-                    return transp == ICAL_TRANSP_TRANSPARENT || transp == ICAL_TRANSP_TRANSPARENTNOCONFLICT
-                } ?? false
-            busy = !transparent && icalcomponent_get_status(component) != ICAL_STATUS_CANCELLED && length > 0
-            if let property = Self.firstProperty(component, ICAL_RRULE_PROPERTY) {
-                let parsed = icalproperty_get_rrule(property)
-                try Self.checkCost(parsed, text: property)
-                rule = parsed
-            } else {
-                rule = nil
-            }
-            var extra: [(LocalDate, LocalTime)] = []
-            for property in Self.properties(component, ICAL_RDATE_PROPERTY) {
-                let value = icalproperty_get_rdate(property)
-                let time = icaltime_is_null_time(value.time) == 0 ? value.time : value.period.start
-                extra.append(try Self.wall(time, field: "RDATE"))
-            }
-            extraDates = extra
-            var excluded: Set<Date> = []
-            for property in Self.properties(component, ICAL_EXDATE_PROPERTY) {
-                let value = icalproperty_get_exdate(property)
-                let exZone = try Self.zone(of: property, time: value, household: householdZone)
-                excluded.insert(Self.instant(try Self.wall(value, field: "EXDATE"), in: exZone))
-            }
-            exceptions = excluded
-            if let property = Self.firstProperty(component, ICAL_RECURRENCEID_PROPERTY) {
-                let value = icalproperty_get_recurrenceid(property)
-                let idZone = try Self.zone(of: property, time: value, household: householdZone)
-                recurrenceID = Self.instant(try Self.wall(value, field: "RECURRENCE-ID"), in: idZone)
-            } else {
-                recurrenceID = nil
-            }
-        }
-
-        /// The starts of every occurrence on `from...through`, expanded in floating time.
-        func occurrences(from: LocalDate, through: LocalDate, budget: inout Budget) throws(FileError) -> [Date] {
-            var walls = [start] + extraDates
-            if var rule {
-                let floating = icaltimetype(
-                    year: Int32(start.date.year), month: Int32(start.date.month), day: Int32(start.date.day),
-                    hour: Int32(start.time.hour), minute: Int32(start.time.minute), second: Int32(start.time.second),
-                    is_date: allDay ? 1 : 0, is_daylight: 0, zone: nil)
-                // A rule's UNTIL in UTC is compared with floating times as written: close enough
-                // for busy times (a few hours at most at the series' end).
-                rule.until.zone = nil
-                try budget.checkTime()
-                guard let iterator = icalrecur_iterator_new(rule, floating) else {
-                    throw FileError(description: "has an RRULE libical cannot expand")
-                }
-                defer { icalrecur_iterator_free(iterator) }
-                // Jump near the range when the rule allows (not with COUNT, which counts from DTSTART).
-                let lookBack = from.adding(days: -Int((length / 86_400).rounded(.up)) - 1)
-                if rule.count == 0, lookBack > start.date {
-                    var jump = floating
-                    (jump.year, jump.month, jump.day) = (
-                        Int32(lookBack.year), Int32(lookBack.month), Int32(lookBack.day)
-                    )
-                    icalrecur_iterator_set_start(iterator, jump)
-                }
-                var steps = 0
-                walls = extraDates
-                while true {
-                    steps += 1
-                    try budget.step(steps)
-                    let next = icalrecur_iterator_next(iterator)
-                    guard icaltime_is_null_time(next) == 0, let wall = try? Self.wall(next, field: "RRULE") else {
-                        break
-                    }
-                    if wall.date > through { break }
-                    if wall.date >= lookBack { walls.append(wall) }
-                    if walls.count > maximumOccurrences {
-                        throw FileError(
-                            description:
-                                "repeats more than \(maximumOccurrences) times in the range (RRULE too frequent)")
-                    }
-                }
-            }
-            return Set(walls.map { Self.instant($0, in: zone) }).subtracting(exceptions).sorted()
-        }
-
-        /// Refuses a rule finer than daily that also filters (`BY…`): libical steps it a second,
-        /// minute or hour at a time until the filters match, so `FREQ=SECONDLY;BYMONTH=2;
-        /// BYMONTHDAY=29` searches years of seconds for each occurrence (a 150-byte file held an
-        /// import for over 100 s; `FREQ=MINUTELY;BYDAY=MO;BYHOUR=9` from year 13 for 86 s).
-        /// Calendars write such series as DAILY or WEEKLY rules; an unfiltered HOURLY to
-        /// SECONDLY rule steps once an occurrence and stays bounded by `maximumSteps`.
-        private static func checkCost(_ rule: icalrecurrencetype, text property: OpaquePointer) throws(FileError) {
-            guard
-                rule.freq == ICAL_SECONDLY_RECURRENCE || rule.freq == ICAL_MINUTELY_RECURRENCE
-                    || rule.freq == ICAL_HOURLY_RECURRENCE,
-                let value = icalproperty_get_value_as_string_r(property)
-            else { return }
-            defer { icalmemory_free_buffer(value) }
-            let text = String(cString: value)
-            guard !text.split(separator: ";").contains(where: { $0.uppercased().hasPrefix("BY") }) else {
-                throw FileError(
-                    description:
-                        "has an RRULE finer than daily with filters (\(text)): Hearth expands FREQ=HOURLY, "
-                        + "MINUTELY and SECONDLY only without BY… parts")
-            }
-        }
-
-        private static func instant(_ wall: (date: LocalDate, time: LocalTime), in zone: TimeZone) -> Date {
-            HouseholdTime(timeZone: zone).instant(wall.date, wall.time)
-        }
-
-        private static func wall(
-            _ time: icaltimetype, field: String
-        ) throws(FileError) -> (
-            date: LocalDate, time: LocalTime
-        ) {
-            guard let date = LocalDate(year: Int(time.year), month: Int(time.month), day: Int(time.day)),
-                let clock = time.is_date != 0
-                    ? LocalTime(hour: 0, minute: 0)
-                    : LocalTime(hour: Int(time.hour), minute: Int(time.minute), second: min(Int(time.second), 59))
-            else { throw FileError(description: "has a \(field) that is not a real date and time") }
-            return (date, clock)
-        }
-
-        /// The zone a time is written in: UTC (`Z`), its `TZID`, or the household's (floating).
-        private static func zone(
-            of property: OpaquePointer, time: icaltimetype, household: TimeZone
-        ) throws(FileError)
-            -> TimeZone
-        {
-            if icaltime_is_utc(time) != 0 { return TimeZone(identifier: "UTC")! }
-            guard let parameter = icalproperty_get_first_parameter(property, ICAL_TZID_PARAMETER),
-                let tzid = icalparameter_get_tzid(parameter).map({ String(cString: $0) })
-            else { return household }
-            if let zone = TimeZone(identifier: tzid) { return zone }
-            // Some writers prefix the IANA name (`/freeassociation.sourceforge.net/Europe/London`).
-            let parts = tzid.split(separator: "/")
-            for count in [3, 2, 1] where parts.count >= count {
-                if let zone = TimeZone(identifier: parts.suffix(count).joined(separator: "/")) { return zone }
-            }
-            throw FileError(description: "uses an unknown time zone TZID=\(tzid)")
-        }
-
-        private static func firstProperty(_ component: OpaquePointer, _ kind: icalproperty_kind) -> OpaquePointer? {
-            icalcomponent_get_first_property(component, kind)
-        }
-
-        private static func properties(_ component: OpaquePointer, _ kind: icalproperty_kind) -> [OpaquePointer] {
-            var found: [OpaquePointer] = []
-            var property = icalcomponent_get_first_property(component, kind)
-            while let current = property {
-                found.append(current)
-                property = icalcomponent_get_next_property(component, kind)
-            }
-            return found
         }
     }
 }

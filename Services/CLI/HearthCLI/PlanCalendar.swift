@@ -67,6 +67,9 @@ extension Plan {
                     Output.line("  ✗ \(Output.visible(error.event)): \(Output.visible(error.reason))")
                 }
                 if reply.omittedErrors > 0 { Output.line("  … and \(reply.omittedErrors) more") }
+                for warning in reply.warnings ?? [] {
+                    Output.line("  ! \(Output.visible(warning.event)): \(Output.visible(warning.reason))")
+                }
             }
         }
 

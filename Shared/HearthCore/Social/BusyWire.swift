@@ -47,15 +47,22 @@ public struct BusyImport: Codable, Sendable, Equatable {
     /// The first 100 problems, and how many more there were.
     public let errors: [Problem]
     public let omittedErrors: Int
+    /// What was wrong in events that were still read (an empty property, a time zone read as
+    /// floating…): the first 100, absent when there were none.
+    @OmittedWhenNil public var warnings: [Problem]?
 
-    public init(file: String, busy: Int, events: Int, free: Int, errors: [Problem], omittedErrors: Int) {
+    public init(
+        file: String, busy: Int, events: Int, free: Int, errors: [Problem], omittedErrors: Int,
+        warnings: [Problem]? = nil
+    ) {
         (self.file, self.busy, self.events, self.free, self.errors, self.omittedErrors) = (
             file, busy, events, free, errors, omittedErrors
         )
+        self.warnings = warnings
     }
 
     enum CodingKeys: String, CodingKey {
-        case file, busy, events, free, errors
+        case file, busy, events, free, errors, warnings
         case omittedErrors = "omitted_errors"
     }
 }

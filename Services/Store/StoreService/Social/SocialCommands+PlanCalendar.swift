@@ -89,7 +89,9 @@ extension SocialCommands {
                 reply: BusyImport(
                     file: file, busy: reading.busy.count, events: reading.uids.count, free: reading.free,
                     errors: reading.errors.prefix(100).map { .init(event: $0.event, reason: $0.reason) },
-                    omittedErrors: max(0, reading.errors.count - 100)))
+                    omittedErrors: max(0, reading.errors.count - 100),
+                    warnings: reading.warnings.isEmpty
+                        ? nil : reading.warnings.prefix(100).map { .init(event: $0.event, reason: $0.reason) }))
         }
     }
 
