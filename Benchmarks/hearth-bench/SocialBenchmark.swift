@@ -125,12 +125,17 @@ struct SocialBenchmark: AsyncParsableCommand {
         let readMs = readTimes.sorted()[readTimes.count / 2]
         var importTimes: [Double] = []
         var imported: JSONValue = .null
+        let store = stack.processes[.store]
+        let rssBefore = store?.memory("VmRSS") ?? 0
         for _ in 0..<rounds {
             let start = clock.now
             imported = try await commands.request("plan.busy.import", args: ["path": .string(file), "now": nowMs])
             importTimes.append((clock.now - start).seconds * 1000)
         }
         let importMs = importTimes.sorted()[importTimes.count / 2]
+        // What one import holds: the store's peak resident memory over the imports, against
+        // what it held before them.
+        let peak = store?.memory("VmHWM") ?? 0
         log("    read \(String(format: "%.1f", readMs)) ms, imported \(String(format: "%.1f", importMs)) ms")
         await commands.close()
         _ = await stack.stop()
@@ -148,6 +153,9 @@ struct SocialBenchmark: AsyncParsableCommand {
             "ics_read_ms": .double(round3(readMs)),
             "ics_import_ms": .double(round3(importMs)),
             "ics_import_errors": .int(Int64(imported["errors"]?.arrayValue?.count ?? -1)),
+            "ics_file_mib": .double(round3(Double(text.utf8.count) / 1_048_576)),
+            "store_rss_before_mib": .double(round3(Double(rssBefore) / 1_048_576)),
+            "store_peak_rss_mib": .double(round3(Double(peak) / 1_048_576)),
             "rounds": .int(Int64(rounds)),
             "targets": ["place_1000x14_ms": 50],
         ]

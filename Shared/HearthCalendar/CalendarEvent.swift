@@ -20,8 +20,9 @@ extension CalendarFile {
         let start: (date: LocalDate, time: LocalTime)
         let length: TimeInterval
         let busy: Bool
-        /// Every RRULE: several are a union (RFC 5545 §3.8.5.3).
-        let rules: [icalrecurrencetype]
+        /// Every RRULE, as text (read again to expand: the event outlives its libical
+        /// component); several are a union (RFC 5545 §3.8.5.3).
+        let rules: [String]
         /// RDATEs, each with its own length when given as a PERIOD (RFC 5545 §3.8.5.2).
         let extra: [(start: Date, length: TimeInterval?)]
         let exceptions: Set<Date>
@@ -97,15 +98,16 @@ extension CalendarFile {
                     return transp == ICAL_TRANSP_TRANSPARENT || transp == ICAL_TRANSP_TRANSPARENTNOCONFLICT
                 } ?? false
             busy = !transparent && icalcomponent_get_status(component) != ICAL_STATUS_CANCELLED
-            var rules: [icalrecurrencetype] = []
+            var rules: [String] = []
             for property in Self.properties(component, ICAL_RRULE_PROPERTY) {
                 let rule = icalproperty_get_rrule(property)
-                guard rule.freq != ICAL_NO_RECURRENCE else {
+                guard rule.freq != ICAL_NO_RECURRENCE, let text = icalproperty_get_value_as_string_r(property) else {
                     warnings.append("has an RRULE libical cannot read: left out")
                     continue
                 }
-                try Self.checkCost(rule, text: property)
-                rules.append(rule)
+                defer { icalmemory_free_buffer(text) }
+                try Self.checkCost(rule, text: String(cString: text))
+                rules.append(String(cString: text))
             }
             self.rules = rules
             var extra: [(Date, TimeInterval?)] = []
@@ -181,7 +183,9 @@ extension CalendarFile {
         ) throws(FileError) -> [(start: Date, length: TimeInterval)] {
             var walls = [start]
             let lookBack = from.adding(days: -Int((length / 86_400).rounded(.up)) - 1)
-            for var rule in rules {
+            for text in rules {
+                var rule = icalrecurrencetype_from_string(text)
+                guard rule.freq != ICAL_NO_RECURRENCE else { continue }
                 let floating = icaltimetype(
                     year: Int32(start.date.year), month: Int32(start.date.month), day: Int32(start.date.day),
                     hour: Int32(start.time.hour), minute: Int32(start.time.minute), second: Int32(start.time.second),
@@ -253,14 +257,11 @@ extension CalendarFile {
         /// import for over 100 s; `FREQ=MINUTELY;BYDAY=MO;BYHOUR=9` from year 13 for 86 s).
         /// Calendars write such series as DAILY or WEEKLY rules; an unfiltered HOURLY to
         /// SECONDLY rule steps once an occurrence and stays bounded by `maximumSteps`.
-        private static func checkCost(_ rule: icalrecurrencetype, text property: OpaquePointer) throws(FileError) {
+        private static func checkCost(_ rule: icalrecurrencetype, text: String) throws(FileError) {
             guard
                 rule.freq == ICAL_SECONDLY_RECURRENCE || rule.freq == ICAL_MINUTELY_RECURRENCE
-                    || rule.freq == ICAL_HOURLY_RECURRENCE,
-                let value = icalproperty_get_value_as_string_r(property)
+                    || rule.freq == ICAL_HOURLY_RECURRENCE
             else { return }
-            defer { icalmemory_free_buffer(value) }
-            let text = String(cString: value)
             guard !text.split(separator: ";").contains(where: { $0.uppercased().hasPrefix("BY") }) else {
                 throw FileError(
                     description:

@@ -78,24 +78,35 @@ public enum CalendarFile {
             text.contains("\n\n") || text.contains("\n\r\n")
             ? text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" }.joined(separator: "\r\n")
             : text
-        guard let root = icalparser_parse_string(text) else {
-            throw FileError(description: "could not be parsed as iCalendar")
-        }
-        defer { icalcomponent_free(root) }
-        var events: [OpaquePointer] = []
-        collectEvents(root, into: &events)
-        guard !events.isEmpty || icalcomponent_isa(root) == ICAL_VCALENDAR_COMPONENT else {
-            throw FileError(description: "holds no VCALENDAR")
+        // One event is parsed at a time, and freed once read: libical's tree of a whole
+        // 100,000-event file held 405 MiB of the store at its peak (`hearth-bench social`).
+        let (skeleton, eventTexts) = Self.split(text)
+        let root = skeleton.isEmpty ? nil : icalparser_parse_string(skeleton)
+        defer { if let root { icalcomponent_free(root) } }
+        guard !eventTexts.isEmpty || root.map({ icalcomponent_isa($0) == ICAL_VCALENDAR_COMPONENT }) == true else {
+            throw FileError(description: root == nil ? "could not be parsed as iCalendar" : "holds no VCALENDAR")
         }
         var reading = Reading()
         var zones = CalendarZones(root: root, household: zone)
+        let events = eventTexts
         // Overrides (RECURRENCE-ID) replace an occurrence of their UID's series, or with
         // RANGE=THISANDFUTURE that one and every later one.
         var overrides: [String: [(recurrence: Event.Recurrence, event: Event)]] = [:]
         var parsed: [(index: Int, event: Event)] = []
         let steps = events.count * 2
-        for (index, component) in events.enumerated() {
+        for (index, eventText) in eventTexts.enumerated() {
             if index % 500 == 0 { progress(index, steps) }
+            guard let parsedText = icalparser_parse_string(eventText) else {
+                reading.errors.append(("event \(index + 1)", "could not be parsed as iCalendar"))
+                continue
+            }
+            defer { icalcomponent_free(parsedText) }
+            var found: [OpaquePointer] = []
+            collectEvents(parsedText, into: &found)
+            guard let component = found.first else {
+                reading.errors.append(("event \(index + 1)", "could not be parsed as iCalendar"))
+                continue
+            }
             let uid = icalcomponent_get_uid(component).map { String(cString: $0) } ?? ""
             let name = "event \(index + 1)" + (uid.isEmpty ? "" : " (UID \(uid))")
             do {
@@ -186,6 +197,44 @@ public enum CalendarFile {
                 )
             }
         }
+    }
+
+    /// The file's text without its events (the calendar's own properties, its time zones), and
+    /// each top-level `VEVENT` (with what it holds, such as alarms) on its own. Lines are matched
+    /// ignoring case, as RFC 5545 asks.
+    static func split(_ text: String) -> (skeleton: String, events: [String]) {
+        var skeleton: [Substring] = []
+        var events: [String] = []
+        var current: [Substring] = []
+        var depth = 0
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            // Only a short line beginning with B or E can open or close a component: the rest
+            // (nearly all of a file) are not looked at again.
+            let first = line.utf8.first ?? 0
+            let marker =
+                line.utf8.count <= 40 && (first | 0x20 == UInt8(ascii: "b") || first | 0x20 == UInt8(ascii: "e"))
+            let trimmed = marker ? line.trimmingCharacters(in: .whitespaces).uppercased() : ""
+            if depth == 0 {
+                if trimmed == "BEGIN:VEVENT" {
+                    depth = 1
+                    current = [line]
+                } else {
+                    skeleton.append(line)
+                }
+                continue
+            }
+            current.append(line)
+            if trimmed.hasPrefix("BEGIN:") {
+                depth += 1
+            } else if trimmed.hasPrefix("END:") {
+                depth -= 1
+                if depth == 0 { events.append(current.joined(separator: "\r\n") + "\r\n") }
+            }
+        }
+        // An event left open at the end of the file is still read.
+        if depth > 0 { events.append(current.joined(separator: "\r\n") + "\r\nEND:VEVENT\r\n") }
+        let hasContent = skeleton.contains { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        return (hasContent ? skeleton.joined(separator: "\r\n") + "\r\n" : "", events)
     }
 
     private static func collectEvents(_ component: OpaquePointer, into events: inout [OpaquePointer]) {

@@ -32,28 +32,31 @@ struct CalendarZones {
         case floating
     }
 
-    init(root: OpaquePointer, household: TimeZone) {
+    /// - Parameter root: the file without its events (`CalendarFile.split`), if it has more.
+    init(root: OpaquePointer?, household: TimeZone) {
         var definitions: [String: OpaquePointer] = [:]
         var calendarZone: TimeZone?
-        Self.walk(root) { component in
-            if icalcomponent_isa(component) == ICAL_VTIMEZONE_COMPONENT,
-                let property = icalcomponent_get_first_property(component, ICAL_TZID_PROPERTY),
-                let tzid = icalproperty_get_tzid(property).map({ String(cString: $0) })
-            {
-                definitions[tzid] = definitions[tzid] ?? component
-            }
-            if icalcomponent_isa(component) == ICAL_VCALENDAR_COMPONENT, calendarZone == nil {
-                var property = icalcomponent_get_first_property(component, ICAL_X_PROPERTY)
-                while let current = property {
-                    if let name = icalproperty_get_x_name(current).map({ String(cString: $0) }),
-                        name.uppercased() == "X-WR-TIMEZONE",
-                        let value = icalproperty_get_x(current).map({ String(cString: $0) }),
-                        let zone = Self.named(value.trimmingCharacters(in: .whitespaces))
-                    {
-                        calendarZone = zone
-                        break
+        if let root {
+            Self.walk(root) { component in
+                if icalcomponent_isa(component) == ICAL_VTIMEZONE_COMPONENT,
+                    let property = icalcomponent_get_first_property(component, ICAL_TZID_PROPERTY),
+                    let tzid = icalproperty_get_tzid(property).map({ String(cString: $0) })
+                {
+                    definitions[tzid] = definitions[tzid] ?? component
+                }
+                if icalcomponent_isa(component) == ICAL_VCALENDAR_COMPONENT, calendarZone == nil {
+                    var property = icalcomponent_get_first_property(component, ICAL_X_PROPERTY)
+                    while let current = property {
+                        if let name = icalproperty_get_x_name(current).map({ String(cString: $0) }),
+                            name.uppercased() == "X-WR-TIMEZONE",
+                            let value = icalproperty_get_x(current).map({ String(cString: $0) }),
+                            let zone = Self.named(value.trimmingCharacters(in: .whitespaces))
+                        {
+                            calendarZone = zone
+                            break
+                        }
+                        property = icalcomponent_get_next_property(component, ICAL_X_PROPERTY)
                     }
-                    property = icalcomponent_get_next_property(component, ICAL_X_PROPERTY)
                 }
             }
         }
