@@ -334,6 +334,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CSV", package: "CSV.swift"),
             ],
             path: "Services/CLI/HearthCLI",
             swiftSettings: swiftSettings

@@ -68,3 +68,81 @@ struct TodoCommandLineTests {
         _ = await stack.stop()
     }
 }
+
+/// `hearth todo export`: what another app reads of the household's todos.
+@Suite("End to end: todos out, as iCalendar, CSV and JSON", .serialized, .timeLimit(.minutes(2)))
+struct TodoExportTests {
+    let context: ZMQContext
+
+    init() throws { context = try ZMQContext() }
+
+    /// Each VTODO as python's icalendar 6 reads it (`deploy/bootstrap test` unpacks it).
+    static let reader = """
+        import sys, icalendar
+        calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
+        for todo in calendar.walk('VTODO'):
+            fields = [str(todo.get('SUMMARY')), str(todo.get('STATUS'))]
+            for name in ('DUE', 'RECURRENCE-ID'):
+                if name in todo: fields.append(name + '=' + todo.decoded(name).isoformat())
+            if 'RRULE' in todo: fields.append('RRULE=' + todo['RRULE'].to_ical().decode())
+            if 'PRIORITY' in todo: fields.append('PRIORITY=' + str(todo['PRIORITY']))
+            if 'RELATED-TO' in todo: fields.append('parent')
+            print(' | '.join(fields))
+        """
+
+    @Test("a repeating todo with a day done, a subtask and a priority: python icalendar reads them; CSV and JSON too")
+    func export() async throws {
+        let stack = try await TestStack([.bus, .store], environment: ["HEARTH_TIME_ZONE": "UTC"], context: context)
+        func hearth(_ arguments: [String]) async throws -> (Int32?, String, String) {
+            let result = try await ChildProcess.run("hearth", arguments, environment: stack.environment)
+            return (result.status, result.stdout, result.stderr)
+        }
+        #expect(try await hearth(["collection", "add", "Home", "--kind", "list"]).0 == 0)
+        let rent = try await hearth([
+            "--json", "todo", "add", "Pay rent, on time", "--collection", "Home", "--due", "2026-01-31", "--repeat",
+            "monthly", "--month-end", "clamp", "--priority", "high",
+        ])
+        #expect(rent.0 == 0, "\(rent.2)")
+        let id = try #require(try JSONValue.parse(rent.1)["todo"]?["id"]?.stringValue)
+        #expect(try await hearth(["todo", "done", id, "--date", "2026-02-28"]).0 == 0)
+        let bins = try await hearth([
+            "--json", "todo", "add", "Bins out", "--collection", "Home", "--due", "2026-11-30", "--time", "07:30",
+        ])
+        let bin = try #require(try JSONValue.parse(bins.1)["todo"]?["id"]?.stringValue)
+        #expect(try await hearth(["todo", "subtask", "add", bin, "Recycling"]).0 == 0)
+
+        let file = stack.home.file("todos.ics")
+        let written = try await hearth(["todo", "export", "--output", file])
+        #expect(written.1.contains("wrote 2 todos to"), "\(written.1)\(written.2)")
+        let read = try await ChildProcess.run(
+            "/usr/bin/python3", ["-c", Self.reader, file],
+            environment: ["PYTHONPATH": CalendarCorpusPaths.packages])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(
+            read.stdout.split(separator: "\n").sorted() == [
+                "Bins out | NEEDS-ACTION | DUE=2026-11-30T07:30:00",
+                "Pay rent, on time | COMPLETED | DUE=2026-02-28 | RECURRENCE-ID=2026-02-28 | PRIORITY=1",
+                "Pay rent, on time | NEEDS-ACTION | DUE=2026-01-31 | RRULE=RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD | PRIORITY=1",
+                "Recycling | NEEDS-ACTION | parent",
+            ], "\(read.stdout)")
+
+        let csv = try await hearth(["todo", "export", "--format", "csv", "--collection", "Home"])
+        let lines = csv.1.components(separatedBy: "\r\n")
+        #expect(
+            lines.first
+                == "id,collection,title,description,due,time,priority,repeat,until,month_end,completed,completions,subtasks,for"
+        )
+        #expect(lines.contains { $0.contains("\"Pay rent, on time\"") && $0.contains("2026-02-28") }, "\(csv.1)")
+        let json = try await hearth(["todo", "export", "--format", "json"])
+        #expect(try JSONValue.parse(json.1)["todos"]?.arrayValue?.count == 2)
+        let unknown = try await hearth(["todo", "export", "--collection", "Nowhere"])
+        #expect(unknown.0 == 2 && unknown.2.contains("'collection'"), "\(unknown.2)")
+        await stack.stop()
+    }
+}
+
+/// Where `deploy/bootstrap test` unpacks python icalendar 6 and recurring-ical-events.
+enum CalendarCorpusPaths {
+    static let packages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/python-ical").path
+}

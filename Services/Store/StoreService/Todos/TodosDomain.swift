@@ -94,6 +94,7 @@ enum TodosDomain: StoreDomain {
             "collection.list": { commands, request in try await commands.listCollections(request) },
             "todo.list": { commands, request in try await commands.listTodos(request) },
             "todo.show": { commands, request in try await commands.showTodo(request) },
+            "todo.export": { commands, request in try await commands.exportTodos(request) },
             "todo.history": { commands, request in try await commands.todoHistory(request) },
             "todo.calendar": { commands, request in try await commands.calendar(request) },
             "note.show": { commands, request in try await commands.showNote(request) },

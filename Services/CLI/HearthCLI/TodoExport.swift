@@ -1,0 +1,69 @@
+import ArgumentParser
+import CSV
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+extension Todo {
+    /// `hearth todo export`: every todo (of a collection) for other apps, as iCalendar `VTODO`s
+    /// (`TodoCalendar`), as CSV with a header row (CSV.swift), or as the store's JSON.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the todos as iCalendar (VTODO), CSV or JSON, to a file or the terminal.")
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case ics, csv, json
+        }
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Only this collection's todos (its name or id).") var collection: String?
+        @Option(help: "ics (Thunderbird, Tasks.org, Nextcloud), csv (spreadsheets) or json.") var format: Format = .ics
+        @Option(help: "The file to write (default: the terminal).") var output: String?
+
+        /// The CSV columns, in order.
+        static let columns = [
+            "id", "collection", "title", "description", "due", "time", "priority", "repeat", "until", "month_end",
+            "completed", "completions", "subtasks", "for",
+        ]
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = [:]
+            if let collection { arguments["collection"] = .string(collection) }
+            let reply = try await ServiceCall.run(options, .store, "todo.export", arguments, as: TodoList.self)
+            let text: String =
+                switch format {
+                case .ics: TodoCalendar.text(reply.todos, stamp: Date(), name: collection ?? "Hearth todos")
+                case .csv: try Self.csv(reply.todos)
+                case .json: try JSONValue(reply: reply).jsonText + "\n"
+                }
+            guard let output else { return Output.write(text) }
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } catch {
+                Output.error("hearth: cannot write \(output): \(error.localizedDescription)")
+                throw ExitCode(1)
+            }
+            Output.line("wrote \(reply.todos.count) todos to \(output)")
+        }
+
+        /// One row a todo, under a header row: lists (the days a repeating todo was done, its
+        /// subtasks as `[x] title`) are one field each, lines apart.
+        static func csv(_ todos: [TodoView]) throws -> String {
+            let writer = try CSVWriter(stream: .toMemory(), newline: .crlf)
+            try writer.write(row: columns)
+            for todo in todos {
+                try writer.write(row: [
+                    todo.id, todo.collectionName ?? "", todo.title, todo.description ?? "", todo.due ?? "",
+                    todo.time ?? "", todo.priority, todo.repeat, todo.until ?? "", todo.monthEnd,
+                    todo.completed ? "yes" : "no", (todo.completions ?? []).joined(separator: "\n"),
+                    todo.subtasks.map { "[\($0.completed ? "x" : " ")] \($0.title)" }.joined(separator: "\n"),
+                    todo.assignee?.name ?? "",
+                ])
+            }
+            writer.stream.close()
+            let data = writer.stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
+            return String(decoding: data, as: UTF8.self) + "\r\n"
+        }
+    }
+}
