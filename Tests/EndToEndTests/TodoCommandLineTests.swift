@@ -137,6 +137,63 @@ struct TodoExportTests {
         #expect(try JSONValue.parse(json.1)["todos"]?.arrayValue?.count == 2)
         let unknown = try await hearth(["todo", "export", "--collection", "Nowhere"])
         #expect(unknown.0 == 2 && unknown.2.contains("'collection'"), "\(unknown.2)")
+
+        // The round trip: another household imports the file and exports the same todos.
+        let other = try await TestStack([.bus, .store], environment: ["HEARTH_TIME_ZONE": "UTC"], context: context)
+        func otherHearth(_ arguments: [String]) async throws -> (Int32?, String, String) {
+            let result = try await ChildProcess.run("hearth", arguments, environment: other.environment)
+            return (result.status, result.stdout, result.stderr)
+        }
+        let preview = try await otherHearth(["todo", "import", file])
+        #expect(preview.0 == 0, "\(preview.2)")
+        #expect(
+            preview.1.contains("would import 2 new todos, 0 updated, 1 subtasks, 1 days done; new collections: Home"),
+            "\(preview.1)")
+        #expect(try await otherHearth(["--json", "todo", "export", "--format", "json"]).1.contains("\"todos\":[]"))
+        let confirmed = try await otherHearth(["todo", "import", file, "--confirm"])
+        #expect(confirmed.1.contains("imported 2 new todos"), "\(confirmed.1)\(confirmed.2)")
+        let again = other.home.file("again.ics")
+        #expect(try await otherHearth(["todo", "export", "--output", again]).0 == 0)
+        func content(_ path: String) throws -> [String] {
+            try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n")
+                .filter { !$0.hasPrefix("DTSTAMP") }.sorted()
+        }
+        #expect(try content(again) == content(file))
+        // Imported again where it came from: the same todos updated, none doubled.
+        let back = try await hearth(["todo", "import", again, "--confirm"])
+        #expect(back.1.contains("imported 0 new todos, 2 updated"), "\(back.1)\(back.2)")
+
+        // Another app's file: its UIDs name the same todos on every import; a rule Hearth's
+        // repeats cannot keep is refused with the reason, the rest imported.
+        let tasks = stack.home.file("tasks.ics")
+        try """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//Tasks.org//EN\r
+        BEGIN:VTODO\r
+        UID:1234567@tasks.org\r
+        SUMMARY:Water the plants\r
+        DUE;TZID=America/New_York:20261201T090000\r
+        PRIORITY:5\r
+        END:VTODO\r
+        BEGIN:VTODO\r
+        UID:7654321@tasks.org\r
+        SUMMARY:Twice only\r
+        DTSTART;VALUE=DATE:20261201\r
+        RRULE:FREQ=WEEKLY;COUNT=2\r
+        END:VTODO\r
+        END:VCALENDAR\r
+
+        """.write(toFile: tasks, atomically: true, encoding: .utf8)
+        let foreign = try await hearth(["todo", "import", tasks, "--collection", "Home", "--confirm"])
+        #expect(foreign.1.contains("imported 1 new todos"), "\(foreign.1)\(foreign.2)")
+        #expect(foreign.1.contains("7654321@tasks.org") && foreign.1.contains("COUNT"), "\(foreign.1)")
+        let twice = try await hearth(["todo", "import", tasks, "--collection", "Home", "--confirm"])
+        #expect(twice.1.contains("imported 0 new todos, 1 updated"), "\(twice.1)")
+        let plants = try JSONValue.parse(try await hearth(["todo", "export", "--format", "json"]).1)["todos"]?
+            .arrayValue?.first { $0["title"] == "Water the plants" }
+        #expect(plants?["due"] == "2026-12-01" && plants?["time"] == "14:00" && plants?["priority"] == "medium")
+        await other.stop()
         await stack.stop()
     }
 }

@@ -11,6 +11,29 @@ public enum UUIDText {
         return make(using: &generator)
     }
 
+    /// The same UUID for the same `name` every time (its bits drawn from a generator seeded with
+    /// the name's 64-bit FNV-1a hash, in the version-4 form Hearth's ids take): another app's
+    /// UID (`040000008200E…@outlook.com`) names the same Hearth entity on every import.
+    public static func named(_ name: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        var generator = Seeded(state: hash)
+        return make(using: &generator)
+    }
+
+    /// SplitMix64, for `named`.
+    private struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+    }
+
     /// A random (version 4) UUID drawn from `generator`.
     public static func make(using generator: inout some RandomNumberGenerator) -> String {
         var words = (generator.next() as UInt64, generator.next() as UInt64)

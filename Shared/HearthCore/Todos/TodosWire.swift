@@ -305,3 +305,36 @@ public struct TemplateApplied: Codable, Sendable, Equatable {
         (self.collection, self.todos, self.template) = (collection, todos, template)
     }
 }
+
+/// `todo.import`: what an iCalendar file of todos gives (a preview) or gave (`confirmed`).
+public struct TodoImportReport: Codable, Sendable, Equatable {
+    /// A todo refused, and why.
+    public struct Problem: Codable, Sendable, Equatable {
+        public let todo: String
+        public let reason: String
+
+        public init(todo: String, reason: String) { (self.todo, self.reason) = (todo, reason) }
+    }
+
+    public let file: String
+    /// Todos new here, and those already here (by UID) that it updates.
+    public let added: Int
+    public let updated: Int
+    public let subtasks: Int
+    /// Days of repeating todos marked done.
+    public let completions: Int
+    /// Collections it makes (named by the todos' CATEGORIES).
+    public let collections: [String]
+    public let problems: [Problem]
+    public let confirmed: Bool
+
+    public init(
+        file: String, added: Int, updated: Int, subtasks: Int, completions: Int, collections: [String],
+        problems: [Problem], confirmed: Bool
+    ) {
+        (self.file, self.added, self.updated, self.subtasks, self.completions) = (
+            file, added, updated, subtasks, completions
+        )
+        (self.collections, self.problems, self.confirmed) = (collections, problems, confirmed)
+    }
+}

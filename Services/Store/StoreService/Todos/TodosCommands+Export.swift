@@ -5,7 +5,7 @@ import HearthCore
 
 /// Todos out, for other apps (`hearth todo export`): every todo of a collection, or of all, with
 /// its subtasks and the days a repeating one was done. The command line writes them as
-/// iCalendar (`TodoCalendar`), CSV or JSON.
+/// iCalendar (`TodoFile`), CSV or JSON.
 extension TodosCommands {
     func exportTodos(_ request: CommandRequest) async throws -> JSONValue {
         let collection = try Arguments(request.arguments).optionalString("collection")

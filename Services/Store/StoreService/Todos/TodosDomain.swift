@@ -119,6 +119,7 @@ enum TodosDomain: StoreDomain {
             "reminder.record": { commands, request in try await commands.recordReminder(request) },
             "note.set": { commands, request in try await commands.setNote(request) },
             "template.apply": { commands, request in try await commands.applyTemplate(request) },
+            "todo.import": { commands, request in try await commands.importTodos(request) },
         ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }

@@ -7,7 +7,7 @@ import HearthCore
 
 extension Todo {
     /// `hearth todo export`: every todo (of a collection) for other apps, as iCalendar `VTODO`s
-    /// (`TodoCalendar`), as CSV with a header row (CSV.swift), or as the store's JSON.
+    /// (`TodoFile`), as CSV with a header row (CSV.swift), or as the store's JSON.
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the todos as iCalendar (VTODO), CSV or JSON, to a file or the terminal.")
@@ -33,7 +33,7 @@ extension Todo {
             let reply = try await ServiceCall.run(options, .store, "todo.export", arguments, as: TodoList.self)
             let text: String =
                 switch format {
-                case .ics: TodoCalendar.text(reply.todos, stamp: Date(), name: collection ?? "Hearth todos")
+                case .ics: TodoFile.text(reply.todos, stamp: Date(), name: collection ?? "Hearth todos")
                 case .csv: try Self.csv(reply.todos)
                 case .json: try JSONValue(reply: reply).jsonText + "\n"
                 }
@@ -64,6 +64,39 @@ extension Todo {
             writer.stream.close()
             let data = writer.stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
             return String(decoding: data, as: UTF8.self) + "\r\n"
+        }
+    }
+}
+
+extension Todo {
+    /// `hearth todo import FILE.ics`: todos from Thunderbird, Tasks.org, Nextcloud Tasks or
+    /// Hearth's own export. Without `--confirm` it only says what it would do.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read todos from an iCalendar file (VTODO): a preview, then --confirm to import.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The .ics file.") var file: String
+        @Option(help: "The collection for todos whose file names none (CATEGORIES).") var collection: String?
+        @Flag(help: "Import: add and update the todos (nothing is deleted).") var confirm = false
+
+        func run() async throws {
+            var arguments: [String: JSONValue] = [
+                "path": .string(URL(fileURLWithPath: file).standardizedFileURL.path), "confirm": .bool(confirm),
+            ]
+            if let collection { arguments["collection"] = .string(collection) }
+            let reply = try await ServiceCall.run(options, .store, "todo.import", arguments, as: TodoImportReport.self)
+            if options.json { return try Output.reply(reply) }
+            let verb = reply.confirmed ? "imported" : "would import"
+            Output.line(
+                "\(reply.file): \(verb) \(reply.added) new todos, \(reply.updated) updated, \(reply.subtasks) subtasks, "
+                    + "\(reply.completions) days done"
+                    + (reply.collections.isEmpty
+                        ? "" : "; new collections: \(reply.collections.joined(separator: ", "))"))
+            for problem in reply.problems {
+                Output.line("  ✗ \(Output.visible(problem.todo)): \(Output.visible(problem.reason))")
+            }
+            if !reply.confirmed { Output.line("nothing written: run again with --confirm to import") }
         }
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// Todos in, from Thunderbird, Tasks.org, Nextcloud Tasks or Hearth's own export
+/// (`hearth todo import FILE.ics`): a preview, then with `confirm` every todo, subtask and day done
+/// in one transaction. A todo already here (by UID: Hearth's export uses the todo's id; another
+/// app's UID names the same todo on every import) is updated, never duplicated; nothing is
+/// deleted.
+extension TodosCommands {
+    /// The largest file read.
+    static let maximumTodoFileBytes = 8 * 1024 * 1024
+
+    func importTodos(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let path = try arguments.requiredString("path")
+        guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
+        let fallback = try arguments.optionalString("collection")
+        let confirm = try arguments.optionalBool("confirm") ?? false
+        let zone = timeZone
+        let reading = try await offPool { () throws(CommandError) -> TodoFile.Reading in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandError(code: "not_found", message: "'path': cannot read \(path)")
+            }
+            guard data.count <= Self.maximumTodoFileBytes else {
+                throw CommandError.invalidArgument("path", "is over \(Self.maximumTodoFileBytes / 1_048_576) MiB")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw CommandError.invalidArgument("path", "\(path) is not UTF-8 text")
+            }
+            do {
+                return try TodoFile.read(text, zone: zone)
+            } catch {
+                throw CommandError.invalidArgument("path", "\((path as NSString).lastPathComponent) \(error)")
+            }
+        }
+        let file = (path as NSString).lastPathComponent
+        guard confirm else {
+            return try await database.pool.read { db in
+                try Self.apply(reading, fallback: fallback, file: file, in: db, outbox: nil, commands: self)
+            }
+        }
+        return try await writes.once(request.id) { db, outbox in
+            try Self.apply(reading, fallback: fallback, file: file, in: db, outbox: outbox, commands: self)
+        }
+    }
+
+    /// Checks every todo of `reading` against what is here and, with an `outbox` (confirmed),
+    /// writes them.
+    private static func apply(
+        _ reading: TodoFile.Reading, fallback: String?, file: String, in db: Database, outbox: ChangeOutbox?,
+        commands: TodosCommands
+    ) throws -> JSONValue {
+        var problems = reading.problems.map { TodoImportReport.Problem(todo: $0.todo, reason: $0.reason) }
+        let fallbackID = try fallback.map { try collectionID($0, in: db) }
+        var newCollections: [String: String] = [:]
+        var names: [String] = []
+        var ids: [String: String] = [:]
+        for todo in reading.todos { ids[todo.uid] = Todos.isEntityID(todo.uid) ? todo.uid : UUIDText.named(todo.uid) }
+        var (added, updated, subtasks, completions) = (0, 0, 0, 0)
+        var positions: [String: Int64] = [:]
+        func write(_ todo: TodoFile.Imported, id: String, exists: Bool, collection: String?) throws {
+            var values: [String: FieldValue] = [
+                "title": .text(todo.title), "priority": .text(todo.priority), "completed": .bool(todo.completed),
+                "repeat": .text(todo.repeat), "month_end": .text(todo.monthEnd),
+                "description": todo.description.map(FieldValue.text) ?? .null,
+                "due_date": todo.due.map { .text($0.description) } ?? .null,
+                "due_time": todo.time.map { .text($0.description) } ?? .null,
+                "until": todo.until.map { .text($0.description) } ?? .null,
+            ]
+            if let collection { values["collection"] = .text(collection) }
+            if !exists { values.merge(["remind": .bool(false), "show_in_calendar": .bool(true)]) { $1 } }
+            var state = exists ? try todoState(id, in: db) : [:]
+            state.merge(values) { $1 }
+            do {
+                try Todos.checkTodo(state, whole: true)
+                _ = try Todos.title(todo.title)
+            } catch {
+                problems.append(
+                    .init(todo: "todo '\(todo.title)' (UID \(todo.uid))", reason: "'\(error.field)' \(error.rule)"))
+                return
+            }
+            if exists { updated += 1 } else { added += 1 }
+            completions += todo.completions.count
+            guard let outbox else { return }
+            try commands.commit(EntityRef(kind: Todos.todoKind, id: id), values, in: db, outbox: outbox)
+            for day in todo.completions {
+                try commands.commit(Todos.completion(of: id, on: day), ["done": .bool(true)], in: db, outbox: outbox)
+            }
+        }
+        for todo in reading.todos where todo.parent == nil || ids[todo.parent!] == nil {
+            let name = "todo '\(todo.title)' (UID \(todo.uid))"
+            guard let id = ids[todo.uid] else { continue }
+            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM todo WHERE id = ?", arguments: [id]) == true
+            var collection = try todo.category.flatMap { category in
+                try String.fetchOne(
+                    db, sql: "SELECT id FROM todo_collection WHERE lower(name) = lower(?)", arguments: [category])
+                    ?? newCollections[category.lowercased()]
+            }
+            if collection == nil, let category = todo.category, fallbackID == nil {
+                let made = UUIDText.make()
+                newCollections[category.lowercased()] = made
+                names.append(category)
+                if let outbox {
+                    let order = (try Int64.fetchOne(db, sql: "SELECT MAX(sort_order) FROM todo_collection") ?? -1) + 1
+                    try commands.commit(
+                        EntityRef(kind: Todos.collectionKind, id: made),
+                        [
+                            "name": .text(try commands.check { () throws(RuleError) in try Todos.name(category) }),
+                            "kind": .text(Todos.Kind.list.rawValue), "show_in_calendar": .bool(true),
+                            "sort_order": .int(order),
+                        ], in: db, outbox: outbox)
+                }
+                collection = made
+            }
+            guard let collection = collection ?? fallbackID else {
+                if !exists {
+                    problems.append(
+                        .init(todo: name, reason: "has no CATEGORIES naming a collection: give --collection"))
+                    continue
+                }
+                try write(todo, id: id, exists: exists, collection: nil)
+                continue
+            }
+            try write(todo, id: id, exists: exists, collection: collection)
+        }
+        for todo in reading.todos {
+            guard let parent = todo.parent, let parentID = ids[parent] else { continue }
+            let todoExists =
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM todo WHERE id = ?", arguments: [parentID]) == true
+            guard todoExists || outbox == nil else { continue }
+            subtasks += 1
+            guard let outbox, let id = ids[todo.uid] else { continue }
+            let position =
+                try positions[parentID]
+                ?? (Int64.fetchOne(
+                    db, sql: "SELECT MAX(position) FROM todo_subtask WHERE todo = ?", arguments: [parentID])
+                    ?? -1)
+            let existing = try Int64.fetchOne(
+                db, sql: "SELECT position FROM todo_subtask WHERE id = ?", arguments: [id])
+            if existing == nil { positions[parentID] = position + 1 }
+            try commands.commit(
+                EntityRef(kind: Todos.subtaskKind, id: id),
+                [
+                    "todo": .text(parentID), "title": .text(todo.title), "completed": .bool(todo.completed),
+                    "position": .int(existing ?? position + 1),
+                ], in: db, outbox: outbox)
+        }
+        return try JSONValue(
+            reply: TodoImportReport(
+                file: file, added: added, updated: updated, subtasks: subtasks, completions: completions,
+                collections: names.sorted(), problems: Array(problems.prefix(100)),
+                confirmed: outbox != nil))
+    }
+}
