@@ -302,6 +302,7 @@ let package = Package(
             dependencies: [
                 "HearthBus", "HearthHost",
                 "HearthCore",
+                "HearthCalendar",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,5 +1,6 @@
 import CLibICal
 import Foundation
+import HearthCore
 
 /// Writes events as an iCalendar file (RFC 5545) through libical, for other calendar apps.
 public enum CalendarExport {
@@ -15,6 +16,12 @@ public enum CalendarExport {
         /// Raised whenever the event changes, so apps take the newer copy (RFC 5545 §3.8.7.4).
         public let sequence: Int
         public let description: String?
+        /// An all-day event's first and last day (DTSTART and DTEND as dates; `start` and `end`
+        /// are then not written).
+        public var days: (first: LocalDate, last: LocalDate)?
+        public var location: String?
+        /// LAST-MODIFIED.
+        public var lastModified: Date?
 
         public init(
             uid: String, summary: String, start: Date, end: Date, cancelled: Bool, sequence: Int,
@@ -46,8 +53,19 @@ public enum CalendarExport {
             let component = icalcomponent_new_vevent()!
             icalcomponent_add_property(component, icalproperty_new_uid(event.uid))
             icalcomponent_add_property(component, icalproperty_new_dtstamp(utc(stamp)))
-            icalcomponent_add_property(component, icalproperty_new_dtstart(utc(event.start)))
-            icalcomponent_add_property(component, icalproperty_new_dtend(utc(event.end)))
+            if let days = event.days {
+                icalcomponent_add_property(component, icalproperty_new_dtstart(date(days.first)))
+                icalcomponent_add_property(component, icalproperty_new_dtend(date(days.last.adding(days: 1))))
+            } else {
+                icalcomponent_add_property(component, icalproperty_new_dtstart(utc(event.start)))
+                icalcomponent_add_property(component, icalproperty_new_dtend(utc(event.end)))
+            }
+            if let location = event.location {
+                icalcomponent_add_property(component, icalproperty_new_location(location))
+            }
+            if let modified = event.lastModified {
+                icalcomponent_add_property(component, icalproperty_new_lastmodified(utc(modified)))
+            }
             icalcomponent_add_property(component, icalproperty_new_summary(event.summary))
             icalcomponent_add_property(component, icalproperty_new_sequence(Int32(clamping: event.sequence)))
             icalcomponent_add_property(
@@ -60,6 +78,12 @@ public enum CalendarExport {
         guard let text = icalcomponent_as_ical_string_r(calendar) else { return "" }
         defer { free(text) }
         return String(cString: text)
+    }
+
+    private static func date(_ day: LocalDate) -> icaltimetype {
+        var value = icaltime_null_time()
+        (value.year, value.month, value.day, value.is_date) = (Int32(day.year), Int32(day.month), Int32(day.day), 1)
+        return value
     }
 
     private static func utc(_ date: Date) -> icaltimetype {

@@ -69,4 +69,26 @@ struct WebTokenTests {
         #expect(local.stdout.hasPrefix("http://127.0.0.1:8470/\n"))
         #expect(!local.stdout.contains("token="))
     }
+
+    @Test("web feed prints the webcal:// address of an area, with the token beyond loopback; a bad area exits 2")
+    func feed() async throws {
+        let home = try TemporaryHome()
+        let hearth = "\(ChildProcess.binaryDirectory)/hearth"
+        let wide = ["HEARTH_HOME": home.path, "HEARTH_WEB_LISTEN": "0.0.0.0:8470"]
+        _ = try await ChildProcess.run(hearth, ["web", "token"], environment: wide)
+        let token = try #require(HouseholdToken.read(home: home.path))
+        let feed = try await ChildProcess.run(
+            hearth, ["web", "feed", "timetable", "--member", "Ann", "--json"], environment: wide)
+        #expect(feed.status == 0, "\(feed.stderr)")
+        let reply = try JSONValue.parse(feed.stdout)
+        let address = try #require(reply["webcal"]?.stringValue)
+        #expect(
+            address.hasPrefix("webcal://") && address.contains(":8470/calendar/timetable.ics?member=Ann&token=\(token)")
+        )
+        let local = try await ChildProcess.run(
+            hearth, ["web", "feed", "--no-qr"], environment: ["HEARTH_HOME": home.path])
+        #expect(local.stdout.hasPrefix("webcal://127.0.0.1:8470/calendar.ics\n"), "\(local.stdout)")
+        let bad = try await ChildProcess.run(hearth, ["web", "feed", "shopping"], environment: wide)
+        #expect(bad.status == 2 && bad.stderr.contains("'area' must be one of"))
+    }
 }

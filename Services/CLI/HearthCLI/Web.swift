@@ -8,8 +8,51 @@ import HearthHost
 struct Web: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The household page (hearth-web): its address, and the token phones need.",
-        subcommands: [Token.self]
+        subcommands: [Token.self, Feed.self]
     )
+
+    struct Feed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the webcal:// address calendar apps subscribe to, and a QR code.",
+            discussion: """
+                AREA is year, checkins, todos or timetable (with --member); without it, everything. \
+                Beyond loopback the address carries the household token, which calendar apps send on \
+                every refresh.
+                """
+        )
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "year, checkins, todos or timetable (default: everything).") var area: String?
+        @Option(help: "With timetable: one member's lessons.") var member: String?
+        @Flag(help: "Leave out the QR code.") var noQR = false
+
+        func run() async throws {
+            let areas = ["year", "checkins", "todos", "timetable"]
+            if let area, !areas.contains(area) {
+                Output.error("hearth: 'area' must be one of \(areas.joined(separator: ", ")), got '\(area)'")
+                throw ExitCode(2)
+            }
+            let configuration = try options.loadConfiguration()
+            let web = configuration.web
+            let base = web.url(host: Web.reachableHost(web.host))
+            var query: [String] = []
+            if let member {
+                query.append(
+                    "member=\(member.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? member)")
+            }
+            if !web.isLoopback { query.append("token=\(try HouseholdToken.current(home: configuration.home))") }
+            let path = area.map { "/calendar/\($0).ics" } ?? "/calendar.ics"
+            let http = base + path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+            let address = "webcal://" + http.drop { $0 != ":" }.dropFirst(3)
+            if options.json { return Output.json(["webcal": .string(address), "url": .string(http)]) }
+            Output.line(address)
+            if !noQR, let modules = Web.qrModules(address) {
+                for line in Web.draw(modules) { Output.line(line) }
+            }
+            if web.isLoopback {
+                Output.line("(on this machine only: for phones, set [web] listen = \"0.0.0.0:8470\" in hearth.toml)")
+            }
+        }
+    }
 
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

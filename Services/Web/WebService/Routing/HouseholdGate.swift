@@ -77,7 +77,9 @@ struct HouseholdGate: Sendable {
                     "This Hearth page needs the household's token. On a computer of the household, run "
                         + "`hearth web token` and open the address it prints (or scan its QR code).")
             }
-            if fromQuery != nil, request.method == .get {
+            // A calendar feed keeps its `?token=`: calendar apps send the address they were
+            // given on every refresh, without cookies.
+            if fromQuery != nil, request.method == .get, !request.uri.path.hasSuffix(".ics") {
                 var response = Response(status: .seeOther, headers: [.location: Self.withoutToken(request.uri)])
                 response.setCookie(
                     Cookie(

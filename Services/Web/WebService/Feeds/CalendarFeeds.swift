@@ -1,0 +1,136 @@
+import Foundation
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// The household as iCalendar feeds that calendar apps subscribe to (`/calendar.ics` and
+/// `/calendar/<area>.ics`), read through the store's commands like every view of the page:
+///
+/// - `year`: this year's and next year's cards, each an all-day event on its day (or the whole
+///   month when no day is set), `UID:card-YYYY-MM@hearth`;
+/// - `checkins`: the social planner's check-ins (`plan.export`);
+/// - `todos`: every todo as a `VTODO` (`todo.export`, `TodoFile`);
+/// - `timetable`: every member's lessons (or `?member=`'s) from a week ago to eight weeks ahead,
+///   each on its date with its times, holidays and weekends left out, the two-week rotation as
+///   the school calendar gives it (`timetable.days`);
+/// - everything together at `/calendar.ics`.
+///
+/// Each event keeps its UID, and LAST-MODIFIED and SEQUENCE (minutes since 2020 of its last
+/// change, which only rise) where the household knows when it changed.
+struct CalendarFeeds: Sendable {
+    enum Area: String, CaseIterable, Sendable {
+        case year, checkins, todos, timetable
+    }
+
+    let store: CommandClient
+    let timeZone: TimeZone
+
+    /// The feed of `area` (every area when `nil`).
+    func ics(_ area: Area?, member: String? = nil, now: Date = Date()) async throws -> String {
+        var blocks: [String] = []
+        for each in area.map({ [$0] }) ?? Area.allCases {
+            switch each {
+            case .year: blocks.append(CalendarExport.text(try await cards(now: now), stamp: now, name: "year"))
+            case .checkins:
+                blocks.append(try await store.request("plan.export").decode(PlanExport.self).ics)
+            case .todos:
+                let todos = try await store.request("todo.export").decode(TodoList.self).todos
+                blocks.append(TodoFile.text(todos, stamp: now, name: "todos"))
+            case .timetable:
+                blocks.append(
+                    CalendarExport.text(try await lessons(member: member, now: now), stamp: now, name: "timetable"))
+            }
+        }
+        let name = area.map { "Hearth: \($0.rawValue)" } ?? "Hearth"
+        return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth//Household feed//EN\r\nX-WR-CALNAME:\(name)\r\n"
+            + blocks.flatMap(Self.components).joined() + "END:VCALENDAR\r\n"
+    }
+
+    /// The year planner's cards of this year and the next that say something.
+    private func cards(now: Date) async throws -> [CalendarExport.Event] {
+        let year = HouseholdTime(timeZone: timeZone).today(at: now).year
+        var events: [CalendarExport.Event] = []
+        for each in [year, year + 1] {
+            let list = try await store.request("event.list", args: ["year": .int(Int64(each))]).decode(CardList.self)
+            for card in list.cards {
+                guard let title = card.title else { continue }
+                let first = LocalDate(year: card.year, month: card.month, day: card.day ?? 1)!
+                let last =
+                    card.day == nil
+                    ? LocalDate(
+                        year: card.year, month: card.month, day: YearPlanner.days(inMonth: card.month, year: card.year))!
+                    : first
+                let modified = card.modifiedAt.flatMap(Timestamp.parse)
+                var event = CalendarExport.Event(
+                    uid: String(format: "card-%04d-%02d@hearth", card.year, card.month), summary: title,
+                    start: now, end: now, cancelled: false, sequence: Self.sequence(modified))
+                event.days = (first, last)
+                event.location = card.location
+                event.lastModified = modified
+                events.append(event)
+            }
+        }
+        return events
+    }
+
+    /// Each member's lessons (or `member`'s) from a week ago to eight weeks ahead.
+    private func lessons(member: String?, now: Date) async throws -> [CalendarExport.Event] {
+        let household = HouseholdTime(timeZone: timeZone)
+        let today = household.today(at: now)
+        var names = member.map { [$0] } ?? []
+        if member == nil {
+            names = try await store.request("member.list").decode(MemberList.self).members.map(\.name)
+        }
+        var events: [CalendarExport.Event] = []
+        for name in names {
+            let days = try await store.request(
+                "timetable.days",
+                args: [
+                    "member": .string(name), "from": .string(today.adding(days: -7).description),
+                    "to": .string(today.adding(days: 54).description),
+                ]
+            ).decode(TimetableDays.self).days
+            for day in days {
+                guard let date = try? LocalDate(parsing: day.date, field: "date") else { continue }
+                for lesson in day.lessons {
+                    guard let start = lesson.start.flatMap({ try? LocalTime(parsing: $0, field: "start") }),
+                        let end = lesson.end.flatMap({ try? LocalTime(parsing: $0, field: "end") })
+                    else { continue }
+                    var event = CalendarExport.Event(
+                        uid: "lesson-\(lesson.id)-\(day.date)@hearth", summary: "\(lesson.subject) (\(name))",
+                        start: household.instant(date, start), end: household.instant(date, end), cancelled: false,
+                        sequence: 0, description: lesson.teacher.map { "Teacher: \($0)" })
+                    event.location = lesson.room
+                    events.append(event)
+                }
+            }
+        }
+        return events
+    }
+
+    /// Minutes since 2020 of a change: a SEQUENCE that rises with every later change.
+    static func sequence(_ modified: Date?) -> Int {
+        guard let modified else { return 0 }
+        return max(0, Int((modified.timeIntervalSince1970 - 1_577_836_800) / 60))
+    }
+
+    /// The components (`VEVENT`, `VTODO`, `VTIMEZONE`…) of one calendar's text, each whole.
+    static func components(_ text: String) -> [String] {
+        var found: [String] = []
+        var current: [Substring] = []
+        var depth = 0
+        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let upper = line.count <= 40 ? line.uppercased() : ""
+            if upper.hasPrefix("BEGIN:") {
+                depth += 1
+                if depth == 2 { current = [] }
+            }
+            if depth >= 2 { current.append(line) }
+            if upper.hasPrefix("END:") {
+                if depth == 2 { found.append(current.joined(separator: "\r\n") + "\r\n") }
+                depth -= 1
+            }
+        }
+        return found
+    }
+}

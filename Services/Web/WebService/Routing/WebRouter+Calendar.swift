@@ -1,0 +1,59 @@
+import Foundation
+import HTTPTypes
+import HearthBus
+import HearthCalendar
+import Hummingbird
+import NIOCore
+
+/// The calendar feeds' routes (`CalendarFeeds`): `/calendar.ics` and `/calendar/<area>.ics`
+/// (`?member=` for one member's timetable). Each answer carries an `ETag` of its body (64-bit
+/// FNV-1a): an app that asks again with `If-None-Match` and nothing changed gets 304 and no body.
+/// Beyond loopback the household token comes as `?token=`, which calendar apps can send (the gate
+/// takes it without the cookie redirect for these addresses).
+extension WebRouter {
+    func addCalendarRoutes(_ router: Router<BasicRequestContext>) {
+        let feeds = CalendarFeeds(store: pages.store, timeZone: pages.timeZone)
+        router.get("/calendar.ics") { request, _ in await Self.feed(request, feeds, area: nil) }
+        router.get("/calendar/:file") { request, context in
+            let file = try context.parameters.require("file")
+            guard file.hasSuffix(".ics"), let area = CalendarFeeds.Area(rawValue: String(file.dropLast(4))) else {
+                return Response(
+                    status: .notFound,
+                    headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: ResponseBody(
+                        byteBuffer: ByteBuffer(
+                            string:
+                                "No such feed: the feeds are /calendar.ics and /calendar/{\(CalendarFeeds.Area.allCases.map(\.rawValue).joined(separator: ","))}.ics\n"
+                        )))
+            }
+            return await Self.feed(request, feeds, area: area)
+        }
+    }
+
+    private static func feed(_ request: Request, _ feeds: CalendarFeeds, area: CalendarFeeds.Area?) async -> Response {
+        let text: String
+        do {
+            text = try await feeds.ics(area, member: request.uri.queryParameters.get("member"))
+        } catch {
+            return Response(
+                status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "The household's store did not answer: \(error)\n")))
+        }
+        let tag = "\"\(etag(text))\""
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
+        if let given = request.headers[.ifNoneMatch],
+            given.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "text/calendar; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// 64-bit FNV-1a of the feed, in hex.
+    static func etag(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+import HearthBus
+import HearthCalendar
+import HearthCore
+import HearthHost
+import HearthTesting
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import WebService
+
+/// The household as calendar feeds: what a calendar app subscribed to `/calendar.ics` reads.
+@Suite("hearth-web: calendar feeds with ETag, the year, todos and timetables", .serialized, .timeLimit(.minutes(2)))
+struct CalendarFeedTests {
+    @Test("each area's feed reads back as its events; If-None-Match gives 304 until something changes")
+    func feeds() async throws {
+        let fixture = try await WebFixture()
+        let year = Calendar(identifier: .gregorian).component(.year, from: Date())
+        _ = try await fixture.store.request(
+            "event.set", args: ["year": .int(Int64(year)), "month": 8, "title": "Beach week", "location": "Porthcurno"])
+        _ = try await fixture.store.request(
+            "event.set", args: ["year": .int(Int64(year)), "month": 12, "title": "Carols", "day": 20])
+        _ = try await fixture.store.request("collection.add", args: ["name": "Home", "kind": "list"])
+        _ = try await fixture.store.request(
+            "todo.add",
+            args: ["title": "Bins out", "collection": "Home", "due": .string("\(year)-12-01"), "time": "07:30"])
+        try await fixture.withClient { client in
+            let feed = try await client.get("/calendar/year.ics")
+            #expect(feed.status == .ok)
+            #expect(feed.headers[.contentType] == "text/calendar; charset=utf-8")
+            let tag = try #require(feed.headers[.eTag])
+            let reading = try CalendarFile.read(
+                feed.text, from: LocalDate(year: year, month: 1, day: 1)!,
+                through: LocalDate(year: year, month: 12, day: 31)!,
+                zone: TimeZone(identifier: "UTC")!)
+            #expect(reading.errors.isEmpty && reading.warnings.isEmpty, "\(reading.errors) \(reading.warnings)")
+            let byUID = Dictionary(uniqueKeysWithValues: reading.busy.map { ($0.uid, $0) })
+            let august = try #require(byUID[String(format: "card-%04d-08@hearth", year)])
+            #expect(august.allDay && august.summary == "Beach week")
+            #expect(august.end.timeIntervalSince(august.start) == 31 * 86_400)
+            let carols = try #require(byUID[String(format: "card-%04d-12@hearth", year)])
+            #expect(carols.end.timeIntervalSince(carols.start) == 86_400)
+            #expect(feed.text.contains("LOCATION:Porthcurno") && feed.text.contains("LAST-MODIFIED:"))
+
+            var asked: HTTPFields = [HTTPField.Name("Host")!: WebFixture.host, .ifNoneMatch: tag]
+            let unchanged = try await client.get("/calendar/year.ics", headers: asked)
+            #expect(unchanged.status == .notModified && unchanged.body.readableBytes == 0)
+            _ = try await fixture.store.request(
+                "event.set", args: ["year": .int(Int64(year)), "month": 8, "title": "Beach fortnight"])
+            let changed = try await client.get("/calendar/year.ics", headers: asked)
+            #expect(changed.status == .ok && changed.text.contains("SUMMARY:Beach fortnight"))
+            #expect(changed.headers[.eTag] != tag)
+            asked[.ifNoneMatch] = changed.headers[.eTag]
+            #expect(try await client.get("/calendar/year.ics", headers: asked).status == .notModified)
+
+            let todos = try await client.get("/calendar/todos.ics")
+            #expect(todos.text.contains("BEGIN:VTODO") && todos.text.contains("SUMMARY:Bins out"))
+            let all = try await client.get("/calendar.ics")
+            #expect(all.text.contains("SUMMARY:Bins out") && all.text.contains("SUMMARY:Beach fortnight"))
+            #expect(all.text.components(separatedBy: "BEGIN:VCALENDAR").count == 2, "one calendar")
+            #expect(try await client.get("/calendar/nothing.ics").status == .notFound)
+
+            // A member's lessons on their dates, at the bell times.
+            _ = try await fixture.store.request("member.add", args: ["name": "Ann", "role": "student"])
+            let monday = SchoolCalendar.monday(of: LocalDate(Date(), in: TimeZone(identifier: "UTC")!))
+            _ = try await fixture.store.request(
+                "timetable.configure", args: ["week1_start": .string(monday.description)])
+            _ = try await fixture.store.request("timetable.bells", args: ["bells": ["1=09:00-10:00"]])
+            _ = try await fixture.store.request(
+                "timetable.add",
+                args: ["member": "Ann", "week": 1, "day": "Mon", "period": 1, "subject": "Maths", "room": "R1"])
+            let lessons = try await client.get("/calendar/timetable.ics?member=Ann")
+            #expect(lessons.text.contains("SUMMARY:Maths (Ann)") && lessons.text.contains("LOCATION:R1"))
+            #expect(
+                lessons.text.contains("DTSTART:\(monday.description.replacingOccurrences(of: "-", with: ""))T090000Z"))
+        }
+        await fixture.close()
+    }
+
+    @Test("beyond loopback a feed takes ?token= on every request (no cookie, no redirect); a wrong one is refused")
+    func token() async throws {
+        let fixture = try await WebFixture(environment: ["HEARTH_WEB_LISTEN": "0.0.0.0:0"])
+        let token = try #require(HouseholdToken.read(home: fixture.stack.home.path))
+        try await fixture.withClient { client in
+            #expect(try await client.get("/calendar.ics").status == .unauthorized)
+            #expect(try await client.get("/calendar.ics?token=wrong\(token)").status == .unauthorized)
+            let feed = try await client.get("/calendar/year.ics?token=\(token)")
+            #expect(feed.status == .ok && feed.text.hasPrefix("BEGIN:VCALENDAR"))
+            #expect(feed.headers[.setCookie] == nil)
+        }
+        await fixture.close()
+    }
+}
