@@ -22,6 +22,8 @@ public enum CalendarExport {
         public var location: String?
         /// LAST-MODIFIED.
         public var lastModified: Date?
+        /// An RRULE (RFC 5545 text), with `start` (or `days.first`) its first occurrence.
+        public var rule: String?
 
         public init(
             uid: String, summary: String, start: Date, end: Date, cancelled: Bool, sequence: Int,
@@ -59,6 +61,9 @@ public enum CalendarExport {
             } else {
                 icalcomponent_add_property(component, icalproperty_new_dtstart(utc(event.start)))
                 icalcomponent_add_property(component, icalproperty_new_dtend(utc(event.end)))
+            }
+            if let rule = event.rule {
+                icalcomponent_add_property(component, icalproperty_new_rrule(icalrecurrencetype_from_string(rule)))
             }
             if let location = event.location {
                 icalcomponent_add_property(component, icalproperty_new_location(location))

@@ -55,6 +55,9 @@ struct CalendarFeedTests {
             asked[.ifNoneMatch] = changed.headers[.eTag]
             #expect(try await client.get("/calendar/year.ics", headers: asked).status == .notModified)
 
+            let events = try await client.get("/calendar/todo-events.ics")
+            #expect(events.text.contains("BEGIN:VEVENT") && !events.text.contains("BEGIN:VTODO"))
+            #expect(events.text.contains("SUMMARY:Bins out") && events.text.contains("DTSTART:\(year)1201T073000Z"))
             let todos = try await client.get("/calendar/todos.ics")
             #expect(todos.text.contains("BEGIN:VTODO") && todos.text.contains("SUMMARY:Bins out"))
             let all = try await client.get("/calendar.ics")

@@ -15,18 +15,19 @@ struct Web: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the webcal:// address calendar apps subscribe to, and a QR code.",
             discussion: """
-                AREA is year, checkins, todos or timetable (with --member); without it, everything. \
+                AREA is year, checkins, todos (VTODO), todo-events (the same as events, for apps that \
+                ignore VTODO) or timetable (with --member); without it, everything. \
                 Beyond loopback the address carries the household token, which calendar apps send on \
                 every refresh.
                 """
         )
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "year, checkins, todos or timetable (default: everything).") var area: String?
+        @Argument(help: "year, checkins, todos, todo-events or timetable (default: everything).") var area: String?
         @Option(help: "With timetable: one member's lessons.") var member: String?
         @Flag(help: "Leave out the QR code.") var noQR = false
 
         func run() async throws {
-            let areas = ["year", "checkins", "todos", "timetable"]
+            let areas = ["year", "checkins", "todos", "todo-events", "timetable"]
             if let area, !areas.contains(area) {
                 Output.error("hearth: 'area' must be one of \(areas.joined(separator: ", ")), got '\(area)'")
                 throw ExitCode(2)

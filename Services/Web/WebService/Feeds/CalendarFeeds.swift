@@ -10,6 +10,9 @@ import HearthCore
 ///   month when no day is set), `UID:card-YYYY-MM@hearth`;
 /// - `checkins`: the social planner's check-ins (`plan.export`);
 /// - `todos`: every todo as a `VTODO` (`todo.export`, `TodoFile`);
+/// - `todo-events`: every open todo with a due date as a `VEVENT`, for calendar apps that ignore
+///   `VTODO` (all day, or at its time; a repeating one with its RRULE; not in `/calendar.ics`,
+///   which has the `VTODO`s);
 /// - `timetable`: every member's lessons (or `?member=`'s) from a week ago to eight weeks ahead,
 ///   each on its date with its times, holidays and weekends left out, the two-week rotation as
 ///   the school calendar gives it (`timetable.days`);
@@ -20,6 +23,10 @@ import HearthCore
 struct CalendarFeeds: Sendable {
     enum Area: String, CaseIterable, Sendable {
         case year, checkins, todos, timetable
+        case todoEvents = "todo-events"
+
+        /// What `/calendar.ics` holds.
+        static let everything: [Area] = [.year, .checkins, .todos, .timetable]
     }
 
     let store: CommandClient
@@ -28,7 +35,7 @@ struct CalendarFeeds: Sendable {
     /// The feed of `area` (every area when `nil`).
     func ics(_ area: Area?, member: String? = nil, now: Date = Date()) async throws -> String {
         var blocks: [String] = []
-        for each in area.map({ [$0] }) ?? Area.allCases {
+        for each in area.map({ [$0] }) ?? Area.everything {
             switch each {
             case .year: blocks.append(CalendarExport.text(try await cards(now: now), stamp: now, name: "year"))
             case .checkins:
@@ -36,6 +43,9 @@ struct CalendarFeeds: Sendable {
             case .todos:
                 let todos = try await store.request("todo.export").decode(TodoList.self).todos
                 blocks.append(TodoFile.text(todos, stamp: now, name: "todos"))
+            case .todoEvents:
+                let todos = try await store.request("todo.export").decode(TodoList.self).todos
+                blocks.append(CalendarExport.text(todoEvents(todos, now: now), stamp: now, name: "todos"))
             case .timetable:
                 blocks.append(
                     CalendarExport.text(try await lessons(member: member, now: now), stamp: now, name: "timetable"))
@@ -71,6 +81,26 @@ struct CalendarFeeds: Sendable {
             }
         }
         return events
+    }
+
+    /// Open todos with a due date as events: all day, or a moment at their time.
+    private func todoEvents(_ todos: [TodoView], now: Date) -> [CalendarExport.Event] {
+        let household = HouseholdTime(timeZone: timeZone)
+        return todos.compactMap { todo in
+            guard !todo.completed, let due = todo.due.flatMap({ try? LocalDate(parsing: $0, field: "due") }) else {
+                return nil
+            }
+            let time = todo.time.flatMap { try? LocalTime(parsing: $0, field: "time") }
+            let start = time.map { household.instant(due, $0) } ?? now
+            var event = CalendarExport.Event(
+                uid: "todo-\(todo.id)@hearth", summary: todo.title, start: start, end: start, cancelled: false,
+                sequence: Self.sequence(Timestamp.parse(todo.modifiedAt)), description: todo.description)
+            if time == nil { event.days = (due, due) }
+            event.rule =
+                Recurrence(todoRepeat: todo.repeat, due: todo.due, until: todo.until, monthEnd: todo.monthEnd)?.rule
+            event.lastModified = Timestamp.parse(todo.modifiedAt)
+            return event
+        }
     }
 
     /// Each member's lessons (or `member`'s) from a week ago to eight weeks ahead.
