@@ -82,6 +82,14 @@ struct CalendarFeedTests {
         await fixture.close()
     }
 
+    @Test("the ETag is the feed's content: a render a second later (another DTSTAMP) has the same one")
+    func etagIgnoresTheStamp() {
+        let first = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTAMP:20261127T203700Z\r\nSUMMARY:Tea\r\nEND:VEVENT\r\n"
+        let later = first.replacingOccurrences(of: "203700Z", with: "203701Z")
+        #expect(WebRouter.etag(first) == WebRouter.etag(later))
+        #expect(WebRouter.etag(first) != WebRouter.etag(first.replacingOccurrences(of: "Tea", with: "Toast")))
+    }
+
     @Test("beyond loopback a feed takes ?token= on every request (no cookie, no redirect); a wrong one is refused")
     func token() async throws {
         let fixture = try await WebFixture(environment: ["HEARTH_WEB_LISTEN": "0.0.0.0:0"])

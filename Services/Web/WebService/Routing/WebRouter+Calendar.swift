@@ -50,10 +50,15 @@ extension WebRouter {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// 64-bit FNV-1a of the feed, in hex.
+    /// 64-bit FNV-1a of the feed, in hex, leaving out its `DTSTAMP` lines: each render stamps
+    /// the time it was made, which is no change to what the feed says.
     static func etag(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        where !line.hasPrefix("DTSTAMP:") {
+            for byte in line.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            hash = (hash ^ 0x0A) &* 0x0000_0100_0000_01b3
+        }
         return String(hash, radix: 16)
     }
 }
