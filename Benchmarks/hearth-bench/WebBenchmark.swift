@@ -119,6 +119,58 @@ struct WebBenchmark: AsyncParsableCommand {
         }
         let pageP99 = max(pages["/year"]?["p99_ms"]?.doubleValue ?? 0, pages["/today"]?["p99_ms"]?.doubleValue ?? 0)
 
+        log("(c) the calendar feed of a family of four: a year of cards, todos, check-ins, four timetables…")
+        let monday = SchoolCalendar.monday(of: today)
+        _ = try await store.request("timetable.configure", args: ["week1_start": .string(monday.description)])
+        _ = try await store.request(
+            "timetable.bells",
+            args: ["bells": ["1=09:00-10:00", "2=10:00-11:00", "3=11:15-12:15", "4=13:15-14:15", "5=14:15-15:15"]])
+        for (index, name) in ["Mum", "Dad", "Ann", "Bob"].enumerated() {
+            _ = try await store.request(
+                "member.add", args: ["name": .string(name), "role": index < 2 ? "parent" : "student"])
+            guard index >= 2 else { continue }
+            var rows: [String] = []
+            for week in 1...2 {
+                for day in ["Mon", "Tue", "Wed", "Thu", "Fri"] {
+                    for period in 1...5 {
+                        rows.append("\(week),\(day),\(period),Subject \(period),T\(period),R\(period)")
+                    }
+                }
+            }
+            _ = try await store.request(
+                "timetable.import",
+                args: ["member": .string(name), "csv": .string(rows.joined(separator: "\n")), "confirm": true])
+        }
+        let feedURL = url + "/calendar.ics"
+        // A card changes every `changeEvery` ms, as under the pages: each change is a new render.
+        let changingFeed = Task {
+            var changes = 0
+            while !Task.isCancelled {
+                _ = try? await store.request(
+                    "event.set",
+                    args: ["year": .int(Int64(today.year)), "month": 7, "title": .string("Feed \(changes)")])
+                changes += 1
+                try? await Task.sleep(for: .milliseconds(changeEvery))  // pacing, not synchronisation
+            }
+            return changes
+        }
+        var feed = try await Self.wrk(feedURL, clients: clients, seconds: seconds)
+        changingFeed.cancel()
+        if case .object(var values) = feed {
+            values["changes"] = .int(Int64(await changingFeed.value))
+            feed = .object(values)
+        }
+        log("    200: p50 \(feed["p50_ms"]?.doubleValue ?? 0) ms, p99 \(feed["p99_ms"]?.doubleValue ?? 0) ms")
+        let tagged = try await ChildProcess.run(
+            "/usr/bin/python3",
+            ["-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).headers['ETag'])", feedURL])
+        let tag = tagged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let notModified = try await Self.wrk(
+            feedURL, clients: clients, seconds: seconds, headers: ["If-None-Match: \(tag)"])
+        log(
+            "    304: p50 \(notModified["p50_ms"]?.doubleValue ?? 0) ms, p99 \(notModified["p99_ms"]?.doubleValue ?? 0) ms"
+        )
+
         log("(b) \(clients) pages on /events, \(events) bus events…")
         let publisher = try Publisher(
             context: context, endpoint: stack.configuration.busPublishEndpoint, source: "bench", device: "bench")
@@ -135,6 +187,8 @@ struct WebBenchmark: AsyncParsableCommand {
             "year": pages["/year"] ?? .null, "today": pages["/today"] ?? .null,
             "static_floor": pages["/assets/hearth.css"] ?? .null,
             "page_p99_ms": .double(round3(pageP99)), "page_target_ms": 20,
+            "feed": feed, "feed_not_modified": notModified, "feed_p99_ms": feed["p99_ms"] ?? .null,
+            "feed_304_p99_ms": notModified["p99_ms"] ?? .null, "feed_target_ms": 20,
             "live": live.json, "live_p99_ms": .double(round3(live.p99)), "live_target_ms": 50,
             "live_events": .int(Int64(events)), "live_pages": .int(Int64(clients)),
         ]
@@ -142,9 +196,10 @@ struct WebBenchmark: AsyncParsableCommand {
     }
 
     /// Runs wrk and reads its latency distribution and rate.
-    static func wrk(_ url: String, clients: Int, seconds: Int) async throws -> JSONValue {
+    static func wrk(_ url: String, clients: Int, seconds: Int, headers: [String] = []) async throws -> JSONValue {
         let result = try await ChildProcess.run(
-            "/usr/bin/wrk", ["-t2", "-c\(clients)", "-d\(seconds)s", "--latency", url],
+            "/usr/bin/wrk",
+            ["-t2", "-c\(clients)", "-d\(seconds)s", "--latency"] + headers.flatMap { ["-H", $0] } + [url],
             timeout: .seconds(seconds + 30))
         guard result.status == 0 else { throw ValidationError("wrk failed: \(result.stderr)") }
         var values: [String: JSONValue] = [:]

@@ -103,7 +103,7 @@ public final class WebService: Service {
 
     /// Tells the open pages that `area` changed ("*": every area), after dropping its cached
     /// views, so that their refetch reads anew.
-    private func changed(_ area: String) async {
+    func changed(_ area: String) async {
         cache.invalidate(area)
         await live.broadcast("event: change\ndata: {\"area\":\"\(area)\"}\n\n")
     }

@@ -31,29 +31,59 @@ struct CalendarFeeds: Sendable {
 
     let store: CommandClient
     let timeZone: TimeZone
+    /// Each area's text until its area of the page changes.
+    let blocks: FeedBlocks
 
     /// The feed of `area` (every area when `nil`).
     func ics(_ area: Area?, member: String? = nil, now: Date = Date()) async throws -> String {
-        var blocks: [String] = []
-        for each in area.map({ [$0] }) ?? Area.everything {
-            switch each {
-            case .year: blocks.append(CalendarExport.text(try await cards(now: now), stamp: now, name: "year"))
-            case .checkins:
-                blocks.append(try await store.request("plan.export").decode(PlanExport.self).ics)
-            case .todos:
-                let todos = try await store.request("todo.export").decode(TodoList.self).todos
-                blocks.append(TodoFile.text(todos, stamp: now, name: "todos"))
-            case .todoEvents:
-                let todos = try await store.request("todo.export").decode(TodoList.self).todos
-                blocks.append(CalendarExport.text(todoEvents(todos, now: now), stamp: now, name: "todos"))
-            case .timetable:
-                blocks.append(
-                    CalendarExport.text(try await lessons(member: member, now: now), stamp: now, name: "timetable"))
+        let areas = area.map { [$0] } ?? Area.everything
+        // The areas are read from the store at once (it answers reads side by side), and kept in
+        // their order.
+        let blocks = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, each) in areas.enumerated() {
+                group.addTask { (index, try await self.cachedBlock(each, member: member, now: now)) }
             }
+            var found = [String](repeating: "", count: areas.count)
+            for try await (index, text) in group { found[index] = text }
+            return found
         }
         let name = area.map { "Hearth: \($0.rawValue)" } ?? "Hearth"
         return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth//Household feed//EN\r\nX-WR-CALNAME:\(name)\r\n"
-            + blocks.flatMap(Self.components).joined() + "END:VCALENDAR\r\n"
+            + blocks.joined() + "END:VCALENDAR\r\n"
+    }
+
+    /// An area's components (its calendar's `VEVENT`s, `VTODO`s…, without the calendar around
+    /// them) as kept, or rendered and kept.
+    private func cachedBlock(_ area: Area, member: String?, now: Date) async throws -> String {
+        let pageArea =
+            switch area {
+            case .year: "year"
+            case .checkins: "people"
+            case .todos, .todoEvents: "today"
+            case .timetable: "timetable"
+            }
+        let key = "\(pageArea):\(area.rawValue):\(member ?? "")"
+        let (kept, generation) = blocks.lookup(key, area: pageArea)
+        if let kept { return kept }
+        let text = Self.components(try await block(area, member: member, now: now)).joined()
+        blocks.keep(key, area: pageArea, text: text, generation: generation)
+        return text
+    }
+
+    /// One area's calendar text.
+    private func block(_ area: Area, member: String?, now: Date) async throws -> String {
+        switch area {
+        case .year: return CalendarExport.text(try await cards(now: now), stamp: now, name: "year")
+        case .checkins: return try await store.request("plan.export").decode(PlanExport.self).ics
+        case .todos:
+            let todos = try await store.request("todo.export").decode(TodoList.self).todos
+            return TodoFile.text(todos, stamp: now, name: "todos")
+        case .todoEvents:
+            let todos = try await store.request("todo.export").decode(TodoList.self).todos
+            return CalendarExport.text(todoEvents(todos, now: now), stamp: now, name: "todos")
+        case .timetable:
+            return CalendarExport.text(try await lessons(member: member, now: now), stamp: now, name: "timetable")
+        }
     }
 
     /// The year planner's cards of this year and the next that say something.
@@ -111,28 +141,43 @@ struct CalendarFeeds: Sendable {
         if member == nil {
             names = try await store.request("member.list").decode(MemberList.self).members.map(\.name)
         }
+        let fixed = names
+        return try await withThrowingTaskGroup(of: (Int, [CalendarExport.Event]).self) { group in
+            for (index, name) in fixed.enumerated() {
+                group.addTask { (index, try await self.lessons(of: name, today: today, household: household)) }
+            }
+            var found = [[CalendarExport.Event]](repeating: [], count: fixed.count)
+            for try await (index, events) in group { found[index] = events }
+            return found.flatMap { $0 }
+        }
+    }
+
+    /// One member's lessons from a week before `today` to eight weeks after.
+    private func lessons(
+        of name: String, today: LocalDate, household: HouseholdTime
+    ) async throws
+        -> [CalendarExport.Event]
+    {
+        let days = try await store.request(
+            "timetable.days",
+            args: [
+                "member": .string(name), "from": .string(today.adding(days: -7).description),
+                "to": .string(today.adding(days: 54).description),
+            ]
+        ).decode(TimetableDays.self).days
         var events: [CalendarExport.Event] = []
-        for name in names {
-            let days = try await store.request(
-                "timetable.days",
-                args: [
-                    "member": .string(name), "from": .string(today.adding(days: -7).description),
-                    "to": .string(today.adding(days: 54).description),
-                ]
-            ).decode(TimetableDays.self).days
-            for day in days {
-                guard let date = try? LocalDate(parsing: day.date, field: "date") else { continue }
-                for lesson in day.lessons {
-                    guard let start = lesson.start.flatMap({ try? LocalTime(parsing: $0, field: "start") }),
-                        let end = lesson.end.flatMap({ try? LocalTime(parsing: $0, field: "end") })
-                    else { continue }
-                    var event = CalendarExport.Event(
-                        uid: "lesson-\(lesson.id)-\(day.date)@hearth", summary: "\(lesson.subject) (\(name))",
-                        start: household.instant(date, start), end: household.instant(date, end), cancelled: false,
-                        sequence: 0, description: lesson.teacher.map { "Teacher: \($0)" })
-                    event.location = lesson.room
-                    events.append(event)
-                }
+        for day in days {
+            guard let date = try? LocalDate(parsing: day.date, field: "date") else { continue }
+            for lesson in day.lessons {
+                guard let start = lesson.start.flatMap({ try? LocalTime(parsing: $0, field: "start") }),
+                    let end = lesson.end.flatMap({ try? LocalTime(parsing: $0, field: "end") })
+                else { continue }
+                var event = CalendarExport.Event(
+                    uid: "lesson-\(lesson.id)-\(day.date)@hearth", summary: "\(lesson.subject) (\(name))",
+                    start: household.instant(date, start), end: household.instant(date, end), cancelled: false,
+                    sequence: 0, description: lesson.teacher.map { "Teacher: \($0)" })
+                event.location = lesson.room
+                events.append(event)
             }
         }
         return events

@@ -28,8 +28,19 @@ final class PageCache: Sendable {
         let area: String
         let status: HTTPResponse.Status
         let body: ByteBuffer
+        /// The answer's own headers (a calendar feed's); `nil`: a view's (`PageRenderer.response`).
+        let headers: HTTPFields?
         let rendered: ContinuousClock.Instant
+
+        var response: Response {
+            guard let headers else { return PageRenderer.response(status, body) }
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+        }
     }
+
+    /// The area of the calendar feeds (`/calendar.ics`): they show every area, so a change of any
+    /// is a change of theirs.
+    static let calendarArea = "calendar"
 
     private struct State {
         var entries: [String: Entry] = [:]
@@ -39,6 +50,8 @@ final class PageCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The calendar feeds' texts by area, dropped with their area's views.
+    let feedBlocks = FeedBlocks()
     /// The clock the lifetime is read on (a test's own clock, to age views without waiting).
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -51,7 +64,7 @@ final class PageCache: Sendable {
             let found = state.withLock { state -> Lookup? in
                 let entry = state.entries[key]
                 if let entry, now() - entry.rendered < Self.lifetime || state.rendering[key] != nil {
-                    return .cached(PageRenderer.response(entry.status, entry.body))
+                    return .cached(entry.response)
                 }
                 if state.rendering[key] != nil { return nil }
                 state.rendering[key] = []
@@ -71,11 +84,15 @@ final class PageCache: Sendable {
 
     /// Keeps the view this request rendered (unless `area` changed since `generation`)
     /// and wakes the requests waiting for it.
-    func keep(_ key: String, status: HTTPResponse.Status, body: ByteBuffer, area: String, generation: Int) {
+    func keep(
+        _ key: String, status: HTTPResponse.Status, body: ByteBuffer, area: String, generation: Int,
+        headers: HTTPFields? = nil
+    ) {
         let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             if state.generations[area, default: 0] == generation {
                 if state.entries.count > 1_000 { state.entries.removeAll(keepingCapacity: true) }
-                state.entries[key] = Entry(area: area, status: status, body: body, rendered: now())
+                state.entries[key] = Entry(
+                    area: area, status: status, body: body, headers: headers, rendered: now())
             }
             return state.rendering.removeValue(forKey: key) ?? []
         }
@@ -94,13 +111,16 @@ final class PageCache: Sendable {
 
     /// `area` changed ("*": every area, after events were lost): its views are read again.
     func invalidate(_ area: String) {
+        feedBlocks.invalidate(area)
         state.withLock { state in
             if area == "*" {
                 for view in PageRenderer.views { state.generations[view.name, default: 0] &+= 1 }
+                state.generations[Self.calendarArea, default: 0] &+= 1
                 state.entries.removeAll()
             } else {
                 state.generations[area, default: 0] &+= 1
-                state.entries = state.entries.filter { $0.value.area != area }
+                state.generations[Self.calendarArea, default: 0] &+= 1
+                state.entries = state.entries.filter { $0.value.area != area && $0.value.area != Self.calendarArea }
             }
         }
     }

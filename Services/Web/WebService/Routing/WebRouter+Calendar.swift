@@ -12,8 +12,9 @@ import NIOCore
 /// takes it without the cookie redirect for these addresses).
 extension WebRouter {
     func addCalendarRoutes(_ router: Router<BasicRequestContext>) {
-        let feeds = CalendarFeeds(store: pages.store, timeZone: pages.timeZone)
-        router.get("/calendar.ics") { request, _ in await Self.feed(request, feeds, area: nil) }
+        let feeds = CalendarFeeds(store: pages.store, timeZone: pages.timeZone, blocks: pages.cache.feedBlocks)
+        let cache = pages.cache
+        router.get("/calendar.ics") { request, _ in await Self.feed(request, feeds, cache, area: nil) }
         router.get("/calendar/:file") { request, context in
             let file = try context.parameters.require("file")
             guard file.hasSuffix(".ics"), let area = CalendarFeeds.Area(rawValue: String(file.dropLast(4))) else {
@@ -26,28 +27,48 @@ extension WebRouter {
                                 "No such feed: the feeds are /calendar.ics and /calendar/{\(CalendarFeeds.Area.allCases.map(\.rawValue).joined(separator: ","))}.ics\n"
                         )))
             }
-            return await Self.feed(request, feeds, area: area)
+            return await Self.feed(request, feeds, cache, area: area)
         }
     }
 
-    private static func feed(_ request: Request, _ feeds: CalendarFeeds, area: CalendarFeeds.Area?) async -> Response {
-        let text: String
-        do {
-            text = try await feeds.ics(area, member: request.uri.queryParameters.get("member"))
-        } catch {
-            return Response(
-                status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "The household's store did not answer: \(error)\n")))
+    /// A feed, rendered at most once a second and once per change of the household (`PageCache`,
+    /// in its `calendar` area: 50 apps refreshing at once cost one render), or 304 when the app
+    /// already has it.
+    private static func feed(
+        _ request: Request, _ feeds: CalendarFeeds, _ cache: PageCache, area: CalendarFeeds.Area?
+    ) async -> Response {
+        let member = request.uri.queryParameters.get("member")
+        let key = "calendar:\(area?.rawValue ?? "all"):\(member ?? "")"
+        switch await cache.lookup(key, area: PageCache.calendarArea) {
+        case .cached(let response):
+            return notModified(request, response)
+        case .render(let generation):
+            let text: String
+            do {
+                text = try await feeds.ics(area, member: member)
+            } catch {
+                cache.abandon(key)
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: ResponseBody(
+                        byteBuffer: ByteBuffer(string: "The household's store did not answer: \(error)\n")))
+            }
+            let headers: HTTPFields = [
+                .eTag: "\"\(etag(text))\"", .cacheControl: "no-cache", .contentType: "text/calendar; charset=utf-8",
+            ]
+            let body = ByteBuffer(string: text)
+            cache.keep(
+                key, status: .ok, body: body, area: PageCache.calendarArea, generation: generation, headers: headers)
+            return notModified(request, Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body)))
         }
-        let tag = "\"\(etag(text))\""
-        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
-        if let given = request.headers[.ifNoneMatch],
+    }
+
+    /// 304 with no body when the request's `If-None-Match` names the answer's `ETag`.
+    private static func notModified(_ request: Request, _ response: Response) -> Response {
+        guard let tag = response.headers[.eTag], let given = request.headers[.ifNoneMatch],
             given.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
-        {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = "text/calendar; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        else { return response }
+        return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: "no-cache"])
     }
 
     /// 64-bit FNV-1a of the feed, in hex, leaving out its `DTSTAMP` lines: each render stamps

@@ -1,0 +1,57 @@
+import Synchronization
+
+/// Each calendar feed area's text, kept until the bus says its area of the page changed (and for
+/// at most `lifetime`), so a card changed re-renders the year's cards, not four timetables.
+///
+/// A text rendered while its area changed is not kept (a generation per area, read before the
+/// render and checked before keeping), as in `PageCache`.
+final class FeedBlocks: Sendable {
+    /// How long a text is kept without any change of its area: what bounds how stale a feed can be
+    /// if a bus event is lost (calendar apps read a feed every 15 minutes or more).
+    static let lifetime: Duration = .seconds(10)
+
+    private struct Entry {
+        let text: String
+        let rendered: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var generations: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The text of `key`, if it is kept and fresh; else the generation of `area` to render it at.
+    func lookup(_ key: String, area: String) -> (text: String?, generation: Int) {
+        state.withLock { state in
+            let generation = state.generations[area, default: 0]
+            guard let entry = state.entries[key], ContinuousClock.now - entry.rendered < Self.lifetime else {
+                return (nil, generation)
+            }
+            return (entry.text, generation)
+        }
+    }
+
+    /// Keeps `text` unless `area` changed since `generation`.
+    func keep(_ key: String, area: String, text: String, generation: Int) {
+        state.withLock { state in
+            guard state.generations[area, default: 0] == generation else { return }
+            if state.entries.count > 200 { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[key] = Entry(text: text, rendered: .now)
+        }
+    }
+
+    /// The page's `area` changed ("*": every area).
+    func invalidate(_ area: String) {
+        state.withLock { state in
+            if area == "*" {
+                for key in state.generations.keys { state.generations[key, default: 0] &+= 1 }
+                state.entries.removeAll()
+                return
+            }
+            state.generations[area, default: 0] &+= 1
+            state.entries = state.entries.filter { !$0.key.hasPrefix(area + ":") }
+        }
+    }
+}
