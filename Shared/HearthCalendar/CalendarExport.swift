@@ -42,15 +42,8 @@ public enum CalendarExport {
     /// The calendar text of `events`, stamped `stamp` (DTSTAMP).
     public static func text(_ events: [Event], stamp: Date, name: String) -> String {
         _ = LibICal.ready
-        let calendar = icalcomponent_new_vcalendar()!
+        let calendar = LibICal.calendar(product: "Social planner", method: ICAL_METHOD_PUBLISH, name: name)
         defer { icalcomponent_free(calendar) }
-        icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
-        icalcomponent_add_property(calendar, icalproperty_new_prodid("-//Hearth//Social planner//EN"))
-        icalcomponent_add_property(calendar, icalproperty_new_method(ICAL_METHOD_PUBLISH))
-        icalcomponent_add_property(calendar, icalproperty_new_x(name))
-        if let property = icalcomponent_get_first_property(calendar, ICAL_X_PROPERTY) {
-            icalproperty_set_x_name(property, "X-WR-CALNAME")
-        }
         for event in events {
             let component = icalcomponent_new_vevent()!
             icalcomponent_add_property(component, icalproperty_new_uid(event.uid))
@@ -80,9 +73,7 @@ public enum CalendarExport {
             }
             icalcomponent_add_component(calendar, component)
         }
-        guard let text = icalcomponent_as_ical_string_r(calendar) else { return "" }
-        defer { free(text) }
-        return String(cString: text)
+        return LibICal.text(calendar)
     }
 
     private static func date(_ day: LocalDate) -> icaltimetype {

@@ -101,9 +101,7 @@ public enum CalendarFile {
                 continue
             }
             defer { icalcomponent_free(parsedText) }
-            var found: [OpaquePointer] = []
-            collectEvents(parsedText, into: &found)
-            guard let component = found.first else {
+            guard let component = LibICal.components(ICAL_VEVENT_COMPONENT, in: parsedText).first else {
                 reading.errors.append(("event \(index + 1)", "could not be parsed as iCalendar"))
                 continue
             }
@@ -235,17 +233,5 @@ public enum CalendarFile {
         if depth > 0 { events.append(current.joined(separator: "\r\n") + "\r\nEND:VEVENT\r\n") }
         let hasContent = skeleton.contains { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         return (hasContent ? skeleton.joined(separator: "\r\n") + "\r\n" : "", events)
-    }
-
-    private static func collectEvents(_ component: OpaquePointer, into events: inout [OpaquePointer]) {
-        if icalcomponent_isa(component) == ICAL_VEVENT_COMPONENT {
-            events.append(component)
-            return
-        }
-        var child = icalcomponent_get_first_component(component, ICAL_ANY_COMPONENT)
-        while let current = child {
-            collectEvents(current, into: &events)
-            child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
-        }
     }
 }

@@ -16,13 +16,8 @@ public enum TodoFile {
     /// The calendar text of `todos`, stamped `stamp` (DTSTAMP).
     public static func text(_ todos: [TodoView], stamp: Date, name: String) -> String {
         _ = LibICal.ready
-        let calendar = icalcomponent_new_vcalendar()!
+        let calendar = LibICal.calendar(product: "Todos", name: name)
         defer { icalcomponent_free(calendar) }
-        icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
-        icalcomponent_add_property(calendar, icalproperty_new_prodid("-//Hearth//Todos//EN"))
-        let calendarName = icalproperty_new_x(name)!
-        icalproperty_set_x_name(calendarName, "X-WR-CALNAME")
-        icalcomponent_add_property(calendar, calendarName)
         let dtstamp = utc(stamp)
         for todo in todos {
             icalcomponent_add_component(calendar, component(todo, stamp: dtstamp))
@@ -49,9 +44,7 @@ public enum TodoFile {
                 icalcomponent_add_component(calendar, child)
             }
         }
-        guard let text = icalcomponent_as_ical_string_r(calendar) else { return "" }
-        defer { free(text) }
-        return String(cString: text)
+        return LibICal.text(calendar)
     }
 
     /// One todo's `VTODO` (or, `completed`, an occurrence of it marked done).
@@ -152,8 +145,7 @@ extension TodoFile {
         }
         defer { icalcomponent_free(root) }
         var zones = CalendarZones(root: root, household: zone)
-        var components: [OpaquePointer] = []
-        collect(root, into: &components)
+        let components = LibICal.components(ICAL_VTODO_COMPONENT, in: root)
         var reading = Reading()
         var overrides: [(uid: String, day: LocalDate)] = []
         for (index, component) in components.enumerated() {
@@ -280,17 +272,5 @@ extension TodoFile {
         let local = CalendarFile.Event.wall(
             of: CalendarFile.Event.instant((date, clock), in: zone), in: household)
         return (local.date, local.time)
-    }
-
-    private static func collect(_ component: OpaquePointer, into todos: inout [OpaquePointer]) {
-        if icalcomponent_isa(component) == ICAL_VTODO_COMPONENT {
-            todos.append(component)
-            return
-        }
-        var child = icalcomponent_get_first_component(component, ICAL_ANY_COMPONENT)
-        while let current = child {
-            collect(current, into: &todos)
-            child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
-        }
     }
 }
