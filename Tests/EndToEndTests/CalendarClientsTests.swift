@@ -118,6 +118,6 @@ struct CalendarClientsTests {
         let relisted = try await list()
         #expect(relisted.contains("Easter in Wales") && !relisted.contains("Easter trip"), "\(relisted)")
         await store.close()
-        await stack.stop()
+        _ = await stack.stop()
     }
 }

@@ -193,8 +193,8 @@ struct TodoExportTests {
         let plants = try JSONValue.parse(try await hearth(["todo", "export", "--format", "json"]).1)["todos"]?
             .arrayValue?.first { $0["title"] == "Water the plants" }
         #expect(plants?["due"] == "2026-12-01" && plants?["time"] == "14:00" && plants?["priority"] == "medium")
-        await other.stop()
-        await stack.stop()
+        _ = await other.stop()
+        _ = await stack.stop()
     }
 }
 
