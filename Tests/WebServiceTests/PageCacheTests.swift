@@ -79,4 +79,22 @@ struct PageCacheTests {
         cache.abandon("game|false|")
         #expect(Self.isRender(await cache.lookup("game|false|", area: "game")) == again)
     }
+
+    @Test("a feed's part is kept until its area changes; one rendered while every area changed is not kept")
+    func feedBlocks() {
+        let blocks = FeedBlocks()
+        let (none, generation) = blocks.lookup("year:year:", area: "year")
+        #expect(none == nil)
+        blocks.keep("year:year:", area: "year", text: "CARDS", generation: generation)
+        #expect(blocks.lookup("year:year:", area: "year").text == "CARDS")
+        blocks.invalidate("today")
+        #expect(blocks.lookup("year:year:", area: "year").text == "CARDS")
+        blocks.invalidate("year")
+        #expect(blocks.lookup("year:year:", area: "year").text == nil)
+        // An area no render had asked about before: "*" still makes its render in progress stale.
+        let (_, before) = blocks.lookup("timetable:timetable:", area: "timetable")
+        blocks.invalidate("*")
+        blocks.keep("timetable:timetable:", area: "timetable", text: "OLD", generation: before)
+        #expect(blocks.lookup("timetable:timetable:", area: "timetable").text == nil)
+    }
 }

@@ -18,6 +18,11 @@ final class FeedBlocks: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         var generations: [String: Int] = [:]
+        /// Raised when every area changed ("*"), also those no render has asked about yet.
+        var epoch = 0
+
+        /// An area's generation: both counts only rise, so their sum changes with either.
+        func generation(_ area: String) -> Int { generations[area, default: 0] &+ epoch }
     }
 
     private let state = Mutex(State())
@@ -25,7 +30,7 @@ final class FeedBlocks: Sendable {
     /// The text of `key`, if it is kept and fresh; else the generation of `area` to render it at.
     func lookup(_ key: String, area: String) -> (text: String?, generation: Int) {
         state.withLock { state in
-            let generation = state.generations[area, default: 0]
+            let generation = state.generation(area)
             guard let entry = state.entries[key], ContinuousClock.now - entry.rendered < Self.lifetime else {
                 return (nil, generation)
             }
@@ -36,7 +41,7 @@ final class FeedBlocks: Sendable {
     /// Keeps `text` unless `area` changed since `generation`.
     func keep(_ key: String, area: String, text: String, generation: Int) {
         state.withLock { state in
-            guard state.generations[area, default: 0] == generation else { return }
+            guard state.generation(area) == generation else { return }
             if state.entries.count > 200 { state.entries.removeAll(keepingCapacity: true) }
             state.entries[key] = Entry(text: text, rendered: .now)
         }
@@ -46,7 +51,7 @@ final class FeedBlocks: Sendable {
     func invalidate(_ area: String) {
         state.withLock { state in
             if area == "*" {
-                for key in state.generations.keys { state.generations[key, default: 0] &+= 1 }
+                state.epoch &+= 1
                 state.entries.removeAll()
                 return
             }
