@@ -102,11 +102,12 @@ extension TodosCommands {
 
     /// The collection `given` names: its name (any case), its id, or a unique prefix of the id.
     static func collectionID(_ given: String, in db: Database, field: String = "collection") throws -> String {
-        if let id = try String.fetchOne(
-            db, sql: "SELECT id FROM todo_collection WHERE lower(name) = lower(?)", arguments: [given])
-        {
-            return id
-        }
+        if let id = try collection(named: given, in: db) { return id }
         return try StoreCommands.uniqueID(given, table: "todo_collection", what: "collection", field: field, in: db)
+    }
+
+    /// The id of the collection called `name` (any case), if there is one.
+    static func collection(named name: String, in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT id FROM todo_collection WHERE lower(name) = lower(?)", arguments: [name])
     }
 }

@@ -62,8 +62,16 @@ extension TodosCommands {
         var (added, updated, subtasks, completions) = (0, 0, 0, 0)
         var positions: [String: Int64] = [:]
         func write(_ todo: TodoFile.Imported, id: String, exists: Bool, collection: String?) throws {
+            let title: String
+            do {
+                title = try Todos.title(todo.title)
+            } catch {
+                problems.append(
+                    .init(todo: "todo '\(todo.title)' (UID \(todo.uid))", reason: "'\(error.field)' \(error.rule)"))
+                return
+            }
             var values: [String: FieldValue] = [
-                "title": .text(todo.title), "priority": .text(todo.priority), "completed": .bool(todo.completed),
+                "title": .text(title), "priority": .text(todo.priority), "completed": .bool(todo.completed),
                 "repeat": .text(todo.repeat), "month_end": .text(todo.monthEnd),
                 "description": todo.description.map(FieldValue.text) ?? .null,
                 "due_date": todo.due.map { .text($0.description) } ?? .null,
@@ -76,7 +84,6 @@ extension TodosCommands {
             state.merge(values) { $1 }
             do {
                 try Todos.checkTodo(state, whole: true)
-                _ = try Todos.title(todo.title)
             } catch {
                 problems.append(
                     .init(todo: "todo '\(todo.title)' (UID \(todo.uid))", reason: "'\(error.field)' \(error.rule)"))
@@ -95,9 +102,7 @@ extension TodosCommands {
             guard let id = ids[todo.uid] else { continue }
             let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM todo WHERE id = ?", arguments: [id]) == true
             var collection = try todo.category.flatMap { category in
-                try String.fetchOne(
-                    db, sql: "SELECT id FROM todo_collection WHERE lower(name) = lower(?)", arguments: [category])
-                    ?? newCollections[category.lowercased()]
+                try Self.collection(named: category, in: db) ?? newCollections[category.lowercased()]
             }
             if collection == nil, let category = todo.category, fallbackID == nil {
                 let made = UUIDText.make()
