@@ -37,8 +37,8 @@ struct CalendarClientsTests {
         _ = try await store.request("event.set", args: ["year": 2027, "month": 3, "title": "Easter trip", "day": 27])
 
         let home = stack.home.path
-        func configure(_ address: String) throws -> String {
-            let file = stack.home.file("vdirsyncer-\(address.hashValue).conf")
+        func configure(_ address: String, as name: String) throws -> String {
+            let file = stack.home.file("vdirsyncer-\(name).conf")
             try """
             [general]
             status_path = "\(home)/vdirsyncer-status/"
@@ -96,12 +96,13 @@ struct CalendarClientsTests {
             return listed.stdout
         }
 
-        let wrong = try await sync(try configure("http://127.0.0.1:\(port)/calendar.ics?token=not\(token)"))
+        let wrong = try await sync(
+            try configure("http://127.0.0.1:\(port)/calendar.ics?token=not\(token)", as: "wrong"))
         #expect(wrong.status != 0, "a wrong token synced: \(wrong.stdout)")
         #expect((wrong.stdout + wrong.stderr).contains("401"), "\(wrong.stdout)\(wrong.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(home)/vdir").isEmpty)
 
-        let config = try configure("http://127.0.0.1:\(port)/calendar.ics?token=\(token)")
+        let config = try configure("http://127.0.0.1:\(port)/calendar.ics?token=\(token)", as: "right")
         let first = try await sync(config)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
         let listed = try await list()
