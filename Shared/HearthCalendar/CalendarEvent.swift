@@ -163,16 +163,9 @@ extension CalendarFile {
         }
 
         /// A UID for an event that has none, from its content: the same event in a file read
-        /// again gets the same one (64-bit FNV-1a of its text, which needs no library: it names,
-        /// it does not protect).
+        /// again gets the same one (`FNV1a` of its text: it names, it does not protect).
         private static func derivedUID(_ component: OpaquePointer) -> String {
-            guard let text = icalcomponent_as_ical_string_r(component) else { return "hearth-derived-0" }
-            defer { icalmemory_free_buffer(text) }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in String(cString: text).utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            }
-            return "hearth-derived-" + String(hash, radix: 16)
+            "hearth-derived-" + String(FNV1a.hash(LibICal.text(component).utf8), radix: 16)
         }
 
         /// Every occurrence that starts on `from...through` (or began up to its length before),
@@ -274,15 +267,9 @@ extension CalendarFile {
             HouseholdTime(timeZone: zone).instant(wall.date, wall.time)
         }
 
-        /// `instant` as a wall date and time in `zone` (Foundation's conversion).
+        /// `instant` as a wall date and time in `zone`.
         static func wall(of instant: Date, in zone: TimeZone) -> (date: LocalDate, time: LocalTime) {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = zone
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant)
-            return (
-                LocalDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)!,
-                LocalTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0)!
-            )
+            (LocalDate(instant, in: zone), LocalTime(instant, in: zone))
         }
 
         private static func wall(

@@ -42,18 +42,29 @@ public enum CalendarExport {
     /// The calendar text of `events`, stamped `stamp` (DTSTAMP).
     public static func text(_ events: [Event], stamp: Date, name: String) -> String {
         _ = LibICal.ready
-        let calendar = LibICal.calendar(product: "Social planner", method: ICAL_METHOD_PUBLISH, name: name)
-        defer { icalcomponent_free(calendar) }
-        for event in events {
+        return LibICal.text(
+            vevents(events, stamp: stamp),
+            in: LibICal.calendar(product: "Social planner", method: ICAL_METHOD_PUBLISH, name: name))
+    }
+
+    /// The `VEVENT`s of `events` alone, without a calendar around them (a feed joins several).
+    public static func components(_ events: [Event], stamp: Date) -> String {
+        _ = LibICal.ready
+        return LibICal.text(vevents(events, stamp: stamp), in: nil)
+    }
+
+    private static func vevents(_ events: [Event], stamp: Date) -> [OpaquePointer] {
+        events.map { event in
             let component = icalcomponent_new_vevent()!
             icalcomponent_add_property(component, icalproperty_new_uid(event.uid))
-            icalcomponent_add_property(component, icalproperty_new_dtstamp(utc(stamp)))
+            icalcomponent_add_property(component, icalproperty_new_dtstamp(LibICal.utc(stamp)))
             if let days = event.days {
-                icalcomponent_add_property(component, icalproperty_new_dtstart(date(days.first)))
-                icalcomponent_add_property(component, icalproperty_new_dtend(date(days.last.adding(days: 1))))
+                icalcomponent_add_property(component, icalproperty_new_dtstart(LibICal.floating(days.first)))
+                icalcomponent_add_property(
+                    component, icalproperty_new_dtend(LibICal.floating(days.last.adding(days: 1))))
             } else {
-                icalcomponent_add_property(component, icalproperty_new_dtstart(utc(event.start)))
-                icalcomponent_add_property(component, icalproperty_new_dtend(utc(event.end)))
+                icalcomponent_add_property(component, icalproperty_new_dtstart(LibICal.utc(event.start)))
+                icalcomponent_add_property(component, icalproperty_new_dtend(LibICal.utc(event.end)))
             }
             if let rule = event.rule {
                 icalcomponent_add_property(component, icalproperty_new_rrule(icalrecurrencetype_from_string(rule)))
@@ -62,7 +73,7 @@ public enum CalendarExport {
                 icalcomponent_add_property(component, icalproperty_new_location(location))
             }
             if let modified = event.lastModified {
-                icalcomponent_add_property(component, icalproperty_new_lastmodified(utc(modified)))
+                icalcomponent_add_property(component, icalproperty_new_lastmodified(LibICal.utc(modified)))
             }
             icalcomponent_add_property(component, icalproperty_new_summary(event.summary))
             icalcomponent_add_property(component, icalproperty_new_sequence(Int32(clamping: event.sequence)))
@@ -71,19 +82,7 @@ public enum CalendarExport {
             if let description = event.description {
                 icalcomponent_add_property(component, icalproperty_new_description(description))
             }
-            icalcomponent_add_component(calendar, component)
+            return component
         }
-        return LibICal.text(calendar)
-    }
-
-    private static func date(_ day: LocalDate) -> icaltimetype {
-        var value = icaltime_null_time()
-        (value.year, value.month, value.day, value.is_date) = (Int32(day.year), Int32(day.month), Int32(day.day), 1)
-        return value
-    }
-
-    private static func utc(_ date: Date) -> icaltimetype {
-        icaltime_from_timet_with_zone(
-            time_t(date.timeIntervalSince1970.rounded(.down)), 0, icaltimezone_get_utc_timezone())
     }
 }

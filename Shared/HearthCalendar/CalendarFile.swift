@@ -72,12 +72,6 @@ public enum CalendarFile {
         guard text.contains("BEGIN:VCALENDAR") || text.contains("BEGIN:VEVENT") else {
             throw FileError(description: "is not an iCalendar file (no BEGIN:VCALENDAR)")
         }
-        // Blank lines have no place in iCalendar; some writers put one inside a folded line
-        // ("VERSION", blank, " :2.0"), which libical then reads as two broken lines.
-        let text =
-            text.contains("\n\n") || text.contains("\n\r\n")
-            ? text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" }.joined(separator: "\r\n")
-            : text
         // One event is parsed at a time, and freed once read: libical's tree of a whole
         // 100,000-event file held 405 MiB of the store at its peak (`hearth-bench social`).
         let (skeleton, eventTexts) = Self.split(text)
@@ -88,12 +82,11 @@ public enum CalendarFile {
         }
         var reading = Reading()
         var zones = CalendarZones(root: root, household: zone)
-        let events = eventTexts
         // Overrides (RECURRENCE-ID) replace an occurrence of their UID's series, or with
         // RANGE=THISANDFUTURE that one and every later one.
         var overrides: [String: [(recurrence: Event.Recurrence, event: Event)]] = [:]
         var parsed: [(index: Int, event: Event)] = []
-        let steps = events.count * 2
+        let steps = eventTexts.count * 2
         for (index, eventText) in eventTexts.enumerated() {
             if index % 500 == 0 { progress(index, steps) }
             guard let parsedText = icalparser_parse_string(eventText) else {
@@ -123,7 +116,7 @@ public enum CalendarFile {
         let lastInstant = HouseholdTime(timeZone: zone).instant(through.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
         var budget = Budget(steps: maximumFileSteps, deadline: ContinuousClock.now + timeLimit, limit: timeLimit)
         for (done, (index, event)) in parsed.enumerated() {
-            if done % 500 == 0 { progress(events.count + done * events.count / max(parsed.count, 1), steps) }
+            if done % 500 == 0 { progress(eventTexts.count + done * eventTexts.count / max(parsed.count, 1), steps) }
             guard event.busy || event.recurrence == nil && overrides[event.uid] != nil else {
                 reading.free += 1
                 continue
@@ -157,8 +150,9 @@ public enum CalendarFile {
         by overrides: [(recurrence: Event.Recurrence, event: Event)]
     ) -> (start: Date, length: TimeInterval)? {
         let day = overrides.contains { $0.recurrence.day != nil } ? series.day(of: occurrence.start) : nil
-        for (recurrence, _) in overrides
-        where recurrence.instant == occurrence.start || (recurrence.day != nil && recurrence.day == day) {
+        if overrides.contains(where: {
+            $0.recurrence.instant == occurrence.start || ($0.recurrence.day != nil && $0.recurrence.day == day)
+        }) {
             return nil
         }
         let future = overrides.filter { $0.recurrence.thisAndFuture && $0.recurrence.instant < occurrence.start }
@@ -199,13 +193,15 @@ public enum CalendarFile {
 
     /// The file's text without its events (the calendar's own properties, its time zones), and
     /// each top-level `VEVENT` (with what it holds, such as alarms) on its own. Lines are matched
-    /// ignoring case, as RFC 5545 asks.
-    static func split(_ text: String) -> (skeleton: String, events: [String]) {
+    /// ignoring case, as RFC 5545 asks. Blank lines are left out: they have no place in
+    /// iCalendar, and some writers put one inside a folded line ("VERSION", blank, " :2.0"),
+    /// which libical would read as two broken lines.
+    public static func split(_ text: String) -> (skeleton: String, events: [String]) {
         var skeleton: [Substring] = []
         var events: [String] = []
         var current: [Substring] = []
         var depth = 0
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             // Only a short line beginning with B or E can open or close a component: the rest
             // (nearly all of a file) are not looked at again.
             let first = line.utf8.first ?? 0

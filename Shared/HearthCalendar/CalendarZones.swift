@@ -37,32 +37,34 @@ struct CalendarZones {
         var definitions: [String: OpaquePointer] = [:]
         var calendarZone: TimeZone?
         if let root {
-            Self.walk(root) { component in
-                if icalcomponent_isa(component) == ICAL_VTIMEZONE_COMPONENT,
-                    let property = icalcomponent_get_first_property(component, ICAL_TZID_PROPERTY),
+            for component in LibICal.components(ICAL_VTIMEZONE_COMPONENT, in: root) {
+                if let property = icalcomponent_get_first_property(component, ICAL_TZID_PROPERTY),
                     let tzid = icalproperty_get_tzid(property).map({ String(cString: $0) })
                 {
                     definitions[tzid] = definitions[tzid] ?? component
                 }
-                if icalcomponent_isa(component) == ICAL_VCALENDAR_COMPONENT, calendarZone == nil {
-                    var property = icalcomponent_get_first_property(component, ICAL_X_PROPERTY)
-                    while let current = property {
-                        if let name = icalproperty_get_x_name(current).map({ String(cString: $0) }),
-                            name.uppercased() == "X-WR-TIMEZONE",
-                            let value = icalproperty_get_x(current).map({ String(cString: $0) }),
-                            let zone = Self.named(value.trimmingCharacters(in: .whitespaces))
-                        {
-                            calendarZone = zone
-                            break
-                        }
-                        property = icalcomponent_get_next_property(component, ICAL_X_PROPERTY)
-                    }
-                }
             }
+            calendarZone =
+                LibICal.components(ICAL_VCALENDAR_COMPONENT, in: root).lazy.compactMap(Self.calendarZone)
+                .first
         }
         self.definitions = definitions
         self.calendarZone = calendarZone
         floating = calendarZone ?? household
+    }
+
+    /// A calendar's `X-WR-TIMEZONE`, when it names a zone.
+    private static func calendarZone(_ calendar: OpaquePointer) -> TimeZone? {
+        var property = icalcomponent_get_first_property(calendar, ICAL_X_PROPERTY)
+        while let current = property {
+            if icalproperty_get_x_name(current).map({ String(cString: $0).uppercased() }) == "X-WR-TIMEZONE",
+                let value = icalproperty_get_x(current).map({ String(cString: $0) })
+            {
+                return named(value.trimmingCharacters(in: .whitespaces))
+            }
+            property = icalcomponent_get_next_property(calendar, ICAL_X_PROPERTY)
+        }
+        return nil
     }
 
     /// The zone a time is written in: UTC (`Z`), its `TZID` (`nil` when that is read as
@@ -111,9 +113,7 @@ struct CalendarZones {
         let parts = trimmed.split(separator: "/").map(String.init)
         for count in [3, 2, 1] where parts.count >= count {
             var candidate = parts.suffix(count).joined(separator: "/")
-            if let underscore = candidate.firstIndex(of: "_"), candidate.hasPrefix("custom_") {
-                candidate = String(candidate[candidate.index(after: underscore)...])
-            }
+            if candidate.hasPrefix("custom_") { candidate.removeFirst("custom_".count) }
             if count == 1, !candidate.contains("UTC"), !candidate.contains("GMT") { continue }
             if let zone = TimeZone(identifier: candidate) { return zone }
         }
@@ -141,8 +141,9 @@ struct CalendarZones {
 
     /// Whether a `VTIMEZONE` and an IANA zone give the same offsets on every day of `year`.
     private static func agrees(_ definition: OpaquePointer, with zone: TimeZone, year: Int) -> Bool {
-        guard let theirs = offsets(of: definition, days: days(of: year)) else { return true }
-        return zip(days(of: year), theirs).allSatisfy { zone.secondsFromGMT(for: $0) == $1 }
+        let days = days(of: year)
+        guard let theirs = offsets(of: definition, days: days) else { return true }
+        return zip(days, theirs).allSatisfy { zone.secondsFromGMT(for: $0) == $1 }
     }
 
     private static func offsets(of definition: OpaquePointer, days: [Date]) -> [Int]? {
@@ -158,8 +159,8 @@ struct CalendarZones {
     private static func matching(_ definition: OpaquePointer, year: Int, hint: String) -> TimeZone? {
         let days = days(of: year)
         guard let theirs = offsets(of: definition, days: days), !theirs.isEmpty else { return nil }
-        // A first pass on the 1st and 15th of each month, then every day for what is left.
-        let samples = days.indices.filter { index in index % 365 % 30 == 0 || index % 365 % 30 == 14 }
+        // A first pass on two days a month, then every day for the few zones left.
+        let samples = days.indices.filter { $0 % 30 == 0 || $0 % 30 == 14 }
         var candidates = TimeZone.knownTimeZoneIdentifiers.sorted().compactMap(TimeZone.init(identifier:)).filter {
             zone in samples.allSatisfy { zone.secondsFromGMT(for: days[$0]) == theirs[$0] }
         }
@@ -167,14 +168,5 @@ struct CalendarZones {
             days.indices.allSatisfy { zone.secondsFromGMT(for: days[$0]) == theirs[$0] }
         }
         return candidates.first { hint.hasSuffix($0.identifier) } ?? candidates.first
-    }
-
-    private static func walk(_ component: OpaquePointer, _ visit: (OpaquePointer) -> Void) {
-        visit(component)
-        var child = icalcomponent_get_first_component(component, ICAL_ANY_COMPONENT)
-        while let current = child {
-            walk(current, visit)
-            child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
-        }
     }
 }

@@ -1,4 +1,6 @@
 import CLibICal
+import Foundation
+import HearthCore
 
 /// libical as every part of HearthCalendar uses it.
 enum LibICal {
@@ -38,5 +40,35 @@ enum LibICal {
         guard let text = icalcomponent_as_ical_string_r(component) else { return "" }
         defer { icalmemory_free_buffer(text) }
         return String(cString: text)
+    }
+
+    /// An instant as a UTC DATE-TIME, to the second.
+    static func utc(_ date: Date) -> icaltimetype {
+        icaltime_from_timet_with_zone(
+            time_t(date.timeIntervalSince1970.rounded(.down)), 0, icaltimezone_get_utc_timezone())
+    }
+
+    /// A day as a DATE, or with `time` as a floating DATE-TIME (the household's wall clock).
+    static func floating(_ day: LocalDate, _ time: LocalTime? = nil) -> icaltimetype {
+        var value = icaltime_null_time()
+        (value.year, value.month, value.day, value.is_date) = (Int32(day.year), Int32(day.month), Int32(day.day), 1)
+        if let time {
+            (value.hour, value.minute, value.second) = (Int32(time.hour), Int32(time.minute), Int32(time.second))
+            value.is_date = 0
+        }
+        return value
+    }
+
+    /// `components` as one calendar's text (`calendar` takes them), or as their own texts one
+    /// after another, without a calendar around them (for a feed that joins several); freed
+    /// either way.
+    static func text(_ components: [OpaquePointer], in calendar: OpaquePointer?) -> String {
+        guard let calendar else {
+            defer { for component in components { icalcomponent_free(component) } }
+            return components.map(text).joined()
+        }
+        defer { icalcomponent_free(calendar) }
+        for component in components { icalcomponent_add_component(calendar, component) }
+        return text(calendar)
     }
 }

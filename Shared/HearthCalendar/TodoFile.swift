@@ -16,20 +16,30 @@ public enum TodoFile {
     /// The calendar text of `todos`, stamped `stamp` (DTSTAMP).
     public static func text(_ todos: [TodoView], stamp: Date, name: String) -> String {
         _ = LibICal.ready
-        let calendar = LibICal.calendar(product: "Todos", name: name)
-        defer { icalcomponent_free(calendar) }
-        let dtstamp = utc(stamp)
+        return LibICal.text(vtodos(todos, stamp: stamp), in: LibICal.calendar(product: "Todos", name: name))
+    }
+
+    /// The `VTODO`s of `todos` alone, without a calendar around them (a feed joins several).
+    public static func components(_ todos: [TodoView], stamp: Date) -> String {
+        _ = LibICal.ready
+        return LibICal.text(vtodos(todos, stamp: stamp), in: nil)
+    }
+
+    /// Each todo's `VTODO`, then one for each day it was done, then its subtasks'.
+    private static func vtodos(_ todos: [TodoView], stamp: Date) -> [OpaquePointer] {
+        let dtstamp = LibICal.utc(stamp)
+        var components: [OpaquePointer] = []
         for todo in todos {
-            icalcomponent_add_component(calendar, component(todo, stamp: dtstamp))
+            components.append(component(todo, stamp: dtstamp))
             for date in todo.completions ?? [] {
                 guard let day = try? LocalDate(parsing: date, field: "date") else { continue }
                 let done = component(todo, stamp: dtstamp, completed: true)
-                let occurrence = wall(day, todo.time)
+                let occurrence = LibICal.floating(day, time(todo))
                 icalcomponent_add_property(done, icalproperty_new_recurrenceid(occurrence))
                 if let due = icalcomponent_get_first_property(done, ICAL_DUE_PROPERTY) {
                     icalproperty_set_due(due, occurrence)
                 }
-                icalcomponent_add_component(calendar, done)
+                components.append(done)
             }
             for subtask in todo.subtasks {
                 let child = icalcomponent_new_vtodo()!
@@ -41,10 +51,15 @@ public enum TodoFile {
                 let parent = icalproperty_new_relatedto(todo.id)!
                 icalproperty_add_parameter(parent, icalparameter_new_reltype(ICAL_RELTYPE_PARENT))
                 icalcomponent_add_property(child, parent)
-                icalcomponent_add_component(calendar, child)
+                components.append(child)
             }
         }
-        return LibICal.text(calendar)
+        return components
+    }
+
+    /// A todo's due time, if it has one.
+    private static func time(_ todo: TodoView) -> LocalTime? {
+        todo.time.flatMap { try? LocalTime(parsing: $0, field: "time") }
     }
 
     /// One todo's `VTODO` (or, `completed`, an occurrence of it marked done).
@@ -71,7 +86,7 @@ public enum TodoFile {
             }
         if priority > 0 { icalcomponent_add_property(component, icalproperty_new_priority(priority)) }
         guard let due = todo.due.flatMap({ try? LocalDate(parsing: $0, field: "due") }) else { return component }
-        let start = wall(due, todo.time)
+        let start = LibICal.floating(due, time(todo))
         icalcomponent_add_property(component, icalproperty_new_due(start))
         if completed == nil,
             let rule = Recurrence(todoRepeat: todo.repeat, due: todo.due, until: todo.until, monthEnd: todo.monthEnd)
@@ -82,24 +97,6 @@ public enum TodoFile {
             icalcomponent_add_property(component, icalproperty_new_rrule(recurrence))
         }
         return component
-    }
-
-    /// A due day, with its time when it has one, as floating local time.
-    private static func wall(_ day: LocalDate, _ time: String?) -> icaltimetype {
-        var value = icaltime_null_time()
-        (value.year, value.month, value.day) = (Int32(day.year), Int32(day.month), Int32(day.day))
-        if let time, let clock = try? LocalTime(parsing: time, field: "time") {
-            (value.hour, value.minute, value.second) = (Int32(clock.hour), Int32(clock.minute), Int32(clock.second))
-            value.is_date = 0
-        } else {
-            value.is_date = 1
-        }
-        return value
-    }
-
-    private static func utc(_ date: Date) -> icaltimetype {
-        icaltime_from_timet_with_zone(
-            time_t(date.timeIntervalSince1970.rounded(.down)), 0, icaltimezone_get_utc_timezone())
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// Lower-case UUID text, the form Hearth uses for every id on the wire.
 public enum UUIDText {
@@ -12,12 +13,10 @@ public enum UUIDText {
     }
 
     /// The same UUID for the same `name` every time (its bits drawn from a generator seeded with
-    /// the name's 64-bit FNV-1a hash, in the version-4 form Hearth's ids take): another app's
-    /// UID (`040000008200E…@outlook.com`) names the same Hearth entity on every import.
+    /// the name's `FNV1a` hash, in the version-4 form Hearth's ids take): another app's UID
+    /// (`040000008200E…@outlook.com`) names the same Hearth entity on every import.
     public static func named(_ name: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        var generator = Seeded(state: hash)
+        var generator = Seeded(state: FNV1a.hash(name.utf8))
         return make(using: &generator)
     }
 

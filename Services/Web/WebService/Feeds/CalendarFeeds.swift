@@ -52,37 +52,40 @@ struct CalendarFeeds: Sendable {
             + blocks.joined() + "END:VCALENDAR\r\n"
     }
 
-    /// An area's components (its calendar's `VEVENT`s, `VTODO`s…, without the calendar around
-    /// them) as kept, or rendered and kept.
+    /// An area's components (its `VEVENT`s or `VTODO`s, without a calendar around them) as
+    /// kept, or rendered and kept, until the page's area of its domain changes.
     private func cachedBlock(_ area: Area, member: String?, now: Date) async throws -> String {
-        let pageArea =
+        let kind =
             switch area {
-            case .year: "year"
-            case .checkins: "people"
-            case .todos, .todoEvents: "today"
-            case .timetable: "timetable"
+            case .year: YearPlanner.entityKind
+            case .checkins: Social.itemKind
+            case .todos, .todoEvents: Todos.todoKind
+            case .timetable: Hub.entryKind
             }
+        let pageArea = HouseholdDomains.domain(of: kind)?.area ?? area.rawValue
         let key = "\(pageArea):\(area.rawValue):\(member ?? "")"
         let (kept, generation) = blocks.lookup(key, area: pageArea)
         if let kept { return kept }
-        let text = Self.components(try await block(area, member: member, now: now)).joined()
+        let text = try await block(area, member: member, now: now)
         blocks.keep(key, area: pageArea, text: text, generation: generation)
         return text
     }
 
-    /// One area's calendar text.
+    /// One area's components.
     private func block(_ area: Area, member: String?, now: Date) async throws -> String {
         switch area {
-        case .year: return CalendarExport.text(try await cards(now: now), stamp: now, name: "year")
-        case .checkins: return try await store.request("plan.export").decode(PlanExport.self).ics
+        case .year: return CalendarExport.components(try await cards(now: now), stamp: now)
+        case .checkins:
+            let ics = try await store.request("plan.export").decode(PlanExport.self).ics
+            return CalendarFile.split(ics).events.joined()
         case .todos:
             let todos = try await store.request("todo.export").decode(TodoList.self).todos
-            return TodoFile.text(todos, stamp: now, name: "todos")
+            return TodoFile.components(todos, stamp: now)
         case .todoEvents:
             let todos = try await store.request("todo.export").decode(TodoList.self).todos
-            return CalendarExport.text(todoEvents(todos, now: now), stamp: now, name: "todos")
+            return CalendarExport.components(todoEvents(todos, now: now), stamp: now)
         case .timetable:
-            return CalendarExport.text(try await lessons(member: member, now: now), stamp: now, name: "timetable")
+            return CalendarExport.components(try await lessons(member: member, now: now), stamp: now)
         }
     }
 
@@ -187,25 +190,5 @@ struct CalendarFeeds: Sendable {
     static func sequence(_ modified: Date?) -> Int {
         guard let modified else { return 0 }
         return max(0, Int((modified.timeIntervalSince1970 - 1_577_836_800) / 60))
-    }
-
-    /// The components (`VEVENT`, `VTODO`, `VTIMEZONE`…) of one calendar's text, each whole.
-    static func components(_ text: String) -> [String] {
-        var found: [String] = []
-        var current: [Substring] = []
-        var depth = 0
-        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            let upper = line.count <= 40 ? line.uppercased() : ""
-            if upper.hasPrefix("BEGIN:") {
-                depth += 1
-                if depth == 2 { current = [] }
-            }
-            if depth >= 2 { current.append(line) }
-            if upper.hasPrefix("END:") {
-                if depth == 2 { found.append(current.joined(separator: "\r\n") + "\r\n") }
-                depth -= 1
-            }
-        }
-        return found
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthBus
 import HearthCalendar
+import HearthCore
 import Hummingbird
 import NIOCore
 
@@ -71,15 +72,15 @@ extension WebRouter {
         return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: "no-cache"])
     }
 
-    /// 64-bit FNV-1a of the feed, in hex, leaving out its `DTSTAMP` lines: each render stamps
-    /// the time it was made, which is no change to what the feed says.
+    /// The feed's `FNV1a`, in hex, leaving out its `DTSTAMP` lines: each render stamps the time
+    /// it was made, which is no change to what the feed says.
     static func etag(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a()
         for line in text.split(separator: "\r\n", omittingEmptySubsequences: false)
         where !line.hasPrefix("DTSTAMP:") {
-            for byte in line.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            hash = (hash ^ 0x0A) &* 0x0000_0100_0000_01b3
+            hash.add(line.utf8)
+            hash.add(CollectionOfOne(0x0A))
         }
-        return String(hash, radix: 16)
+        return String(hash.value, radix: 16)
     }
 }
