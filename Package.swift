@@ -257,6 +257,10 @@ let package = Package(
                 "HearthBus", "HearthHost",
                 "HearthCalendar",
                 "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -455,6 +459,7 @@ let package = Package(
                 "SchedulerService", "StoreService", "BusService", "HearthCalendar", "HearthBus", "HearthHost",
                 "HearthCore",
                 "HearthTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

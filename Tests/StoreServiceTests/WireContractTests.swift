@@ -53,6 +53,12 @@ struct WireContractTests {
         "plan.busy.import": WireFixtures.roundTrip(BusyImport.self),
         "plan.busy.list": WireFixtures.roundTrip(BusyList.self),
         "plan.busy.clear": WireFixtures.roundTrip(BusyCleared.self),
+        "plan.busy.subscribe": WireFixtures.roundTrip(BusySource.self),
+        "plan.busy.import+source": WireFixtures.roundTrip(BusyImport.self),
+        "plan.busy.failed": WireFixtures.roundTrip(BusySource.self),
+        "plan.busy.sources": WireFixtures.roundTrip(BusySources.self),
+        "plan.busy.list+sources": WireFixtures.roundTrip(BusyList.self),
+        "plan.busy.unsubscribe": WireFixtures.roundTrip(BusyUnsubscribed.self),
         "collection.add": WireFixtures.roundTrip(CollectionChange.self),
         "collection.edit": WireFixtures.roundTrip(CollectionChange.self),
         "collection.list": WireFixtures.roundTrip(CollectionList.self),
@@ -215,6 +221,19 @@ struct WireContractTests {
         try await script.keep("people.show", "people.show", ["person": "Gran", "now": now])
         try await script.keep("plan.export", "plan.export", ["now": now])
         try await script.keep("plan.busy.clear", "plan.busy.clear")
+        // A calendar subscribed to by URL (as `hearth-scheduler` reads it: a copy and its ETag).
+        let nas = "http://ann:pw@nas.local/family.ics"
+        try await script.keep(
+            "plan.busy.subscribe", "plan.busy.subscribe", ["url": "webcal://ann:pw@nas.local/family.ics", "now": now])
+        try await script.keep(
+            "plan.busy.import+source", "plan.busy.import",
+            ["path": .string(path), "source": .string(nas), "etag": "\"v1\"", "now": now])
+        try await script.keep(
+            "plan.busy.failed", "plan.busy.failed",
+            ["source": .string(nas), "error": "the server answered HTTP 500 Internal Server Error", "now": now])
+        try await script.keep("plan.busy.sources", "plan.busy.sources")
+        try await script.keep("plan.busy.list+sources", "plan.busy.list", ["now": now])
+        try await script.keep("plan.busy.unsubscribe", "plan.busy.unsubscribe", ["url": .string(nas)])
         try await script.keep("people.remove", "people.remove", ["person": "Max"])
         return script.replies
     }

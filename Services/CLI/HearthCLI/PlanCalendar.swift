@@ -43,8 +43,8 @@ extension Plan {
 
     struct Busy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Busy times the planner avoids, from iCalendar (.ics) files.",
-            subcommands: [Import.self, List.self, Clear.self])
+            abstract: "Busy times the planner avoids, from iCalendar (.ics) files and subscribed calendars.",
+            subcommands: [Import.self, Subscribe.self, Refresh.self, Unsubscribe.self, List.self, Clear.self])
 
         struct Import: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
@@ -82,7 +82,10 @@ extension Plan {
                 let reply = try await ServiceCall.run(options, .store, "plan.busy.list", as: BusyList.self)
                 if options.json { return try Output.reply(reply) }
                 let zone = try options.loadConfiguration().household.timeZone
-                if reply.busy.isEmpty { return Output.line("no busy times: hearth plan busy import FILE.ics") }
+                for source in reply.sources ?? [] { Output.line(Busy.describe(source, zone)) }
+                if reply.busy.isEmpty {
+                    return Output.line("no busy times: hearth plan busy import FILE.ics, or subscribe URL")
+                }
                 for time in reply.busy {
                     let summary = Output.visible(time.summary)
                     let (start, end) = (time.start, time.end)

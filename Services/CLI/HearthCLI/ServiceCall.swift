@@ -39,17 +39,21 @@ enum ServiceCall {
 
     /// The command's result, or why it failed, with nothing printed (for a call whose failure
     /// the subcommand reports in its own words).
+    /// - Parameter patience: for a command that takes long by nature (a calendar read over the
+    ///   network): one attempt, waiting at least this long.
     static func attempt(
         _ options: GlobalOptions,
         _ service: HearthService,
         _ command: String,
-        _ arguments: [String: JSONValue] = [:]
+        _ arguments: [String: JSONValue] = [:],
+        patience: Duration? = nil
     ) async throws -> Result<JSONValue, CommandClientError> {
         let configuration = try options.loadConfiguration()
         let context = try ZMQContext(configuration: configuration)
         let client = CommandClient(
-            context: context, endpoint: configuration.commandEndpoint(service), timeout: options.timeoutDuration,
-            attempts: 3, maximumMessageBytes: configuration.maximumMessageBytes)
+            context: context, endpoint: configuration.commandEndpoint(service),
+            timeout: max(options.timeoutDuration, patience ?? .zero), attempts: patience == nil ? 3 : 1,
+            maximumMessageBytes: configuration.maximumMessageBytes)
         let result: Result<JSONValue, CommandClientError>
         do {
             result = .success(try await client.request(command, args: arguments))

@@ -8,6 +8,7 @@ struct SchedulerCommands: Sendable {
     let board: ReminderBoard
     let classes: ClassBoard
     let plans: PlanBoard
+    let calendars: CalendarSubscriptions
     let store: CommandClient
     let snooze: Duration
     let clock: any SchedulerClock
@@ -16,6 +17,10 @@ struct SchedulerCommands: Sendable {
     let publish: @Sendable (String, JSONValue) -> Void
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
+        if request.command == "busy.read" {
+            return try await SchedulerService.readNow(
+                try request.arguments(as: BusyReadArguments.self), store: store, calendars: calendars)
+        }
         let arguments = try request.arguments(as: ReminderCommandArguments.self)
         if let id = arguments.id, id.hasPrefix(PlanBoard.prefix) {
             return try await checkIn(request.command, item: String(id.dropFirst(PlanBoard.prefix.count)), arguments)

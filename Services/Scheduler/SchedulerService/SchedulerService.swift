@@ -21,6 +21,9 @@ import ServiceLifecycle
 /// `PlanBoard`, which also runs the social planner's daily refresh (`plan.week`) at start and at
 /// the preferred time each day.
 ///
+/// Busy times subscribed to by URL are read by a fourth loop (`CalendarSubscriptions`): each
+/// source daily with its ETag, a failed one again within the hour.
+///
 /// Commands on `scheduler.cmd`: `reminder.done {id}` (completes the todo, or that day's
 /// occurrence), `reminder.snooze {id, minutes?}` (default `[reminders] snooze`; survives a
 /// restart), `reminder.showing` (what is on screen, for a notifier that starts late),
@@ -42,6 +45,8 @@ public final class SchedulerService: Service {
     private let classWake = AsyncSignal()
     let plans: PlanBoard
     let planWake: AsyncSignal
+    let calendars: CalendarSubscriptions
+    let calendarWake = AsyncSignal()
     private let commands: CommandServer
     let clock: any SchedulerClock
     private let wake: AsyncSignal
@@ -78,8 +83,11 @@ public final class SchedulerService: Service {
         self.wake = wake
         let reloads = ReminderReloads()
         self.reloads = reloads
+        let calendars = CalendarSubscriptions(home: configuration.home, store: store, clock: clock)
+        self.calendars = calendars
         let handler = SchedulerCommands(
-            board: board, classes: classes, plans: plans, store: store, snooze: configuration.household.snooze,
+            board: board, classes: classes, plans: plans, calendars: calendars, store: store,
+            snooze: configuration.household.snooze,
             clock: clock, reload: { await reloads.reload(timeout: .seconds(5)) },
             publish: { topic, data in
                 Self.publish(topic, data, on: publisher, logger: logger)
@@ -100,15 +108,17 @@ public final class SchedulerService: Service {
 
     public func run() async throws {
         logger.info("hearth-scheduler up")
-        let (publisher, store) = (publisher, store)
+        let (publisher, store, calendars) = (publisher, store, calendars)
         try await ServiceGroup.parts(
             [
                 ServiceResources("scheduler sockets") {
+                    await calendars.shutdown()
                     await store.close()
                     await publisher.close()
                 },
                 ServiceLoop("store changes", followStore), ServiceLoop("timers", fireReminders),
-                ServiceLoop("classes", fireClasses), ServiceLoop("check-ins", firePlans), commands,
+                ServiceLoop("classes", fireClasses), ServiceLoop("check-ins", firePlans),
+                ServiceLoop("calendars", readCalendars), commands,
             ], logger: logger
         ).run()
     }

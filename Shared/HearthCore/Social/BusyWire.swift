@@ -76,6 +76,7 @@ public struct BusyList: Codable, Sendable, Equatable {
         public let start: String
         public let end: String
         public let allDay: Bool
+        /// The file's name, or the subscribed URL (a password in it masked).
         public let file: String
 
         public init(uid: String, summary: String, start: String, end: String, allDay: Bool, file: String) {
@@ -92,8 +93,13 @@ public struct BusyList: Codable, Sendable, Equatable {
 
     public let total: Int
     public let busy: [Busy]
+    /// The calendars subscribed to by URL and what their last read gave; absent when none are.
+    @OmittedWhenNil public var sources: [BusySource]?
 
-    public init(total: Int, busy: [Busy]) { (self.total, self.busy) = (total, busy) }
+    public init(total: Int, busy: [Busy], sources: [BusySource]? = nil) {
+        (self.total, self.busy) = (total, busy)
+        self.sources = sources.flatMap { $0.isEmpty ? nil : $0 }
+    }
 }
 
 /// `plan.busy.clear`: how many busy times were removed.

@@ -56,22 +56,32 @@ extension SocialCommands {
     static let maximumCalendarBytes = 32 * 1024 * 1024
 
     /// Reads the calendar file at `path` (this machine's: the command line sends the path) and
-    /// replaces the busy times of every UID it holds with its events' occurrences from today to
-    /// the longest horizon. Bad events are reported; the rest import.
+    /// replaces the busy times of every UID it holds with its events' occurrences from a week ago
+    /// to the longest horizon. Bad events are reported; the rest import.
+    ///
+    /// With `source` (a subscribed URL; `path` is the copy `hearth-scheduler` fetched, with the
+    /// response's `etag` and `last_modified`), every busy time of that source is replaced, so an
+    /// event deleted from the calendar goes, and the read is recorded on the source.
     func importBusy(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let path = try arguments.requiredString("path")
+        let source = try arguments.optionalString("source").map { _ in try sourceURL(arguments, name: "source") }
+        let (etag, lastModified) = (try arguments.optionalString("etag"), try arguments.optionalString("last_modified"))
         let now = try now(arguments)
         guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
         let today = household.today(at: now)
         let (progress, token) = (progress, ProgressBoard.token(request.arguments))
         defer { progress.finish(token) }
         let reading = try await Self.readCalendar(
-            path, from: today.adding(days: -7), through: today.adding(days: Int(Social.horizonRange.upperBound)),
-            zone: timeZone
+            path, named: source.map(BusySubscription.shown), from: today.adding(days: -7),
+            through: today.adding(days: Int(Social.horizonRange.upperBound)), zone: timeZone
         ) { done, total in progress.report(token, done: done, total: total, unit: "events") }
-        let file = (path as NSString).lastPathComponent
+        let file = source ?? (path as NSString).lastPathComponent
         return try await writes.once(request.id) { db, _ in
+            if let source {
+                _ = try Self.subscribed(source, in: db)
+                try db.execute(sql: "DELETE FROM social_busy WHERE file = ?", arguments: [source])
+            }
             for uid in reading.uids {
                 try db.execute(sql: "DELETE FROM social_busy WHERE uid = ?", arguments: [uid])
             }
@@ -85,9 +95,15 @@ extension SocialCommands {
                     file,
                 ])
             }
+            if let source {
+                try Self.recordBusyRead(
+                    source, at: now, events: reading.uids.count, busy: reading.busy.count, etag: etag,
+                    lastModified: lastModified, in: db)
+            }
             return try JSONValue(
                 reply: BusyImport(
-                    file: file, busy: reading.busy.count, events: reading.uids.count, free: reading.free,
+                    file: BusySubscription.shown(file), busy: reading.busy.count, events: reading.uids.count,
+                    free: reading.free,
                     errors: reading.errors.prefix(100).map { .init(event: $0.event, reason: $0.reason) },
                     omittedErrors: max(0, reading.errors.count - 100),
                     warnings: reading.warnings.isEmpty
@@ -97,11 +113,13 @@ extension SocialCommands {
 
     /// Reads and expands a calendar file off the cooperative pool (`offPool`): the read blocks,
     /// and expanding a crafted file's rules may take `CalendarFile.maximumExpansionTime` of CPU.
+    /// - Parameter name: what the messages call the calendar: a subscribed URL, else the path.
     private static func readCalendar(
-        _ path: String, from: LocalDate, through: LocalDate, zone: TimeZone,
+        _ path: String, named name: String?, from: LocalDate, through: LocalDate, zone: TimeZone,
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
     ) async throws(CommandError) -> CalendarFile.Reading {
-        try await offPool { () throws(CommandError) -> CalendarFile.Reading in
+        let (field, name) = name.map { ("source", $0) } ?? ("path", path)
+        return try await offPool { () throws(CommandError) -> CalendarFile.Reading in
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw CommandError(code: "not_found", message: "'path': cannot read \(path)")
             }
@@ -110,15 +128,15 @@ extension SocialCommands {
             guard data.count <= maximumCalendarBytes else {
                 throw CommandError(
                     code: "too_large",
-                    message: "'path': \(path) is over the \(maximumCalendarBytes / 1_048_576) MiB limit")
+                    message: "'\(field)': \(name) is over the \(maximumCalendarBytes / 1_048_576) MiB limit")
             }
             guard let text = String(data: data, encoding: .utf8) else {
-                throw CommandError.invalidArgument("path", "\(path) is not UTF-8 text")
+                throw CommandError.invalidArgument(field, "\(name) is not UTF-8 text")
             }
             do throws(CalendarFile.FileError) {
                 return try CalendarFile.read(text, from: from, through: through, zone: zone, progress: progress)
             } catch {
-                throw CommandError(code: "invalid_file", message: "'path': \(path) \(error.description)")
+                throw CommandError(code: "invalid_file", message: "'\(field)': \(name) \(error.description)")
             }
         }
     }
@@ -138,8 +156,9 @@ extension SocialCommands {
                             uid: row["uid"], summary: row["summary"],
                             start: Timestamp.format(Date(milliseconds: row["start"])),
                             end: Timestamp.format(Date(milliseconds: row["end"])), allDay: row["all_day"],
-                            file: row["file"])
-                    }))
+                            file: BusySubscription.shown(row["file"]))
+                    },
+                    sources: try Self.busySources(in: db)))
         }
     }
 

@@ -6,10 +6,11 @@ import HearthCore
 /// The social planner in the store (SPEC part 5): people, their goals, planned check-ins, the
 /// interaction log and the planning preferences, materialised into tables of the same names.
 ///
-/// Two tables are this device's alone (never in the operation log): `social_busy`, busy times
-/// imported from this person's calendar file (by UID, so a re-import replaces them), and
-/// `plan_alert`, the check-ins whose reminder `hearth-scheduler` has raised, so a restart never
-/// raises one twice.
+/// Three tables are this device's alone (never in the operation log): `social_busy`, busy times
+/// imported from this person's calendar file (by UID, so a re-import replaces them) or read from
+/// a subscribed URL (by source, so a re-read replaces them all); `busy_source`, the URLs
+/// subscribed to and what their last read gave; and `plan_alert`, the check-ins whose reminder
+/// `hearth-scheduler` has raised, so a restart never raises one twice.
 enum SocialDomain: StoreDomain {
     typealias Rules = Social
 
@@ -81,6 +82,20 @@ enum SocialDomain: StoreDomain {
                 table.column("fired_start", .integer).notNull()
             }
         }
+        migrator.registerMigration("social: busy sources") { db in
+            // This device's alone: the calendars it reads busy times from by URL.
+            try db.create(table: "busy_source") { table in
+                table.primaryKey("url", .text)
+                table.column("added_at", .integer).notNull()
+                table.column("read_at", .integer)
+                table.column("tried_at", .integer)
+                table.column("error", .text)
+                table.column("events", .integer).notNull().defaults(to: 0)
+                table.column("busy", .integer).notNull().defaults(to: 0)
+                table.column("etag", .text)
+                table.column("last_modified", .text)
+            }
+        }
     }
 
     /// The social planner's commands; those that write hold their reply for the fault-injection
@@ -95,6 +110,7 @@ enum SocialDomain: StoreDomain {
             "plan.slots": { commands, request in try await commands.rescheduleSlots(request) },
             "plan.prefs": { commands, request in try await commands.planPreferences(request) },
             "plan.busy.list": { commands, request in try await commands.listBusy(request) },
+            "plan.busy.sources": { commands, request in try await commands.busySources(request) },
             "plan.export": { commands, request in try await commands.exportPlan(request) },
             "plan.sources": { commands, request in try await commands.planSources(request) },
         ],
@@ -114,6 +130,9 @@ enum SocialDomain: StoreDomain {
             "plan.prefs.set": { commands, request in try await commands.setPlanPreferences(request) },
             "plan.busy.import": { commands, request in try await commands.importBusy(request) },
             "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
+            "plan.busy.subscribe": { commands, request in try await commands.subscribeBusy(request) },
+            "plan.busy.unsubscribe": { commands, request in try await commands.unsubscribeBusy(request) },
+            "plan.busy.failed": { commands, request in try await commands.busyReadFailed(request) },
             "plan.record": { commands, request in try await commands.recordPlanAlert(request) },
         ])
 

@@ -1,0 +1,232 @@
+import AsyncHTTPClient
+import Foundation
+import HearthBus
+import HearthCore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Busy times subscribed to by URL (`hearth plan busy subscribe`): fetches a source over HTTP,
+/// as calendar apps read a subscribed calendar, and hands what it got to the store.
+///
+/// A read asks with the last good read's validators (`If-None-Match`, `If-Modified-Since`), so
+/// an unchanged calendar costs a 304; the store then reads the copy kept here again (its window
+/// moves on a day). A 200's body goes to `<copy>.part`, the store imports it
+/// (`plan.busy.import` with `source`), and only then does it replace the copy, so a login page,
+/// a truncated body or a file the store refuses never replaces a good calendar: the failure is
+/// recorded (`plan.busy.failed`), the busy times stay as they were, and the source is tried
+/// again in an hour. Copies live in `HEARTH_HOME/calendars/`, one per URL (named by its FNV-1a);
+/// those no source names any more are removed.
+///
+/// One read of a source at a time: the daily loop and `busy.read` share it.
+actor CalendarSubscriptions {
+    /// Each response's body is at most the store's largest calendar file.
+    static let maximumBytes = 32 * 1024 * 1024
+    /// A read that has not finished in this long fails.
+    static let deadline: TimeAmount = .seconds(30)
+
+    private let store: CommandClient
+    private let directory: String
+    private let clock: any SchedulerClock
+    private var reading: [String: Task<BusyReads.Read, any Error>] = [:]
+    /// The HTTP client and its one event-loop thread, made at the first read: a scheduler with
+    /// no calendar subscribed runs no thread for them.
+    private var http: (client: HTTPClient, loop: MultiThreadedEventLoopGroup)?
+
+    init(home: String, store: CommandClient, clock: any SchedulerClock) {
+        (self.store, self.clock) = (store, clock)
+        directory = (home as NSString).appendingPathComponent("calendars")
+    }
+
+    private func client() -> HTTPClient {
+        if let http { return http.client }
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            timeout: .init(connect: .seconds(5), read: .seconds(30)), decompression: .enabled(limit: .ratio(50)))
+        configuration.httpVersion = .automatic
+        // A refused connection fails at once (the client would retry it for the whole connect
+        // timeout): a source that failed is tried again within the hour anyway.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = HTTPClient(eventLoopGroup: loop, configuration: configuration)
+        http = (client, loop)
+        return client
+    }
+
+    /// Closes the HTTP client's connections and its thread (at the scheduler's stop).
+    func shutdown() async {
+        guard let http else { return }
+        self.http = nil
+        try? await http.client.shutdown()
+        try? await http.loop.shutdownGracefully()
+    }
+
+    /// Reads `source` now (or joins the read already under way); throws only when the store did
+    /// not answer.
+    func read(_ source: BusySource) async throws -> BusyReads.Read {
+        if let running = reading[source.url] { return try await running.value }
+        let http = client()
+        let task = Task { try await fetch(source, with: http) }
+        reading[source.url] = task
+        defer { reading[source.url] = nil }
+        return try await task.value
+    }
+
+    /// Removes the copies of calendars no longer subscribed to.
+    func forget(except sources: [BusySource]) async {
+        let kept = Set(sources.map { copy(of: $0.url) })
+        let directory = directory
+        await offPool {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for name in names {
+                let path = (directory as NSString).appendingPathComponent(name)
+                if !kept.contains(path.hasSuffix(".part") ? String(path.dropLast(5)) : path) {
+                    try? FileManager.default.removeItem(atPath: path)
+                }
+            }
+        }
+    }
+
+    /// Where the last good body of `url` is kept.
+    nonisolated func copy(of url: String) -> String {
+        let name = String(FNV1a.hash(url.utf8), radix: 16)
+        return (directory as NSString).appendingPathComponent("\(name).ics")
+    }
+
+    // MARK: - One read
+
+    private enum Outcome {
+        case fetched(ByteBuffer, etag: String?, lastModified: String?)
+        case unchanged
+        case failed(String)
+    }
+
+    private nonisolated func fetch(_ source: BusySource, with http: HTTPClient) async throws -> BusyReads.Read {
+        let copy = copy(of: source.url)
+        let kept = await offPool { FileManager.default.fileExists(atPath: copy) }
+        let outcome = await get(source, conditional: kept, with: http)
+        let now = ["now": JSONValue.int(Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down)))]
+        switch outcome {
+        case .failed(let reason):
+            return try await failed(source, reason, now)
+        case .unchanged:
+            let imported = try await importing(source, copy, etag: source.etag, source.lastModified, now)
+            return BusyReads.Read(url: source.url, unchanged: true, imported: imported.0, error: imported.1)
+        case .fetched(let body, let etag, let lastModified):
+            let part = copy + ".part"
+            if let reason = await write(body, to: part) { return try await failed(source, reason, now) }
+            let imported = try await importing(source, part, etag: etag, lastModified, now)
+            if imported.0 != nil {
+                // rename(2): the copy is the old calendar or the new one, never half of either.
+                await offPool { _ = rename(part, copy) }
+            } else {
+                await offPool { try? FileManager.default.removeItem(atPath: part) }
+            }
+            return BusyReads.Read(url: source.url, unchanged: false, imported: imported.0, error: imported.1)
+        }
+    }
+
+    /// The GET, conditional on the validators of the last good read when its copy is kept.
+    private nonisolated func get(_ source: BusySource, conditional: Bool, with http: HTTPClient) async -> Outcome {
+        guard var parts = URLComponents(string: source.url) else { return .failed("not a URL") }
+        let (user, password) = (parts.user, parts.password)
+        (parts.user, parts.password) = (nil, nil)
+        var request = HTTPClientRequest(url: parts.string ?? source.url)
+        if let user { request.setBasicAuth(username: user, password: password ?? "") }
+        request.headers.add(name: "User-Agent", value: "Hearth (busy times from a subscribed calendar)")
+        request.headers.add(name: "Accept", value: "text/calendar, */*;q=0.1")
+        if conditional {
+            if let etag = source.etag { request.headers.add(name: "If-None-Match", value: etag) }
+            if let date = source.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }
+        }
+        do {
+            let response = try await http.execute(request, deadline: .now() + Self.deadline)
+            switch response.status {
+            case .notModified where conditional: return .unchanged
+            case .ok:
+                let body = try await response.body.collect(upTo: Self.maximumBytes)
+                return .fetched(
+                    body, etag: response.headers.first(name: "ETag"),
+                    lastModified: response.headers.first(name: "Last-Modified"))
+            default:
+                return .failed("the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            }
+        } catch is NIOTooManyBytesError {
+            return .failed("the calendar is over the \(Self.maximumBytes / 1_048_576) MiB limit")
+        } catch {
+            return .failed(Self.reason(error, host: parts.host ?? "", port: parts.port))
+        }
+    }
+
+    /// A transport failure in a person's words.
+    static func reason(_ error: any Error, host: String, port: Int?) -> String {
+        let place = port.map { "\(host):\($0)" } ?? host
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return "nothing answers at \(place) (connection refused)"
+            case EHOSTUNREACH, ENETUNREACH: return "\(place) cannot be reached from here (is it on this network?)"
+            default: return "cannot reach \(place): \(String(cString: strerror(error.errnoCode)))"
+            }
+        }
+        if let error = error as? NIOConnectionError, error.connectionErrors.isEmpty,
+            error.dnsAError != nil || error.dnsAAAAError != nil
+        {
+            return "cannot find \(host) (its name does not resolve)"
+        }
+        switch error as? HTTPClientError {
+        case .connectTimeout?, .getConnectionFromPoolTimeout?: return "no connection to \(place) within 5 s"
+        case .readTimeout?, .deadlineExceeded?: return "\(place) did not send the calendar within 30 s"
+        case .redirectLimitReached?, .redirectCycleDetected?: return "\(place) redirects in a loop or more than 5 times"
+        case .remoteConnectionClosed?: return "\(place) closed the connection before answering"
+        default: return "cannot read from \(place): \(error)"
+        }
+    }
+
+    /// Writes a fetched body; the reason it could not be, or `nil`.
+    private nonisolated func write(_ body: ByteBuffer, to path: String) async -> String? {
+        let directory = directory
+        return await offPool { () -> String? in
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try Data(body.readableBytesView).write(to: URL(fileURLWithPath: path))
+                return nil
+            } catch {
+                return "cannot keep a copy in \(directory): \(error.localizedDescription)"
+            }
+        }
+    }
+
+    /// `plan.busy.import` of `path` for `source`: what the store read, or why it refused the
+    /// calendar (recorded on the source). Throws when the store does not answer.
+    private nonisolated func importing(
+        _ source: BusySource, _ path: String, etag: String?, _ lastModified: String?, _ now: [String: JSONValue]
+    ) async throws -> (BusyImport?, String?) {
+        var arguments = now
+        arguments["path"] = .string(path)
+        arguments["source"] = .string(source.url)
+        if let etag { arguments["etag"] = .string(etag) }
+        if let lastModified { arguments["last_modified"] = .string(lastModified) }
+        do {
+            return (try await store.request("plan.busy.import", args: arguments).decode(BusyImport.self), nil)
+        } catch CommandClientError.refused(let refusal) {
+            // Refused as a calendar (not UTF-8, no VCALENDAR, too large): recorded on the source.
+            // Not found: unsubscribed meanwhile, nothing to record.
+            if refusal.code != "not_found" { _ = try await failed(source, refusal.message, now) }
+            return (nil, refusal.message)
+        }
+    }
+
+    /// Records a failed read on the source (one unsubscribed meanwhile is let go).
+    private nonisolated func failed(
+        _ source: BusySource, _ reason: String, _ now: [String: JSONValue]
+    ) async throws -> BusyReads.Read {
+        var arguments = now
+        arguments["source"] = .string(source.url)
+        arguments["error"] = .string(reason)
+        do {
+            _ = try await store.request("plan.busy.failed", args: arguments)
+        } catch CommandClientError.refused(let refusal) where refusal.code == "not_found" {}
+        return BusyReads.Read(url: source.url, unchanged: false, error: reason)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HearthBus
+import HearthCore
+
+/// Subscribed calendars: each read when due (`BusySubscription.nextRead`: at once when new, a day
+/// after a good read, an hour after a failed one), and on demand (`busy.read`).
+extension SchedulerService {
+    /// Loads the sources, reads those due, and sleeps until the next is due. A source subscribed
+    /// meanwhile is read at the next look (a minute at most on the system clock), or at once by
+    /// the `busy.read` that `hearth plan busy subscribe` sends.
+    func readCalendars() async {
+        while !Task.isCancelled {
+            calendarWake.reset()
+            let now = clock.now()
+            var next: Date?
+            do {
+                let sources = try await store.request("plan.busy.sources").decode(BusySources.self).sources
+                await calendars.forget(except: sources)
+                var read = false
+                for source in sources {
+                    let due = source.next.flatMap(Timestamp.parse)
+                    guard due.map({ $0 <= now }) ?? true else { continue }
+                    let outcome = try await calendars.read(source)
+                    read = true
+                    if let error = outcome.error {
+                        logger.warning("hearth-scheduler: cannot read \(BusySubscription.shown(source.url)): \(error)")
+                    }
+                }
+                // What the reads recorded moved each source's next read on: look again.
+                if read { continue }
+                next = sources.compactMap { $0.next.flatMap(Timestamp.parse) }.min()
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("hearth-scheduler: cannot load or record subscribed calendars: \(error)")
+                // A retry timer while the store is away, not synchronisation.
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            await clock.wait(until: next, or: calendarWake)
+        }
+    }
+
+    /// `busy.read {url?}`: reads that source (or every one) now, whatever its next read.
+    static func readNow(
+        _ arguments: BusyReadArguments, store: CommandClient, calendars: CalendarSubscriptions
+    ) async throws -> JSONValue {
+        var sources = try await store.request("plan.busy.sources").decode(BusySources.self).sources
+        await calendars.forget(except: sources)
+        if let text = arguments.url {
+            let url: String
+            do throws(RuleError) {
+                url = try BusySubscription.normalised(text)
+            } catch {
+                throw CommandError.invalidArgument(error.field, error.rule)
+            }
+            sources = sources.filter { $0.url == url }
+            guard !sources.isEmpty else {
+                throw CommandError(
+                    code: "not_found", message: "'url': \(BusySubscription.shown(url)) is not subscribed to")
+            }
+        }
+        var reads: [BusyReads.Read] = []
+        for source in sources { reads.append(try await calendars.read(source)) }
+        return try JSONValue(encoding: BusyReads(reads: reads))
+    }
+}
