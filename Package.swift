@@ -482,6 +482,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NetworkTests",
+            dependencies: [
+                "HearthBus", "HearthHost", "HearthCore", "HearthTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "HearthBus", "HearthHost", "HearthCore", "HearthTesting", "CZeroMQ",
