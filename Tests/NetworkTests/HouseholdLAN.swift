@@ -42,7 +42,8 @@ final class HouseholdLAN: Sendable {
             return
         }
         let broadcast = try await ChildProcess.run(script, ["broadcast", id]).stdout
-        let lan = HouseholdLAN(id: id, count: count, broadcast: broadcast.trimmingCharacters(in: .whitespacesAndNewlines))
+        let lan = HouseholdLAN(
+            id: id, count: count, broadcast: broadcast.trimmingCharacters(in: .whitespacesAndNewlines))
         do {
             try await body(lan)
         } catch {
@@ -155,11 +156,15 @@ final class LANDevice: Sendable {
     /// operation log (ids and fields) and every materialised table of every domain.
     func replicated() throws -> [String: String] {
         let database = try DatabaseQueue(
-            path: stack.home.file("hearth.sqlite"), configuration: { var c = Configuration(); c.readonly = true; return c }())
+            path: stack.home.file("hearth.sqlite"),
+            configuration: {
+                var c = Configuration(); c.readonly = true; return c
+            }())
         return try database.read { db in
             var dump: [String: String] = [:]
             dump["operation"] = try String.fetchAll(
-                db, sql: "SELECT id || ' ' || entity_kind || ' ' || entity_id || ' ' || fields FROM operation ORDER BY id"
+                db,
+                sql: "SELECT id || ' ' || entity_kind || ' ' || entity_id || ' ' || fields FROM operation ORDER BY id"
             ).joined(separator: "\n")
             for table in Self.replicatedTables {
                 let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table)")
@@ -175,7 +180,8 @@ final class LANDevice: Sendable {
     /// The domains' materialised tables (those this device alone holds, such as imported busy
     /// times, reminder state and its profile, are left out).
     static let replicatedTables = [
-        "event_card", "suggestion", "daily_note", "todo_collection", "todo", "todo_subtask", "todo_completion", "member",
+        "event_card", "suggestion", "daily_note", "todo_collection", "todo", "todo_subtask", "todo_completion",
+        "member",
         "timetable_settings", "school_bell", "school_holiday", "week_override", "timetable_entry", "person",
         "social_goal", "plan_item", "interaction", "plan_prefs",
     ]

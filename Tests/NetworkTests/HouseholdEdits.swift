@@ -1,0 +1,127 @@
+import Foundation
+import HearthBus
+import HearthCore
+import Testing
+
+/// Edits over every domain, as a family makes them on their devices: cards, todos and their
+/// completions, notes, lessons, people and their interactions, check-ins. Each is sent to one
+/// device's store; an edit counts once the store acknowledged it.
+struct HouseholdEdits {
+    /// What every device shares before the edits: a todo list, and the school (a member, the
+    /// fortnight's start, five periods), made on `device`, then synced.
+    static func school(on device: LANDevice) async throws {
+        _ = try await device.store("member.add", ["name": "Kid", "role": "student"])
+        _ = try await device.store("collection.add", ["name": "Home", "kind": "list"])
+        _ = try await device.store("timetable.configure", ["week1_start": "2026-11-02"])
+        _ = try await device.store(
+            "timetable.bells",
+            [
+                "bells": [
+                    "1=09:00-10:00", "2=10:00-11:00", "3=11:15-12:15", "4=13:15-14:15", "5=14:15-15:15",
+                ]
+            ])
+    }
+
+    /// Edit number `n` on `device`: which domain by `n`, names and times from the device and `n`
+    /// (so two devices may pick the same card or lesson: a conflict, which must converge too).
+    /// - Returns: whether the store acknowledged it.
+    static func edit(_ n: Int, on device: LANDevice, todos: inout [String], people: inout [String]) async -> Bool {
+        let tag = "\(device.name) \(n)"
+        let days = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+        do {
+            switch n % 8 {
+            case 0:
+                _ = try await device.store(
+                    "event.set", ["year": 2027, "month": .int(Int64(n % 12 + 1)), "title": .string(tag)])
+            case 1:
+                let reply = try await device.store(
+                    "todo.add",
+                    ["title": .string("Todo \(tag)"), "collection": "Home", "due": .string("2026-12-\(10 + n % 18)")])
+                if let id = reply["todo"]?["id"]?.stringValue { todos.append(id) }
+            case 2 where !todos.isEmpty:
+                _ = try await device.store("todo.done", ["id": .string(todos.removeLast())])
+            case 4:
+                _ = try await device.store(
+                    "timetable.add",
+                    [
+                        "member": "Kid", "week": .int(Int64(n % 2 + 1)), "day": .string(days[n / 8 % 5]),
+                        "period": .string("\(n / 40 % 5 + 1)"), "subject": .string(tag), "room": .string("R\(n)"),
+                    ])
+            case 5:
+                let name = "Friend of \(tag)"
+                _ = try await device.store("people.add", ["name": .string(name)])
+                people.append(name)
+            case 6 where !people.isEmpty:
+                _ = try await device.store(
+                    "people.log", ["person": .string(people[people.count - 1]), "outcome": "call"])
+            case 7 where !people.isEmpty:
+                let person = people[people.count - 1]
+                // A December day of its own for each, at each device's own hour: no clashes.
+                let (day, hour) = (1 + n / 8, 9 + 2 * device.index)
+                _ = try await device.store(
+                    "plan.add",
+                    [
+                        "person": .string(person),
+                        "at": .string(String(format: "2026-12-%02dT%02d:00:00Z", day, hour)), "duration": "30m",
+                    ])
+            default:
+                // A note; and what a completion, a log or a check-in becomes when there is
+                // nothing yet to complete or log.
+                _ = try await device.store(
+                    "note.set", ["date": .string("2026-12-\(10 + n % 18)"), "text": .string(tag)])
+            }
+            return true
+        } catch {
+            Issue.record("\(device.name): edit \(n) refused: \(error)")
+            return false
+        }
+    }
+
+    /// `count` edits spread over `devices`, each device editing at the same time as the others.
+    /// - Returns: how many were acknowledged.
+    static func run(_ count: Int, on devices: [LANDevice]) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for (slot, device) in devices.enumerated() {
+                group.addTask {
+                    var (todos, people): ([String], [String]) = ([], [])
+                    var acknowledged = 0
+                    for n in stride(from: slot, to: count, by: devices.count) {
+                        if await edit(n, on: device, todos: &todos, people: &people) { acknowledged += 1 }
+                    }
+                    return acknowledged
+                }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+}
+
+/// Sync rounds on every device (`hearth sync now`) until every device holds the same operations
+/// and the same rows, or `timeout` passes.
+/// - Returns: how long it took, or `nil`; and the rounds run.
+func converge(_ devices: [LANDevice], timeout: Duration = .seconds(120)) async throws -> (Duration?, Int) {
+    let started = ContinuousClock.now
+    var rounds = 0
+    while ContinuousClock.now - started < timeout {
+        rounds += 1
+        for device in devices {
+            // A round may fail on a lossy link (a timeout): the next one tries again.
+            _ = try await device.stack.hearth(["sync", "now", "--timeout", "30000", "--json"], timeout: .seconds(60))
+        }
+        let held = try devices.map { try $0.replicated() }
+        if held.allSatisfy({ $0 == held[0] }) { return (ContinuousClock.now - started, rounds) }
+    }
+    return (nil, rounds)
+}
+
+/// What differs between the devices' replicated state, table by table (for a failure message).
+func differences(_ devices: [LANDevice]) throws -> [String] {
+    let held = try devices.map { try $0.replicated() }
+    return held[0].keys.sorted().compactMap { table in
+        let versions = held.map { $0[table] ?? "" }
+        guard Set(versions).count > 1 else { return nil }
+        return "\(table): "
+            + zip(devices, versions).map { "\($0.name) \($1.split(separator: "\n").count) rows" }
+            .joined(separator: ", ")
+    }
+}
