@@ -269,7 +269,7 @@ extension SeveralDevices {
             try await bob.pressDone(turn: 5, timeout: .seconds(15))
             try await cy.pressDone(turn: 6)
 
-            // Ann's turn (7), seen on every device: her whole stack dies. After 15 s Bob's device
+            // Ann's turn (7), seen on every device: her whole stack dies. After 10 s Bob's device
             // leads; Ann is out, so the turn passes to Bob (8).
             for device in [bob, cy] {
                 #expect(

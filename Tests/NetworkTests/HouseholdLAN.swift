@@ -69,8 +69,9 @@ final class HouseholdLAN: Sendable {
     func launcher(_ index: Int) -> [String] { ["/usr/sbin/ip", "netns", "exec", "hearth-\(id)-\(index)"] }
 }
 
-/// One device on the LAN: a whole stack (bus, store, sync, turn, scheduler) in its namespace,
-/// broadcasting beacons to the subnet, and `hearth monitor --json` on its bus.
+/// One device on the LAN: a whole stack (bus, store, sync, turn, scheduler; the notifier too,
+/// on a private D-Bus session with the notification test server, when popups are looked at) in
+/// its namespace, broadcasting beacons to the subnet, and `hearth monitor --json` on its bus.
 final class LANDevice: Sendable {
     static let services: [HearthService] = [.bus, .store, .sync, .turn, .scheduler]
 
@@ -81,21 +82,29 @@ final class LANDevice: Sendable {
     let id: String
     let monitor: ChildProcess
     let context: ZMQContext
+    /// The D-Bus session (its socket a path, which every namespace reaches) with the notification
+    /// test server, when the device runs a notifier.
+    let session: DBusSession?
+    /// Services killed and started again (`restart`), which `stop` stops too.
+    private let restarted = Mutex<[HearthService: ChildProcess]>([:])
 
     init(
         _ name: String, _ index: Int, on lan: HouseholdLAN, context: ZMQContext, peers: [Int] = [],
-        home: TemporaryHome? = nil
+        home: TemporaryHome? = nil, notifier: Bool = false
     ) async throws {
         (self.name, self.index, self.lan, self.context) = (name, index, lan, context)
         var environment = [
             "HEARTH_DISCOVERY_BEACON_ADDRESS": lan.broadcast, "HEARTH_TIME_ZONE": "Europe/London",
         ]
+        session = notifier ? try await DBusSession(notificationServer: true, repositoryRoot: HouseholdLAN.root) : nil
+        if let session { environment.merge(session.environment) { $1 } }
         if !peers.isEmpty {
             let port = DiscoverySettings().beaconPort
             environment["HEARTH_DISCOVERY_PEERS"] = peers.map { "\(lan.address($0)):\(port)" }.joined(separator: ",")
         }
         stack = try await TestStack(
-            Self.services, home: home, environment: environment, context: context, launcher: lan.launcher(index))
+            Self.services + (notifier ? [.notifier] : []), home: home, environment: environment, context: context,
+            launcher: lan.launcher(index))
         id = try DeviceIdentity.load(home: stack.home.path)
         monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
         _ = try #require(await monitor.errors.waitForLine(where: { $0.contains("watching") }))
@@ -188,10 +197,26 @@ final class LANDevice: Sendable {
     /// Columns that differ between devices holding the same state: none known yet.
     static let localColumns: Set<String> = []
 
-    /// SIGTERMs the monitor and the stack.
+    /// SIGKILLs `service` (as a crash would end it) and starts it again; whether it answers
+    /// within 10 s.
+    func restart(_ service: HearthService) async throws -> Bool {
+        let running = restarted.withLock { $0[service] } ?? stack.processes[service]
+        running?.signal(SIGKILL)
+        _ = await running?.waitForExit(timeout: .seconds(5))
+        let process = try await TestStack.start(service, environment: stack.environment, launcher: stack.launcher)
+        restarted.withLock { $0[service] = process }
+        return await TestStack.waitUntilAnswering(
+            stack.configuration.commandEndpoint(service), context: context, timeout: .seconds(10))
+    }
+
+    /// SIGTERMs the monitor and the stack (and any service started again).
     func stop() async {
         monitor.signal(SIGTERM)
         _ = await monitor.waitForExit(timeout: .seconds(2))
+        for process in restarted.withLock({ Array($0.values) }) {
+            process.signal(SIGTERM)
+            _ = await process.waitForExit(timeout: .seconds(2))
+        }
         _ = await stack.stop()
     }
 }

@@ -13,7 +13,7 @@ import Logging
 /// (join, done, leave) and a heartbeat every second; it answers a heartbeat with the state
 /// whenever the sender's copy is behind, so a dropped link resyncs by itself, and a copy that
 /// cannot take a step (it missed a push) sends one at once. A member
-/// silent for 5 s is shown away; a leader silent for 15 s is replaced by the next player's
+/// silent for 5 s is shown away; a leader silent for 10 s is replaced by the next player's
 /// device, with the state it holds. Messages are `PeerMessage`s.
 ///
 /// By role: commands from this device (`+Commands`), leading sessions (`+Leading`), following a
