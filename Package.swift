@@ -148,6 +148,7 @@ let package = Package(
                 "HearthCore",
                 "HearthTrust",
                 "StoreService",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -48,24 +48,20 @@ struct LANChaosTests {
         let seed = environment["HEARTH_CHAOS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(1 << 48))
         let minutes = environment["HEARTH_CHAOS_MINUTES"].flatMap(Double.init) ?? 3
         print("NetworkTests chaos: seed \(seed) (HEARTH_CHAOS_SEED=\(seed) replays its schedule), \(minutes) minutes")
-        try await HouseholdLAN.run(devices: 5) { lan in
+        try await withLAN(devices: 5) { lan in
             var devices: [LANDevice] = []
             for (index, name) in ["Ann", "Bob", "Cal", "Dan", "Eve"].enumerated() {
                 devices.append(try await LANDevice(name, index + 1, on: lan, context: context))
             }
             let household = devices
-            for listener in household {
-                #expect(
-                    await eventually {
-                        let nearby = (try? await listener.nearby()) ?? [:]
-                        return household.allSatisfy { $0 === listener || nearby[$0.id] != nil }
-                    }, "\(listener.name) never heard the others")
-            }
+            await everyoneHears(household)
             for (first, asker) in household.enumerated() {
-                for asked in household[(first + 1)...] { try await pair(asker, asked) }
+                for asked in household[(first + 1)...] { try await asker.pair(with: asked) }
             }
             try await HouseholdEdits.school(on: household[0])
-            #expect(try await converge(household).0 != nil, "\((try? differences(household)) ?? [])")
+            #expect(
+                try await HouseholdLAN.converge(household).0 != nil,
+                "\((try? HouseholdLAN.differences(household)) ?? [])")
 
             let deadline = ContinuousClock.now + .seconds(minutes * 60)
             let (acknowledged, actions) = (Lines(), Lines())
@@ -147,8 +143,8 @@ struct LANChaosTests {
                 try await lan.lan("loss", ["\(index)", "0"])
                 try await lan.lan("link", ["\(index)", "up"])
             }
-            let (time, rounds) = try await converge(household, timeout: .seconds(180))
-            #expect(time != nil, "not converged after healing: \((try? differences(household)) ?? [])")
+            let (time, rounds) = try await HouseholdLAN.converge(household, timeout: .seconds(180))
+            #expect(time != nil, "not converged after healing: \((try? HouseholdLAN.differences(household)) ?? [])")
             let tags = acknowledged.all
             for device in household {
                 let held = try device.replicated()["operation"] ?? ""

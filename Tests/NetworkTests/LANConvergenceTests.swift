@@ -20,19 +20,13 @@ struct LANConvergenceTests {
             try await LANDevice("Bob", 2, on: lan, context: context),
             try await LANDevice("Cal", 3, on: lan, context: context),
         ]
-        for listener in devices {
-            #expect(
-                await eventually {
-                    let nearby = (try? await listener.nearby()) ?? [:]
-                    return devices.allSatisfy { $0 === listener || nearby[$0.id] != nil }
-                }, "\(listener.name) never heard the others")
-        }
-        try await pair(devices[0], devices[1])
-        try await pair(devices[0], devices[2])
-        try await pair(devices[1], devices[2])
+        await everyoneHears(devices)
+        try await devices[0].pair(with: devices[1])
+        try await devices[0].pair(with: devices[2])
+        try await devices[1].pair(with: devices[2])
         try await HouseholdEdits.school(on: devices[0])
-        let (settled, _) = try await converge(devices)
-        #expect(settled != nil, "\((try? differences(devices)) ?? [])")
+        let (settled, _) = try await HouseholdLAN.converge(devices)
+        #expect(settled != nil, "\((try? HouseholdLAN.differences(devices)) ?? [])")
         return devices
     }
 
@@ -41,13 +35,13 @@ struct LANConvergenceTests {
         arguments: [0, 10, 30]
     )
     func lossyLAN(loss: Int) async throws {
-        try await HouseholdLAN.run(devices: 3) { lan in
+        try await withLAN(devices: 3) { lan in
             let devices = try await household(lan)
             for index in 1...3 { try await lan.lan("loss", ["\(index)", "\(loss)"]) }
-            let acknowledged = await HouseholdEdits.run(200, on: devices)
-            #expect(acknowledged == 200, "\(acknowledged) of 200 edits acknowledged")
-            let (time, rounds) = try await converge(devices)
-            #expect(time != nil, "not converged: \((try? differences(devices)) ?? [])")
+            let (acknowledged, refusals) = await HouseholdEdits.run(200, on: devices)
+            #expect(acknowledged == 200, "\(acknowledged) of 200 edits acknowledged: \(refusals.prefix(5))")
+            let (time, rounds) = try await HouseholdLAN.converge(devices)
+            #expect(time != nil, "not converged: \((try? HouseholdLAN.differences(devices)) ?? [])")
             let operations = try devices[0].replicated()["operation"]?.split(separator: "\n").count ?? 0
             print(
                 "NetworkTests: \(loss)% loss: \(acknowledged) edits converged in \(time.map { "\($0)" } ?? "—") after the last edit, \(rounds) sync rounds, \(operations) operations on each device"
@@ -60,14 +54,14 @@ struct LANConvergenceTests {
         "partitioned, Ann and Bob write the same fields apart; Bob and Cal sync inside their half; healed, all converge and every device records each conflict with both values"
     )
     func partitionAndHeal() async throws {
-        try await HouseholdLAN.run(devices: 3) { lan in
+        try await withLAN(devices: 3) { lan in
             let devices = try await household(lan)
             let (ann, bob, cal) = (devices[0], devices[1], devices[2])
             let todo = try #require(
                 try await ann.store("todo.add", ["title": "Fix the gate", "collection": "Home", "due": "2026-12-05"])[
                     "todo"]?["id"]?
                     .stringValue)
-            _ = try await converge(devices)
+            _ = try await HouseholdLAN.converge(devices)
 
             try await lan.lan("partition", ["1", "2 3"])
             _ = try await ann.store("event.set", ["year": 2027, "month": 6, "title": "Ann's trip"])
@@ -85,8 +79,8 @@ struct LANConvergenceTests {
             #expect(try await ann.store("event.show", ["year": 2027, "month": 8])["empty"] == true)
 
             try await lan.lan("heal")
-            let (time, rounds) = try await converge(devices)
-            #expect(time != nil, "not converged after healing: \((try? differences(devices)) ?? [])")
+            let (time, rounds) = try await HouseholdLAN.converge(devices)
+            #expect(time != nil, "not converged after healing: \((try? HouseholdLAN.differences(devices)) ?? [])")
             print("NetworkTests: healed partition converged in \(time.map { "\($0)" } ?? "—"), \(rounds) rounds")
             for device in devices {
                 let conflicts = try await device.store("conflicts").decode(ConflictList.self).conflicts

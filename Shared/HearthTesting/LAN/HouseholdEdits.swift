@@ -1,15 +1,14 @@
 import Foundation
 import HearthBus
 import HearthCore
-import Testing
 
 /// Edits over every domain, as a family makes them on their devices: cards, todos and their
 /// completions, notes, lessons, people and their interactions, check-ins. Each is sent to one
 /// device's store; an edit counts once the store acknowledged it.
-struct HouseholdEdits {
+public enum HouseholdEdits {
     /// What every device shares before the edits: a todo list, and the school (a member, the
     /// fortnight's start, five periods), made on `device`, then synced.
-    static func school(on device: LANDevice) async throws {
+    public static func school(on device: LANDevice) async throws {
         _ = try await device.store("member.add", ["name": "Kid", "role": "student"])
         _ = try await device.store("collection.add", ["name": "Home", "kind": "list"])
         _ = try await device.store("timetable.configure", ["week1_start": "2026-11-02"])
@@ -24,12 +23,10 @@ struct HouseholdEdits {
 
     /// Edit number `n` on `device`: which domain by `n`, names and times from the device and `n`
     /// (so two devices may pick the same card or lesson: a conflict, which must converge too).
-    /// - Returns: whether the store acknowledged it.
-    /// - Parameter strict: a refusal is a test failure (off in the chaos run, where a device's
-    ///   store may be down).
-    static func edit(
-        _ n: Int, on device: LANDevice, todos: inout [String], people: inout [String], strict: Bool = true
-    ) async -> Bool {
+    /// - Returns: `nil` when the store acknowledged it, else why not.
+    public static func edit(
+        _ n: Int, on device: LANDevice, todos: inout [String], people: inout [String]
+    ) async -> String? {
         let tag = "\(device.name) \(n)"
         let days = ["Mon", "Tue", "Wed", "Thu", "Fri"]
         do {
@@ -74,28 +71,31 @@ struct HouseholdEdits {
                 _ = try await device.store(
                     "note.set", ["date": .string("2026-12-\(10 + n % 18)"), "text": .string(tag)])
             }
-            return true
+            return nil
         } catch {
-            if strict { Issue.record("\(device.name): edit \(n) refused: \(error)") }
-            return false
+            return "\(device.name): edit \(n) refused: \(error)"
         }
     }
 
     /// `count` edits spread over `devices`, each device editing at the same time as the others.
-    /// - Returns: how many were acknowledged.
-    static func run(_ count: Int, on devices: [LANDevice]) async -> Int {
-        await withTaskGroup(of: Int.self) { group in
+    /// - Returns: how many were acknowledged, and why the others were not.
+    public static func run(_ count: Int, on devices: [LANDevice]) async -> (acknowledged: Int, refusals: [String]) {
+        await withTaskGroup(of: (Int, [String]).self) { group in
             for (slot, device) in devices.enumerated() {
                 group.addTask {
                     var (todos, people): ([String], [String]) = ([], [])
-                    var acknowledged = 0
+                    var (acknowledged, refusals) = (0, [String]())
                     for n in stride(from: slot, to: count, by: devices.count) {
-                        if await edit(n, on: device, todos: &todos, people: &people) { acknowledged += 1 }
+                        if let refusal = await edit(n, on: device, todos: &todos, people: &people) {
+                            refusals.append(refusal)
+                        } else {
+                            acknowledged += 1
+                        }
                     }
-                    return acknowledged
+                    return (acknowledged, refusals)
                 }
             }
-            return await group.reduce(0, +)
+            return await group.reduce((0, [])) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
     }
 }
@@ -105,7 +105,7 @@ extension HouseholdEdits {
     /// title, a todo's, a note, a person's name, a lesson's subject), so that its operation can
     /// be found on every device at the end.
     /// - Returns: the tag, when the store acknowledged the edit.
-    static func tagged(_ n: Int, on device: LANDevice) async -> String? {
+    public static func tagged(_ n: Int, on device: LANDevice) async -> String? {
         let tag = "chaos \(device.name) \(n)"
         let arguments: (String, [String: JSONValue]) =
             switch n % 5 {
@@ -131,32 +131,38 @@ extension HouseholdEdits {
     }
 }
 
-/// Sync rounds on every device (`hearth sync now`) until every device holds the same operations
-/// and the same rows, or `timeout` passes.
-/// - Returns: how long it took, or `nil`; and the rounds run.
-func converge(_ devices: [LANDevice], timeout: Duration = .seconds(120)) async throws -> (Duration?, Int) {
-    let started = ContinuousClock.now
-    var rounds = 0
-    while ContinuousClock.now - started < timeout {
-        rounds += 1
-        for device in devices {
-            // A round may fail on a lossy link (a timeout): the next one tries again.
-            _ = try await device.stack.hearth(["sync", "now", "--timeout", "30000", "--json"], timeout: .seconds(60))
+extension HouseholdLAN {
+    /// Sync rounds on every device (`hearth sync now`) until every device holds the same
+    /// operations and the same rows, or `timeout` passes.
+    /// - Returns: how long it took, or `nil`; and the rounds run.
+    public static func converge(
+        _ devices: [LANDevice], timeout: Duration = .seconds(120)
+    ) async throws -> (Duration?, Int) {
+        let started = ContinuousClock.now
+        var rounds = 0
+        while ContinuousClock.now - started < timeout {
+            rounds += 1
+            for device in devices {
+                // A round may fail on a lossy link (a timeout): the next one tries again.
+                _ = try await device.stack.hearth(
+                    ["sync", "now", "--timeout", "30000", "--json"], timeout: .seconds(60))
+            }
+            let held = try devices.map { try $0.replicated() }
+            if held.allSatisfy({ $0 == held[0] }) { return (ContinuousClock.now - started, rounds) }
         }
-        let held = try devices.map { try $0.replicated() }
-        if held.allSatisfy({ $0 == held[0] }) { return (ContinuousClock.now - started, rounds) }
+        return (nil, rounds)
     }
-    return (nil, rounds)
-}
 
-/// What differs between the devices' replicated state, table by table (for a failure message).
-func differences(_ devices: [LANDevice]) throws -> [String] {
-    let held = try devices.map { try $0.replicated() }
-    return held[0].keys.sorted().compactMap { table in
-        let versions = held.map { $0[table] ?? "" }
-        guard Set(versions).count > 1 else { return nil }
-        return "\(table): "
-            + zip(devices, versions).map { "\($0.name) \($1.split(separator: "\n").count) rows" }
-            .joined(separator: ", ")
+    /// What differs between the devices' replicated state, table by table (for a failure
+    /// message).
+    public static func differences(_ devices: [LANDevice]) throws -> [String] {
+        let held = try devices.map { try $0.replicated() }
+        return held[0].keys.sorted().compactMap { table in
+            let versions = held.map { $0[table] ?? "" }
+            guard Set(versions).count > 1 else { return nil }
+            return "\(table): "
+                + zip(devices, versions).map { "\($0.name) \($1.split(separator: "\n").count) rows" }
+                .joined(separator: ", ")
+        }
     }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import HearthBus
+
+/// A board game across `LANDevice`s with notifiers: their popups read off each device's
+/// notification test server and their Done pressed there, as a person presses it.
+public enum LANGame {
+    /// A "Your turn" or "… is playing" popup: its turn number, summary, server id and when the
+    /// server had the call (its `arrived`, seconds since 1970).
+    public struct Popup: Sendable {
+        public let turn: Int
+        public let summary: String
+        public let id: UInt32
+        public let arrived: Double
+    }
+
+    /// The turn popups `device`'s notification server was asked to show, from line `start` on.
+    public static func popups(_ device: LANDevice, from start: Int = 0) -> [Popup] {
+        guard let server = device.session?.server else { return [] }
+        return server.output.lines.dropFirst(start).compactMap { line in
+            guard line.contains("\"call\": \"Notify\""), let call = try? JSONValue.parse(line),
+                let summary = call["summary"]?.stringValue,
+                summary.hasPrefix("Your turn") || summary.hasSuffix(" is playing"),
+                let turn = call["body"]?.stringValue?.split(separator: " ").last.flatMap({ Int($0) }),
+                let id = call["id"]?.intValue, let arrived = call["arrived"]?.doubleValue ?? call["t"]?.doubleValue
+            else { return nil }
+            return Popup(turn: turn, summary: summary, id: UInt32(id), arrived: arrived)
+        }
+    }
+
+    /// What playing some turns gave.
+    public struct Play: Sendable {
+        /// Turns whose "Your turn" did not come within the wait (played with `hearth turn done`).
+        public var missed = 0
+        /// Seconds from each Done pressed to the next player's popup at its server.
+        public var latencies: [Double] = []
+    }
+
+    /// Waits for the "Your turn" popup of `turn` at `device`: the popup, or `nil` after `timeout`.
+    public static func yourTurn(_ turn: Int, at device: LANDevice, timeout: Duration = .seconds(5)) async -> Popup? {
+        guard let server = device.session?.server else { return nil }
+        let mine = "\"summary\": \"Your turn, \(device.name)\""
+        let line = await server.output.waitForLine(timeout: timeout) {
+            $0.contains(mine) && $0.contains("turn \(turn)\"")
+        }
+        guard let line, let index = server.output.lines.lastIndex(of: line) else { return nil }
+        return popups(device, from: index).first
+    }
+
+    /// Plays `turns` in `order` (the first is the player of the first turn): each player's
+    /// popup awaited (5 s at most) and its Done pressed; a popup that never came is counted and
+    /// the turn ended with `hearth turn done`.
+    public static func play(_ turns: ClosedRange<Int>, order: [LANDevice], code: String) async throws -> Play {
+        var play = Play()
+        var pressed: Double?
+        for turn in turns {
+            let device = order[(turn - turns.lowerBound) % order.count]
+            if let popup = await yourTurn(turn, at: device) {
+                if let pressed { play.latencies.append(popup.arrived - pressed) }
+                pressed = Date().timeIntervalSince1970
+                _ = try await device.session?.press(id: popup.id, action: "done")
+            } else {
+                play.missed += 1
+                pressed = Date().timeIntervalSince1970
+                _ = try await device.stack.hearth(["turn", "done", code, "--name", device.name, "--json"])
+            }
+        }
+        return play
+    }
+
+    /// Ann's device creates a game; every other device joins it once it is seen; it starts.
+    /// - Returns: the session code.
+    public static func start(_ devices: [LANDevice]) async throws -> String {
+        let leader = devices[0]
+        guard
+            let code = try await leader.json(["turn", "create", "--name", leader.name])["session"]?["code"]?.stringValue
+        else { throw LANError("\(leader.name): turn create gave no code") }
+        for device in devices.dropFirst() {
+            let seen = await HouseholdLAN.eventually(timeout: .seconds(15)) {
+                let listed = try? await device.stack.hearth(["turn", "sessions", "--json"])
+                return listed?.stdout.contains("\"code\":\"\(code)\"") == true
+            }
+            guard seen else { throw LANError("\(device.name) never saw the game \(code)") }
+            _ = try await device.json(["turn", "join", code, "--name", device.name])
+        }
+        _ = try await leader.json(["turn", "start", code])
+        return code
+    }
+
+    /// The `q` quantile (0…1) of `values`, sorted or not.
+    public static func quantile(_ values: [Double], _ q: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
+    }
+}
