@@ -68,14 +68,13 @@ public final class HouseholdLAN: Sendable {
     /// How a process is started inside device `index`'s namespace.
     public func launcher(_ index: Int) -> [String] { ["/usr/sbin/ip", "netns", "exec", "hearth-\(id)-\(index)"] }
 
-    /// The bytes that crossed device `index`'s cable, both ways, since it was made (the host
-    /// end's counters: everything the device sent and received on the LAN).
-    public func cableBytes(_ index: Int) -> Int {
-        ["rx_bytes", "tx_bytes"].reduce(0) { total, counter in
-            let path = "/sys/class/net/hlv-\(id)-\(index)/statistics/\(counter)"
-            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "0"
-            return total + (Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
-        }
+    /// The bytes device `index` has sent on the LAN since it was made: its cable's host end's
+    /// received bytes (Ethernet frames, headers included; a retransmission counts again). Summed
+    /// over the devices, each packet on the wire counts once.
+    public func sentBytes(_ index: Int) -> Int {
+        let path = "/sys/class/net/hlv-\(id)-\(index)/statistics/rx_bytes"
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "0"
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// Polls `condition` every 100 ms for up to `timeout` (what it waits on is no event on any
