@@ -101,4 +101,30 @@ struct LANConvergenceTests {
             for device in devices { await device.stop() }
         }
     }
+
+    @Test(
+        "Cal away (cable out) while Ann and Bob make 300 edits and sync; back on a 1 Mbit/s link, Cal catches up exactly"
+    )
+    func longAway() async throws {
+        try await withLAN(devices: 3) { lan in
+            let devices = try await household(lan)
+            let (ann, bob, cal) = (devices[0], devices[1], devices[2])
+            try await lan.lan("link", ["3", "down"])
+            let (acknowledged, refusals) = await HouseholdEdits.run(300, on: [ann, bob], from: 1_000)
+            #expect(acknowledged == 300, "\(refusals.prefix(5))")
+            #expect(try await HouseholdLAN.converge([ann, bob]).0 != nil)
+            #expect(try cal.replicated() != ann.replicated(), "Cal, away, holds none of it")
+            try await lan.lan("rate", ["3", "1mbit"])
+            try await lan.lan("link", ["3", "up"])
+            let before = lan.sentBytes(1) + lan.sentBytes(2) + lan.sentBytes(3)
+            let (time, rounds) = try await HouseholdLAN.converge(devices)
+            let sent = lan.sentBytes(1) + lan.sentBytes(2) + lan.sentBytes(3) - before
+            #expect(time != nil, "Cal never caught up: \((try? HouseholdLAN.differences(devices)) ?? [])")
+            print(
+                "NetworkTests: back after 300 edits on a 1 Mbit/s link, Cal caught up in \(time.map { "\($0)" } ?? "—"), \(rounds) rounds, \(sent) bytes on the wire"
+            )
+            try await lan.lan("rate", ["3", "off"])
+            for device in devices { await device.stop() }
+        }
+    }
 }

@@ -236,7 +236,7 @@ struct TurnServiceTests {
     }
 
     @Test(
-        "time is the injected clock: the leader's device silent past 15 s by the clock, the next player's device leads")
+        "time is the injected clock: the leader's device silent past 10 s by the clock, the next player's device leads")
     func takeOverByClock() async throws {
         let port = LoopbackTurns.randomPort()
         let ann = try await TurnDevice(beaconPort: port, timing: .standard)
@@ -260,6 +260,46 @@ struct TurnServiceTests {
         _ = try await bob.command("done", ["code": .string(code)])
         let cyTurn = await cy.nextChange(&cyEvents) { $0.session.seq > floor && $0.session.currentPlayer?.name == "Cy" }
         #expect(cyTurn?.session.leaderPlayer?.name == "Bob")
+        for device in [ann, bob, cy] { await device.close() }
+    }
+
+    @Test(
+        "the next player's device takes over holding a copy older than another member's (the old leader's last push missed it): the game goes on from the newer copy, not a turn back"
+    )
+    func takeOverFromAnOlderCopy() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: .standard)
+        let bob = try await TurnDevice(beaconPort: port, timing: .standard)
+        let cy = try await TurnDevice(beaconPort: port, timing: .standard)
+        let code = try await game(ann, [(bob, "Bob"), (cy, "Cy")])
+        let bobsTurn = try await ann.command("done", ["code": .string(code)]).decode(TurnSession.self)
+        var cyEvents = cy.events.makeAsyncIterator()
+        let cysTurn = try await bob.command("done", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(cysTurn.currentPlayer?.name == "Cy")
+        _ = await cy.nextChange(&cyEvents) { $0.session.seq >= cysTurn.seq }
+        await ann.stop()
+        for device in [bob, cy] { await device.waitUntilQuiet(from: ann.device) }
+        // Bob's device missed Ann's last push: its copy is still at Bob's turn.
+        await bob.engine?.setCopy(bobsTurn)
+        for device in [bob, cy] { device.clock.advance(by: .seconds(11)) }
+
+        let deadline = ContinuousClock.now + .seconds(10)
+        var copies: [TurnSession] = []
+        while ContinuousClock.now < deadline {
+            copies = [
+                try await bob.command("status", ["code": .string(code)]).decode(TurnSession.self),
+                try await cy.command("status", ["code": .string(code)]).decode(TurnSession.self),
+            ]
+            if copies[0] == copies[1] && copies[0].leaderPlayer?.name == "Bob" { break }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(copies.count == 2 && copies[0] == copies[1], "the two copies never agreed: \(copies)")
+        #expect(copies.first?.leaderPlayer?.name == "Bob")
+        #expect(
+            copies.first?.currentPlayer?.name == "Cy",
+            "the game went back to \(String(describing: copies.first?.currentPlayer))")
+        #expect(copies.first?.turn == cysTurn.turn)
+        #expect(copies.first?.player(named: "Ann") == nil)
         for device in [ann, bob, cy] { await device.close() }
     }
 

@@ -69,10 +69,15 @@ enum PeerMessage: Sendable, Equatable {
 
     /// A session as its leader holds it, with each device's CURVE key as the leader knows it (so
     /// a device that takes over binds members to their real keys).
+    ///
+    /// A member sends its own copy this way (`device` set) when its leader's device is behind it:
+    /// one that took over holding an older copy.
     struct State: Codable, Sendable, Equatable {
         let session: TurnSession
         var change: TurnSession.Change?
         var keys: [String: String]?
+        /// The member offering its copy; absent on a leader's push.
+        var device: String?
     }
 
     /// The device a member's message says it comes from.
@@ -80,6 +85,7 @@ enum PeerMessage: Sendable, Equatable {
         switch self {
         case .heartbeat(let heartbeat): heartbeat.device
         case .request(let request): request.device
+        case .state(let state): state.device
         default: nil
         }
     }

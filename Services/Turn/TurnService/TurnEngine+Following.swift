@@ -123,10 +123,19 @@ extension TurnEngine {
         try? link(to: leaderDevice)?.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: seqs)).bytes])
     }
 
-    /// Takes a state from a leader's device if it is newer than the copy held here.
+    /// Takes a state from a leader's device if it is newer than the copy held here. One older
+    /// than this copy, from the device this copy names leader, comes from a device that took
+    /// over holding an older copy (the old leader's last push reached here, not there): this
+    /// copy is offered to it.
     func receive(_ session: TurnSession, change: TurnSession.Change?, from leaderDevice: String) {
         let previous = sessions[session.code]?.session
-        if let previous, session.seq <= previous.seq { return }  // stale: never overwrite newer
+        if let previous, session.seq <= previous.seq {  // stale: never overwrite newer
+            if session.seq < previous.seq, previous.leaderPlayer?.device == leaderDevice {
+                let offer = PeerMessage.state(.init(session: previous, change: nil, keys: nil, device: device))
+                try? link(to: leaderDevice)?.socket.send([offer.bytes])
+            }
+            return
+        }
         sessions[session.code] = Held(session: session)
         publishChanged(session, change, previous: previous)
         reconcile(session.code)

@@ -69,6 +69,8 @@ extension TurnEngine {
         switch message {
         case .heartbeat(let heartbeat):
             for reply in heartbeatReplies(from: sender, seqs: heartbeat.seqs ?? [:]) { answer(reply) }
+        case .state(let offered) where offered.device != nil:
+            adopt(offered.session, offeredBy: sender)
         case .request(let request):
             // A retried request runs once: the reply is remembered by device and request id.
             let cacheID = "\(sender)\u{0}\(request.id)"
@@ -87,7 +89,7 @@ extension TurnEngine {
             _ = replies.finish(id: cacheID, reply: bytes)
             try? peerSocket.send([route, bytes])
         default:
-            answer(.reply(.refusal(id, "t: must be hb or req")))
+            answer(.reply(.refusal(id, "t: must be hb, req or a member's state")))
         }
     }
 
@@ -104,15 +106,49 @@ extension TurnEngine {
                 replies.append(.gone(code: code, reason: known ? .ended : .unknown))
                 continue
             }
+            let awaiting = "\(code)\u{0}\(sender)"
             if theirs > held.session.seq {
-                // A copy that saw more than this (new) leader did: continue above it.
-                sessions[code]?.session.raiseSeq(to: theirs + 1)
+                // A copy that saw more than this (new) leader did: the state sent below is older
+                // than it, so its device offers it (`adopt`). One that did not by this next
+                // heartbeat (its copy names another leader): continue above it.
+                if awaitingOffers.contains(awaiting) {
+                    awaitingOffers.remove(awaiting)
+                    sessions[code]?.session.raiseSeq(to: theirs + 1)
+                } else {
+                    awaitingOffers.insert(awaiting)
+                }
+            } else {
+                awaitingOffers.remove(awaiting)
             }
             if let current = sessions[code]?.session, theirs != current.seq {
                 replies.append(stateMessage(current, change: nil))
             }
         }
         return replies.isEmpty ? [.heartbeat(.init())] : replies
+    }
+
+    /// A member's copy newer than this leader's (this device took over holding an older one):
+    /// taken when it names this device leader, comes from a player's device and holds no player
+    /// this copy lacks, then pushed whole to every member, so the game goes on from the newest
+    /// state anyone saw instead of going back a turn.
+    private func adopt(_ offered: TurnSession, offeredBy sender: String) {
+        let code = offered.code
+        guard let held = sessions[code], held.leaderDevice == device, offered.leaderPlayer?.device == device,
+            offered.seq > held.session.seq, held.session.players.contains(where: { $0.device == sender }),
+            offered.players.allSatisfy({ player in held.session.players.contains { $0.id == player.id } })
+        else { return }
+        let previous = held.session
+        logger.notice(
+            "hearth-turn: \(sender) holds game \(code) at \(offered.seq), past this copy's \(previous.seq): taken")
+        sessions[code]?.session = offered
+        awaitingOffers.remove("\(code)\u{0}\(sender)")
+        publishChanged(offered, nil, previous: previous)
+        let keys = keys(of: offered)
+        sessions[code]?.keysPushed = keys
+        for member in Set(previous.devices + offered.devices) where member != device {
+            sendToMember(member, .state(.init(session: offered, change: nil, keys: keys)))
+        }
+        reconcile(code)
     }
 
     private func memberRequest(

@@ -63,6 +63,10 @@ actor TurnEngine {
     let replies = ReplyCache(capacity: 4_096)
     /// Each member device's CURVE public key, bound when it joined (or first heard after a take-over).
     var deviceKeys: [String: String] = [:]
+    /// Sessions (`code NUL device`) whose member's heartbeat showed a newer copy than this
+    /// leader's: it offers that copy when it sees this one's; if it has not by its next
+    /// heartbeat, this leader continues above it (`heartbeatReplies`).
+    var awaitingOffers: Set<String> = []
     /// Sessions that ended lately, so a member asking about one hears `gone: ended` (while one
     /// this device never knew, as after a restart, is `gone: unknown`), and an older beacon still
     /// listing one is not believed.

@@ -9,7 +9,9 @@ public enum HouseholdEdits {
     /// What every device shares before the edits: a todo list, and the school (a member, the
     /// fortnight's start, five periods), made on `device`, then synced.
     public static func school(on device: LANDevice) async throws {
-        _ = try await device.store("member.add", ["name": "Kid", "role": "student"])
+        for kid in ["Kid", "Kid 2", "Kid 3", "Kid 4", "Kid 5"] {
+            _ = try await device.store("member.add", ["name": .string(kid), "role": "student"])
+        }
         _ = try await device.store("collection.add", ["name": "Home", "kind": "list"])
         _ = try await device.store("timetable.configure", ["week1_start": "2026-11-02"])
         _ = try await device.store(
@@ -42,11 +44,15 @@ public enum HouseholdEdits {
             case 2 where !todos.isEmpty:
                 _ = try await device.store("todo.done", ["id": .string(todos.removeLast())])
             case 4:
+                // A slot of its own for every n up to 2,000: 50 a member (two weeks, five days,
+                // five periods), five members.
+                let (slot, kid) = (n / 8 % 50, n / 400)
                 _ = try await device.store(
                     "timetable.add",
                     [
-                        "member": "Kid", "week": .int(Int64(n % 2 + 1)), "day": .string(days[n / 8 % 5]),
-                        "period": .string("\(n / 40 % 5 + 1)"), "subject": .string(tag), "room": .string("R\(n)"),
+                        "member": .string(kid == 0 ? "Kid" : "Kid \(kid + 1)"), "week": .int(Int64(slot % 2 + 1)),
+                        "day": .string(days[slot / 2 % 5]), "period": .string("\(slot / 10 + 1)"),
+                        "subject": .string(tag), "room": .string("R\(n)"),
                     ])
             case 5:
                 let name = "Friend of \(tag)"
@@ -57,14 +63,12 @@ public enum HouseholdEdits {
                     "people.log", ["person": .string(people[people.count - 1]), "outcome": "call"])
             case 7 where !people.isEmpty:
                 let person = people[people.count - 1]
-                // A December day of its own for each, at each device's own hour: no clashes.
-                let (day, hour) = (1 + n / 8, 9 + 2 * device.index)
+                // A day of its own from 1 December, at each device's own hour: no clashes.
+                let start = Date(timeIntervalSince1970: 1_796_083_200)  // 2026-12-01T00:00:00Z
+                    .addingTimeInterval(Double(n / 8) * 86_400 + Double(9 + 2 * device.index) * 3_600)
                 _ = try await device.store(
                     "plan.add",
-                    [
-                        "person": .string(person),
-                        "at": .string(String(format: "2026-12-%02dT%02d:00:00Z", day, hour)), "duration": "30m",
-                    ])
+                    ["person": .string(person), "at": .string(Timestamp.format(start)), "duration": "30m"])
             default:
                 // A note; and what a completion, a log or a check-in becomes when there is
                 // nothing yet to complete or log.
@@ -77,15 +81,19 @@ public enum HouseholdEdits {
         }
     }
 
-    /// `count` edits spread over `devices`, each device editing at the same time as the others.
+    /// `count` edits spread over `devices`, each device editing at the same time as the others,
+    /// numbered from `start` (a second run goes on from where the first stopped: its names and
+    /// lessons' slots are new).
     /// - Returns: how many were acknowledged, and why the others were not.
-    public static func run(_ count: Int, on devices: [LANDevice]) async -> (acknowledged: Int, refusals: [String]) {
+    public static func run(
+        _ count: Int, on devices: [LANDevice], from start: Int = 0
+    ) async -> (acknowledged: Int, refusals: [String]) {
         await withTaskGroup(of: (Int, [String]).self) { group in
             for (slot, device) in devices.enumerated() {
                 group.addTask {
                     var (todos, people): ([String], [String]) = ([], [])
                     var (acknowledged, refusals) = (0, [String]())
-                    for n in stride(from: slot, to: count, by: devices.count) {
+                    for n in stride(from: start + slot, to: start + count, by: devices.count) {
                         if let refusal = await edit(n, on: device, todos: &todos, people: &people) {
                             refusals.append(refusal)
                         } else {

@@ -4,9 +4,9 @@ import HearthBus
 import HearthHost
 import Synchronization
 
-/// One device on a `HouseholdLAN`: a whole stack (bus, store, sync, turn, scheduler; the
-/// notifier too, on a private D-Bus session with the notification test server, when popups are
-/// looked at) in its namespace, broadcasting beacons to the subnet, and `hearth monitor --json`
+/// One device on a `HouseholdLAN`: a whole stack (bus, store, sync, turn, scheduler, and the
+/// notifier on a private D-Bus session with the notification test server, unless left out) in
+/// its namespace, broadcasting beacons to the subnet, and `hearth monitor --json`
 /// on its bus.
 public final class LANDevice: Sendable {
     public static let services: [HearthService] = [.bus, .store, .sync, .turn, .scheduler]
@@ -28,7 +28,7 @@ public final class LANDevice: Sendable {
     /// - Parameter peers: devices (by index) that get this one's beacons directly.
     public init(
         _ name: String, _ index: Int, on lan: HouseholdLAN, context: ZMQContext, peers: [Int] = [],
-        notifier: Bool = false, quiet: Bool = false
+        notifier: Bool = true, quiet: Bool = false
     ) async throws {
         (self.name, self.index, self.lan, self.context) = (name, index, lan, context)
         var environment = [

@@ -30,7 +30,7 @@ public enum LANGame {
     /// What playing some turns gave.
     public struct Play: Sendable {
         /// Turns whose "Your turn" did not come within the wait (played with `hearth turn done`).
-        public var missed = 0
+        public var missed: [Int] = []
         /// Seconds from each Done pressed to the next player's popup at its server.
         public var latencies: [Double] = []
     }
@@ -59,7 +59,7 @@ public enum LANGame {
                 pressed = Date().timeIntervalSince1970
                 _ = try await device.session?.press(id: popup.id, action: "done")
             } else {
-                play.missed += 1
+                play.missed.append(turn)
                 pressed = Date().timeIntervalSince1970
                 _ = try await device.stack.hearth(["turn", "done", code, "--name", device.name, "--json"])
             }
