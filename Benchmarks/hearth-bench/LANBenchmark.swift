@@ -50,7 +50,7 @@ struct LANBenchmark: AsyncParsableCommand {
         }
         let answered = ContinuousClock.now
         let dan = try await LANDevice("Dan", 4, on: lan, context: context, quiet: true)
-        let heard = await HouseholdLAN.eventually(timeout: .seconds(20)) {
+        let heard = await Polling.eventually(timeout: .seconds(20)) {
             for device in devices where (try? await device.nearby())?[dan.id] == nil { return false }
             return true
         }

@@ -1,3 +1,4 @@
+import HearthTesting
 import Testing
 
 /// The suites that run a whole stack per device (turns, sync) take turns: each of their tests
@@ -10,11 +11,6 @@ enum SeveralDevices {
     static func eventually(
         timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
     ) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
+        try await Polling.eventually(timeout: timeout, condition)
     }
 }

@@ -27,19 +27,6 @@ struct LANChaosTests {
         var all: [String] { lines.withLock { $0 } }
     }
 
-    /// SplitMix64: a seeded generator, so a seed gives the same schedule again.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(
         "five devices edit while a nemesis partitions, heals, drops packets, unplugs devices and kills services; healed, every acknowledged edit is on every device and all hold exactly the same"
     )
@@ -68,7 +55,7 @@ struct LANChaosTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for device in household {
                     group.addTask {
-                        var random = Seeded(state: seed &+ UInt64(device.index))
+                        var random = SplitMix64(seed: seed &+ UInt64(device.index))
                         var n = 0
                         while ContinuousClock.now < deadline {
                             n += 1
@@ -90,7 +77,7 @@ struct LANChaosTests {
                     }
                 }
                 group.addTask {
-                    var random = Seeded(state: seed)
+                    var random = SplitMix64(seed: seed)
                     var unplugged: Set<Int> = []
                     while ContinuousClock.now < deadline {
                         let device = Int(random.next() % 5) + 1

@@ -32,7 +32,7 @@ struct LANDiscoveryTests {
             let heardAt = await withTaskGroup(of: ContinuousClock.Instant?.self) { group in
                 for listener in devices {
                     group.addTask {
-                        let heard = await HouseholdLAN.eventually(timeout: .seconds(10)) {
+                        let heard = await Polling.eventually(timeout: .seconds(10)) {
                             let nearby = (try? await listener.nearby()) ?? [:]
                             return devices.allSatisfy { $0 === listener || nearby[$0.id] == lan.address($0.index) }
                         }
@@ -48,12 +48,12 @@ struct LANDiscoveryTests {
 
             // Eve hears nobody by broadcast, but Ann through `peers`, and Ann answers her.
             #expect(
-                await HouseholdLAN.eventually(timeout: .seconds(10)) {
+                await Polling.eventually(timeout: .seconds(10)) {
                     let nearby = (try? await eve.nearby()) ?? [:]
                     return nearby[ann.id] == lan.address(1)
                 })
             #expect((try await eve.nearby())[bob.id] == nil, "Bob's broadcasts never reach Eve")
-            #expect(await HouseholdLAN.eventually { (try? await ann.nearby())?[eve.id] == lan.address(4) })
+            #expect(await Polling.eventually { (try? await ann.nearby())?[eve.id] == lan.address(4) })
 
             try await ann.pair(with: bob)
             try await ann.pair(with: cal)

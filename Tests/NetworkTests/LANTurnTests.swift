@@ -29,7 +29,7 @@ struct LANTurnTests {
             let ann = try #require(await LANGame.yourTurn(253, at: devices[0]), "Ann never saw turn 253")
             let unplugged = ContinuousClock.now
             try await lan.lan("link", ["1", "down"])
-            let moved = await HouseholdLAN.eventually(timeout: .seconds(30)) {
+            let moved = await Polling.eventually(timeout: .seconds(30)) {
                 let status = try? await devices[1].json(["turn", "status", code])
                 return status?["leader_name"] != nil && status?["leader_name"] != "Ann"
             }

@@ -17,7 +17,7 @@ func withLAN(devices count: Int, _ body: (HouseholdLAN) async throws -> Void) as
 /// Waits until each of `devices` hears every other by beacon.
 func everyoneHears(_ devices: [LANDevice], timeout: Duration = .seconds(10)) async {
     for listener in devices {
-        let heard = await HouseholdLAN.eventually(timeout: timeout) {
+        let heard = await Polling.eventually(timeout: timeout) {
             let nearby = (try? await listener.nearby()) ?? [:]
             return devices.allSatisfy { $0 === listener || nearby[$0.id] != nil }
         }

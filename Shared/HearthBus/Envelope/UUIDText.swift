@@ -16,21 +16,8 @@ public enum UUIDText {
     /// the name's `FNV1a` hash, in the version-4 form Hearth's ids take): another app's UID
     /// (`040000008200E…@outlook.com`) names the same Hearth entity on every import.
     public static func named(_ name: String) -> String {
-        var generator = Seeded(state: FNV1a.hash(name.utf8))
+        var generator = SplitMix64(seed: FNV1a.hash(name.utf8))
         return make(using: &generator)
-    }
-
-    /// SplitMix64, for `named`.
-    private struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
     }
 
     /// A random (version 4) UUID drawn from `generator`.

@@ -76,19 +76,6 @@ public final class HouseholdLAN: Sendable {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "0"
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
-
-    /// Polls `condition` every 100 ms for up to `timeout` (what it waits on is no event on any
-    /// bus: beacons heard, another device's store); whether it came true.
-    public static func eventually(
-        timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-    ) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
 }
 
 /// This machine cannot build a LAN of network namespaces, and why.

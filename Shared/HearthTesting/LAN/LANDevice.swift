@@ -86,13 +86,7 @@ public final class LANDevice: Sendable {
         _ type: String, timeout: Duration = .seconds(10), from start: Int = 0,
         where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) async -> JSONValue? {
-        let line = await monitor.output.waitForLine(timeout: timeout, from: start) { line in
-            guard let event = (try? JSONValue.parse(line))?["event"], event["type"]?.stringValue == type else {
-                return false
-            }
-            return predicate(event["data"] ?? .null)
-        }
-        return line.flatMap { try? JSONValue.parse($0)["event"]?["data"] }
+        await monitor.busEvent(type, timeout: timeout, from: start, where: predicate)
     }
 
     /// The devices this one hears by beacon now: id → the address heard from.

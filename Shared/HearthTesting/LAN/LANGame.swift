@@ -75,7 +75,7 @@ public enum LANGame {
             let code = try await leader.json(["turn", "create", "--name", leader.name])["session"]?["code"]?.stringValue
         else { throw LANError("\(leader.name): turn create gave no code") }
         for device in devices.dropFirst() {
-            let seen = await HouseholdLAN.eventually(timeout: .seconds(15)) {
+            let seen = await Polling.eventually(timeout: .seconds(15)) {
                 let listed = try? await device.stack.hearth(["turn", "sessions", "--json"])
                 return listed?.stdout.contains("\"code\":\"\(code)\"") == true
             }

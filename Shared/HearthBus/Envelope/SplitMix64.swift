@@ -1,0 +1,17 @@
+/// SplitMix64 (Steele, Lea and Flood, 2014): a generator seeded with one number that gives the
+/// same sequence for the same seed on every machine, for what must come out the same again: a
+/// UUID named by text (`UUIDText.named`), a chaos run's schedule replayed from its seed. Not for
+/// secrets. Six lines, so written here rather than taken from a library.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
