@@ -24,11 +24,27 @@ extension ChildProcess {
         where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) async -> JSONValue? {
         let line = await output.waitForLine(timeout: timeout, from: start) { line in
-            guard let event = (try? JSONValue.parse(line))?["event"], event["type"]?.stringValue == type else {
-                return false
-            }
-            return predicate(event["data"] ?? .null)
+            guard let event = MonitorLine.event(line), event.type == type else { return false }
+            return predicate(event.data ?? .null)
         }
-        return line.flatMap { try? JSONValue.parse($0)["event"]?["data"] }
+        return line.flatMap { MonitorLine.event($0)?.data ?? .null }
     }
+}
+
+/// One line of `hearth monitor --json`: `{"event": {"type": …, "data": …, …}}`.
+private struct MonitorLine: Decodable {
+    struct Event: Decodable {
+        let type: String
+        let data: JSONValue?
+    }
+
+    let event: Event?
+
+    static func event(_ line: String) -> Event? {
+        (try? JSONValue.parse(line))?.decodeIfPossible(MonitorLine.self)?.event
+    }
+}
+
+extension JSONValue {
+    fileprivate func decodeIfPossible<T: Decodable>(_ type: T.Type) -> T? { try? decode(type) }
 }

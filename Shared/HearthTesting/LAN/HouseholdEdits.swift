@@ -40,7 +40,7 @@ public enum HouseholdEdits {
                 let reply = try await device.store(
                     "todo.add",
                     ["title": .string("Todo \(tag)"), "collection": "Home", "due": .string("2026-12-\(10 + n % 18)")])
-                if let id = reply["todo"]?["id"]?.stringValue { todos.append(id) }
+                if let id = try reply.decode(TodoChange.self).todo?.id { todos.append(id) }
             case 2 where !todos.isEmpty:
                 _ = try await device.store("todo.done", ["id": .string(todos.removeLast())])
             case 4:

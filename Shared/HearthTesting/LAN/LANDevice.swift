@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthBus
+import HearthCore
 import HearthHost
 import Synchronization
 
@@ -91,25 +92,28 @@ public final class LANDevice: Sendable {
 
     /// The devices this one hears by beacon now: id → the address heard from.
     public func nearby() async throws -> [String: String] {
-        var heard: [String: String] = [:]
-        for device in try await json(["device", "nearby"])["devices"]?.arrayValue ?? [] {
-            if let id = device["id"]?.stringValue { heard[id] = device["host"]?.stringValue ?? "" }
-        }
-        return heard
+        let list = try await json(["device", "nearby"]).decode(NearbyList.self)
+        return Dictionary(list.devices.map { ($0.id, $0.host) }) { first, _ in first }
     }
 
     /// Pairs as people do: `device pair` here, the code compared with the one `asked` shows,
     /// `device confirm` on both.
     public func pair(with asked: LANDevice) async throws {
         let (askedMark, askerMark) = (asked.monitor.output.lines.count, monitor.output.lines.count)
-        let code = try await json(["device", "pair", asked.id])["code"]?.stringValue ?? ""
-        let shown = await asked.event("device.pairing", from: askedMark) { $0["device"]?.stringValue == self.id }
-        guard shown?["code"]?.stringValue == code else {
+        let code = try await json(["device", "pair", asked.id]).decode(PairingView.self).code ?? ""
+        let me = id
+        let shown = await asked.event("device.pairing", from: askedMark) {
+            (try? $0.decode(PairingView.self))?.device == me
+        }
+        guard let shown, (try? shown.decode(PairingView.self))?.code == code else {
             throw LANError("\(asked.name) shows \(String(describing: shown)), \(name) code \(code)")
         }
         _ = try await json(["device", "confirm", asked.id, "--code", code])
-        guard try await asked.json(["device", "confirm", id, "--code", code])["paired"] == true,
-            await event("device.paired", from: askerMark, where: { $0["device"]?.stringValue == asked.id }) != nil
+        let other = asked.id
+        guard try await asked.json(["device", "confirm", id, "--code", code]).decode(PairingConfirmed.self).paired,
+            await event(
+                "device.paired", from: askerMark, where: { (try? $0.decode(PairingEndedEvent.self))?.device == other })
+                != nil
         else { throw LANError("\(name) and \(asked.name) did not pair") }
     }
 

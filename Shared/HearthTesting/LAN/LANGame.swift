@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 
 /// A board game across `LANDevice`s with notifiers: their popups read off each device's
 /// notification test server and their Done pressed there, as a person presses it.
@@ -17,14 +18,28 @@ public enum LANGame {
     public static func popups(_ device: LANDevice, from start: Int = 0) -> [Popup] {
         guard let server = device.session?.server else { return [] }
         return server.output.lines.dropFirst(start).compactMap { line in
-            guard line.contains("\"call\": \"Notify\""), let call = try? JSONValue.parse(line),
-                let summary = call["summary"]?.stringValue,
-                summary.hasPrefix("Your turn") || summary.hasSuffix(" is playing"),
-                let turn = call["body"]?.stringValue?.split(separator: " ").last.flatMap({ Int($0) }),
-                let id = call["id"]?.intValue, let arrived = call["arrived"]?.doubleValue ?? call["t"]?.doubleValue
+            guard line.contains("\"call\": \"Notify\""),
+                let call = try? JSONDecoder().decode(NotifyCall.self, from: Data(line.utf8)),
+                call.summary.hasPrefix("Your turn") || call.summary.hasSuffix(" is playing"),
+                let turn = call.body.split(separator: " ").last.flatMap({ Int($0) })
             else { return nil }
-            return Popup(turn: turn, summary: summary, id: UInt32(id), arrived: arrived)
+            return Popup(turn: turn, summary: call.summary, id: call.id, arrived: call.arrived ?? call.t)
         }
+    }
+
+    /// A `Notify` line of the notification test server (`deploy/notification-test-server`).
+    private struct NotifyCall: Decodable {
+        let id: UInt32
+        let summary: String
+        let body: String
+        /// When the call reached the server; `t`, when it was printed.
+        let arrived: Double?
+        let t: Double
+    }
+
+    /// What `turn create` answers.
+    private struct Created: Decodable {
+        let session: TurnSession
     }
 
     /// What playing some turns gave.
@@ -71,9 +86,7 @@ public enum LANGame {
     /// - Returns: the session code.
     public static func start(_ devices: [LANDevice]) async throws -> String {
         let leader = devices[0]
-        guard
-            let code = try await leader.json(["turn", "create", "--name", leader.name])["session"]?["code"]?.stringValue
-        else { throw LANError("\(leader.name): turn create gave no code") }
+        let code = try await leader.json(["turn", "create", "--name", leader.name]).decode(Created.self).session.code
         for device in devices.dropFirst() {
             let seen = await Polling.eventually(timeout: .seconds(15)) {
                 let listed = try? await device.stack.hearth(["turn", "sessions", "--json"])
