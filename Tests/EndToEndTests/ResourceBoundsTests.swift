@@ -56,7 +56,15 @@ struct ResourceBoundsTests {
             _ = try publisher.publish(topic: "big.\(index % 10)", type: "big", data: ["body": body])
         }
         let seen = await withTaskGroup(of: Int?.self) { group in
-            group.addTask { await received.value }
+            // Awaiting a task's value ignores cancellation: past the 60 s, cancel the task itself
+            // (its loop over `live` then ends), or the group would wait for it for ever.
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await received.value
+                } onCancel: {
+                    received.cancel()
+                }
+            }
             group.addTask {
                 try? await Task.sleep(for: .seconds(60))
                 return nil
