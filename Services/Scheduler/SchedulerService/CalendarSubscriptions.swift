@@ -29,6 +29,8 @@ actor CalendarSubscriptions {
     private let directory: String
     private let clock: any SchedulerClock
     private var reading: [String: Task<BusyReads.Read, any Error>] = [:]
+    /// The sources `forget` last kept the copies of.
+    private var forgotten: Set<String>?
     /// The HTTP client and its one event-loop thread, made at the first read: a scheduler with
     /// no calendar subscribed runs no thread for them.
     private var http: (client: HTTPClient, loop: MultiThreadedEventLoopGroup)?
@@ -72,9 +74,14 @@ actor CalendarSubscriptions {
         return try await task.value
     }
 
-    /// Removes the copies of calendars no longer subscribed to.
+    /// Removes the copies of calendars no longer subscribed to. The folder is walked only when
+    /// the sources differ from the last call's (the loop calls this on every look, a minute
+    /// apart at most).
     func forget(except sources: [BusySource]) async {
-        let kept = Set(sources.map { copy(of: $0.url) })
+        let urls = Set(sources.map(\.url))
+        guard urls != forgotten else { return }
+        forgotten = urls
+        let kept = Set(urls.map(copy(of:)))
         let directory = directory
         await offPool {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
