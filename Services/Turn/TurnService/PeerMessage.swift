@@ -35,15 +35,15 @@ enum PeerMessage: Sendable, Equatable {
     /// A member asks the leader's device to join, pass the turn (`done`) or leave.
     struct Request: Codable, Sendable, Equatable {
         enum Command: String, Codable, Sendable {
-            case join, done, leave
+            case join, done, leave, reverse, back
         }
 
         struct Arguments: Codable, Sendable, Equatable {
             /// join: the new player's name.
             var name: String?
-            /// done, leave: the player's id.
+            /// done, leave, reverse, back: the player's id.
             var player: String?
-            /// done: the session `seq` the player saw.
+            /// done, reverse: the session `seq` the player saw.
             var seq: Int64?
         }
 
@@ -78,6 +78,10 @@ enum PeerMessage: Sendable, Equatable {
         var keys: [String: String]?
         /// The member offering its copy; absent on a leader's push.
         var device: String?
+        /// Milliseconds since the state's turn clock read what it reads, on the sender's clock
+        /// (a state sent to catch a copy up may be minutes old): the receiver's clock goes on
+        /// from there. Absent: just now.
+        var age: Int64?
     }
 
     /// The device a member's message says it comes from.

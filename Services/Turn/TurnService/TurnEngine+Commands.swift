@@ -8,7 +8,7 @@ extension TurnEngine {
         let arguments = request.arguments
         do {
             switch request.command {
-            case "create": return try create(name: try Self.text(arguments, "name"))
+            case "create": return try create(name: try Self.text(arguments, "name"), Self.arguments(request))
             case "sessions": return try JSONValue(encoding: sessionList())
             case "status": return try status(code: try code(arguments))
             case "join": return try await join(code: try code(arguments), name: try Self.text(arguments, "name"))
@@ -16,6 +16,10 @@ extension TurnEngine {
                 return try leaderCommand(request.command, code: try code(arguments), arguments: arguments)
             case "done", "leave":
                 return try await playerCommand(request.command, code: try code(arguments), arguments: arguments)
+            case "timer", "pause", "resume", "skip":
+                return try tableCommand(request.command, code: try code(arguments), Self.arguments(request))
+            case "reverse", "back":
+                return try await playCommand(request.command, code: try code(arguments), Self.arguments(request))
             default:
                 throw CommandError.unknownCommand(request.command, service: "turn")
             }
@@ -51,19 +55,24 @@ extension TurnEngine {
         try JSONValue(encoding: SessionJoined(session: session, player: player))
     }
 
-    private func create(name: String) throws -> JSONValue {
+    private func create(name: String, _ arguments: TurnCommandArguments) throws -> JSONValue {
         let code = SessionCode.make(avoiding: visibleCodes, using: &random)
         let leader = TurnSession.Player(id: UUIDText.make(), name: name, device: device)
-        let session = try TurnSession(id: UUIDText.make(), code: code, leader: leader)
-        sessions[code] = Held(session: session)
+        var session = try TurnSession(id: UUIDText.make(), code: code, leader: leader)
+        if let timer = try TurnCommandArguments.timer(seconds: arguments.timerSeconds, passes: arguments.timerPass) {
+            _ = try session.setTimer(timer, by: leader.id, seq: nil)
+        }
+        sessions[code] = Held(session: session, since: now())
         publishChanged(session, TurnSession.Change(kind: .created, player: leader), previous: nil)
         return try reply(session, leader)
     }
 
     /// A session this device plays in, whole; one it only hears of, as its leader announces it
     /// (`joined: false`), so `status` and `sessions` agree.
-    private func status(code: String) throws -> JSONValue {
-        if let held = sessions[code] { return try JSONValue(encoding: held.session) }
+    func status(code: String) throws -> JSONValue {
+        if let held = sessions[code] { return try Self.withClock(held.session, held.clock(at: now())) }
+        // A game that ended here lately: as it ended, with its statistics, for a few minutes.
+        if let game = endedGames[code] { return try JSONValue(encoding: game.session) }
         // A game this device saw end is over, whatever an older beacon still says.
         for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter && ended[code] == nil {
             guard let entry = peer.announcement.sessions.first(where: { $0.code == code }) else { continue }
@@ -140,10 +149,17 @@ extension TurnEngine {
 
     /// The session after a command, or a short `ended` record once it is gone.
     private func sessionOrEnded(_ code: String) throws -> JSONValue {
-        guard let session = sessions[code]?.session else {
+        guard sessions[code] != nil || endedGames[code] != nil else {
             return try JSONValue(encoding: SessionGlimpse(code: code, state: "ended"))
         }
-        return try JSONValue(encoding: session)
+        return try status(code: code)
+    }
+
+    /// A session's JSON with the reading of its clock now beside it (`clock_now`).
+    static func withClock(_ session: TurnSession, _ clock: TurnClockReading) throws -> JSONValue {
+        guard case .object(var fields) = try JSONValue(encoding: session) else { return .null }
+        fields["clock_now"] = try JSONValue(encoding: clock)
+        return .object(fields)
     }
 
     /// done and leave, for a player at this device (named, or the only one / the current one).
@@ -183,6 +199,6 @@ extension TurnEngine {
             arguments: .init(player: player.id, seq: seq))
         guard let session = answer.session else { throw TurnError.malformed("the leader's reply lacks the session") }
         receive(session, change: answer.change, from: held.leaderDevice)
-        return try JSONValue(encoding: session)
+        return try sessionOrEnded(code)
     }
 }

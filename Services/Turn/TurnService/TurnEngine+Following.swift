@@ -61,7 +61,7 @@ extension TurnEngine {
             guard let id = reply.id, let waiting = pending.removeValue(forKey: id) else { return }
             waiting.continuation.resume(returning: reply)
         case .state(let state):
-            accept(state.session, change: state.change, keys: state.keys, from: leaderDevice)
+            accept(state.session, change: state.change, keys: state.keys, age: state.age, from: leaderDevice)
         case .step(let step):
             take(step, from: leaderDevice)
         case .gone(let code, let reason):
@@ -87,7 +87,8 @@ extension TurnEngine {
     /// Only the device leading a session speaks for it: the one this device follows for it (which
     /// may be handing it on), or, for a session not held yet, its leader.
     func accept(
-        _ session: TurnSession, change: TurnSession.Change?, keys: [String: String]?, from leaderDevice: String
+        _ session: TurnSession, change: TurnSession.Change?, keys: [String: String]?, age: Int64? = nil,
+        from leaderDevice: String
     ) {
         let held = sessions[session.code]
         guard held?.leaderDevice == leaderDevice || session.leaderPlayer?.device == leaderDevice,
@@ -98,7 +99,7 @@ extension TurnEngine {
             return
         }
         if let keys, session.seq > held?.session.seq ?? 0 { sessionKeys[session.code] = keys }
-        receive(session, change: change, from: leaderDevice)
+        receive(session, change: change, age: age, from: leaderDevice)
     }
 
     /// Moves the copy held here on by a leader's step. A copy the step is not for (a push was
@@ -127,7 +128,9 @@ extension TurnEngine {
     /// than this copy, from the device this copy names leader, comes from a device that took
     /// over holding an older copy (the old leader's last push reached here, not there): this
     /// copy is offered to it.
-    func receive(_ session: TurnSession, change: TurnSession.Change?, from leaderDevice: String) {
+    func receive(
+        _ session: TurnSession, change: TurnSession.Change?, age: Int64? = nil, from leaderDevice: String
+    ) {
         let previous = sessions[session.code]?.session
         if let previous, session.seq <= previous.seq {  // stale: never overwrite newer
             if session.seq < previous.seq, previous.leaderPlayer?.device == leaderDevice {
@@ -136,7 +139,9 @@ extension TurnEngine {
             }
             return
         }
-        sessions[session.code] = Held(session: session)
+        // The clock goes on from when the leader's device made the state (an age past a day is not believed).
+        let age = min(max(age ?? 0, 0), TurnTimer.limits.upperBound)
+        sessions[session.code] = Held(session: session, since: now() - .milliseconds(age))
         publishChanged(session, change, previous: previous)
         reconcile(session.code)
     }
@@ -164,6 +169,8 @@ extension TurnEngine {
         for code in sessions.keys {
             guard var held = sessions[code], held.leaderDevice == gone else { continue }
             let previous = held.session
+            // The timer keeps running across the take-over: the clock moves on to now first.
+            held.catchUp(to: now())
             let changes = held.session.remove(device: gone)
             sessions[code] = held
             if held.leaderDevice == device {
@@ -180,6 +187,7 @@ extension TurnEngine {
     func handOver(_ code: String, from restarted: String) {
         guard var held = sessions[code] else { return }
         let previous = held.session
+        held.catchUp(to: now())
         let changes = held.session.handOver(from: restarted)
         guard !changes.isEmpty else { return }
         logger.notice("hearth-turn: \(restarted) lost game \(code) (it restarted); \(held.leaderDevice) leads now")

@@ -5,7 +5,13 @@ import HearthCore
 extension TurnEngine {
     /// A session's state for the other devices, with each device's key as this leader knows it.
     func stateMessage(_ session: TurnSession, change: TurnSession.Change?) -> PeerMessage {
-        .state(.init(session: session, change: change, keys: keys(of: session)))
+        .state(.init(session: session, change: change, keys: keys(of: session), age: age(of: session)))
+    }
+
+    /// How old the clock of the copy held of `session` is (`Held.since`), in milliseconds.
+    func age(of session: TurnSession) -> Int64? {
+        guard let held = sessions[session.code], held.session.seq == session.seq else { return nil }
+        return held.age(at: now())
     }
 
     /// What goes to the other devices after a transition of `code` from `previous`: a step when
@@ -18,7 +24,7 @@ extension TurnEngine {
             return .step(step)
         }
         sessions[code]?.keysPushed = keys
-        return .state(.init(session: held.session, change: change, keys: keys))
+        return .state(.init(session: held.session, change: change, keys: keys, age: held.age(at: now())))
     }
 
     private func keys(of session: TurnSession) -> [String: String] {
@@ -141,12 +147,13 @@ extension TurnEngine {
         logger.notice(
             "hearth-turn: \(sender) holds game \(code) at \(offered.seq), past this copy's \(previous.seq): taken")
         sessions[code]?.session = offered
+        sessions[code]?.since = now()
         awaitingOffers.remove("\(code)\u{0}\(sender)")
         publishChanged(offered, nil, previous: previous)
         let keys = keys(of: offered)
         sessions[code]?.keysPushed = keys
         for member in Set(previous.devices + offered.devices) where member != device {
-            sendToMember(member, .state(.init(session: offered, change: nil, keys: keys)))
+            sendToMember(member, .state(.init(session: offered, change: nil, keys: keys, age: 0)))
         }
         reconcile(code)
     }
@@ -180,7 +187,7 @@ extension TurnEngine {
                 let player = TurnSession.Player(id: UUIDText.make(), name: name, device: sender)
                 try apply(code) { session throws(TurnError) in [try session.join(player)] }
                 if deviceKeys[sender] == nil { deviceKeys[sender] = connectionKey }
-            case .done, .leave:
+            case .done, .leave, .reverse, .back:
                 guard let playerID = arguments.player, let player = held.session.player(playerID) else {
                     throw TurnError.unknownPlayer(arguments.player ?? "")
                 }
@@ -188,8 +195,12 @@ extension TurnEngine {
                     throw CommandError(code: "refused", message: "player: \(player.name) plays at another device")
                 }
                 try apply(code) { session throws(TurnError) in
-                    request.cmd == .done
-                        ? [try session.done(by: playerID, seq: arguments.seq)] : try session.leave(playerID)
+                    switch request.cmd {
+                    case .done: [try session.done(by: playerID, seq: arguments.seq)]
+                    case .reverse: [try session.reverse(by: playerID, seq: arguments.seq)]
+                    case .back: [try session.comeBack(playerID)]
+                    default: try session.leave(playerID)
+                    }
                 }
             }
         } catch let error as TurnError {
@@ -217,6 +228,7 @@ extension TurnEngine {
     func setPresence(_ code: String, _ member: String, present: Bool) {
         guard var held = sessions[code], held.leaderDevice == device else { return }
         let previous = held.session
+        held.catchUp(to: now())
         guard let change = held.session.setPresence(device: member, present: present) else { return }
         sessions[code] = held
         settle(code, previous: previous, changes: [change])

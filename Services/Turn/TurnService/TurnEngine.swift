@@ -37,11 +37,41 @@ actor TurnEngine {
     /// A session and which device leads it.
     struct Held {
         var session: TurnSession
+        /// When, on this device's clock, the session's turn clock (`session.clock.used`) read what
+        /// it reads: when the leader's device made the state, or, following, when it was made
+        /// there as told by the push (received less the `age` it carried).
+        var since: ContinuousClock.Instant
         /// Leading: the devices' keys as last pushed with the whole state (a step carries none).
         var keysPushed: [String: String]?
         var leaderDevice: String { session.leaderPlayer?.device ?? "" }
+
+        init(session: TurnSession, since: ContinuousClock.Instant) { (self.session, self.since) = (session, since) }
+
+        /// Milliseconds from `since` to `now`.
+        func age(at now: ContinuousClock.Instant) -> Int64 { max(0, Self.milliseconds(now - since)) }
+
+        /// The turn clock as it reads at `now`.
+        func clock(at now: ContinuousClock.Instant) -> TurnClockReading {
+            TurnClockReading(session.clock, elapsed: age(at: now))
+        }
+
+        /// Moves the session's clock on to `now` (just before a state change made at `now`).
+        mutating func catchUp(to now: ContinuousClock.Instant) {
+            session.advanceClock(by: age(at: now))
+            since = now
+        }
+
+        static func milliseconds(_ duration: Duration) -> Int64 {
+            let (seconds, attoseconds) = duration.components
+            return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+        }
     }
     var sessions: [String: Held] = [:]
+    /// Games that ended lately, as they ended, for `status` to show their statistics a while
+    /// (`endedKept`); then forgotten. Memory only, as every game.
+    var endedGames: [String: (session: TurnSession, at: ContinuousClock.Instant)] = [:]
+    /// How long an ended game's statistics stay for `status`.
+    static let endedKept: Duration = .seconds(300)
 
     /// What a device announced in its beacon, and when it was last heard.
     struct Peer {
@@ -110,6 +140,7 @@ actor TurnEngine {
     ) throws(TurnError) {
         guard var held = sessions[code] else { throw .noSuchSession(code) }
         let previous = held.session
+        held.catchUp(to: now())
         let changes = try transition(&held.session)
         sessions[code] = held
         settle(code, previous: previous, changes: changes)
@@ -144,7 +175,10 @@ actor TurnEngine {
                 sessions.removeValue(forKey: code)
                 sessionKeys.removeValue(forKey: code)
                 // (A device that only left may see the game again in its leader's beacon.)
-                if session.state == .ended { ended[code] = now() }
+                if session.state == .ended {
+                    ended[code] = now()
+                    endedGames[code] = (session, now())
+                }
                 return
             }
         }
@@ -165,10 +199,14 @@ actor TurnEngine {
 
     // MARK: - Time
 
-    /// Called every heartbeat: expires requests, sends the beacon and heartbeats, marks silent
-    /// members away, and takes over from a vanished leader.
-    func tick() {
+    /// Called every heartbeat, and when a turn timer is due: expires requests, sends the beacon
+    /// and heartbeats, marks silent members away, takes over from a vanished leader, and runs
+    /// the timers of the games led here.
+    /// - Returns: how long until the next call is due: a heartbeat, or sooner for a timer.
+    @discardableResult
+    func tick() -> Duration {
         let now = now()
+        for (code, game) in endedGames where now - game.at > Self.endedKept { endedGames.removeValue(forKey: code) }
         expireRequests(now: now)
         forgetStrangers(now: now)
         announce()
@@ -179,6 +217,7 @@ actor TurnEngine {
                 if now - (memberHeard[member] ?? now) > timing.awayAfter { setPresence(code, member, present: false) }
             }
         }
+        return runTimers()
     }
 
     // MARK: - Events on this device's bus
@@ -194,13 +233,18 @@ actor TurnEngine {
     /// Publishes `turn.<code>.your-turn` when the turn moved since `previous`, then
     /// `turn.<code>.changed`. Both carry the session's `seq`.
     func publishChanged(_ session: TurnSession, _ change: TurnSession.Change?, previous: TurnSession?) {
-        if let yourTurn = YourTurnEvent(session),
+        let held = sessions[session.code]
+        let clock = held?.session.seq == session.seq ? held?.clock(at: now()) : nil
+        if let yourTurn = YourTurnEvent(session, clock: clock),
             previous == nil || previous?.current != session.current || previous?.turn != session.turn
                 || previous?.state != .playing
         {
             publish("turn.\(session.code).your-turn", "turn.your-turn", yourTurn)
         }
-        publish("turn.\(session.code).changed", "turn.changed", TurnChangedEvent(session: session, change: change))
+        publish(
+            "turn.\(session.code).changed", "turn.changed",
+            TurnChangedEvent(
+                session: session, change: change, clockNow: clock ?? TurnClockReading(session.clock, elapsed: 0)))
     }
 
     func publish(_ topic: String, _ type: String, _ event: some Encodable) {

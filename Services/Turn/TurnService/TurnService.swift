@@ -8,7 +8,8 @@ import ServiceLifecycle
 /// `hearth-turn`: live board-game turn sessions across the players' devices, in memory only.
 ///
 /// Commands on `turn.cmd` (`create`, `sessions`, `join`, `start`, `done`, `order`, `leave`,
-/// `status`, `end`); events `turn.<code>.changed` and `turn.<code>.your-turn` on this device's
+/// `status`, `end`, `timer`, `pause`, `resume`, `skip`, `back`, `reverse`; arguments in
+/// `TurnCommandArguments`); events `turn.<code>.changed` and `turn.<code>.your-turn` on this device's
 /// bus; a CURVE-encrypted peer socket (`[turn] peer`) other devices link to; and a UDP beacon
 /// announcing this device and the sessions it leads.
 public final class TurnService: Service {
@@ -115,9 +116,10 @@ public final class TurnService: Service {
                 },
                 ServiceLoop("heartbeat") {
                     // Heartbeats are a clock: a periodic timer, not synchronisation.
+                    // It runs sooner when a turn timer is due (`tick` says when).
                     while !Task.isCancelled {
-                        await engine.tick()
-                        try? await Task.sleep(for: engine.timing.heartbeat)
+                        let next = await engine.tick()
+                        try? await Task.sleep(for: next)
                     }
                 },
                 commands,

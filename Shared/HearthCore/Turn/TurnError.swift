@@ -13,6 +13,14 @@ public enum TurnError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownPlayer(String)
     case notYourTurn(String, current: String)
     case stale(seen: Int64, current: Int64)
+    case invalidTimer(String)
+    /// The game is paused already (`true`), or is not paused (`false`).
+    case paused(String, Bool)
+    /// The player is sitting out already (`true`), or is not sitting out (`false`).
+    case sittingOut(String, Bool)
+    case alreadySkipped(String)
+    /// Sitting this player out would leave nobody playing.
+    case nobodyPlaying(String)
     case malformed(String)
 
     /// The field the error is about, for command errors.
@@ -20,7 +28,9 @@ public enum TurnError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidCode, .noSuchSession, .ended, .full, .alreadyStarted, .notStarted: "code"
         case .invalidName, .nameTaken: "name"
-        case .notLeader, .unknownPlayer, .notYourTurn: "player"
+        case .notLeader, .unknownPlayer, .notYourTurn, .sittingOut, .alreadySkipped, .nobodyPlaying: "player"
+        case .invalidTimer: "timer"
+        case .paused: "code"
         case .tooFewPlayers: "players"
         case .stale: "seq"
         case .malformed: "session"
@@ -43,7 +53,14 @@ public enum TurnError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownPlayer(let name): "no player \(name) in this session"
         case .notYourTurn(let name, let current): "it is not \(name)'s turn (it is \(current)'s)"
         case .stale(let seen, let current):
-            "that Done was for an earlier state (seq \(seen)); the session is at seq \(current)"
+            "that was for an earlier state of the game (seq \(seen)); the session is at seq \(current)"
+        case .invalidTimer(let rule): "the turn timer \(rule)"
+        case .paused(let code, true): "session \(code) is paused already"
+        case .paused(let code, false): "session \(code) is not paused"
+        case .sittingOut(let name, true): "\(name) is sitting out already"
+        case .sittingOut(let name, false): "\(name) is not sitting out"
+        case .alreadySkipped(let name): "\(name) is skipped this round already"
+        case .nobodyPlaying(let name): "sitting \(name) out would leave nobody playing"
         case .malformed(let rule): rule
         }
     }

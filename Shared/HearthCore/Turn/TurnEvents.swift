@@ -5,18 +5,28 @@ public struct YourTurnEvent: Codable, Sendable, Equatable {
     public let seq: Int64
     public let turn: Int64
     public let player: TurnSession.Player
+    /// Milliseconds the turn's timer has left as the event is published; absent without a timer.
+    public let timerLeft: Int64?
 
-    public init(code: String, seq: Int64, turn: Int64, player: TurnSession.Player) {
+    public init(code: String, seq: Int64, turn: Int64, player: TurnSession.Player, timerLeft: Int64? = nil) {
         self.code = code
         self.seq = seq
         self.turn = turn
         self.player = player
+        self.timerLeft = timerLeft
     }
 
     /// Whose turn it is in a session being played, or `nil` when none is.
-    public init?(_ session: TurnSession) {
+    public init?(_ session: TurnSession, clock: TurnClockReading? = nil) {
         guard session.state == .playing, let player = session.currentPlayer else { return nil }
-        self.init(code: session.code, seq: session.seq, turn: session.turn, player: player)
+        self.init(
+            code: session.code, seq: session.seq, turn: session.turn, player: player,
+            timerLeft: clock?.left ?? session.clock.left)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, seq, turn, player
+        case timerLeft = "timer_left_ms"
     }
 }
 
@@ -25,10 +35,18 @@ public struct YourTurnEvent: Codable, Sendable, Equatable {
 public struct TurnChangedEvent: Codable, Sendable, Equatable {
     public let session: TurnSession
     public let change: TurnSession.Change?
+    /// The turn's clock as the event is published (the session's clock is as of its `seq`).
+    public let clockNow: TurnClockReading?
 
-    public init(session: TurnSession, change: TurnSession.Change?) {
+    public init(session: TurnSession, change: TurnSession.Change?, clockNow: TurnClockReading? = nil) {
         self.session = session
         self.change = change
+        self.clockNow = clockNow
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case session, change
+        case clockNow = "clock_now"
     }
 }
 
@@ -125,4 +143,49 @@ public struct SessionJoined: Codable, Sendable, Equatable {
     public let player: TurnSession.Player
 
     public init(session: TurnSession, player: TurnSession.Player) { (self.session, self.player) = (session, player) }
+}
+
+/// The arguments of the turn service's commands (`turn.cmd`), as the CLI, the page and the
+/// notifier's buttons send them. Each command reads those it takes:
+///
+/// - `create`: `name`, `timer_seconds?`, `timer_pass?`
+/// - `timer`: `code`, `seconds` (absent or null: off), `pass?`, `seq?`
+/// - `pause`, `resume`, `reverse`: `code`, `seq?` (`reverse` also `player?`: who plays it)
+/// - `skip`: `code`, `player?` (name or id; default the current player), `until_back?`, `seq?`
+/// - `back`: `code`, `player?` (default the one player at this device sitting out)
+public struct TurnCommandArguments: Codable, Sendable, Equatable {
+    public var code: String?
+    public var name: String?
+    public var player: String?
+    public var seq: Int64?
+    public var seconds: Int64?
+    public var pass: Bool?
+    public var untilBack: Bool?
+    public var timerSeconds: Int64?
+    public var timerPass: Bool?
+
+    public init(
+        code: String? = nil, name: String? = nil, player: String? = nil, seq: Int64? = nil, seconds: Int64? = nil,
+        pass: Bool? = nil, untilBack: Bool? = nil, timerSeconds: Int64? = nil, timerPass: Bool? = nil
+    ) {
+        (self.code, self.name, self.player, self.seq, self.seconds) = (code, name, player, seq, seconds)
+        (self.pass, self.untilBack, self.timerSeconds, self.timerPass) = (pass, untilBack, timerSeconds, timerPass)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, name, player, seq, seconds, pass
+        case untilBack = "until_back"
+        case timerSeconds = "timer_seconds"
+        case timerPass = "timer_pass"
+    }
+
+    /// The timer `seconds` (or `timer_seconds`) and `pass` ask for; `nil` for none.
+    /// - Throws: `TurnError.invalidTimer` outside 5 s to 24 h.
+    public static func timer(seconds: Int64?, passes: Bool?) throws(TurnError) -> TurnTimer? {
+        guard let seconds else { return nil }
+        guard (0...TurnTimer.limits.upperBound / 1_000).contains(seconds) else {
+            throw .invalidTimer("must be from 5 s to 24 h, not \(seconds) s")
+        }
+        return try TurnTimer(limit: seconds * 1_000, passes: passes ?? false)
+    }
 }

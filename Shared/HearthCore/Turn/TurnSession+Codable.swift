@@ -48,8 +48,10 @@ extension TurnSession.Change: Codable {
 
 extension TurnSession: Codable {
     enum CodingKeys: String, CodingKey {
-        case id, code, seq, state, turn, leader, current, players
+        case id, code, seq, state, turn, leader, current, players, clock, skipped, statistics
         case turnStartSeq = "turn_start_seq"
+        case sittingOut = "sitting_out"
+        case controlSeq = "control_seq"
         // Written for readers' convenience (the CLI's --json, a person watching the bus); derived
         // from the players when read.
         case leaderName = "leader_name"
@@ -70,7 +72,12 @@ extension TurnSession: Codable {
             current: try container.decodeIfPresent(String.self, forKey: .current),
             leader: try container.decode(String.self, forKey: .leader),
             turn: try container.decodeIfPresent(Int64.self, forKey: .turn) ?? 0,
-            turnStartSeq: try container.decodeIfPresent(Int64.self, forKey: .turnStartSeq) ?? 0)
+            turnStartSeq: try container.decodeIfPresent(Int64.self, forKey: .turnStartSeq) ?? 0,
+            clock: try container.decodeIfPresent(TurnClock.self, forKey: .clock) ?? TurnClock(),
+            skipped: Set(try container.decodeIfPresent([String].self, forKey: .skipped) ?? []),
+            sittingOut: Set(try container.decodeIfPresent([String].self, forKey: .sittingOut) ?? []),
+            controlSeq: try container.decodeIfPresent(Int64.self, forKey: .controlSeq) ?? 0,
+            statistics: try container.decodeIfPresent(TurnStatistics.self, forKey: .statistics) ?? TurnStatistics())
         try validate()
     }
 
@@ -85,6 +92,11 @@ extension TurnSession: Codable {
         try container.encode(leader, forKey: .leader)
         try container.encodeIfPresent(current, forKey: .current)
         try container.encode(players, forKey: .players)
+        try container.encode(clock, forKey: .clock)
+        try container.encode(controlSeq, forKey: .controlSeq)
+        try container.encode(skipped.sorted(), forKey: .skipped)
+        try container.encode(sittingOut.sorted(), forKey: .sittingOut)
+        try container.encode(statistics, forKey: .statistics)
         try container.encodeIfPresent(leaderPlayer?.name, forKey: .leaderName)
         try container.encodeIfPresent(leaderPlayer?.device, forKey: .leaderDevice)
         try container.encodeIfPresent(currentPlayer?.name, forKey: .currentName)

@@ -17,19 +17,33 @@ extension TurnSession {
         public let leader: String
         public let turn: Int64
         public let turnStartSeq: Int64
+        public let clock: TurnClock
+        public let controlSeq: Int64
+        public let skipped: Set<String>
+        public let sittingOut: Set<String>
+        /// The statistics when the transition changed them (a turn ended); absent: as they were.
+        public let statistics: TurnStatistics?
         /// What the transition did, and the id of the player it is about (a player of the session).
         public let change: Change.Kind?
         public let player: String?
 
         enum CodingKeys: String, CodingKey {
-            case code, base, seq, state, current, leader, turn, change, player
+            case code, base, seq, state, current, leader, turn, change, player, clock, skipped, statistics
             case turnStartSeq = "turn_start_seq"
+            case controlSeq = "control_seq"
+            case sittingOut = "sitting_out"
         }
 
         public init(
             code: String, base: Int64, seq: Int64, state: State, current: String?, leader: String, turn: Int64,
-            turnStartSeq: Int64, change: Change.Kind?, player: String?
+            turnStartSeq: Int64, clock: TurnClock = TurnClock(), controlSeq: Int64 = 0, skipped: Set<String> = [],
+            sittingOut: Set<String> = [], statistics: TurnStatistics? = nil, change: Change.Kind?, player: String?
         ) {
+            self.clock = clock
+            self.controlSeq = controlSeq
+            self.skipped = skipped
+            self.sittingOut = sittingOut
+            self.statistics = statistics
             self.code = code
             self.base = base
             self.seq = seq
@@ -42,6 +56,27 @@ extension TurnSession {
             self.player = player
         }
 
+        /// A step as received; the clock, skips and control `seq` default to a game without them.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                code: try container.decode(String.self, forKey: .code),
+                base: try container.decode(Int64.self, forKey: .base),
+                seq: try container.decode(Int64.self, forKey: .seq),
+                state: try container.decode(State.self, forKey: .state),
+                current: try container.decodeIfPresent(String.self, forKey: .current),
+                leader: try container.decode(String.self, forKey: .leader),
+                turn: try container.decode(Int64.self, forKey: .turn),
+                turnStartSeq: try container.decode(Int64.self, forKey: .turnStartSeq),
+                clock: try container.decodeIfPresent(TurnClock.self, forKey: .clock) ?? TurnClock(),
+                controlSeq: try container.decodeIfPresent(Int64.self, forKey: .controlSeq) ?? 0,
+                skipped: Set(try container.decodeIfPresent([String].self, forKey: .skipped) ?? []),
+                sittingOut: Set(try container.decodeIfPresent([String].self, forKey: .sittingOut) ?? []),
+                statistics: try container.decodeIfPresent(TurnStatistics.self, forKey: .statistics),
+                change: try container.decodeIfPresent(Change.Kind.self, forKey: .change),
+                player: try container.decodeIfPresent(String.self, forKey: .player))
+        }
+
         /// The step from `previous` to `next`, or `nil` when there is none: another session, no
         /// newer `seq`, changed players (who joined, left, moved or went away is in the whole
         /// state), or a change about a player who is not in the session.
@@ -52,7 +87,9 @@ extension TurnSession {
             if let player = change?.player, next.player(player.id) != player { return nil }
             self.init(
                 code: next.code, base: previous.seq, seq: next.seq, state: next.state, current: next.current,
-                leader: next.leader, turn: next.turn, turnStartSeq: next.turnStartSeq, change: change?.kind,
+                leader: next.leader, turn: next.turn, turnStartSeq: next.turnStartSeq, clock: next.clock,
+                controlSeq: next.controlSeq, skipped: next.skipped, sittingOut: next.sittingOut,
+                statistics: next.statistics == previous.statistics ? nil : next.statistics, change: change?.kind,
                 player: change?.player?.id)
         }
 
@@ -67,7 +104,8 @@ extension TurnSession {
             guard seq > base else { throw .malformed("seq: \(seq) must be above base \(base)") }
             let next = TurnSession(
                 id: session.id, code: code, seq: seq, state: state, players: session.players, current: current,
-                leader: leader, turn: turn, turnStartSeq: turnStartSeq)
+                leader: leader, turn: turn, turnStartSeq: turnStartSeq, clock: clock, skipped: skipped,
+                sittingOut: sittingOut, controlSeq: controlSeq, statistics: statistics ?? session.statistics)
             try next.validate()
             let about = try player.map { id throws(TurnError) in
                 guard let found = session.player(id) else { throw .malformed("player: \(id) is not playing") }

@@ -44,6 +44,13 @@ public struct TurnSession: Sendable, Equatable {
     public struct Change: Sendable, Equatable {
         public enum Kind: String, Sendable {
             case created, joined, left, reordered, started, done, leader, away, back, ended
+            /// The timer set or turned off; paused and resumed; a player skipped this round, sat
+            /// out until back, or back; the order reversed.
+            case timer, paused, resumed, skipped, reversed, returned
+            case sittingOut = "sitting-out"
+            /// The turn's time running out (the warning), and up.
+            case warning
+            case timeUp = "time-up"
         }
         public let kind: Kind
         /// The player it is about (who joined, left, finished a turn, became leader…).
@@ -57,18 +64,29 @@ public struct TurnSession: Sendable, Equatable {
 
     public let id: String
     public let code: String
-    public private(set) var seq: Int64
-    public private(set) var state: State
+    public internal(set) var seq: Int64
+    public internal(set) var state: State
     /// The players in turn order.
-    public private(set) var players: [Player]
+    public internal(set) var players: [Player]
     /// The player whose turn it is (while playing).
-    public private(set) var current: String?
+    public internal(set) var current: String?
     /// The leader's player id: the leader's device is authoritative.
-    public private(set) var leader: String
+    public internal(set) var leader: String
     /// Turns played so far (the current one is `turn`).
-    public private(set) var turn: Int64
+    public internal(set) var turn: Int64
     /// The `seq` at which the current turn began: a `done` sent for an earlier state than that is stale.
-    public private(set) var turnStartSeq: Int64
+    public internal(set) var turnStartSeq: Int64
+    /// The current turn's clock: time played, the timer, paused.
+    public internal(set) var clock: TurnClock
+    /// Players passed over the next time the turn would reach them (`skip`), by id.
+    public internal(set) var skipped: Set<String>
+    /// Players sitting out until they are back (`skip --until-back`), by id.
+    public internal(set) var sittingOut: Set<String>
+    /// The `seq` of the last skip, reverse, reorder, timer, pause or resume: such a command sent
+    /// for an earlier state than this (a second tap, an old popup's button) is stale.
+    public internal(set) var controlSeq: Int64
+    /// Each player's turns so far, for the end of the game.
+    public internal(set) var statistics: TurnStatistics
 
     /// A new open session with its leader as the first player.
     /// - Throws: `TurnError` if the leader's name is not acceptable.
@@ -84,12 +102,18 @@ public struct TurnSession: Sendable, Equatable {
         self.leader = leader.id
         turn = 0
         turnStartSeq = 0
+        clock = TurnClock()
+        skipped = []
+        sittingOut = []
+        controlSeq = 0
+        statistics = TurnStatistics()
     }
 
     /// A session exactly as given, as received from its leader; `validate` checks it.
     public init(
         id: String, code: String, seq: Int64, state: State, players: [Player], current: String?, leader: String,
-        turn: Int64, turnStartSeq: Int64
+        turn: Int64, turnStartSeq: Int64, clock: TurnClock = TurnClock(), skipped: Set<String> = [],
+        sittingOut: Set<String> = [], controlSeq: Int64 = 0, statistics: TurnStatistics = TurnStatistics()
     ) {
         self.id = id
         self.code = code
@@ -100,6 +124,11 @@ public struct TurnSession: Sendable, Equatable {
         self.leader = leader
         self.turn = turn
         self.turnStartSeq = turnStartSeq
+        self.clock = clock
+        self.skipped = skipped
+        self.sittingOut = sittingOut
+        self.controlSeq = controlSeq
+        self.statistics = statistics
     }
 
     /// Checks a received session for consistency.
@@ -111,11 +140,20 @@ public struct TurnSession: Sendable, Equatable {
         guard (0...Self.maximumSeq).contains(turn) else {
             throw .malformed("turn: \(turn) must be from 0 to \(Self.maximumSeq)")
         }
-        guard (0...Self.maximumSeq).contains(turnStartSeq) else {
-            throw .malformed("turn_start_seq: \(turnStartSeq) must be from 0 to \(Self.maximumSeq)")
+        for (field, value) in [
+            ("turn_start_seq", turnStartSeq), ("control_seq", controlSeq), ("clock.used_ms", clock.used),
+            ("clock.timer_base_ms", clock.timerBase),
+        ] where !(0...Self.maximumSeq).contains(value) {
+            throw .malformed("\(field): \(value) must be from 0 to \(Self.maximumSeq)")
         }
+        guard clock.timerBase <= clock.used else { throw .malformed("clock: the timer started after now") }
+        let ids = Set(players.map(\.id))
+        guard skipped.isSubset(of: ids), sittingOut.isSubset(of: ids) else {
+            throw .malformed("skipped, sitting_out: not a player")
+        }
+        try statistics.validate()
         guard players.count <= Self.maximumPlayers else { throw .malformed("more than 8 players") }
-        guard Set(players.map(\.id)).count == players.count else { throw .malformed("players: duplicate id") }
+        guard ids.count == players.count else { throw .malformed("players: duplicate id") }
         guard state == .ended || players.contains(where: { $0.id == leader }) else {
             throw .malformed("leader: not a player")
         }
@@ -171,9 +209,11 @@ public struct TurnSession: Sendable, Equatable {
         guard playerID == leader else { throw .notLeader(name(of: playerID)) }
         guard players.count >= Self.minimumPlayers else { throw .tooFewPlayers(players.count) }
         state = .playing
-        current = players[0].id
+        let first = players.first { !sittingOut.contains($0.id) } ?? players[0]
+        current = first.id
         turn = 1
-        let change = bump(.started, players[0])
+        clock.restart()
+        let change = bump(.started, first)
         turnStartSeq = seq
         return change
     }
@@ -188,6 +228,7 @@ public struct TurnSession: Sendable, Equatable {
         guard let player = player(playerID) else { throw .unknownPlayer(playerID) }
         guard current == playerID else { throw .notYourTurn(player.name, current: currentPlayer?.name ?? "nobody") }
         if let seen, seen < turnStartSeq || seen > seq { throw .stale(seen: seen, current: seq) }
+        statistics.record(player, milliseconds: clock.used)
         passTurn(after: playerID)
         let change = bump(.done, player)
         turnStartSeq = seq
@@ -210,7 +251,9 @@ public struct TurnSession: Sendable, Equatable {
             throw .malformed("order: missing \(missing.joined(separator: ", "))")
         }
         players = ordered
-        return bump(.reordered, leaderPlayer)
+        let change = bump(.reordered, leaderPlayer)
+        controlSeq = seq
+        return change
     }
 
     /// Removes a player. On their turn, the turn passes on; a leader hands leadership to the next
@@ -223,8 +266,10 @@ public struct TurnSession: Sendable, Equatable {
         let leaving = players[index]
         let successor = players.count > 1 ? players[(index + 1) % players.count] : nil
         let hadTurn = current == playerID
-        if hadTurn { passTurn(after: playerID) }
+        if hadTurn { passTurn(after: playerID, leaving: true) }
         players.remove(at: index)
+        skipped.remove(playerID)
+        sittingOut.remove(playerID)
         guard let successor else {
             current = nil
             state = .ended
@@ -243,6 +288,8 @@ public struct TurnSession: Sendable, Equatable {
     public mutating func end(by playerID: String) throws(TurnError) -> Change {
         guard state != .ended else { throw .ended(code) }
         guard playerID == leader else { throw .notLeader(name(of: playerID)) }
+        // The turn in play when the game ends was played: it counts.
+        if state == .playing, let player = currentPlayer { statistics.record(player, milliseconds: clock.used) }
         state = .ended
         current = nil
         return bump(.ended, leaderPlayer)
@@ -293,22 +340,33 @@ public struct TurnSession: Sendable, Equatable {
 
     // MARK: - Helpers
 
-    private mutating func bump(_ kind: Change.Kind, _ player: Player?) -> Change {
+    mutating func bump(_ kind: Change.Kind, _ player: Player?) -> Change {
         seq += 1
         return Change(kind: kind, player: player)
     }
 
-    /// Moves `current` to the player after `playerID` in order (cycling).
-    private mutating func passTurn(after playerID: String) {
+    /// Moves `current` to the next player in order after `playerID` (cycling) who is not sitting
+    /// out, passing over (and clearing) those skipped this round, and starts the new turn's clock.
+    /// When everyone else is skipped or sitting out, the first not sitting out plays; a player
+    /// `leaving` is never chosen.
+    mutating func passTurn(after playerID: String, leaving: Bool = false) {
         guard let index = players.firstIndex(where: { $0.id == playerID }) else {
             current = nil
             return
         }
-        current = players[(index + 1) % players.count].id
+        let order = (1...players.count).map { players[(index + $0) % players.count] }
+            .filter { !(leaving && $0.id == playerID) }
+        var next = order.first { player in
+            guard !sittingOut.contains(player.id) else { return false }
+            return skipped.remove(player.id) == nil
+        }
+        next = next ?? order.first { !sittingOut.contains($0.id) }
+        current = (next ?? order.first)?.id
         turn += 1
+        clock.restart()
     }
 
-    private func name(of playerID: String) -> String { player(playerID)?.name ?? playerID }
+    func name(of playerID: String) -> String { player(playerID)?.name ?? playerID }
 
     static func check(name: String) throws(TurnError) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
