@@ -15,11 +15,15 @@ public struct DesktopNotification: Sendable, Equatable {
     public var timeout: Int32
     /// Buttons: action key and label, in order.
     public var actions: [(key: String, label: String)]
+    /// The sound to play, as the freedesktop `sound-name` hint: a name from the XDG sound naming
+    /// specification (`bell`, `dialog-warning`, `message-new-instant`); `nil` for none.
+    public var sound: String?
 
     public init(
         summary: String, body: String = "", icon: String = "", urgency: Urgency = .normal, category: String? = nil,
-        timeout: Int32 = -1, actions: [(key: String, label: String)] = []
+        timeout: Int32 = -1, actions: [(key: String, label: String)] = [], sound: String? = nil
     ) {
+        self.sound = sound
         self.summary = summary
         self.body = body
         self.icon = icon
@@ -73,7 +77,7 @@ public struct DesktopNotification: Sendable, Equatable {
 
     public static func == (lhs: DesktopNotification, rhs: DesktopNotification) -> Bool {
         lhs.summary == rhs.summary && lhs.body == rhs.body && lhs.icon == rhs.icon && lhs.urgency == rhs.urgency
-            && lhs.category == rhs.category && lhs.timeout == rhs.timeout
+            && lhs.category == rhs.category && lhs.timeout == rhs.timeout && lhs.sound == rhs.sound
             && lhs.actions.map(\.key) == rhs.actions.map(\.key) && lhs.actions.map(\.label) == rhs.actions.map(\.label)
     }
 }
@@ -212,6 +216,9 @@ public final class DesktopNotifications: Sendable {
         notify_notification_set_urgency(handle.pointer, NotifyUrgency(rawValue: UInt32(notification.urgency.rawValue)))
         notify_notification_set_timeout(handle.pointer, notification.timeout)
         if let category = notification.category { notify_notification_set_category(handle.pointer, category) }
+        // A replaced popup keeps its hints: a sound not wanted this time is taken off (a null value removes it).
+        notify_notification_set_hint(
+            handle.pointer, "sound-name", notification.sound.map { g_variant_new_string($0) })
         for action in notification.actions {
             let context = Unmanaged.passRetained(ActionContext(key: key, action: action.key, sink: continuation))
             notify_notification_add_action(

@@ -112,7 +112,7 @@ struct NotificationCatalogTests {
         #expect(leader.notification.urgency == .normal)
         #expect(
             catalog.plan(topic: "t", envelope: try changed("ended", "Ann", device: Self.here, seq: 5))
-                == .close(["turn.J7X-3", "turn.J7X-3.roster", "turn.J7X-3.leader"]))
+                == .close(NotificationCatalog.turnKeys("J7X-3")))
     }
 
     @Test("next class: 'Next: SUBJECT in ROOM at HH:MM · TEACHER', normal and brief, one popup per member")

@@ -236,6 +236,34 @@ struct HouseholdViewTests {
         await fixture.close()
     }
 
+    @Test("game: a timer counts down from the time left; paused says so; at the end, the statistics as a table")
+    func gameTimerAndStatistics() async throws {
+        let fixture = try await WebFixture()
+        let created = try await fixture.turn.request("create", args: ["name": "Ann", "timer_seconds": 90])
+        let code = try #require(created["session"]?["code"]?.stringValue)
+        _ = try await fixture.turn.request("join", args: ["code": .string(code), "name": "Ben"])
+        _ = try await fixture.turn.request("start", args: ["code": .string(code)])
+        try await fixture.withClient { client in
+            let page = try await client.get("/game?code=\(code)")
+            #expect(page.text.contains("data-countdown-ms=\"8"), "\(page.text)")  // 89,9xx ms
+            #expect(page.text.contains(">1:30</time> left of 1:30"), "\(page.text)")
+            _ = try await fixture.turn.request("pause", args: ["code": .string(code)])
+            #expect(try await Polling.eventually { try await client.get("/game?code=\(code)").text.contains("Paused") })
+            let paused = try await client.get("/game?code=\(code)")
+            #expect(!paused.text.contains("data-countdown-ms"), "a paused timer does not count down")
+            _ = try await fixture.turn.request("resume", args: ["code": .string(code)])
+            _ = try await fixture.turn.request("done", args: ["code": .string(code), "player": "Ann"])
+            _ = try await fixture.turn.request("end", args: ["code": .string(code)])
+            #expect(
+                try await Polling.eventually { try await client.get("/game?code=\(code)").text.contains("Game over") })
+            let over = try await client.get("/game?code=\(code)").text
+            #expect(over.contains("<h2 id=\"game-statistics-title\">2 turns in"), "\(over)")
+            #expect(over.contains("<tr><th scope=\"row\">Ann</th><td>1</td>"), "\(over)")
+            #expect(over.contains("<tr><th scope=\"row\">Ben</th><td>1</td>"), "\(over)")
+        }
+        await fixture.close()
+    }
+
     @Test("people: what's next with Done, Snooze and Reschedule (a free slot; a bad time named); devices listed")
     func peopleAndDevices() async throws {
         let fixture = try await WebFixture()

@@ -70,6 +70,8 @@ struct Notify: AsyncParsableCommand {
         @Option(help: "Quiet hours as HH:MM-HH:MM, or \"off\".") var quietHours: String?
         @Option(help: "Whether \"Your turn\" may pop up during quiet hours: true or false.")
         var criticalBreaksQuietHours: Bool?
+        @Option(help: "Whether popups play their sound (never during quiet hours): true or false.")
+        var sounds: Bool?
 
         func validate() throws {
             if let both = on.first(where: off.contains) {
@@ -80,7 +82,8 @@ struct Notify: AsyncParsableCommand {
         func run() async throws {
             let configuration = try options.loadConfiguration()
             var settings = configuration.notify
-            let changing = !on.isEmpty || !off.isEmpty || quietHours != nil || criticalBreaksQuietHours != nil
+            let changing =
+                !on.isEmpty || !off.isEmpty || quietHours != nil || criticalBreaksQuietHours != nil || sounds != nil
             func category(_ name: String, _ option: String) throws -> NotifySettings.Category {
                 guard let category = NotifySettings.Category(rawValue: name) else {
                     let names = NotifySettings.Category.allCases.map(\.rawValue).joined(separator: ", ")
@@ -100,6 +103,7 @@ struct Notify: AsyncParsableCommand {
                 }
             }
             if let criticalBreaksQuietHours { settings.criticalBreaksQuietHours = criticalBreaksQuietHours }
+            if let sounds { settings.sounds = sounds }
 
             var applied: Bool?
             if changing {
@@ -125,6 +129,7 @@ struct Notify: AsyncParsableCommand {
             }
             Output.line("quiet hours: \(settings.quietHours?.description ?? "off")")
             Output.line("critical breaks quiet hours: \(settings.criticalBreaksQuietHours ? "yes" : "no")")
+            Output.line("sounds: \(settings.sounds ? "on (never during quiet hours)" : "off")")
             if applied == false {
                 Output.line(
                     "(saved to \(configuration.configFile); hearth-notifier is not running and reads it when it starts)"

@@ -12,19 +12,51 @@ struct Turn: AsyncParsableCommand {
         abstract: "Board-game turns: whose turn it is, on every player's device.",
         subcommands: [
             Create.self, Sessions.self, Join.self, Start.self, Done.self, Order.self, Leave.self, Status.self,
-            End.self, Watch.self,
+            End.self, Watch.self, Timer.self, Pause.self, Resume.self, Skip.self, Back.self, Reverse.self,
         ])
 
-    /// Prints a session: code, state, players in order with the current one marked.
-    static func describe(_ session: TurnSession) -> String {
-        let header = "\(session.code)  \(session.state.rawValue)  seq \(session.seq)  turn \(session.turn)"
-        return ([header] + playerLines(session)).joined(separator: "\n")
+    /// Prints a session: code, state, the clock, players in order with the current one marked,
+    /// and once it is over, its statistics.
+    static func describe(_ session: TurnSession, clock: TurnClockReading? = nil) -> String {
+        var header = "\(session.code)  \(session.state.rawValue)  seq \(session.seq)  turn \(session.turn)"
+        if let line = clockLine(session, clock) { header += "  ·  " + line }
+        var lines = [header] + playerLines(session)
+        if session.state == .ended { lines += statisticsLines(session.statistics) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// "paused", "0:42 left of 1:30", "time's up", "timer 1:30 (passes)"; `nil` with nothing to say.
+    static func clockLine(_ session: TurnSession, _ reading: TurnClockReading?) -> String? {
+        var parts: [String] = []
+        let clock = session.clock
+        if session.state == .playing, let timer = clock.timer {
+            let left = reading?.left ?? clock.left ?? timer.limit
+            parts.append(
+                left > 0
+                    ? "\(TurnClock.text(milliseconds: left)) left of \(TurnClock.text(milliseconds: timer.limit))"
+                    : "time's up")
+        } else if let timer = clock.timer, session.state == .open {
+            parts.append("timer \(TurnClock.text(milliseconds: timer.limit))")
+        }
+        if clock.timer?.passes == true && session.state != .ended { parts.append("passes when up") }
+        if clock.paused && session.state == .playing { parts.append("PAUSED") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    /// "Game over: Bob took longest: 1 min 30 s", then a line per player.
+    static func statisticsLines(_ statistics: TurnStatistics) -> [String] {
+        guard !statistics.tallies.isEmpty else { return [] }
+        let total = "\(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))"
+        return ["", "  \(total)" + (statistics.longestLine.map { "; \($0)" } ?? "")]
+            + statistics.lines.map { "    " + $0 }
     }
 
     /// Prints a session a service replied with, or what the reply says when it is not one (an
     /// ended game's short record).
     static func describe(_ reply: JSONValue) -> String {
-        if let session = try? reply.decode(TurnSession.self) { return describe(session) }
+        if let session = try? reply.decode(TurnSession.self) {
+            return describe(session, clock: try? reply.decode(TurnClockReading.Carrier.self).clockNow)
+        }
         guard let glimpse = try? reply.decode(SessionGlimpse.self) else { return "?" }
         var lines = ["\(glimpse.code)  \(glimpse.state)"]
         if let heard = glimpse.heard {
@@ -41,7 +73,10 @@ struct Turn: AsyncParsableCommand {
             let marker = player.id == session.current ? "▶" : " "
             let lead = player.id == session.leader ? "  (leader)" : ""
             let away = player.present ? "" : "  (away)"
-            return "  \(marker) \(player.name)\(lead)\(away)"
+            let out =
+                session.sittingOut.contains(player.id)
+                ? "  (sitting out)" : session.skipped.contains(player.id) ? "  (skipped this round)" : ""
+            return "  \(marker) \(player.name)\(lead)\(away)\(out)"
         }
     }
 
@@ -49,9 +84,24 @@ struct Turn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a session with you as its leader.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Your name in the game.") var name: String
+        @Option(help: "A turn timer: how long each turn may take (90s, 2m, 1m30s).") var timer: String?
+        @Flag(help: "With --timer: the turn passes by itself when the time is up.") var timerPass = false
+
+        func validate() throws {
+            if timerPass && timer == nil { throw ValidationError("--timer-pass needs --timer") }
+        }
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .turn, "create", ["name": .string(name)])
+            var arguments: [String: JSONValue] = ["name": .string(name)]
+            if let timer {
+                do {
+                    arguments["timer_seconds"] = .int(try TurnTimer.seconds(parsing: timer))
+                } catch {
+                    throw ValidationError("--timer: \(error.description)")
+                }
+                arguments["timer_pass"] = .bool(timerPass)
+            }
+            let reply = try await ServiceCall.run(options, .turn, "create", arguments)
             if options.json { return Output.json(reply) }
             let code = try reply.decode(SessionJoined.self).session.code
             Output.line("session \(code) created; others join with: hearth turn join \(code) --name NAME")
@@ -170,9 +220,13 @@ struct Turn: AsyncParsableCommand {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "A live full-screen view: YOUR TURN, or who is playing (Ctrl-C to stop).",
-            discussion: "With --json, one line per state instead of a screen.")
+            discussion: """
+                With a turn timer, the time left counts down; at the end of the game, its \
+                statistics. With --json, one line per state instead of a screen.
+                """)
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.") var code: String
+        @Flag(help: "Ring the terminal bell when it becomes your turn.") var bell = false
 
         func run() async throws {
             let configuration = try options.loadConfiguration()
@@ -188,21 +242,26 @@ struct Turn: AsyncParsableCommand {
             await bus.close()
             // Snapshot first (subscribed already, so nothing falls between), then updates; an
             // update older than what is shown is ignored.
-            let snapshot = try await ServiceCall.run(options, .turn, "status", ["code": .string(code)])
-                .decode(TurnSession.self)
+            let reply = try await ServiceCall.run(options, .turn, "status", ["code": .string(code)])
+            let snapshot = try reply.decode(TurnSession.self)
             let code = snapshot.code
-            let screen = WatchScreen(device: device, json: options.json, zone: configuration.household.timeZone)
-            screen.show(snapshot)
+            let screen = WatchScreen(
+                device: device, json: options.json, zone: configuration.household.timeZone, bell: bell)
+            screen.show(snapshot, clock: try reply.decode(TurnClockReading.Carrier.self).clockNow)
             let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await message in subscriber {
                         guard case .event(let topic, let envelope) = message, topic == "turn.\(code).changed",
-                            let session = try? envelope.data.decode(TurnChangedEvent.self).session
+                            let event = try? envelope.data.decode(TurnChangedEvent.self)
                         else { continue }
-                        screen.show(session)
-                        if session.state == .ended { return }
+                        screen.show(event.session, clock: event.clockNow)
+                        if event.session.state == .ended { return }
                     }
+                }
+                // The countdown: a display refresh once a second while a timer runs, not synchronisation.
+                if !options.json {
+                    group.addTask { while (try? await Task.sleep(for: .seconds(1))) != nil { screen.refresh() } }
                 }
                 group.addTask { for await _ in signals { break } }
                 group.addTask { await Self.checkLiveness(options, code: code, screen: screen) }
@@ -225,8 +284,10 @@ struct Turn: AsyncParsableCommand {
             // A liveness timer, not synchronisation: nothing is published when a service dies.
             while (try? await Task.sleep(for: .seconds(2))) != nil {
                 do {
-                    let session = try await client.request("status", args: ["code": .string(code)])
-                    screen.answered(try session.decode(TurnSession.self))
+                    let reply = try await client.request("status", args: ["code": .string(code)])
+                    screen.answered(
+                        try reply.decode(TurnSession.self),
+                        clock: try reply.decode(TurnClockReading.Carrier.self).clockNow)
                 } catch CommandClientError.refused(let error) {
                     screen.markStale("hearth-turn no longer has game \(code): \(error.message)")
                 } catch {
@@ -237,105 +298,4 @@ struct Turn: AsyncParsableCommand {
             await context.terminate()
         }
     }
-}
-
-/// The watch view: redraws the terminal with a large line a player can read across a table.
-final class WatchScreen: Sendable {
-    private let device: String
-    private let json: Bool
-    /// The household's time zone: "out of date since" is on its wall clock.
-    private let zone: TimeZone
-    private let shown = Atomic<Int64>(0)
-    /// Why the view may be out of date, and since when; `nil` while the turn service answers.
-    private let stale = Mutex<(reason: String, since: Date)?>(nil)
-    private let last = Mutex<TurnSession?>(nil)
-
-    init(device: String, json: Bool, zone: TimeZone = .current) {
-        self.device = device
-        self.json = json
-        self.zone = zone
-        if !json { Output.write("\u{1B}[?25l") }  // hide the cursor
-    }
-
-    /// The turn service answered: the view is current again (redrawn if it was marked stale).
-    func answered(_ session: TurnSession) {
-        let wasStale = stale.withLock { state in
-            defer { state = nil }
-            return state != nil
-        }
-        if wasStale {
-            if json { Output.json(["stale": false]) }
-            draw(session)
-        } else {
-            show(session)
-        }
-    }
-
-    /// The turn service stopped answering (or lost the game): say so on the screen.
-    func markStale(_ reason: String) {
-        let first = stale.withLock { state -> Bool in
-            guard state == nil else { return false }
-            state = (reason, Date())
-            return true
-        }
-        guard first else { return }
-        if json {
-            Output.json(["stale": true, "reason": .string(reason)])
-        } else if let session = last.withLock({ $0 }) {
-            draw(session)
-        }
-    }
-
-    func show(_ session: TurnSession) {
-        guard session.seq > shown.load(ordering: .relaxed) else { return }
-        draw(session)
-    }
-
-    private func draw(_ session: TurnSession) {
-        shown.store(max(session.seq, shown.load(ordering: .relaxed)), ordering: .relaxed)
-        last.withLock { $0 = session }
-        let current = session.currentPlayer
-        let mine = current?.device == device
-        let name = current?.name ?? ""
-        let headline: String
-        switch session.state {
-        case .open: headline = "Waiting to start"
-        case .ended: headline = "Game over"
-        case .playing: headline = mine ? "YOUR TURN, \(name)" : "\(current?.name ?? "Nobody") is playing"
-        }
-        if json {
-            let encoded = (try? JSONValue(encoding: session)) ?? .null
-            Output.json(["seq": .int(session.seq), "headline": .string(headline), "session": encoded])
-            return
-        }
-        // The big line: block capitals when the terminal is wide enough ("YOUR TURN" / the name),
-        // with the rest of the sentence in bold underneath; plain bold otherwise.
-        let (big, small): (String, String) =
-            switch session.state {
-            case .playing: mine ? ("Your turn", name) : (name, "is playing")
-            default: (headline, "")
-            }
-        let style = "\u{1B}[1m" + (mine ? "\u{1B}[32m" : "")
-        var lines = ["\u{1B}[2J\u{1B}[H", ""]
-        if let rows = BlockLetters.render(big, width: BlockLetters.terminalWidth - 4) {
-            lines += rows.map { "  " + style + $0 + "\u{1B}[0m" }
-            if !small.isEmpty { lines += ["", "  " + style + small + "\u{1B}[0m"] }
-        } else {
-            lines.append("  " + style + headline + "\u{1B}[0m")
-        }
-        lines.append("")
-        lines.append("  Game \(session.code)  ·  turn \(session.turn)")
-        lines.append("")
-        lines += Turn.playerLines(session).map { " " + $0 }
-        if let (reason, since) = stale.withLock({ $0 }) {
-            let time = Dates.timeOfDay(since, zone, milliseconds: false)
-            lines += ["", "  \u{1B}[1;33m⚠ Out of date since \(time): \(reason)\u{1B}[0m"]
-        }
-        Output.write(lines.joined(separator: "\n") + "\n")
-    }
-
-    func finish() {
-        if !json { Output.write("\u{1B}[?25h\n") }
-    }
-
 }

@@ -8,7 +8,7 @@ import HearthNotify
 struct Popup: Equatable, Sendable {
     let key: String
     let category: NotifySettings.Category
-    let notification: DesktopNotification
+    var notification: DesktopNotification
     /// What each action key does when pressed.
     let buttons: [String: Button]
 }
@@ -18,6 +18,8 @@ enum NotificationPlan: Equatable {
     case show(Popup)
     /// Close these keys' popups: what they showed has changed or is over.
     case close([String])
+    /// Each of these, in order (a game's popups closed, then its statistics shown).
+    case all([NotificationPlan])
     case ignore
 }
 
@@ -35,7 +37,7 @@ struct Button: Equatable, Sendable {
 /// | type | data | shows |
 /// |---|---|---|
 /// | `turn.your-turn` | `YourTurnEvent`: `code`, `seq`, `turn`, `player {id, name, device}` | "Your turn, NAME" (critical, **Done**) on the player's device, "NAME is playing" (low) elsewhere; one popup per game |
-/// | `turn.changed` | `TurnChangedEvent`: `session` (a whole `TurnSession`), `change {kind, player}` | joined / left (low), "You are the leader now"; `ended` closes the game's popups |
+/// | `turn.changed` | `TurnChangedEvent`: `session` (a whole `TurnSession`), `change {kind, player}`, `clock_now` | joined / left / skipped / reversed / timer (low), "You are the leader now"; the warning ("10 seconds left, Ann", from the clock's stage) and "Time's up, Ann"; "Game paused" (**Resume** at the leader's); "You are sitting out" (**I'm back**); `ended` closes the game's popups and shows its statistics |
 /// | `reminder.due` | `reminder {id, title, due, detail?, snooze_options?, reschedule?}` | title and time, **Done**, **Snooze** (one button per `snooze_options` minutes: "+1 hour", "+1 day", "+3 days"), **Reschedule** when offered (`true`: asks for slots) |
 /// | `reminder.slots` | `reminder {id, title}`, `slots` (instants) | "Reschedule: TITLE", one button per slot ("Tue 18:00"), replacing the reminder |
 /// | `reminder.snoozed` | `reminder {id, title}`, `until`, `moved?` | "Snoozed until 18:30" ("Moved to Tue 18:30" when `moved`), replacing the reminder |
@@ -65,7 +67,10 @@ struct NotificationCatalog {
     let device: String
     /// The time zone clock times are shown in.
     var timeZone: TimeZone = .current
-    private var newestTurn: [String: Int64] = [:]
+    var newestTurn: [String: Int64] = [:]
+    /// Per game, the `turn_start_seq` of the turn whose warning, and whose time's up, was shown:
+    /// each once a turn, however many states of it arrive.
+    var timerShown: [String: (warned: Int64?, up: Int64?)] = [:]
 
     init(device: String, timeZone: TimeZone = .current) {
         self.device = device
@@ -136,71 +141,10 @@ struct NotificationCatalog {
     }
 
     /// Whether a turn event is at least as new as the newest seen for its game.
-    private mutating func accept(code: String, seq: Int64) -> Bool {
+    mutating func accept(code: String, seq: Int64) -> Bool {
         if let newest = newestTurn[code], seq < newest { return false }
         newestTurn[code] = seq
         return true
-    }
-
-    // MARK: - Turns
-
-    /// "Your turn, NAME" with Done to the player's device; a quiet "NAME is playing" elsewhere.
-    /// Both under the game's key, so a game never piles up popups.
-    private func yourTurn(_ event: YourTurnEvent) -> NotificationPlan {
-        let (code, player) = (event.code, event.player)
-        let body = "Game \(code) · turn \(event.turn)"
-        guard player.device == device else {
-            return .show(
-                Popup(
-                    key: "turn.\(code)", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "\(player.name) is playing", body: body, icon: "applications-games", urgency: .low,
-                        category: "hearth.turn", timeout: 5_000),
-                    buttons: [:]))
-        }
-        return .show(
-            Popup(
-                key: "turn.\(code)", category: .turns,
-                notification: DesktopNotification(
-                    summary: "Your turn, \(player.name)", body: body, icon: "applications-games", urgency: .critical,
-                    category: "hearth.turn", timeout: 0, actions: [(key: "done", label: "Done")]),
-                buttons: [
-                    // The same command the CLI's `hearth turn done` sends.
-                    "done": Button(
-                        service: .turn, command: "done",
-                        arguments: ["code": .string(code), "player": .string(player.id), "seq": .int(event.seq)])
-                ]))
-    }
-
-    private func turnChanged(_ event: TurnChangedEvent) -> NotificationPlan {
-        let code = event.session.code
-        let player = event.change?.player
-        let name = player?.name ?? "A player"
-        let players = event.session.players.count
-        func notice(_ key: String, _ summary: String, urgency: DesktopNotification.Urgency = .low) -> NotificationPlan {
-            .show(
-                Popup(
-                    key: key, category: .turns,
-                    notification: DesktopNotification(
-                        summary: summary, body: "Game \(code) · \(players) player\(players == 1 ? "" : "s")",
-                        icon: "applications-games", urgency: urgency, category: "hearth.turn", timeout: 5_000),
-                    buttons: [:]))
-        }
-        let here = player?.device == device
-        switch event.change?.kind {
-        case .joined where !here:
-            return notice("turn.\(code).roster", "\(name) joined the game")
-        case .left where !here:
-            return notice("turn.\(code).roster", "\(name) left the game")
-        case .leader where here:
-            return notice("turn.\(code).leader", "You are the leader now", urgency: .normal)
-        case .leader:
-            return notice("turn.\(code).leader", "\(name) leads the game now")
-        case .ended:
-            return .close(["turn.\(code)", "turn.\(code).roster", "turn.\(code).leader"])
-        default:
-            return .ignore
-        }
     }
 
     // MARK: - Reminders and snoozes
@@ -238,7 +182,7 @@ struct NotificationCatalog {
                 key: "reminder.\(id)", category: .reminders,
                 notification: DesktopNotification(
                     summary: title, body: body.joined(separator: " · "), icon: "appointment-soon", urgency: .normal,
-                    category: "hearth.reminder", timeout: 0, actions: actions),
+                    category: "hearth.reminder", timeout: 0, actions: actions, sound: "message-new-instant"),
                 buttons: buttons))
     }
 

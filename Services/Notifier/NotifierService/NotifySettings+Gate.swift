@@ -27,3 +27,19 @@ extension NotifySettings {
         return .drop(reason: "quiet hours \(quiet)")
     }
 }
+
+extension NotifySettings {
+    /// `notification` as it may sound at `date`: without its sound when sounds are off or
+    /// during quiet hours (a popup that breaks them still shows, silently).
+    func audible(
+        _ notification: DesktopNotification, at date: Date, calendar: Calendar = .current
+    )
+        -> DesktopNotification
+    {
+        guard notification.sound != nil else { return notification }
+        guard !sounds || quietHours?.contains(date, calendar: calendar) == true else { return notification }
+        var quiet = notification
+        quiet.sound = nil
+        return quiet
+    }
+}

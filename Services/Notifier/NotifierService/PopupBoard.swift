@@ -130,10 +130,13 @@ actor PopupBoard {
         switch plan {
         case .ignore:
             return
+        case .all(let plans):
+            for plan in plans { follow(plan, envelope) }
         case .close(let keys):
             for key in keys { close(key) }
-        case .show(let popup):
+        case .show(var popup):
             let key = popup.key
+            popup.notification = settings.audible(popup.notification, at: now())
             let item = Pending(notification: popup.notification, envelope: envelope)
             switch settings.gate(popup.category, popup.notification, at: now()) {
             case .show:

@@ -5,6 +5,7 @@
 ///     reminders = false
 ///     quiet_hours = "22:00-07:00"
 ///     critical_breaks_quiet_hours = true
+///     sounds = false
 public struct NotifySettings: Sendable, Equatable {
     /// The kinds of notification a person can turn off.
     public enum Category: String, Sendable, CaseIterable, Comparable {
@@ -22,6 +23,10 @@ public struct NotifySettings: Sendable, Equatable {
     /// Whether a critical notice ("Your turn") may pop up during quiet hours. Off by default: the
     /// person must allow it.
     public var criticalBreaksQuietHours = false
+    /// Whether popups carry their sound (the freedesktop `sound-name` hint: `bell` for "Your
+    /// turn", `dialog-warning` for a turn's time running out, `message-new-instant` for
+    /// reminders). On by default; never during quiet hours.
+    public var sounds = true
 
     public init() {}
 }

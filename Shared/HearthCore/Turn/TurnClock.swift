@@ -17,6 +17,43 @@ public struct TurnTimer: Codable, Sendable, Equatable {
         (self.limit, self.passes) = (limit, passes)
     }
 
+    /// Seconds from a limit as a person writes it: `90s`, `2m`, `1m30s`, `1h`, `90` (seconds),
+    /// `1:30` (minutes and seconds).
+    /// - Throws: `TurnError.invalidTimer` naming the forms, or the range when it is outside 5 s to 24 h.
+    public static func seconds(parsing text: String) throws(TurnError) -> Int64 {
+        let plain = text.lowercased().filter { !$0.isWhitespace }
+        let invalid = TurnError.invalidTimer("must be a time such as 90s, 2m, 1m30s or 1:30, not '\(text)'")
+        var total: Int64 = 0
+        if plain.contains(":") {
+            let parts = plain.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let minutes = Int64(parts[0]), let seconds = Int64(parts[1]),
+                parts[1].count == 2, seconds < 60, parts[0].count <= 4
+            else { throw invalid }
+            total = minutes * 60 + seconds
+        } else {
+            var number = ""
+            for character in plain {
+                if character.isASCII && character.isNumber {
+                    number.append(character)
+                    continue
+                }
+                let unit: Int64? = ["h": 3_600, "m": 60, "s": 1][character]
+                guard let unit, let value = Int64(number), number.count <= 6 else { throw invalid }
+                total += value * unit
+                number = ""
+            }
+            if !number.isEmpty {
+                guard let value = Int64(number), number.count <= 6, total == 0 else { throw invalid }
+                total = value
+            }
+            guard !plain.isEmpty else { throw invalid }
+        }
+        guard limits.contains(total * 1_000) else {
+            throw .invalidTimer("must be from 5 s to 24 h, not \(TurnClock.text(milliseconds: total * 1_000))")
+        }
+        return total
+    }
+
     /// The time left at which the warning goes out: 10 s, or a fifth of the limit when that is
     /// less (whichever comes later in the turn), so a 30 s timer warns at 6 s, not a third in.
     public var warnAt: Int64 { min(10_000, limit / 5) }

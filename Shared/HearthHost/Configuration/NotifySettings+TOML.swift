@@ -34,6 +34,11 @@ extension NotifySettings {
                     throw ConfigurationError(origin: "hearth.toml", key: fullKey, rule: "must be true or false")
                 }
                 settings.criticalBreaksQuietHours = on
+            case "sounds":
+                guard let on = value.bool else {
+                    throw ConfigurationError(origin: "hearth.toml", key: fullKey, rule: "must be true or false")
+                }
+                settings.sounds = on
             default:
                 throw ConfigurationError(origin: "hearth.toml", key: fullKey, rule: "is not a Hearth setting")
             }
@@ -47,6 +52,7 @@ extension NotifySettings {
         for category in Category.allCases { lines.append("\(category.rawValue) = \(enabled.contains(category))") }
         lines.append("quiet_hours = \"\(quietHours?.description ?? "")\"")
         lines.append("critical_breaks_quiet_hours = \(criticalBreaksQuietHours)")
+        lines.append("sounds = \(sounds)")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -116,14 +122,15 @@ extension NotifySettings {
 }
 
 extension NotifySettings {
-    /// `{"categories": {"turns": true, …}, "quiet_hours": "22:00-07:00" | null, "critical_breaks_quiet_hours": false}`
+    /// `{"categories": {"turns": true, …}, "quiet_hours": "22:00-07:00" | null, "critical_breaks_quiet_hours": false,
+    /// "sounds": true}`
     public var json: JSONValue {
         var categories: [String: JSONValue] = [:]
         for category in Category.allCases { categories[category.rawValue] = .bool(enabled.contains(category)) }
         return [
             "categories": .object(categories),
             "quiet_hours": quietHours.map { .string($0.description) } ?? .null,
-            "critical_breaks_quiet_hours": .bool(criticalBreaksQuietHours),
+            "critical_breaks_quiet_hours": .bool(criticalBreaksQuietHours), "sounds": .bool(sounds),
         ]
     }
 }

@@ -112,6 +112,20 @@
     }
   });
 
+  // A game's turn timer counts down between the server's updates (each state brings a fresh
+  // figure): the time left as it was read, less the time since the view was drawn.
+  let drawn = Date.now();
+  const observer = new MutationObserver(function () { drawn = Date.now(); });
+  observer.observe(main, { childList: true });
+  function pad(value) { return value < 10 ? "0" + value : String(value); }
+  setInterval(function () {
+    for (const time of main.querySelectorAll("[data-countdown-ms]")) {
+      const left = Math.max(0, Number(time.getAttribute("data-countdown-ms")) - (Date.now() - drawn));
+      const seconds = Math.ceil(left / 1000);
+      time.textContent = Math.floor(seconds / 60) + ":" + pad(seconds % 60);
+    }
+  }, 1000);
+
   colour();
   connect();
 })();

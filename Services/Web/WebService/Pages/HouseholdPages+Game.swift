@@ -28,15 +28,44 @@ extension HouseholdPages {
         let playing = session.players.first { $0.id == session.current }
         let state = session.state.rawValue
         let mine = session.state == .playing && playing?.device == device
+        let clock = try reply.decode(TurnClockReading.Carrier.self).clockNow
+        let statistics = session.statistics
         return [
             "code": session.code, "state": state, "seq": Int(session.seq), "open": state == "open",
             "ended": state == "ended", "playing": state == "playing", "mine": mine,
             "current_name": playing?.name ?? false, "current_id": session.current ?? "",
             "leader_name": session.leaderPlayer?.name ?? false, "path": path,
+            "paused": session.state == .playing && session.clock.paused,
+            // The time left, counted down by the page's script from `left_ms` (and shown as it
+            // was read without script); the limit for the words around it.
+            "timer": (session.state == .playing ? clock?.left ?? session.clock.left : nil).map { left in
+                [
+                    "left_ms": Int(max(0, left)), "left": TurnClock.text(milliseconds: left),
+                    "limit": TurnClock.text(milliseconds: session.clock.timer?.limit ?? 0), "up": left <= 0,
+                    "running": !session.clock.paused,
+                ] as [String: Any]
+            } ?? false,
+            "statistics": statistics.tallies.isEmpty
+                ? false
+                : [
+                    "summary": "\(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
+                    "longest": statistics.longestLine ?? "",
+                    "players": statistics.tallies.map { tally -> [String: Any] in
+                        func time(_ milliseconds: Int64) -> String {
+                            TurnClock.text(milliseconds: milliseconds, roundingUp: false)
+                        }
+                        return [
+                            "name": tally.name, "turns": Int(tally.turns), "average": time(tally.average),
+                            "longest": time(tally.longest), "total": time(tally.total),
+                        ]
+                    },
+                ] as Any,
             "players": try session.players.map { player -> [String: Any] in
                 var values = try JSONValue(encoding: player).mustacheObject
                 values["current"] = player.id == session.current
                 values["here"] = player.device == device
+                values["sitting_out"] = session.sittingOut.contains(player.id)
+                values["skipped"] = session.skipped.contains(player.id)
                 return values
             },
         ]

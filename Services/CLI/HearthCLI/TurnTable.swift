@@ -1,0 +1,113 @@
+import ArgumentParser
+import HearthBus
+import HearthCore
+
+/// `hearth turn timer|pause|resume|skip|back|reverse`: the table's rules beyond Done.
+extension Turn {
+    /// `--seq N`: act only if the game is still as it was at seq N (a script's guard, as a popup's
+    /// button carries one); a later skip, reverse, timer, pause or turn makes it stale.
+    struct SeqOption: ParsableArguments {
+        @Option(help: "Act only if the game is still at this seq (from `turn status`); else refused as stale.")
+        var seq: Int64?
+
+        var arguments: [String: JSONValue] { seq.map { ["seq": .int($0)] } ?? [:] }
+    }
+
+    struct Timer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the turn timer (the leader): 90s, 2m, 1m30s, or off.",
+            discussion: """
+                Each turn may take this long; the current turn's timer starts now. A warning pops \
+                up at 10 s left (or a fifth of the time, when less), then "Time's up" for everyone; \
+                with --pass the turn passes by itself. The timer runs on the leader's device.
+                """)
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Argument(help: "How long a turn may take (90s, 2m, 1m30s, 1:30), or off.") var limit: String
+        @Flag(help: "Pass the turn when the time is up.") var pass = false
+        @OptionGroup var seq: SeqOption
+
+        func run() async throws {
+            var arguments = seq.arguments
+            if limit.lowercased() != "off" {
+                do {
+                    arguments["seconds"] = .int(try TurnTimer.seconds(parsing: limit))
+                } catch {
+                    throw ValidationError("timer: \(error.description)")
+                }
+                arguments["pass"] = .bool(pass)
+            }
+            try await Turn.simple(options, "timer", code, arguments)
+        }
+    }
+
+    struct Pause: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pause the game (the leader): the timer and the turn's time stop.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @OptionGroup var seq: SeqOption
+
+        func run() async throws { try await Turn.simple(options, "pause", code, seq.arguments) }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Resume a paused game (the leader).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @OptionGroup var seq: SeqOption
+
+        func run() async throws { try await Turn.simple(options, "resume", code, seq.arguments) }
+    }
+
+    struct Skip: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pass over a player this round (the leader); default the current player.",
+            discussion: """
+                With --until-back the player sits out every round until they are back \
+                (`hearth turn back CODE` at their device, or the leader's). Skipping the current \
+                player passes the turn on; that turn does not count in the statistics.
+                """)
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The player to skip (name); default the current player.") var player: String?
+        @Flag(help: "Sit the player out until they are back.") var untilBack = false
+        @OptionGroup var seq: SeqOption
+
+        func run() async throws {
+            var arguments = seq.arguments
+            if let player { arguments["player"] = .string(player) }
+            if untilBack { arguments["until_back"] = true }
+            try await Turn.simple(options, "skip", code, arguments)
+        }
+    }
+
+    struct Back: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A player sitting out is back: the turn reaches them again.",
+            discussion: "Without --player: the player at this device who sits out (the leader may name anyone).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Option(name: [.customLong("player"), .customLong("name")], help: "The player (name).") var player: String?
+
+        func run() async throws {
+            try await Turn.simple(options, "back", code, player.map { ["player": .string($0)] } ?? [:])
+        }
+    }
+
+    struct Reverse: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reverse the order from the current player on (Uno): the leader or the current player.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The session code.") var code: String
+        @Option(name: [.customLong("player"), .customLong("name")], help: "Who plays it, when several sit here.")
+        var player: String?
+        @OptionGroup var seq: SeqOption
+
+        func run() async throws {
+            var arguments = seq.arguments
+            if let player { arguments["player"] = .string(player) }
+            try await Turn.simple(options, "reverse", code, arguments)
+        }
+    }
+}

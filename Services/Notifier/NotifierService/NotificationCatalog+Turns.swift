@@ -1,0 +1,220 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthHost
+import HearthNotify
+
+/// The popups of board games: whose turn it is, the timer, pause, sitting out and the end.
+///
+/// Every game's popups live under keys made from its code (`turn.CODE`, `.roster`, `.leader`,
+/// `.timer`, `.paused`, `.out`); the end closes them all. The statistics shown at the end go
+/// under `turn.over`, a key without the code: the notifier's record of popups on screen
+/// (`PopupRecord`) keeps keys, and nothing of a game may stay on disk after it ends.
+extension NotificationCatalog {
+    /// Every key a game's popups use.
+    static func turnKeys(_ code: String) -> [String] {
+        [
+            "turn.\(code)", "turn.\(code).roster", "turn.\(code).leader", "turn.\(code).timer", "turn.\(code).paused",
+            "turn.\(code).out",
+        ]
+    }
+
+    /// "Your turn, NAME" with Done to the player's device (with the `bell` sound); a quiet
+    /// "NAME is playing" elsewhere. Both under the game's key, so a game never piles up popups.
+    func yourTurn(_ event: YourTurnEvent) -> NotificationPlan {
+        let (code, player) = (event.code, event.player)
+        var body = "Game \(code) · turn \(event.turn)"
+        if let left = event.timerLeft { body += " · \(TurnClock.text(milliseconds: left)) to play" }
+        guard player.device == device else {
+            return .show(
+                Popup(
+                    key: "turn.\(code)", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "\(player.name) is playing", body: body, icon: "applications-games", urgency: .low,
+                        category: "hearth.turn", timeout: 5_000),
+                    buttons: [:]))
+        }
+        return .show(
+            Popup(
+                key: "turn.\(code)", category: .turns,
+                notification: DesktopNotification(
+                    summary: "Your turn, \(player.name)", body: body, icon: "applications-games", urgency: .critical,
+                    category: "hearth.turn", timeout: 0, actions: [(key: "done", label: "Done")], sound: "bell"),
+                buttons: ["done": doneButton(code, player.id, event.seq)]))
+    }
+
+    /// The same command the CLI's `hearth turn done` sends, for the state the popup shows.
+    private func doneButton(_ code: String, _ player: String, _ seq: Int64) -> Button {
+        Button(
+            service: .turn, command: "done",
+            arguments: ["code": .string(code), "player": .string(player), "seq": .int(seq)])
+    }
+
+    mutating func turnChanged(_ event: TurnChangedEvent) -> NotificationPlan {
+        let session = event.session
+        let code = session.code
+        if event.change?.kind == .ended || session.state == .ended {
+            timerShown.removeValue(forKey: code)
+            let over = gameOver(session)
+            return over == .ignore ? .close(Self.turnKeys(code)) : .all([.close(Self.turnKeys(code)), over])
+        }
+        if let timer = timerPopup(event) { return timer }
+        let player = event.change?.player
+        let name = player?.name ?? "A player"
+        let players = session.players.count
+        func notice(_ key: String, _ summary: String, urgency: DesktopNotification.Urgency = .low) -> NotificationPlan {
+            .show(
+                Popup(
+                    key: key, category: .turns,
+                    notification: DesktopNotification(
+                        summary: summary, body: "Game \(code) · \(players) player\(players == 1 ? "" : "s")",
+                        icon: "applications-games", urgency: urgency, category: "hearth.turn", timeout: 5_000),
+                    buttons: [:]))
+        }
+        let here = player?.device == device
+        let leaderHere = session.leaderPlayer?.device == device
+        switch event.change?.kind {
+        case .joined where !here:
+            return notice("turn.\(code).roster", "\(name) joined the game")
+        case .left where !here:
+            return notice("turn.\(code).roster", "\(name) left the game")
+        case .leader where here:
+            return notice("turn.\(code).leader", "You are the leader now", urgency: .normal)
+        case .leader:
+            return notice("turn.\(code).leader", "\(name) leads the game now")
+        case .skipped where here:
+            return notice("turn.\(code).roster", "\(name), you are skipped this round", urgency: .normal)
+        case .skipped:
+            return notice("turn.\(code).roster", "\(name) is skipped this round")
+        case .reversed:
+            return notice("turn.\(code).roster", "\(name) reversed the order")
+        case .timer:
+            let limit = session.clock.timer.map { TurnClock.text(milliseconds: $0.limit) }
+            return notice("turn.\(code).roster", limit.map { "Turn timer: \($0) a turn" } ?? "Turn timer off")
+        case .sittingOut where here:
+            return .show(
+                Popup(
+                    key: "turn.\(code).out", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "You are sitting out, \(name)", body: "Game \(code) · the turn passes you by",
+                        icon: "applications-games", urgency: .normal, category: "hearth.turn", timeout: 0,
+                        actions: [(key: "back", label: "I'm back")]),
+                    buttons: [
+                        "back": Button(
+                            service: .turn, command: "back",
+                            arguments: ["code": .string(code), "player": .string(player?.id ?? "")])
+                    ]))
+        case .sittingOut:
+            return notice("turn.\(code).roster", "\(name) is sitting out")
+        case .returned where here:
+            return .close(["turn.\(code).out"])
+        case .returned:
+            return notice("turn.\(code).roster", "\(name) is back")
+        case .paused:
+            let resume: [String: Button] =
+                leaderHere
+                ? [
+                    "resume": Button(
+                        service: .turn, command: "resume", arguments: ["code": .string(code), "seq": .int(session.seq)])
+                ] : [:]
+            return .show(
+                Popup(
+                    key: "turn.\(code).paused", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "Game paused", body: "Game \(code) · \(pausedBody(event))", icon: "applications-games",
+                        urgency: .normal, category: "hearth.turn", timeout: leaderHere ? 0 : 5_000,
+                        actions: leaderHere ? [(key: "resume", label: "Resume")] : []),
+                    buttons: resume))
+        case .resumed:
+            return .close(["turn.\(code).paused"])
+        default:
+            return .ignore
+        }
+    }
+
+    private func pausedBody(_ event: TurnChangedEvent) -> String {
+        guard let current = event.session.currentPlayer else { return "nobody's turn" }
+        guard let left = event.clockNow?.left ?? event.session.clock.left else { return "\(current.name)'s turn" }
+        return "\(current.name)'s turn, \(TurnClock.text(milliseconds: left)) left"
+    }
+
+    /// The warning and "Time's up", read from the clock's stage as well as the change (a copy
+    /// brought up to date by a whole state carries no change), each once a turn. The warning
+    /// replaces "Your turn" (keeping Done) with the `dialog-warning` sound; time's up goes to
+    /// everyone, with Done for the player and Skip at the leader's device.
+    private mutating func timerPopup(_ event: TurnChangedEvent) -> NotificationPlan? {
+        let session = event.session
+        let code = session.code
+        var shown = timerShown[code] ?? (nil, nil)
+        defer { timerShown[code] = shown }
+        if event.change?.kind == .timeUp, let player = event.change?.player, session.current != player.id {
+            // The timer passed the turn on: everyone hears whose time ran out ("Your turn" follows).
+            return .show(
+                Popup(
+                    key: "turn.\(code).timer", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "Time's up, \(player.name)", body: "Game \(code) · the turn passes on",
+                        icon: "appointment-missed", urgency: .normal, category: "hearth.turn", timeout: 5_000,
+                        sound: player.device == device ? "dialog-warning" : nil),
+                    buttons: [:]))
+        }
+        guard session.state == .playing, let player = session.currentPlayer else { return nil }
+        let turn = session.turnStartSeq
+        let mine = player.device == device
+        let left = event.clockNow?.left ?? session.clock.left ?? 0
+        switch session.clock.stage {
+        case .warned where shown.warned != turn && mine:
+            shown.warned = turn
+            let seconds = max(1, (left + 999) / 1_000)
+            return .show(
+                Popup(
+                    key: "turn.\(code)", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "\(seconds) seconds left, \(player.name)", body: "Game \(code) · turn \(session.turn)",
+                        icon: "appointment-soon", urgency: .critical, category: "hearth.turn", timeout: 0,
+                        actions: [(key: "done", label: "Done")], sound: "dialog-warning"),
+                    buttons: ["done": doneButton(code, player.id, session.seq)]))
+        case .expired where shown.up != turn:
+            shown.up = turn
+            let leaderHere = session.leaderPlayer?.device == device
+            var actions: [(key: String, label: String)] = []
+            var buttons: [String: Button] = [:]
+            if mine {
+                actions.append((key: "done", label: "Done"))
+                buttons["done"] = doneButton(code, player.id, session.seq)
+            } else if leaderHere {
+                actions.append((key: "skip", label: "Skip \(player.name)"))
+                buttons["skip"] = Button(
+                    service: .turn, command: "skip",
+                    arguments: ["code": .string(code), "player": .string(player.id), "seq": .int(session.seq)])
+            }
+            return .show(
+                Popup(
+                    key: mine ? "turn.\(code)" : "turn.\(code).timer", category: .turns,
+                    notification: DesktopNotification(
+                        summary: "Time's up, \(player.name)", body: "Game \(code) · turn \(session.turn)",
+                        icon: "appointment-missed", urgency: mine ? .critical : .normal, category: "hearth.turn",
+                        timeout: mine || leaderHere ? 0 : 5_000, actions: actions,
+                        sound: mine ? "dialog-warning" : nil),
+                    buttons: buttons))
+        default:
+            return nil
+        }
+    }
+
+    /// "Game over" with each player's turns, average, longest and total, and who took longest.
+    private func gameOver(_ session: TurnSession) -> NotificationPlan {
+        let statistics = session.statistics
+        guard !statistics.tallies.isEmpty else { return .ignore }
+        let body = ([statistics.longestLine].compactMap { $0 } + statistics.lines).joined(separator: "\n")
+        return .show(
+            Popup(
+                key: "turn.over", category: .turns,
+                notification: DesktopNotification(
+                    summary:
+                        "Game over · \(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
+                    body: body, icon: "applications-games", urgency: .normal, category: "hearth.turn",
+                    timeout: 60_000),
+                buttons: [:]))
+    }
+}
