@@ -33,4 +33,28 @@ struct TurnWatchTests {
         #expect(await watch.waitForExit(timeout: .seconds(3)) == 0)
         _ = await stack.stop()
     }
+
+    @Test(
+        "watch --bell rings the terminal bell once for each of this device's turns; the timer's time left is on screen")
+    func bellAndTimer() async throws {
+        let stack = try await TestStack(
+            [.bus, .turn], environment: LoopbackTurns.environment(port: LoopbackTurns.randomPort()), context: context)
+        let created = try JSONValue.parse(
+            try await hearthSucceeding(stack, ["turn", "create", "--name", "Ann", "--timer", "90s", "--json"]))
+        let code = try #require(created["session"]?["code"]?.stringValue)
+        _ = try await hearthSucceeding(stack, ["turn", "join", code, "--name", "Bob"])
+        _ = try await hearthSucceeding(stack, ["turn", "start", code])
+
+        let watch = try await ChildProcess("hearth", ["turn", "watch", code, "--bell"], environment: stack.environment)
+        #expect(await watch.output.waitForLine(containing: "left of 1:30") != nil, "\(watch.output.text)")
+        #expect(watch.output.text.filter { $0 == "\u{07}" }.count == 1)
+        // Both players sit here: Bob's turn is this device's turn too, and rings again.
+        _ = try await hearthSucceeding(stack, ["turn", "done", code])
+        #expect(await watch.output.waitForLine(containing: "turn 2") != nil, "\(watch.output.text)")
+        #expect(watch.output.text.filter { $0 == "\u{07}" }.count == 2)
+        _ = try await hearthSucceeding(stack, ["turn", "end", code])
+        #expect(await watch.output.waitForLine(containing: "took longest") != nil, "\(watch.output.text)")
+        #expect(await watch.waitForExit(timeout: .seconds(5)) == 0)
+        _ = await stack.stop()
+    }
 }

@@ -82,7 +82,7 @@ final class WatchScreen: Sendable {
             return TurnClockReading(
                 used: reading.used + moved, left: reading.left.map { $0 - moved }, paused: reading.paused)
         }
-        if bell, mine, session.state == .playing,
+        if bell, !json, mine, session.state == .playing,
             rung.exchange(session.turnStartSeq, ordering: .relaxed) != session.turnStartSeq
         {
             Output.write("\u{07}")

@@ -95,7 +95,7 @@ extension TurnEngine {
             held != nil || session.players.contains(where: { $0.device == device })
         else {
             logger.warning(
-                "hearth-turn: a state for \(session.code) from \(leaderDevice), which does not lead it, ignored")
+                "hearth-turn: a game's state from \(leaderDevice), which does not lead it, ignored")
             return
         }
         if let keys, session.seq > held?.session.seq ?? 0 { sessionKeys[session.code] = keys }
@@ -112,7 +112,7 @@ extension TurnEngine {
             accept(session, change: change, keys: nil, from: leaderDevice)
         } catch {
             if step.base == held.session.seq {
-                logger.warning("hearth-turn: a step for \(step.code) from \(leaderDevice) refused: \(error)")
+                logger.warning("hearth-turn: a step from \(leaderDevice) refused: \(error.field)")
             }
             sendHeartbeat(to: leaderDevice, seqs: [step.code: held.session.seq])
         }
@@ -190,7 +190,7 @@ extension TurnEngine {
         held.catchUp(to: now())
         let changes = held.session.handOver(from: restarted)
         guard !changes.isEmpty else { return }
-        logger.notice("hearth-turn: \(restarted) lost game \(code) (it restarted); \(held.leaderDevice) leads now")
+        logger.notice("hearth-turn: \(restarted) lost a game (it restarted); \(held.leaderDevice) leads it now")
         sessions[code] = held
         leaderHeard.removeValue(forKey: restarted)
         if held.leaderDevice == device {

@@ -145,7 +145,7 @@ extension TurnEngine {
         else { return }
         let previous = held.session
         logger.notice(
-            "hearth-turn: \(sender) holds game \(code) at \(offered.seq), past this copy's \(previous.seq): taken")
+            "hearth-turn: \(sender) holds a game at \(offered.seq), past this copy's \(previous.seq): taken")
         sessions[code]?.session = offered
         sessions[code]?.since = now()
         awaitingOffers.remove("\(code)\u{0}\(sender)")

@@ -16,6 +16,9 @@ import Logging
 /// silent for 5 s is shown away; a leader silent for 10 s is replaced by the next player's
 /// device, with the state it holds. Messages are `PeerMessage`s.
 ///
+/// Games are ephemeral: nothing of one is written anywhere, and the log (a file under
+/// `HEARTH_HOME/log` in a supervised stack) never names a game's code or players.
+///
 /// By role: commands from this device (`+Commands`), leading sessions (`+Leading`), following a
 /// leader's device (`+Following`), and hearing other devices (`+Discovery`). Its clock and every
 /// interval are injected (`TurnTiming`), so tests run the protocol in milliseconds.
