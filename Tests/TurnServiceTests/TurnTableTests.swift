@@ -212,6 +212,14 @@ struct TurnTableTests {
             #expect(over.state == .ended)
             #expect(over.statistics == ended.session.statistics)
         }
+        // Five minutes later (by each device's clock) the game is forgotten.
+        for device in [ann, bob] {
+            device.clock.advance(by: .seconds(301))
+            await device.engine?.tick()
+            await #expect(throws: CommandClientError.self) {
+                try await device.command("status", ["code": .string(code)])
+            }
+        }
         await ann.close()
         await bob.close()
     }

@@ -253,6 +253,8 @@ struct HouseholdViewTests {
             #expect(!paused.text.contains("data-countdown-ms"), "a paused timer does not count down")
             _ = try await fixture.turn.request("resume", args: ["code": .string(code)])
             _ = try await fixture.turn.request("done", args: ["code": .string(code), "player": "Ann"])
+            let playing = try await client.get("/game?code=\(code)").text
+            #expect(!playing.contains("game-statistics"), "statistics during play: \(playing)")
             _ = try await fixture.turn.request("end", args: ["code": .string(code)])
             #expect(
                 try await Polling.eventually { try await client.get("/game?code=\(code)").text.contains("Game over") })

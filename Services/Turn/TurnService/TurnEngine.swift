@@ -71,10 +71,8 @@ actor TurnEngine {
     }
     var sessions: [String: Held] = [:]
     /// Games that ended lately, as they ended, for `status` to show their statistics a while
-    /// (`endedKept`); then forgotten. Memory only, as every game.
+    /// (`timing.endedKept`); then forgotten. Memory only, as every game.
     var endedGames: [String: (session: TurnSession, at: ContinuousClock.Instant)] = [:]
-    /// How long an ended game's statistics stay for `status`.
-    static let endedKept: Duration = .seconds(300)
 
     /// What a device announced in its beacon, and when it was last heard.
     struct Peer {
@@ -209,7 +207,7 @@ actor TurnEngine {
     @discardableResult
     func tick() -> Duration {
         let now = now()
-        for (code, game) in endedGames where now - game.at > Self.endedKept { endedGames.removeValue(forKey: code) }
+        for (code, game) in endedGames where now - game.at > timing.endedKept { endedGames.removeValue(forKey: code) }
         expireRequests(now: now)
         forgetStrangers(now: now)
         announce()

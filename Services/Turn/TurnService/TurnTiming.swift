@@ -11,6 +11,9 @@ public struct TurnTiming: Sendable {
     public var requestTimeout: Duration
     /// Join requests one connection may make per second; the rest are refused.
     public var joinsPerSecond: Int
+    /// How long `status` still shows a game that ended here (its statistics), in memory; then
+    /// it is forgotten.
+    public var endedKept: Duration
 
     /// One second heartbeats, away after 5 s, take-over after 10 s, requests wait 3 s. The
     /// take-over waits twice the time to be shown away, and the lead reaches the next player's
@@ -20,8 +23,9 @@ public struct TurnTiming: Sendable {
 
     public init(
         heartbeat: Duration = .seconds(1), awayAfter: Duration = .seconds(5), takeOverAfter: Duration = .seconds(10),
-        requestTimeout: Duration = .seconds(3), joinsPerSecond: Int = 5
+        requestTimeout: Duration = .seconds(3), joinsPerSecond: Int = 5, endedKept: Duration = .seconds(300)
     ) {
+        self.endedKept = endedKept
         self.heartbeat = heartbeat
         self.awayAfter = awayAfter
         self.takeOverAfter = takeOverAfter

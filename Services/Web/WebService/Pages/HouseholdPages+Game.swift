@@ -45,7 +45,8 @@ extension HouseholdPages {
                     "running": !session.clock.paused,
                 ] as [String: Any]
             } ?? false,
-            "statistics": statistics.tallies.isEmpty
+            // Shown once the game is over (during play they would only distract).
+            "statistics": session.state != .ended || statistics.tallies.isEmpty
                 ? false
                 : [
                     "summary": "\(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
