@@ -97,7 +97,7 @@ struct Turn: AsyncParsableCommand {
                 do {
                     arguments["timer_seconds"] = .int(try TurnTimer.seconds(parsing: timer))
                 } catch {
-                    throw ValidationError("--timer: \(error.description)")
+                    throw ValidationError("--timer: " + error.description)
                 }
                 arguments["timer_pass"] = .bool(timerPass)
             }

@@ -33,7 +33,7 @@ extension Turn {
                 do {
                     arguments["seconds"] = .int(try TurnTimer.seconds(parsing: limit))
                 } catch {
-                    throw ValidationError("timer: \(error.description)")
+                    throw ValidationError(error.description)
                 }
                 arguments["pass"] = .bool(pass)
             }
