@@ -24,6 +24,8 @@ public func fuzzPeerMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = try? game.join(.init(id: "fuzz-player", name: arguments.name ?? "", device: request.device))
         case .done: _ = try? game.done(by: arguments.player ?? "", seq: arguments.seq)
         case .leave: _ = try? game.leave(arguments.player ?? "")
+        case .reverse: _ = try? game.reverse(by: arguments.player ?? "", seq: arguments.seq)
+        case .back: _ = try? game.comeBack(arguments.player ?? "")
         }
         moveOn(game)
     case .reply(let reply):
@@ -53,6 +55,19 @@ func heldGame() throws(TurnError) -> TurnSession {
 /// What a device may do next with a copy it holds; each either refuses or moves it on.
 func moveOn(_ session: TurnSession) {
     var next = session
+    // The table's rules on whatever clock and statistics the frame brought (the clock as far
+    // as a take-over after a long silence moves it, then a turn's worth).
+    _ = try? next.setTimer(try TurnTimer(limit: 5_000, passes: true), by: next.leader, seq: nil)
+    next.advanceClock(by: Int64.max)
+    _ = next.checkTimer()
+    next.advanceClock(by: 5_000)
+    _ = next.checkTimer()
+    _ = next.timerDue
+    _ = try? next.skip(nil, untilBack: true, by: next.leader, seq: next.seq)
+    _ = try? next.skip(next.players.last?.id, untilBack: false, by: next.leader, seq: nil)
+    _ = try? next.reverse(by: next.leader, seq: nil)
+    _ = try? next.pause(by: next.leader, seq: nil)
+    _ = try? next.resume(by: next.leader, seq: nil)
     _ = try? next.done(by: next.current ?? "", seq: next.seq)
     _ = try? next.reorder(next.players.map(\.name).reversed(), by: next.leader)
     _ = next.setPresence(device: "device-two", present: false)
@@ -60,5 +75,6 @@ func moveOn(_ session: TurnSession) {
     _ = next.handOver(from: "device-one")
     _ = next.remove(device: "device-two")
     _ = try? next.end(by: next.leader)
+    _ = next.statistics.lines
     _ = PeerMessage.state(.init(session: next, change: nil, keys: nil)).bytes
 }

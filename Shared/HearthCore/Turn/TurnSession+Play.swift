@@ -117,7 +117,8 @@ extension TurnSession {
     /// the time in the new state is the time it happened.
     public mutating func advanceClock(by milliseconds: Int64) {
         guard state == .playing, !clock.paused, milliseconds > 0 else { return }
-        clock.used = min(clock.used + milliseconds, Self.maximumSeq)
+        // Saturating: `used` is at most 2^53 − 1 (`validate`), so the sum cannot overflow.
+        clock.used = min(clock.used + min(milliseconds, Self.maximumSeq), Self.maximumSeq)
     }
 
     /// What the timer does at the clock's current time: the warning once it is at `warnAt` or

@@ -40,10 +40,11 @@ public struct TurnStatistics: Codable, Sendable, Equatable {
 
     /// Counts one turn of `milliseconds` for `player`.
     mutating func record(_ player: TurnSession.Player, milliseconds: Int64) {
-        let time = max(0, milliseconds)
+        // Saturating at 2^53 − 1, the largest a received copy may carry (`validate`).
+        let time = min(max(0, milliseconds), TurnSession.maximumSeq)
         if let index = tallies.firstIndex(where: { $0.player == player.id }) {
-            tallies[index].turns += 1
-            tallies[index].total += time
+            tallies[index].turns = min(tallies[index].turns + 1, TurnSession.maximumSeq)
+            tallies[index].total = min(tallies[index].total + time, TurnSession.maximumSeq)
             tallies[index].longest = max(tallies[index].longest, time)
         } else if tallies.count < Self.maximumTallies {
             tallies.append(Tally(player: player.id, name: player.name, turns: 1, total: time, longest: time))
