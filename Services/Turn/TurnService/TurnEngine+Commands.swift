@@ -13,9 +13,9 @@ extension TurnEngine {
             case "status": return try status(code: try code(arguments))
             case "join": return try await join(code: try code(arguments), name: try Self.text(arguments, "name"))
             case "start", "order", "end":
-                return try leaderCommand(request.command, code: try code(arguments), arguments: arguments)
+                return try leaderCommand(request.command, code: try code(arguments), Self.arguments(request))
             case "done", "leave":
-                return try await playerCommand(request.command, code: try code(arguments), arguments: arguments)
+                return try await playerCommand(request.command, code: try code(arguments), Self.arguments(request))
             case "timer", "pause", "resume", "skip":
                 return try tableCommand(request.command, code: try code(arguments), Self.arguments(request))
             case "reverse", "back":
@@ -123,8 +123,9 @@ extension TurnEngine {
         return try reply(session, player)
     }
 
-    /// start, order and end: only on the leader's device, by the leader.
-    private func leaderCommand(_ command: String, code: String, arguments: [String: JSONValue]) throws -> JSONValue {
+    /// The session `code` and its leader, for a command only the leader's device takes.
+    /// - Throws: when this device does not lead it, naming the leader.
+    func leading(_ code: String, for command: String) throws -> (held: Held, leader: TurnSession.Player) {
         let held = try held(code)
         guard held.leaderDevice == device, let leader = held.session.leaderPlayer else {
             throw CommandError(
@@ -133,12 +134,18 @@ extension TurnEngine {
                     "player: only the leader's device can \(command) a game (the leader is \(held.session.leaderPlayer?.name ?? "unknown"))"
             )
         }
+        return (held, leader)
+    }
+
+    /// start, order and end: only on the leader's device, by the leader.
+    private func leaderCommand(_ command: String, code: String, _ arguments: TurnCommandArguments) throws -> JSONValue {
+        let leader = try leading(code, for: command).leader
         try apply(code) { session throws(TurnError) in
             switch command {
             case "start": return [try session.start(by: leader.id)]
             case "end": return [try session.end(by: leader.id)]
             default:
-                guard let names = arguments["players"]?.arrayValue?.compactMap(\.stringValue), !names.isEmpty else {
+                guard let names = arguments.players, !names.isEmpty else {
                     throw .malformed("players: give the new order as a list of names")
                 }
                 return [try session.reorder(names, by: leader.id)]
@@ -164,16 +171,13 @@ extension TurnEngine {
 
     /// done and leave, for a player at this device (named, or the only one / the current one).
     private func playerCommand(
-        _ command: String, code: String, arguments: [String: JSONValue]
+        _ command: String, code: String, _ arguments: TurnCommandArguments
     ) async throws -> JSONValue {
         let held = try held(code)
         let local = held.session.players.filter { $0.device == device }
         let player: TurnSession.Player
-        if let named = arguments["player"]?.stringValue {
-            guard let found = held.session.player(named) ?? held.session.player(named: named) else {
-                throw TurnError.unknownPlayer(named)
-            }
-            player = found
+        if let named = arguments.player {
+            player = try held.session.player(idOrName: named)
         } else if command == "done", let current = held.session.currentPlayer, current.device == device {
             player = current
         } else if local.count == 1 {
@@ -187,7 +191,7 @@ extension TurnEngine {
                 code: "refused",
                 message: "player: \(player.name) plays at another device; only that device can \(command) for them")
         }
-        let seq = arguments["seq"]?.intValue
+        let seq = arguments.seq
         if held.leaderDevice == device {
             try apply(code) { session throws(TurnError) in
                 command == "done" ? [try session.done(by: player.id, seq: seq)] : try session.leave(player.id)

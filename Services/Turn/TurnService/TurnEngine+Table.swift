@@ -17,20 +17,8 @@ extension TurnEngine {
 
     /// timer, pause, resume and skip: the leader, on the leader's device.
     func tableCommand(_ command: String, code: String, _ arguments: TurnCommandArguments) throws -> JSONValue {
-        let held = try held(code)
-        guard held.leaderDevice == device, let leader = held.session.leaderPlayer else {
-            throw CommandError(
-                code: "refused",
-                message:
-                    "player: only the leader's device can \(command) (the leader is \(held.session.leaderPlayer?.name ?? "unknown"))"
-            )
-        }
-        let target = try arguments.player.map { named throws(TurnError) in
-            guard let found = held.session.player(named) ?? held.session.player(named: named) else {
-                throw .unknownPlayer(named)
-            }
-            return found.id
-        }
+        let (held, leader) = try leading(code, for: command)
+        let target = try arguments.player.map { named throws(TurnError) in try held.session.player(idOrName: named).id }
         let timer = try TurnCommandArguments.timer(seconds: arguments.seconds, passes: arguments.pass)
         try apply(code) { session throws(TurnError) in
             switch command {
@@ -56,10 +44,7 @@ extension TurnEngine {
         let local = session.players.filter { $0.device == device }
         let player: TurnSession.Player
         if let named = arguments.player {
-            guard let found = session.player(named) ?? session.player(named: named) else {
-                throw TurnError.unknownPlayer(named)
-            }
-            player = found
+            player = try session.player(idOrName: named)
         } else if command == "reverse", let current = session.currentPlayer, current.device == device {
             player = current
         } else if command == "back", let out = local.filter({ session.sittingOut.contains($0.id) }).first {

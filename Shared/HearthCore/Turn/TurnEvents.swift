@@ -149,6 +149,8 @@ public struct SessionJoined: Codable, Sendable, Equatable {
 /// notifier's buttons send them. Each command reads those it takes:
 ///
 /// - `create`: `name`, `timer_seconds?`, `timer_pass?`
+/// - `done`, `leave`: `code`, `player?` (id or name), `seq?` (done: the state the player saw)
+/// - `order`: `code`, `players` (every player's name, in the new order)
 /// - `timer`: `code`, `seconds` (absent or null: off), `pass?`, `seq?`
 /// - `pause`, `resume`, `reverse`: `code`, `seq?` (`reverse` also `player?`: who plays it)
 /// - `skip`: `code`, `player?` (name or id; default the current player), `until_back?`, `seq?`
@@ -163,6 +165,7 @@ public struct TurnCommandArguments: Codable, Sendable, Equatable {
     public var untilBack: Bool?
     public var timerSeconds: Int64?
     public var timerPass: Bool?
+    public var players: [String]?
 
     public init(
         code: String? = nil, name: String? = nil, player: String? = nil, seq: Int64? = nil, seconds: Int64? = nil,
@@ -173,7 +176,7 @@ public struct TurnCommandArguments: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case code, name, player, seq, seconds, pass
+        case code, name, player, seq, seconds, pass, players
         case untilBack = "until_back"
         case timerSeconds = "timer_seconds"
         case timerPass = "timer_pass"

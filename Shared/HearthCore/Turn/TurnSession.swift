@@ -174,6 +174,13 @@ public struct TurnSession: Sendable, Equatable {
         players.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
+    /// The player a command names, by id or by name.
+    /// - Throws: `TurnError.unknownPlayer` when none is.
+    public func player(idOrName text: String) throws(TurnError) -> Player {
+        guard let found = player(text) ?? player(named: text) else { throw .unknownPlayer(text) }
+        return found
+    }
+
     /// The leader.
     public var leaderPlayer: Player? { player(leader) }
 
