@@ -91,7 +91,7 @@ extension SeveralDevices {
             #expect(ended.status == 0, "\(ended.stderr)")
             for device in [ann, bob] {
                 let over = try await Self.popup(device) { $0.hasPrefix("Game over") }
-                #expect(over.body?.contains("Zephyrine  1 turn") == true, "\(String(describing: over.body))")
+                #expect(over.body?.contains("Zephyrine: 1 turn 0:0") == true, "\(String(describing: over.body))")
                 #expect(over.body?.contains("took longest") == true)
             }
             let status = try await bob.stack.hearth(["turn", "status", code])

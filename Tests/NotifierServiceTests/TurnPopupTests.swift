@@ -139,8 +139,8 @@ struct TurnPopupTests {
         #expect(popup.notification.summary == "Game over · 4 turns in 2 min 55 s")
         #expect(
             popup.notification.body
-                == "Bob took longest: 1 min 30 s\nAnn  2 turns · average 0:20 · longest 0:30 · total 0:40\n"
-                + "Bob  2 turns · average 1:07 · longest 1:30 · total 2:15")
+                == "Bob took longest: 1 min 30 s\nAnn: 2 turns 0:40, avg 0:20, max 0:30\n"
+                + "Bob: 2 turns 2:15, avg 1:07, max 1:30")
     }
 
     @Test("sounds off, or quiet hours (even for a popup that breaks them), take the sound off")

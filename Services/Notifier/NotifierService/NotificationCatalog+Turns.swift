@@ -206,7 +206,7 @@ extension NotificationCatalog {
     private func gameOver(_ session: TurnSession) -> NotificationPlan {
         let statistics = session.statistics
         guard !statistics.tallies.isEmpty else { return .ignore }
-        let body = ([statistics.longestLine].compactMap { $0 } + statistics.lines).joined(separator: "\n")
+        let body = ([statistics.longestLine].compactMap { $0 } + statistics.shortLines).joined(separator: "\n")
         return .show(
             Popup(
                 key: "turn.over", category: .turns,

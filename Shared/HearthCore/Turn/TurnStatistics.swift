@@ -89,6 +89,16 @@ public struct TurnStatistics: Codable, Sendable, Equatable {
         }
     }
 
+    /// The same, short enough for one line of a popup (dunst's default width holds about 40
+    /// characters): "Ann: 4 turns 4:08, avg 1:02, max 2:10".
+    public var shortLines: [String] {
+        tallies.map { tally in
+            func time(_ milliseconds: Int64) -> String { TurnClock.text(milliseconds: milliseconds, roundingUp: false) }
+            return "\(tally.name): \(tally.turns) turn\(tally.turns == 1 ? "" : "s") \(time(tally.total)), "
+                + "avg \(time(tally.average)), max \(time(tally.longest))"
+        }
+    }
+
     /// "Ann took longest: 2 min 10 s", or `nil` before any turn was counted.
     public var longestLine: String? {
         longest.map { "\($0.name) took longest: \(TurnClock.spoken(milliseconds: $0.longest))" }
