@@ -96,7 +96,8 @@ struct WireContractTests {
     ]
 
     static func check(_ domain: String, _ replies: [Reply]) throws {
-        #expect(try WireFixtures.problems(domain, replies, types: types) == [])
+        let problems = try WireFixtures.problems(domain, replies, types: types)
+        #expect(problems == [], "\(problems.joined(separator: "\n"))")
     }
 
     /// A household's school: two members, bells, lessons with and without teachers and their own
@@ -278,7 +279,7 @@ struct WireContractTests {
         try await script.keep("subtask.move", "subtask.move", ["id": .string(subtaskID), "position": 1])
         try await script.keep("todo.edit", "todo.edit", ["id": .string(fenceID), "title": "Paint the fence green"])
         try await script.keep("todo.done+date", "todo.done", ["id": .string(waterID), "date": "2026-11-21"])
-        try await script.keep("todo.show", "todo.show", ["id": .string(waterID)])
+        try await script.keep("todo.show", "todo.show", ["id": .string(waterID), "today": "2026-11-24"])
         try await script.keep("todo.list", "todo.list", ["today": "2026-11-24"])
         try await script.keep("todo.list+date", "todo.list", ["date": "2026-11-24"])
         try await script.keep("todo.calendar", "todo.calendar", ["from": "2026-11-20", "to": "2026-11-24"])

@@ -97,8 +97,8 @@ struct Todo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Todos with due dates, repeats, reminders and subtasks.",
         subcommands: [
-            Add.self, List.self, Show.self, Edit.self, Remove.self, Done.self, Undone.self, Occurrences.self,
-            Subtask.self, History.self, Export.self, Import.self,
+            Add.self, List.self, Show.self, Edit.self, Remove.self, Done.self, Undone.self, Skip.self, Pause.self,
+            Occurrences.self, Subtask.self, History.self, Export.self, Import.self,
         ]
     )
 
@@ -215,7 +215,9 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (or its first characters).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "todo.show", ["id": .string(id)], as: TodoView.self)
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.show", ["id": .string(id), "today": .string(try Dates.day("today", options))],
+                as: TodoView.self)
             if options.json { return try Output.reply(reply) }
             Output.line(Todo.describe(reply))
             if let note = reply.description { Output.line("  " + Output.visible(note)) }
@@ -224,6 +226,12 @@ struct Todo: AsyncParsableCommand {
             if !completions.isEmpty {
                 Output.line("  done on \(completions.count) day\(completions.count == 1 ? "" : "s")")
             }
+            if let skips = reply.skips {
+                Output.line(
+                    "  skipped on \(skips.count) day\(skips.count == 1 ? "" : "s"): "
+                        + skips.suffix(5).joined(separator: ", "))
+            }
+            if let habit = reply.habit { Output.line("  " + habit.summary) }
         }
     }
 
@@ -342,6 +350,7 @@ struct Todo: AsyncParsableCommand {
         if todo.remind { parts.append("reminder") }
         if let collection = todo.collectionName { parts.append("in " + collection) }
         if let member = todo.assignee?.name { parts.append("for " + member) }
+        if let streak = todo.habit?.streakText { parts.append(streak) }
         return Output.visible(parts.joined(separator: " · ")) + "  (\(todo.id.prefix(8)))"
     }
 

@@ -36,7 +36,9 @@ extension Todos: DomainRules {
         "deleted": .boolean,
     ]
 
-    private static let completionFields: [String: FieldRule] = ["done": .boolean]
+    /// A day of a repeating todo: done, or skipped (not applicable that day: the pool was
+    /// closed; a pause is a run of skipped days). Done wins over skipped.
+    private static let completionFields: [String: FieldRule] = ["done": .boolean, "skipped": .boolean]
 
     private static let noteFields: [String: FieldRule] = [
         "mood": .oneOf(Mood.allCases.map(\.rawValue)),

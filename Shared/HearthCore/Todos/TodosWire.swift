@@ -110,6 +110,10 @@ public struct TodoView: Codable, Sendable, Equatable {
     public let subtasks: [Subtask]
     /// In `todo.show`: the dates a repeating todo was done.
     @OmittedWhenNil public var completions: [String]?
+    /// In `todo.show`: the days of a repeating todo marked skipped (or paused).
+    @OmittedWhenNil public var skips: [String]?
+    /// A repeating todo's streak and strength (`todo.show`; in `todo.list`, a habit's).
+    @OmittedWhenNil public var habit: HabitProgress?
 
     public init(
         id: String, collection: String?, collectionName: String?, kind: String?, title: String,
@@ -129,7 +133,7 @@ public struct TodoView: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, collection, kind, title, description, due, time, priority, remind, completed, until, conflicted
-        case assignee, subtasks, completions
+        case assignee, subtasks, completions, habit, skips
         case `repeat`
         case collectionName = "collection_name"
         case showInCalendar = "show_in_calendar"
@@ -146,6 +150,8 @@ public struct TodoChange: Codable, Sendable, Equatable {
         public let template: String
         public let date: String
         public let done: Bool
+        /// Whether the day is skipped (`todo.skip`); absent from a build before skips.
+        @OmittedWhenNil public var skipped: Bool?
     }
 
     public let todo: TodoView?
@@ -154,6 +160,18 @@ public struct TodoChange: Codable, Sendable, Equatable {
     @OmittedWhenNil public var unchanged: Bool?
     @OmittedWhenNil public var completion: Completion?
     @OmittedWhenNil public var subtask: Removed?
+}
+
+/// `todo.pause`: the todo, and the days it falls on in the range, now skipped (or, with
+/// `resumed`, no longer).
+public struct TodoPaused: Codable, Sendable, Equatable {
+    public let todo: TodoView?
+    public let days: [String]
+    public let resumed: Bool
+
+    public init(todo: TodoView?, days: [String], resumed: Bool) {
+        (self.todo, self.days, self.resumed) = (todo, days, resumed)
+    }
 }
 
 /// `todo.remove`.

@@ -143,6 +143,7 @@ public final class LANDevice: Sendable {
     /// times, reminder state and its profile, are left out).
     public static let replicatedTables = [
         "event_card", "suggestion", "daily_note", "todo_collection", "todo", "todo_subtask", "todo_completion",
+        "todo_skip",
         "member",
         "timetable_settings", "school_bell", "school_holiday", "week_override", "timetable_entry", "person",
         "social_goal", "plan_item", "interaction", "plan_prefs",

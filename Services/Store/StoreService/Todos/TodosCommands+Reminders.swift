@@ -42,8 +42,12 @@ extension TodosCommands {
                            OR todo.assignee = (SELECT member FROM hub_profile WHERE id = 1))
                     ORDER BY todo.id
                     """, arguments: StatementArguments(ids ?? [after]))
+            // Done days and skipped ones alike: neither reminds anybody.
             let completions = try db.cachedStatement(
-                sql: "SELECT date FROM todo_completion WHERE template = ? AND date >= ? ORDER BY date")
+                sql: """
+                    SELECT date FROM todo_completion WHERE template = ?1 AND date >= ?2
+                    UNION SELECT date FROM todo_skip WHERE template = ?1 AND date >= ?2 ORDER BY date
+                    """)
             let armed = try db.cachedStatement(
                 sql: """
                     SELECT MAX(o.wall) FROM field_head AS h JOIN operation AS o ON o.id = h.op_id

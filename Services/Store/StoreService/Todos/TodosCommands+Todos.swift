@@ -154,8 +154,12 @@ extension TodosCommands {
         }
     }
 
+    /// One todo with its subtasks, a repeating one's days done and skipped, and its streak as of
+    /// `today` (the household's day unless given).
     func showTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("id")
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("id")
+        let today = try arguments.optionalDate("today") ?? LocalDate(Date(), in: timeZone)
         return try await database.pool.read { db in
             let id = try Self.todoID(given, in: db)
             guard var todo = try Self.todo(id, in: db) else {
@@ -163,6 +167,10 @@ extension TodosCommands {
             }
             todo.completions = try String.fetchAll(
                 db, sql: "SELECT date FROM todo_completion WHERE template = ? ORDER BY date", arguments: [id])
+            let skips = try String.fetchAll(
+                db, sql: "SELECT date FROM todo_skip WHERE template = ? ORDER BY date", arguments: [id])
+            todo.skips = skips.isEmpty ? nil : skips
+            todo.habit = try Self.habitProgress(id, today: today, in: db)
             return try JSONValue(reply: todo)
         }
     }
@@ -219,7 +227,16 @@ extension TodosCommands {
                     ORDER BY c.sort_order, todo.completed, todo.due_date IS NULL, todo.due_date, todo.due_time,
                              todo.title, todo.id
                     """, arguments: [collectionID, collectionID, member, member, today?.description ?? ""])
-            return try JSONValue(reply: TodoList(todos: try ids.compactMap { try Self.todo($0, in: db) }))
+            // A habit's streak and strength beside it (on the household's day, or the one asked for).
+            let day = today ?? LocalDate(Date(), in: timeZone)
+            let todos = try ids.compactMap { id -> TodoView? in
+                guard var todo = try Self.todo(id, in: db) else { return nil }
+                if todo.kind == Todos.Kind.habit.rawValue {
+                    todo.habit = try Self.habitProgress(id, today: day, in: db)
+                }
+                return todo
+            }
+            return try JSONValue(reply: TodoList(todos: todos))
         }
     }
 

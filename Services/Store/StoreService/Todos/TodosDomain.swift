@@ -79,6 +79,18 @@ enum TodosDomain: StoreDomain {
                 table.column("snoozed_date", .text)
             }
         }
+        migrator.registerMigration("todos: skipped days") { db in
+            // The days of a repeating todo marked skipped (`todo.skip`, `todo.pause`): they
+            // neither break nor extend a habit's streak, and remind nobody. From the same
+            // completion instance as `todo_completion` (its `skipped` field), when not done.
+            try db.create(table: "todo_skip") { table in
+                table.column("template", .text).notNull()
+                table.column("date", .text).notNull()
+                table.column("skipped_by", .text).notNull()
+                table.column("skipped_at", .text).notNull()
+                table.primaryKey(["template", "date"])
+            }
+        }
         migrator.registerMigration("todos: assignee") { db in
             // The member a todo is for (`--for Mum`): its reminder pops only on devices whose
             // profile is that member's. Null: the household's, popping everywhere.
@@ -111,6 +123,8 @@ enum TodosDomain: StoreDomain {
             "todo.remove": { commands, request in try await commands.removeTodo(request) },
             "todo.done": { commands, request in try await commands.completeTodo(request, done: true) },
             "todo.undone": { commands, request in try await commands.completeTodo(request, done: false) },
+            "todo.skip": { commands, request in try await commands.skipTodo(request) },
+            "todo.pause": { commands, request in try await commands.pauseTodo(request) },
             "subtask.add": { commands, request in try await commands.addSubtask(request) },
             "subtask.done": { commands, request in try await commands.completeSubtask(request, done: true) },
             "subtask.undone": { commands, request in try await commands.completeSubtask(request, done: false) },
@@ -153,8 +167,15 @@ enum TodosDomain: StoreDomain {
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM todo_completion WHERE template = ? AND date = ?",
                     arguments: [template, date.description]) ?? false
+            let skipped =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM todo_skip WHERE template = ? AND date = ?",
+                    arguments: [template, date.description]) ?? false
             return [
-                "completion": ["template": .string(template), "date": .string(date.description), "done": .bool(done)]
+                "completion": [
+                    "template": .string(template), "date": .string(date.description), "done": .bool(done),
+                    "skipped": .bool(skipped),
+                ]
             ]
         }
     }
@@ -224,20 +245,27 @@ enum TodosDomain: StoreDomain {
             ])
         default:
             guard let (template, date) = Todos.completionParts(entity.id) else { return }
-            guard fields.bool("done") == true, let done = fields.states["done"].flatMap({ log.operations[$0.winner] })
-            else {
-                return try db.execute(
-                    sql: "DELETE FROM todo_completion WHERE template = ? AND date = ?",
-                    arguments: [template, date.description])
+            func winner(_ field: String) -> Operation? {
+                fields.bool(field) == true ? fields.states[field].flatMap { log.operations[$0.winner] } : nil
             }
-            try db.cachedStatement(
-                sql: """
-                    INSERT OR REPLACE INTO todo_completion (template, date, completed_by, completed_at)
-                    VALUES (?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                template, date.description, done.author, Timestamp.format(Date(milliseconds: done.time.wall)),
-            ])
+            let done = winner("done")
+            let skipped = done == nil ? winner("skipped") : nil  // done wins over skipped
+            for (table, operation, by, at) in [
+                ("todo_completion", done, "completed_by", "completed_at"),
+                ("todo_skip", skipped, "skipped_by", "skipped_at"),
+            ] {
+                guard let operation else {
+                    try db.cachedStatement(sql: "DELETE FROM \(table) WHERE template = ? AND date = ?")
+                        .execute(arguments: [template, date.description])
+                    continue
+                }
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO \(table) (template, date, \(by), \(at)) VALUES (?, ?, ?, ?)"
+                ).execute(arguments: [
+                    template, date.description, operation.author,
+                    Timestamp.format(Date(milliseconds: operation.time.wall)),
+                ])
+            }
         }
     }
 }

@@ -1,0 +1,50 @@
+import ArgumentParser
+import HearthBus
+import HearthCore
+
+/// `hearth todo skip` and `hearth todo pause`: days a habit does not apply.
+extension Todo {
+    struct Skip: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Mark one day of a habit skipped (the pool was closed): it neither breaks nor extends the streak.",
+            discussion: "A skipped day reminds nobody. --undo makes it an ordinary day again (a day done stays done).")
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var day: Day
+        @Flag(help: "The day is no longer skipped.") var undo = false
+
+        func run() async throws {
+            let date = try Dates.day(day.date ?? "today", options)
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.skip", ["id": .string(day.id), "date": .string(date), "skipped": .bool(!undo)],
+                as: TodoChange.self)
+            if options.json { return try Output.reply(reply) }
+            Output.line((undo ? "no longer skipped: " : "skipped: ") + "\(date) of " + Todo.describe(reply.todo))
+        }
+    }
+
+    struct Pause: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pause a habit for a range of days (a holiday): every day it falls on is skipped.",
+            discussion: "At most 366 days at once. --resume makes those days ordinary again.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Option(help: "The first day: YYYY-MM-DD, today, tomorrow or yesterday.") var from: String
+        @Option(help: "The last day.") var to: String
+        @Flag(help: "Those days are no longer skipped.") var resume = false
+
+        func run() async throws {
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.pause",
+                [
+                    "id": .string(id), "from": .string(try Dates.day(from, options)),
+                    "to": .string(try Dates.day(to, options)), "resume": .bool(resume),
+                ], as: TodoPaused.self)
+            if options.json { return try Output.reply(reply) }
+            let days = "\(reply.days.count) day\(reply.days.count == 1 ? "" : "s")"
+            Output.line((resume ? "resumed \(days) of " : "paused for \(days): ") + Todo.describe(reply.todo))
+        }
+    }
+}

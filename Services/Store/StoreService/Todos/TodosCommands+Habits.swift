@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// Habits: skipping a day, pausing for a range, and the streak and strength replies carry.
+extension TodosCommands {
+    /// The most days one pause may cover.
+    static let maximumPauseDays = 366
+
+    /// `todo.skip {id, date, skipped?}`: one day of a repeating todo marked skipped (not
+    /// applicable: the pool was closed), or with `skipped: false` no longer. A skipped day neither
+    /// breaks nor extends a streak and reminds nobody; a day done stays done.
+    func skipTodo(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("id")
+        guard let date = try arguments.optionalDate("date") else {
+            throw CommandError.invalidArgument("date", "is required: which day to skip (YYYY-MM-DD)")
+        }
+        let skipped = try arguments.optionalBool("skipped") ?? true
+        return try await writes.once(request.id) { db, outbox in
+            let (id, recurrence) = try Self.repeating(given, in: db)
+            guard recurrence.occurs(on: date) else {
+                throw CommandError.invalidArgument(
+                    "date",
+                    "must be a day the todo falls on (\(recurrence.frequency.rawValue) from \(recurrence.start)), got \(date)"
+                )
+            }
+            var reply =
+                try commit(Todos.completion(of: id, on: date), ["skipped": .bool(skipped)], in: db, outbox: outbox)
+                .objectValue ?? [:]
+            reply["todo"] = try Self.todoJSON(id, in: db)
+            return .object(reply)
+        }
+    }
+
+    /// `todo.pause {id, from, to, resume?}`: every day the todo falls on from `from` through `to`
+    /// skipped (a holiday), in one transaction; with `resume: true`, those days no longer skipped.
+    /// - Throws: for a range of more than 366 days, or one the todo does not fall in.
+    func pauseTodo(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let given = try arguments.requiredString("id")
+        guard let from = try arguments.optionalDate("from") else {
+            throw CommandError.invalidArgument("from", "is required: the first day of the pause")
+        }
+        guard let to = try arguments.optionalDate("to") else {
+            throw CommandError.invalidArgument("to", "is required: the last day of the pause")
+        }
+        guard from <= to else { throw CommandError.invalidArgument("to", "must not be before 'from' (\(from))") }
+        guard to.dayNumber - from.dayNumber < Self.maximumPauseDays else {
+            throw CommandError.invalidArgument("to", "must be within \(Self.maximumPauseDays) days of 'from'")
+        }
+        let resume = try arguments.optionalBool("resume") ?? false
+        return try await writes.once(request.id) { db, outbox in
+            let (id, recurrence) = try Self.repeating(given, in: db)
+            let dates = recurrence.occurrences(from: from, through: to)
+            guard !dates.isEmpty else {
+                throw CommandError.invalidArgument("from", "the todo falls on no day from \(from) to \(to)")
+            }
+            for date in dates {
+                _ = try commit(Todos.completion(of: id, on: date), ["skipped": .bool(!resume)], in: db, outbox: outbox)
+            }
+            return try JSONValue(
+                reply: TodoPaused(
+                    todo: try Self.todo(id, in: db), days: dates.map(\.description), resumed: resume))
+        }
+    }
+
+    /// A repeating todo's id and rule.
+    /// - Throws: `not_found`, or for a one-off todo (nothing to skip: it has one day).
+    static func repeating(_ given: String, in db: Database) throws -> (String, Recurrence) {
+        let id = try todoID(given, in: db)
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM todo WHERE id = ?", arguments: [id]) else {
+            throw CommandError(code: "not_found", message: "'id': no todo '\(given)'")
+        }
+        guard let recurrence = recurrence(row) else {
+            throw CommandError.invalidArgument("id", "must be a repeating todo (a habit): '\(given)' happens once")
+        }
+        return (id, recurrence)
+    }
+
+    /// A repeating todo's streak and strength as of `today` (`HabitProgress`), over its due dates
+    /// of the last ten years at most; `nil` for a one-off todo or one not started yet.
+    static func habitProgress(_ id: String, today: LocalDate, in db: Database) throws -> HabitProgress? {
+        guard
+            let row = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT repeat, due_date, until, month_end FROM todo WHERE id = ?"),
+                arguments: [id]),
+            let recurrence = recurrence(row), recurrence.start <= today
+        else { return nil }
+        let from = max(recurrence.start, today.adding(days: -3_660))
+        let dates = recurrence.occurrences(from: from, through: today)
+        var marks: [LocalDate: HabitProgress.Mark] = [:]
+        for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
+            let days = try String.fetchAll(
+                try db.cachedStatement(sql: "SELECT date FROM \(table) WHERE template = ? AND date BETWEEN ? AND ?"),
+                arguments: [id, from.description, today.description])
+            for day in days { if let date = try? LocalDate(parsing: day, field: "date") { marks[date] = mark } }
+        }
+        let (period, unit): (Int, String) =
+            switch recurrence.frequency {
+            case .daily: (1, "day")
+            case .weekly: (7, "week")
+            case .monthly: (30, "month")
+            case .yearly: (365, "year")
+            }
+        return HabitProgress.of(dates: dates, marks: marks, period: period, unit: unit)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HearthBus
+import HearthCore
+import Testing
+
+extension StoreTodosTests {
+    @Test(
+        "a habit's streak and strength in todo.list: counted in its due days, today pending, a day done on two devices once"
+    )
+    func habitStreaks() async throws {
+        try await withTwoStores { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+            let added = try await a.request(
+                "todo.add", args: ["title": "Stretch", "collection": "habits", "due": "2026-03-01", "repeat": "daily"])
+            let id = try #require(try added.decode(TodoChange.self).todo?.id)
+            try await exchange(a, b)
+            // Done 1–5 March (the 5th on both devices), missed the 6th, done the 7th and 8th.
+            for day in ["01", "02", "03", "04", "05", "07", "08"] {
+                _ = try await a.request("todo.done", args: ["id": .string(id), "date": .string("2026-03-\(day)")])
+            }
+            _ = try await b.request("todo.done", args: ["id": .string(id), "date": "2026-03-05"])
+            try await exchange(a, b)
+            for store in [a, b] {
+                // The 9th, not done yet, does not break the streak; the 6th did.
+                let list = try await store.request("todo.list", args: ["today": "2026-03-09"]).decode(TodoList.self)
+                let habit = try #require(list.todos.first?.habit)
+                #expect(habit.current == 2 && habit.best == 5 && habit.unit == "day", "\(habit)")
+                #expect(habit.streakText == "2-day streak")
+                // 5 done, a miss, 2 done, with a half-life of 13 days.
+                let m = pow(0.5, 1.0 / 13)
+                let expected = ((1 - pow(m, 5)) * m) * m * m + (1 - m) * m + (1 - m)
+                #expect(abs(habit.strength - expected) < 1e-9, "\(habit.strength) vs \(expected)")
+                // The 10th: the 9th is over and missed.
+                let later = try await store.request("todo.list", args: ["today": "2026-03-10"]).decode(TodoList.self)
+                #expect(later.todos.first?.habit?.current == 0)
+            }
+            // todo.show carries it too, as of the household's today (long after: a streak of 0).
+            let shown = try await a.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self)
+            #expect(shown.habit?.best == 5)
+        }
+    }
+}
+
+extension StoreTodosTests {
+    @Test(
+        "skip and pause: skipped days neither break nor extend a streak, sync, remind nobody, and a day done stays done"
+    )
+    func skipAndPause() async throws {
+        try await withTwoStores { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+            let added = try await a.request(
+                "todo.add",
+                args: [
+                    "title": "Swim", "collection": "habits", "due": "2026-03-01", "time": "07:00", "repeat": "daily",
+                    "remind": true,
+                ])
+            let id = try #require(try added.decode(TodoChange.self).todo?.id)
+            try await exchange(a, b)
+            for day in ["01", "02", "07"] {
+                _ = try await a.request("todo.done", args: ["id": .string(id), "date": .string("2026-03-\(day)")])
+            }
+            // The pool was closed on the 3rd (said on Bob's device); a holiday from the 4th to the 6th.
+            let skipped = try await b.request("todo.skip", args: ["id": .string(id), "date": "2026-03-03"])
+            #expect(try skipped.decode(TodoChange.self).completion?.skipped == true)
+            let paused = try await a.request(
+                "todo.pause", args: ["id": .string(id), "from": "2026-03-04", "to": "2026-03-06"]
+            ).decode(TodoPaused.self)
+            #expect(paused.days == ["2026-03-04", "2026-03-05", "2026-03-06"])
+            // Skipping a day done leaves it done.
+            _ = try await a.request("todo.skip", args: ["id": .string(id), "date": "2026-03-01"])
+            try await exchange(a, b)
+            for store in [a, b] {
+                let list = try await store.request("todo.list", args: ["today": "2026-03-08"]).decode(TodoList.self)
+                let habit = try #require(list.todos.first?.habit)
+                #expect(habit.current == 3 && habit.best == 3, "\(habit)")
+                let shown = try await store.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self)
+                #expect(shown.skips == ["2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06"])
+                #expect(shown.completions == ["2026-03-01", "2026-03-02", "2026-03-07"])
+                // Neither a day done nor a skipped one reminds anybody.
+                let sources = try await store.request("reminder.sources").decode(ReminderSources.self)
+                #expect(
+                    sources.reminders.first?.completions == [
+                        "2026-03-01", "2026-03-02", "2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06",
+                        "2026-03-07",
+                    ])
+            }
+            // The 3rd no longer skipped: it was missed, and the streak is the 7th alone.
+            _ = try await a.request("todo.skip", args: ["id": .string(id), "date": "2026-03-03", "skipped": false])
+            let after = try await a.request("todo.list", args: ["today": "2026-03-08"]).decode(TodoList.self)
+            #expect(after.todos.first?.habit?.current == 1)
+            _ = try await a.request(
+                "todo.pause", args: ["id": .string(id), "from": "2026-03-04", "to": "2026-03-06", "resume": true])
+            #expect(
+                try await a.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self).skips == nil)
+
+            // Refusals name the field and the rule.
+            let once = try await a.request("todo.add", args: ["title": "Once", "collection": "habits"])
+            let onceID = try #require(try once.decode(TodoChange.self).todo?.id)
+            for (arguments, field) in [
+                (["id": JSONValue.string(onceID), "date": "2026-03-03"], "'id'"),
+                (["id": .string(id), "date": "2026-02-27"], "'date'"),
+                (["id": .string(id)], "'date'"),
+            ] as [([String: JSONValue], String)] {
+                do {
+                    _ = try await a.request("todo.skip", args: arguments)
+                    Issue.record("todo.skip \(arguments) was taken")
+                } catch {
+                    #expect("\(error)".contains(field), "\(error)")
+                }
+            }
+            do {
+                _ = try await a.request(
+                    "todo.pause", args: ["id": .string(id), "from": "2026-03-01", "to": "2027-03-02"])
+                Issue.record("a pause of more than 366 days was taken")
+            } catch {
+                #expect("\(error)".contains("'to'"), "\(error)")
+            }
+        }
+    }
+}
