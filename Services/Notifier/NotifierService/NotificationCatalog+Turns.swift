@@ -19,6 +19,22 @@ extension NotificationCatalog {
         ]
     }
 
+    /// One of a game's popups: in the turns category, `hearth.turn`, each button with its label
+    /// and the command it sends.
+    private func gamePopup(
+        _ key: String, _ summary: String, _ body: String, icon: String = "applications-games",
+        urgency: DesktopNotification.Urgency, timeout: Int32, sound: String? = nil,
+        buttons: [(key: String, label: String, button: Button)] = []
+    ) -> NotificationPlan {
+        .show(
+            Popup(
+                key: key, category: .turns,
+                notification: DesktopNotification(
+                    summary: summary, body: body, icon: icon, urgency: urgency, category: "hearth.turn",
+                    timeout: timeout, actions: buttons.map { (key: $0.key, label: $0.label) }, sound: sound),
+                buttons: Dictionary(uniqueKeysWithValues: buttons.map { ($0.key, $0.button) })))
+    }
+
     /// "Your turn, NAME" with Done to the player's device (with the `bell` sound); a quiet
     /// "NAME is playing" elsewhere. Both under the game's key, so a game never piles up popups.
     func yourTurn(_ event: YourTurnEvent) -> NotificationPlan {
@@ -26,21 +42,11 @@ extension NotificationCatalog {
         var body = "Game \(code) · turn \(event.turn)"
         if let left = event.timerLeft { body += " · \(TurnClock.text(milliseconds: left)) to play" }
         guard player.device == device else {
-            return .show(
-                Popup(
-                    key: "turn.\(code)", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "\(player.name) is playing", body: body, icon: "applications-games", urgency: .low,
-                        category: "hearth.turn", timeout: 5_000),
-                    buttons: [:]))
+            return gamePopup("turn.\(code)", "\(player.name) is playing", body, urgency: .low, timeout: 5_000)
         }
-        return .show(
-            Popup(
-                key: "turn.\(code)", category: .turns,
-                notification: DesktopNotification(
-                    summary: "Your turn, \(player.name)", body: body, icon: "applications-games", urgency: .critical,
-                    category: "hearth.turn", timeout: 0, actions: [(key: "done", label: "Done")], sound: "bell"),
-                buttons: ["done": doneButton(code, player.id, event.seq)]))
+        return gamePopup(
+            "turn.\(code)", "Your turn, \(player.name)", body, urgency: .critical, timeout: 0, sound: "bell",
+            buttons: [("done", "Done", doneButton(code, player.id, event.seq))])
     }
 
     /// The same command the CLI's `hearth turn done` sends, for the state the popup shows.
@@ -63,13 +69,9 @@ extension NotificationCatalog {
         let name = player?.name ?? "A player"
         let players = session.players.count
         func notice(_ key: String, _ summary: String, urgency: DesktopNotification.Urgency = .low) -> NotificationPlan {
-            .show(
-                Popup(
-                    key: key, category: .turns,
-                    notification: DesktopNotification(
-                        summary: summary, body: "Game \(code) · \(players) player\(players == 1 ? "" : "s")",
-                        icon: "applications-games", urgency: urgency, category: "hearth.turn", timeout: 5_000),
-                    buttons: [:]))
+            gamePopup(
+                key, summary, "Game \(code) · \(players) player\(players == 1 ? "" : "s")", urgency: urgency,
+                timeout: 5_000)
         }
         let here = player?.device == device
         let leaderHere = session.leaderPlayer?.device == device
@@ -92,18 +94,12 @@ extension NotificationCatalog {
             let limit = session.clock.timer.map { TurnClock.text(milliseconds: $0.limit) }
             return notice("turn.\(code).roster", limit.map { "Turn timer: \($0) a turn" } ?? "Turn timer off")
         case .sittingOut where here:
-            return .show(
-                Popup(
-                    key: "turn.\(code).out", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "You are sitting out, \(name)", body: "Game \(code) · the turn passes you by",
-                        icon: "applications-games", urgency: .normal, category: "hearth.turn", timeout: 0,
-                        actions: [(key: "back", label: "I'm back")]),
-                    buttons: [
-                        "back": Button(
-                            service: .turn, command: "back",
-                            arguments: ["code": .string(code), "player": .string(player?.id ?? "")])
-                    ]))
+            let back = Button(
+                service: .turn, command: "back",
+                arguments: ["code": .string(code), "player": .string(player?.id ?? "")])
+            return gamePopup(
+                "turn.\(code).out", "You are sitting out, \(name)", "Game \(code) · the turn passes you by",
+                urgency: .normal, timeout: 0, buttons: [("back", "I'm back", back)])
         case .sittingOut:
             return notice("turn.\(code).roster", "\(name) is sitting out")
         case .returned where here:
@@ -111,20 +107,11 @@ extension NotificationCatalog {
         case .returned:
             return notice("turn.\(code).roster", "\(name) is back")
         case .paused:
-            let resume: [String: Button] =
-                leaderHere
-                ? [
-                    "resume": Button(
-                        service: .turn, command: "resume", arguments: ["code": .string(code), "seq": .int(session.seq)])
-                ] : [:]
-            return .show(
-                Popup(
-                    key: "turn.\(code).paused", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "Game paused", body: "Game \(code) · \(pausedBody(event))", icon: "applications-games",
-                        urgency: .normal, category: "hearth.turn", timeout: leaderHere ? 0 : 5_000,
-                        actions: leaderHere ? [(key: "resume", label: "Resume")] : []),
-                    buttons: resume))
+            let resume = Button(
+                service: .turn, command: "resume", arguments: ["code": .string(code), "seq": .int(session.seq)])
+            return gamePopup(
+                "turn.\(code).paused", "Game paused", "Game \(code) · \(pausedBody(event))", urgency: .normal,
+                timeout: leaderHere ? 0 : 5_000, buttons: leaderHere ? [("resume", "Resume", resume)] : [])
         case .resumed:
             return .close(["turn.\(code).paused"])
         default:
@@ -149,14 +136,10 @@ extension NotificationCatalog {
         defer { timerShown[code] = shown }
         if event.change?.kind == .timeUp, let player = event.change?.player, session.current != player.id {
             // The timer passed the turn on: everyone hears whose time ran out ("Your turn" follows).
-            return .show(
-                Popup(
-                    key: "turn.\(code).timer", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "Time's up, \(player.name)", body: "Game \(code) · the turn passes on",
-                        icon: "appointment-missed", urgency: .normal, category: "hearth.turn", timeout: 5_000,
-                        sound: player.device == device ? "dialog-warning" : nil),
-                    buttons: [:]))
+            return gamePopup(
+                "turn.\(code).timer", "Time's up, \(player.name)", "Game \(code) · the turn passes on",
+                icon: "appointment-missed", urgency: .normal, timeout: 5_000,
+                sound: player.device == device ? "dialog-warning" : nil)
         }
         guard session.state == .playing, let player = session.currentPlayer else { return nil }
         let turn = session.turnStartSeq
@@ -166,37 +149,24 @@ extension NotificationCatalog {
         case .warned where shown.warned != turn && mine:
             shown.warned = turn
             let seconds = max(1, (left + 999) / 1_000)
-            return .show(
-                Popup(
-                    key: "turn.\(code)", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "\(seconds) seconds left, \(player.name)", body: "Game \(code) · turn \(session.turn)",
-                        icon: "appointment-soon", urgency: .critical, category: "hearth.turn", timeout: 0,
-                        actions: [(key: "done", label: "Done")], sound: "dialog-warning"),
-                    buttons: ["done": doneButton(code, player.id, session.seq)]))
+            return gamePopup(
+                "turn.\(code)", "\(seconds) seconds left, \(player.name)", "Game \(code) · turn \(session.turn)",
+                icon: "appointment-soon", urgency: .critical, timeout: 0, sound: "dialog-warning",
+                buttons: [("done", "Done", doneButton(code, player.id, session.seq))])
         case .expired where shown.up != turn:
             shown.up = turn
             let leaderHere = session.leaderPlayer?.device == device
-            var actions: [(key: String, label: String)] = []
-            var buttons: [String: Button] = [:]
-            if mine {
-                actions.append((key: "done", label: "Done"))
-                buttons["done"] = doneButton(code, player.id, session.seq)
-            } else if leaderHere {
-                actions.append((key: "skip", label: "Skip \(player.name)"))
-                buttons["skip"] = Button(
-                    service: .turn, command: "skip",
-                    arguments: ["code": .string(code), "player": .string(player.id), "seq": .int(session.seq)])
-            }
-            return .show(
-                Popup(
-                    key: mine ? "turn.\(code)" : "turn.\(code).timer", category: .turns,
-                    notification: DesktopNotification(
-                        summary: "Time's up, \(player.name)", body: "Game \(code) · turn \(session.turn)",
-                        icon: "appointment-missed", urgency: mine ? .critical : .normal, category: "hearth.turn",
-                        timeout: mine || leaderHere ? 0 : 5_000, actions: actions,
-                        sound: mine ? "dialog-warning" : nil),
-                    buttons: buttons))
+            let skip = Button(
+                service: .turn, command: "skip",
+                arguments: ["code": .string(code), "player": .string(player.id), "seq": .int(session.seq)])
+            let buttons =
+                mine
+                ? [("done", "Done", doneButton(code, player.id, session.seq))]
+                : leaderHere ? [("skip", "Skip \(player.name)", skip)] : []
+            return gamePopup(
+                mine ? "turn.\(code)" : "turn.\(code).timer", "Time's up, \(player.name)",
+                "Game \(code) · turn \(session.turn)", icon: "appointment-missed", urgency: mine ? .critical : .normal,
+                timeout: mine || leaderHere ? 0 : 5_000, sound: mine ? "dialog-warning" : nil, buttons: buttons)
         default:
             return nil
         }
@@ -207,14 +177,8 @@ extension NotificationCatalog {
         let statistics = session.statistics
         guard !statistics.tallies.isEmpty else { return .ignore }
         let body = ([statistics.longestLine].compactMap { $0 } + statistics.shortLines).joined(separator: "\n")
-        return .show(
-            Popup(
-                key: "turn.over", category: .turns,
-                notification: DesktopNotification(
-                    summary:
-                        "Game over · \(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
-                    body: body, icon: "applications-games", urgency: .normal, category: "hearth.turn",
-                    timeout: 60_000),
-                buttons: [:]))
+        return gamePopup(
+            "turn.over", "Game over · \(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
+            body, urgency: .normal, timeout: 60_000)
     }
 }

@@ -93,10 +93,32 @@ public enum LANGame {
                 return listed?.stdout.contains("\"code\":\"\(code)\"") == true
             }
             guard seen else { throw LANError("\(device.name) never saw the game \(code)") }
-            _ = try await device.json(["turn", "join", code, "--name", device.name])
+            try await join(device, code)
         }
         _ = try await leader.json(["turn", "start", code])
         return code
+    }
+
+    /// `device` joins `code`, trying again as a person would when the leader's device does not
+    /// answer in time: at 5% loss a join on a link just opened can take longer than the turn
+    /// service's 3 s (a lost SYN costs 1 s, two cost 3 s; seen once in about ten runs). A join
+    /// whose reply was lost shows in the device's own copy of the game, so that is looked at first.
+    static func join(_ device: LANDevice, _ code: String) async throws {
+        for attempt in 1...3 {
+            do {
+                _ = try await device.json(["turn", "join", code, "--name", device.name])
+                return
+            } catch {
+                let joined = await Polling.eventually(timeout: .seconds(5)) {
+                    guard let status = try? await device.stack.hearth(["turn", "status", code, "--json"]),
+                        let session = try? JSONValue.parse(status.stdout).decode(TurnSession.self)
+                    else { return false }
+                    return session.player(named: device.name) != nil
+                }
+                if joined { return }
+                if attempt == 3 { throw error }
+            }
+        }
     }
 
     /// The `q` quantile (0…1) of `values`, sorted or not.
