@@ -184,27 +184,41 @@ struct BusEndToEndTests {
 }
 
 /// Free loopback TCP ports, found by binding port 0 and reading what the kernel chose.
+/// Ports for a test to bind later, free when taken, and below the kernel's ephemeral range
+/// (`/proc/sys/net/ipv4/ip_local_port_range`, 32768–60999 by default): a port the kernel handed
+/// out for bind(0) and that was closed again can be given to any outgoing connection as its
+/// source port before the test binds it (the browser test's hearth-web once found its port so
+/// taken: "Address already in use"); below that range only an explicit bind takes a port.
 enum FreePorts {
     static func take(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let ephemeralStart = range?.first ?? 32_768
         var ports: [Int] = []
-        for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            sockets.append(fd)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-                }
-            }
-            guard bound else { throw SystemCallError.last("bind 127.0.0.1:0") }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+        var attempts = 0
+        while ports.count < count {
+            attempts += 1
+            guard attempts <= 1_000 else { throw SystemCallError.last("no free port below \(ephemeralStart)") }
+            let port = Int.random(in: 10_000..<max(10_001, ephemeralStart))
+            guard !ports.contains(port), isFree(port) else { continue }
+            ports.append(port)
         }
         return ports
+    }
+
+    /// Whether 127.0.0.1:`port` can be bound now (tried, then let go).
+    private static func isFree(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 }
