@@ -76,7 +76,7 @@ final class WatchScreen: Sendable {
         let mine = current?.device == device
         let name = current?.name ?? ""
         // The clock as read, moved on by the time since (not while paused).
-        let since = Self.milliseconds(ContinuousClock.now - read)
+        let since = (ContinuousClock.now - read).milliseconds
         let live = clock.map { reading in
             let moved = reading.paused ? 0 : since
             return TurnClockReading(
@@ -133,10 +133,5 @@ final class WatchScreen: Sendable {
 
     func finish() {
         if !json { Output.write("\u{1B}[?25h\n") }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -51,7 +51,7 @@ actor TurnEngine {
         init(session: TurnSession, since: ContinuousClock.Instant) { (self.session, self.since) = (session, since) }
 
         /// Milliseconds from `since` to `now`.
-        func age(at now: ContinuousClock.Instant) -> Int64 { max(0, Self.milliseconds(now - since)) }
+        func age(at now: ContinuousClock.Instant) -> Int64 { max(0, (now - since).milliseconds) }
 
         /// The turn clock as it reads at `now`.
         func clock(at now: ContinuousClock.Instant) -> TurnClockReading {
@@ -62,11 +62,6 @@ actor TurnEngine {
         mutating func catchUp(to now: ContinuousClock.Instant) {
             session.advanceClock(by: age(at: now))
             since = now
-        }
-
-        static func milliseconds(_ duration: Duration) -> Int64 {
-            let (seconds, attoseconds) = duration.components
-            return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
         }
     }
     var sessions: [String: Held] = [:]

@@ -81,13 +81,11 @@ extension TurnSession {
             guard !skipped.contains(targetID) else { throw .alreadySkipped(player.name) }
             skipped.insert(targetID)
         }
-        if targetID == currentID {
-            passTurn(after: currentID)
-            let change = control(untilBack ? .sittingOut : .skipped, player)
-            turnStartSeq = seq
-            return change
-        }
-        return control(untilBack ? .sittingOut : .skipped, player)
+        let passes = targetID == currentID
+        if passes { passTurn(after: currentID) }
+        let change = control(untilBack ? .sittingOut : .skipped, player)
+        if passes { turnStartSeq = seq }
+        return change
     }
 
     /// A player sitting out is back: the turn reaches them again from the next pass on.
