@@ -123,6 +123,37 @@ struct TurnPopupTests {
         #expect(notice.notification.summary == "Bob is sitting out")
     }
 
+    @Test(
+        "out of the game (left, or removed with this device while the lead passed on): the game's popups here close, Your turn with them, and the player is told"
+    )
+    mutating func outOfTheGame() throws {
+        let ann = TurnSession.Player(id: "id-Ann", name: "Ann", device: Self.here)
+        let bob = TurnSession.Player(id: "id-Bob", name: "Bob", device: "other")
+        let without = TurnSession(
+            id: "s", code: "J7X-3", seq: 9, state: .playing, players: [bob, .init(id: "c", name: "Cy", device: "x")],
+            current: "id-Bob", leader: "id-Bob", turn: 5, turnStartSeq: 9)
+        let event = TurnChangedEvent(session: without, change: .init(kind: .left, player: ann), clockNow: nil)
+        let envelope = Envelope(
+            source: "turn", device: "d", seq: 1, type: "turn.changed", data: try JSONValue(encoding: event))
+        let plan = catalog.plan(topic: "turn.J7X-3.changed", envelope: envelope)
+        guard case .all(let plans) = plan, plans.count == 2, case .show(let popup) = plans[1] else {
+            Issue.record("expected the game's popups closed and a notice, got \(plan)")
+            return
+        }
+        #expect(plans[0] == .close(NotificationCatalog.turnKeys("J7X-3")))
+        #expect(popup.notification.summary == "Ann, you are out of the game")
+        #expect(popup.notification.body == "Game J7X-3 · the others play on")
+        // Someone else leaving is a notice only.
+        let other = TurnChangedEvent(session: without, change: .init(kind: .left, player: ann), clockNow: nil)
+        var elsewhere = NotificationCatalog(device: "other", timeZone: TimeZone(identifier: "UTC")!)
+        let notice = try NotificationCatalogTests.popup(
+            elsewhere.plan(
+                topic: "t",
+                envelope: Envelope(
+                    source: "turn", device: "d", seq: 2, type: "turn.changed", data: try JSONValue(encoding: other))))
+        #expect(notice.notification.summary == "Ann left the game")
+    }
+
     @Test("the end: the game's popups close and the statistics show under a key without the game's code")
     mutating func gameOver() throws {
         let statistics = TurnStatistics(tallies: [

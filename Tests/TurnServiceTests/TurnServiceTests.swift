@@ -394,3 +394,47 @@ extension TurnServiceTests {
         await bob.close()
     }
 }
+
+extension TurnServiceTests {
+    @Test(
+        "the lead passes on while one member still hears the old leader (its device came back before that member took over): that member moves to the new leader from its beacon, and the old leader's device, its players removed, drops its copy and says so"
+    )
+    func splitLeadSettles() async throws {
+        let fast = TurnTiming(
+            heartbeat: .milliseconds(25), awayAfter: .milliseconds(500), takeOverAfter: .seconds(30),
+            requestTimeout: .seconds(2))
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: fast)
+        let bob = try await TurnDevice(beaconPort: port, timing: fast)
+        let cy = try await TurnDevice(beaconPort: port, timing: fast)
+        let code = try await game(ann, [(bob, "Bob"), (cy, "Cy")])
+        let before = try await cy.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        var annEvents = ann.events.makeAsyncIterator()
+        var cyEvents = cy.events.makeAsyncIterator()
+
+        // Bob's device lost Ann's for its take-over time (a cable out and back): it leads now, in
+        // a new term, without Ann; Ann's device never heard of it and still leads Cy's copy.
+        await bob.engine?.takeOver(from: ann.device)
+        let bobs = try await bob.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(bobs.leaderPlayer?.name == "Bob" && bobs.term == before.term + 1)
+        #expect(bobs.player(named: "Ann") == nil)
+
+        let moved = await cy.nextChange(&cyEvents) { $0.session.leaderPlayer?.name == "Bob" }
+        #expect(moved?.session.term == bobs.term)
+        #expect(moved?.session.player(named: "Ann") == nil)
+        let out = await ann.nextChange(&annEvents) { $0.change?.kind == .left }
+        #expect(out?.change?.player?.name == "Ann")
+        #expect(out?.session.player(named: "Ann") == nil)
+        await #expect(throws: CommandClientError.self) { try await ann.command("done", ["code": .string(code)]) }
+
+        // Play goes on from Bob's device: his turn (Ann's passed on when she was removed), then Cy's.
+        #expect(bobs.currentPlayer?.name == "Bob")
+        _ = try await bob.command("done", ["code": .string(code)])
+        let cysTurn = await cy.nextChange(&cyEvents) { $0.session.currentPlayer?.name == "Cy" }
+        #expect(cysTurn?.session.leaderPlayer?.name == "Bob")
+        _ = try await cy.command("done", ["code": .string(code)])
+        let cyCopy = try await cy.command("status", ["code": .string(code)]).decode(TurnSession.self)
+        #expect(cyCopy.currentPlayer?.name == "Bob")
+        for device in [ann, bob, cy] { await device.close() }
+    }
+}

@@ -80,6 +80,13 @@ extension NotificationCatalog {
             return notice("turn.\(code).roster", "\(name) joined the game")
         case .left where !here:
             return notice("turn.\(code).roster", "\(name) left the game")
+        case .left where !session.players.contains(where: { $0.device == device }):
+            // Out (left, or removed with this device when it was out of reach and the lead passed
+            // on): the game's popups here go, its "Your turn" with them.
+            let out = gamePopup(
+                "turn.\(code).left", "\(name), you are out of the game", "Game \(code) · the others play on",
+                urgency: .normal, timeout: 10_000)
+            return .all([.close(Self.turnKeys(code)), out])
         case .leader where here:
             return notice("turn.\(code).leader", "You are the leader now", urgency: .normal)
         case .leader:

@@ -14,6 +14,15 @@ struct BeaconAnnouncement: Codable, Sendable, Equatable {
         let players: [String]
         /// The devices the players sit at: a restarted device finds its games here.
         let devices: [String]
+        /// The lead's term and the `seq` of the copy there: a device holding an older-ranked copy
+        /// (one that went on following, or leading, a leader the others replaced) moves over.
+        var term: Int64?
+        var seq: Int64?
+
+        /// The copy's rank (`TurnSession.Rank`), led by `leaderDevice`, the announcing device.
+        func rank(leaderDevice: String) -> TurnSession.Rank {
+            TurnSession.Rank(term: term ?? 0, leaderDevice: leaderDevice, seq: seq ?? 0)
+        }
     }
 
     /// Always 1: anything else on the port is not a Hearth beacon.

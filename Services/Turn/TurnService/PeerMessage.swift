@@ -7,8 +7,8 @@ import HearthCore
 /// - leader → member: `rep {id, ok, session?, change?, error?}`, `state {session, change?, keys}`,
 ///   `step {code, base, seq, …}` (a transition that left the players as they were, for a copy at
 ///   `base`: `TurnSession.Step`), `hb {}` (nothing to update), `gone {code, reason}`: that device
-///   is no longer in the session (`ended`: it ended or the device left), or this device does not
-///   know it at all (`unknown`: it restarted and lost it)
+///   is no longer in the session (`ended`: it ended or the device left), this device does not
+///   know it at all (`unknown`: it restarted and lost it), or another device leads it now (`moved`)
 enum PeerMessage: Sendable, Equatable {
     case heartbeat(Heartbeat)
     case request(Request)
@@ -23,6 +23,9 @@ enum PeerMessage: Sendable, Equatable {
         case ended
         /// This device does not know the session: it restarted since (sessions live in memory).
         case unknown
+        /// This device no longer leads it: another device leads a later copy (its beacon says
+        /// which), and the asking device moves there when it hears that beacon.
+        case moved
     }
 
     /// A member's heartbeat carries its device and the `seq` of each session it follows there;

@@ -55,7 +55,9 @@ extension TurnEngine {
             }
             return
         }
-        leaderHeard[leaderDevice] = now()
+        // A device that says another leads now is not heard as a leader: should that other's
+        // beacon never come, this device takes over from it as from a silent one.
+        if case .gone(_, .moved) = message {} else { leaderHeard[leaderDevice] = now() }
         switch message {
         case .reply(let reply):
             guard let id = reply.id, let waiting = pending.removeValue(forKey: id) else { return }
@@ -65,7 +67,7 @@ extension TurnEngine {
         case .step(let step):
             take(step, from: leaderDevice)
         case .gone(let code, let reason):
-            guard let held = sessions[code], held.leaderDevice == leaderDevice else { return }
+            guard let held = sessions[code], held.leaderDevice == leaderDevice, reason != .moved else { return }
             if reason == .unknown, held.session.state != .ended {
                 // The leader's device restarted and lost the game (sessions live in memory):
                 // play goes on, led by the next device, with its players kept (away until it
@@ -98,7 +100,7 @@ extension TurnEngine {
                 "hearth-turn: a game's state from \(leaderDevice), which does not lead it, ignored")
             return
         }
-        if let keys, session.seq > held?.session.seq ?? 0 { sessionKeys[session.code] = keys }
+        if let keys, held.map({ session.rank > $0.session.rank }) ?? true { sessionKeys[session.code] = keys }
         receive(session, change: change, age: age, from: leaderDevice)
     }
 
@@ -106,15 +108,18 @@ extension TurnEngine {
     /// missed, so it is behind) asks for the whole state at once, with a heartbeat, rather than
     /// at its next one; a step no newer than the copy is stale and changes nothing.
     func take(_ step: TurnSession.Step, from leaderDevice: String) {
-        guard let held = sessions[step.code], step.seq > held.session.seq else { return }
+        guard let held = sessions[step.code],
+            step.term > held.session.term || (step.term == held.session.term && step.seq > held.session.seq)
+        else { return }
         do {
             let (session, change) = try step.applied(to: held.session)
             accept(session, change: change, keys: nil, from: leaderDevice)
         } catch {
-            if step.base == held.session.seq {
+            if step.base == held.session.seq, step.term == held.session.term {
                 logger.warning("hearth-turn: a step from \(leaderDevice) refused: \(error.field)")
             }
-            sendHeartbeat(to: leaderDevice, seqs: [step.code: held.session.seq])
+            // A copy of another term asks from scratch: its seq says nothing of the leader's.
+            sendHeartbeat(to: leaderDevice, seqs: [step.code: step.term == held.session.term ? held.session.seq : 0])
         }
     }
 
@@ -124,16 +129,18 @@ extension TurnEngine {
         try? link(to: leaderDevice)?.socket.send([PeerMessage.heartbeat(.init(device: device, seqs: seqs)).bytes])
     }
 
-    /// Takes a state from a leader's device if it is newer than the copy held here. One older
-    /// than this copy, from the device this copy names leader, comes from a device that took
-    /// over holding an older copy (the old leader's last push reached here, not there): this
-    /// copy is offered to it.
+    /// Takes a state from a leader's device if it ranks above the copy held here (a newer `seq`,
+    /// or a later lead: `TurnSession.Rank`). One older than this copy, of the same term, from the
+    /// device this copy names leader, comes from a device that took over holding an older copy
+    /// (the old leader's last push reached here, not there): this copy is offered to it.
     func receive(
         _ session: TurnSession, change: TurnSession.Change?, age: Int64? = nil, from leaderDevice: String
     ) {
         let previous = sessions[session.code]?.session
-        if let previous, session.seq <= previous.seq {  // stale: never overwrite newer
-            if session.seq < previous.seq, previous.leaderPlayer?.device == leaderDevice {
+        if let previous, session.rank <= previous.rank {  // stale: never overwrite newer
+            if session.term == previous.term, session.seq < previous.seq,
+                previous.leaderPlayer?.device == leaderDevice
+            {
                 let offer = PeerMessage.state(.init(session: previous, change: nil, keys: nil, device: device))
                 try? link(to: leaderDevice)?.socket.send([offer.bytes])
             }

@@ -109,7 +109,8 @@ extension TurnEngine {
                 held.session.players.contains(where: { $0.device == sender })
             else {
                 let known = sessions[code] != nil || ended[code] != nil
-                replies.append(.gone(code: code, reason: known ? .ended : .unknown))
+                let reason: PeerMessage.GoneReason = moved[code] != nil ? .moved : known ? .ended : .unknown
+                replies.append(.gone(code: code, reason: reason))
                 continue
             }
             let awaiting = "\(code)\u{0}\(sender)"

@@ -97,6 +97,9 @@ actor TurnEngine {
     /// this device never knew, as after a restart, is `gone: unknown`), and an older beacon still
     /// listing one is not believed.
     var ended: [String: ContinuousClock.Instant] = [:]
+    /// Sessions this device dropped lately because another device leads a later copy without
+    /// its players (`superseded`): a member still asking here hears `gone: moved`.
+    var moved: [String: ContinuousClock.Instant] = [:]
     /// Following: each session's device keys as its leader last sent them.
     var sessionKeys: [String: [String: String]] = [:]
 

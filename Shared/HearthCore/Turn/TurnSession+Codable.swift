@@ -48,7 +48,7 @@ extension TurnSession.Change: Codable {
 
 extension TurnSession: Codable {
     enum CodingKeys: String, CodingKey {
-        case id, code, seq, state, turn, leader, current, players, clock, skipped, statistics
+        case id, code, seq, term, state, turn, leader, current, players, clock, skipped, statistics
         case turnStartSeq = "turn_start_seq"
         case sittingOut = "sitting_out"
         case controlSeq = "control_seq"
@@ -67,6 +67,7 @@ extension TurnSession: Codable {
         self.init(
             id: try container.decode(String.self, forKey: .id), code: try container.decode(String.self, forKey: .code),
             seq: try container.decode(Int64.self, forKey: .seq),
+            term: try container.decodeIfPresent(Int64.self, forKey: .term) ?? 0,
             state: try container.decode(State.self, forKey: .state),
             players: try container.decode([Player].self, forKey: .players),
             current: try container.decodeIfPresent(String.self, forKey: .current),
@@ -86,6 +87,7 @@ extension TurnSession: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(code, forKey: .code)
         try container.encode(seq, forKey: .seq)
+        try container.encode(term, forKey: .term)
         try container.encode(state, forKey: .state)
         try container.encode(turn, forKey: .turn)
         try container.encode(turnStartSeq, forKey: .turnStartSeq)

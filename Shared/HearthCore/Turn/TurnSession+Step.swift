@@ -12,6 +12,8 @@ extension TurnSession {
         /// The `seq` a copy must be at to take this step.
         public let base: Int64
         public let seq: Int64
+        /// The lead's term the step was made in: a copy of another term cannot take it.
+        public let term: Int64
         public let state: State
         public let current: String?
         public let leader: String
@@ -28,15 +30,16 @@ extension TurnSession {
         public let player: String?
 
         enum CodingKeys: String, CodingKey {
-            case code, base, seq, state, current, leader, turn, change, player, clock, skipped, statistics
+            case code, base, seq, term, state, current, leader, turn, change, player, clock, skipped, statistics
             case turnStartSeq = "turn_start_seq"
             case controlSeq = "control_seq"
             case sittingOut = "sitting_out"
         }
 
         public init(
-            code: String, base: Int64, seq: Int64, state: State, current: String?, leader: String, turn: Int64,
-            turnStartSeq: Int64, clock: TurnClock = TurnClock(), controlSeq: Int64 = 0, skipped: Set<String> = [],
+            code: String, base: Int64, seq: Int64, term: Int64 = 0, state: State, current: String?, leader: String,
+            turn: Int64, turnStartSeq: Int64, clock: TurnClock = TurnClock(), controlSeq: Int64 = 0,
+            skipped: Set<String> = [],
             sittingOut: Set<String> = [], statistics: TurnStatistics? = nil, change: Change.Kind?, player: String?
         ) {
             self.clock = clock
@@ -47,6 +50,7 @@ extension TurnSession {
             self.code = code
             self.base = base
             self.seq = seq
+            self.term = term
             self.state = state
             self.current = current
             self.leader = leader
@@ -63,6 +67,7 @@ extension TurnSession {
                 code: try container.decode(String.self, forKey: .code),
                 base: try container.decode(Int64.self, forKey: .base),
                 seq: try container.decode(Int64.self, forKey: .seq),
+                term: try container.decodeIfPresent(Int64.self, forKey: .term) ?? 0,
                 state: try container.decode(State.self, forKey: .state),
                 current: try container.decodeIfPresent(String.self, forKey: .current),
                 leader: try container.decode(String.self, forKey: .leader),
@@ -78,15 +83,16 @@ extension TurnSession {
         }
 
         /// The step from `previous` to `next`, or `nil` when there is none: another session, no
-        /// newer `seq`, changed players (who joined, left, moved or went away is in the whole
+        /// newer `seq`, another term, changed players (who joined, left, moved or went away is in the whole
         /// state), or a change about a player who is not in the session.
         public init?(from previous: TurnSession, to next: TurnSession, change: Change?) {
             guard previous.id == next.id, previous.code == next.code, next.seq > previous.seq,
-                previous.players == next.players
+                previous.term == next.term, previous.players == next.players
             else { return nil }
             if let player = change?.player, next.player(player.id) != player { return nil }
             self.init(
-                code: next.code, base: previous.seq, seq: next.seq, state: next.state, current: next.current,
+                code: next.code, base: previous.seq, seq: next.seq, term: next.term, state: next.state,
+                current: next.current,
                 leader: next.leader, turn: next.turn, turnStartSeq: next.turnStartSeq, clock: next.clock,
                 controlSeq: next.controlSeq, skipped: next.skipped, sittingOut: next.sittingOut,
                 statistics: next.statistics == previous.statistics ? nil : next.statistics, change: change?.kind,
@@ -101,9 +107,13 @@ extension TurnSession {
             guard session.seq == base else {
                 throw .malformed("base: the step is from seq \(base), not \(session.seq)")
             }
+            guard session.term == term else {
+                throw .malformed("term: the step is from term \(term), not \(session.term)")
+            }
             guard seq > base else { throw .malformed("seq: \(seq) must be above base \(base)") }
             let next = TurnSession(
-                id: session.id, code: code, seq: seq, state: state, players: session.players, current: current,
+                id: session.id, code: code, seq: seq, term: term, state: state, players: session.players,
+                current: current,
                 leader: leader, turn: turn, turnStartSeq: turnStartSeq, clock: clock, skipped: skipped,
                 sittingOut: sittingOut, controlSeq: controlSeq, statistics: statistics ?? session.statistics)
             try next.validate()

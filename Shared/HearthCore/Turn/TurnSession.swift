@@ -65,6 +65,10 @@ public struct TurnSession: Sendable, Equatable {
     public let id: String
     public let code: String
     public internal(set) var seq: Int64
+    /// The lead's term: raised each time the lead passes from one player to another (a leader
+    /// leaving, a take-over, a hand-over). Of two copies led by different devices, the one with
+    /// the higher term is the game (`rank`).
+    public internal(set) var term: Int64
     public internal(set) var state: State
     /// The players in turn order.
     public internal(set) var players: [Player]
@@ -96,6 +100,7 @@ public struct TurnSession: Sendable, Equatable {
         self.id = id
         self.code = code
         seq = 1
+        term = 0
         state = .open
         players = [leader]
         current = nil
@@ -111,13 +116,14 @@ public struct TurnSession: Sendable, Equatable {
 
     /// A session exactly as given, as received from its leader; `validate` checks it.
     public init(
-        id: String, code: String, seq: Int64, state: State, players: [Player], current: String?, leader: String,
-        turn: Int64, turnStartSeq: Int64, clock: TurnClock = TurnClock(), skipped: Set<String> = [],
+        id: String, code: String, seq: Int64, term: Int64 = 0, state: State, players: [Player], current: String?,
+        leader: String, turn: Int64, turnStartSeq: Int64, clock: TurnClock = TurnClock(), skipped: Set<String> = [],
         sittingOut: Set<String> = [], controlSeq: Int64 = 0, statistics: TurnStatistics = TurnStatistics()
     ) {
         self.id = id
         self.code = code
         self.seq = seq
+        self.term = term
         self.state = state
         self.players = players
         self.current = current
@@ -141,7 +147,8 @@ public struct TurnSession: Sendable, Equatable {
             throw .malformed("turn: \(turn) must be from 0 to \(Self.maximumSeq)")
         }
         for (field, value) in [
-            ("turn_start_seq", turnStartSeq), ("control_seq", controlSeq), ("clock.used_ms", clock.used),
+            ("term", term), ("turn_start_seq", turnStartSeq), ("control_seq", controlSeq),
+            ("clock.used_ms", clock.used),
             ("clock.timer_base_ms", clock.timerBase),
         ] where !(0...Self.maximumSeq).contains(value) {
             throw .malformed("\(field): \(value) must be from 0 to \(Self.maximumSeq)")
@@ -286,6 +293,7 @@ public struct TurnSession: Sendable, Equatable {
         if hadTurn { turnStartSeq = seq }
         if leader == playerID {
             leader = successor.id
+            term += 1
             changes.append(bump(.leader, successor))
         }
         return changes
@@ -311,38 +319,6 @@ public struct TurnSession: Sendable, Equatable {
         }
         guard let changed, state != .ended else { return nil }
         return bump(present ? .back : .away, changed)
-    }
-
-    /// A device gone for good: its players leave (the turn and leadership pass as for any
-    /// leaving player). What a device does when it takes over from a leader's vanished device.
-    public mutating func remove(device: String) -> [Change] {
-        var changes: [Change] = []
-        for player in players where player.device == device {
-            if let left = try? leave(player.id) { changes += left }
-        }
-        return changes
-    }
-
-    /// The leader's device restarted and lost the session: leadership passes to the next player
-    /// (in order) at another device, and the players at `device` stay in the game, away until
-    /// their device is heard again. Nothing changes when no player sits elsewhere.
-    /// - Returns: the changes made (leader, then away).
-    public mutating func handOver(from device: String) -> [Change] {
-        guard state != .ended, let index = players.firstIndex(where: { $0.id == leader }) else { return [] }
-        let order = players[(index + 1)...] + players[..<index]
-        guard let successor = order.first(where: { $0.device != device }) else { return [] }
-        var changes: [Change] = []
-        if leaderPlayer?.device == device {
-            leader = successor.id
-            changes.append(bump(.leader, successor))
-        }
-        if let away = setPresence(device: device, present: false) { changes.append(away) }
-        return changes
-    }
-
-    /// Lifts `seq` to at least `floor` (a new leader continuing after copies that saw more).
-    public mutating func raiseSeq(to floor: Int64) {
-        if seq < floor { seq = floor }
     }
 
     // MARK: - Helpers
