@@ -118,3 +118,65 @@ extension StoreTodosTests {
         }
     }
 }
+
+extension StoreTodosTests {
+    @Test(
+        "todo.stats: a habit's days, rates and streak runs equal a hand count, done on either device once; a collection adds its one-off todos; bad weeks and collections refused by name"
+    )
+    func statistics() async throws {
+        try await withTwoStores { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+            _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
+            let added = try await a.request(
+                "todo.add", args: ["title": "Stretch", "collection": "habits", "due": "2026-03-02", "repeat": "daily"])
+            let id = try #require(try added.decode(TodoChange.self).todo?.id)
+            _ = try await a.request("todo.add", args: ["title": "Fence", "collection": "home", "due": "2026-03-04"])
+            let bins = try await a.request(
+                "todo.add", args: ["title": "Bins", "collection": "home", "due": "2026-03-10"])
+            _ = try await a.request("todo.done", args: ["id": .string(try #require(bins["todo"]?["id"]?.stringValue))])
+            try await exchange(a, b)
+            // Monday 2 March to Wednesday 11th: done 2–4 (the 4th on both devices), 6, 9 and 10;
+            // the 5th skipped; the 7th and 8th missed; the 11th (today) pending.
+            for day in ["02", "03", "04", "06", "09", "10"] {
+                _ = try await a.request("todo.done", args: ["id": .string(id), "date": .string("2026-03-\(day)")])
+            }
+            _ = try await b.request("todo.done", args: ["id": .string(id), "date": "2026-03-04"])
+            _ = try await b.request("todo.skip", args: ["id": .string(id), "date": "2026-03-05"])
+            try await exchange(a, b)
+            for store in [a, b] {
+                let stats = try await store.request("todo.stats", args: ["weeks": 2, "today": "2026-03-11"])
+                    .decode(TodoStatistics.self)
+                #expect(stats.from == "2026-03-02" && stats.to == "2026-03-11" && stats.weeks == 2)
+                let habit = try #require(stats.habits.first)
+                #expect(stats.habits.count == 1 && habit.title == "Stretch" && habit.collection == "Habits")
+                #expect(
+                    habit.days.map(\.rawValue).joined(separator: " ")
+                        == "done done done skipped done missed missed done done pending")
+                #expect(habit.weeks.map(\.due) == [6, 2] && habit.weeks.map(\.done) == [4, 2])
+                #expect(habit.streaks.map(\.length) == [4, 2])
+                #expect(habit.progress.current == 2 && habit.progress.best == 4)
+                let home = try #require(stats.collections.first { $0.name == "Home" })
+                // The fence (due the 4th, open) and the bins (due the 10th, done).
+                #expect(home.open == 1 && home.done == 1)
+                #expect(home.weeks.map(\.due) == [1, 1] && home.weeks.map(\.done) == [0, 1])
+                let habits = try #require(stats.collections.first { $0.name == "Habits" })
+                #expect(habits.weeks == habit.weeks)
+            }
+            let home = try await a.request("todo.stats", args: ["collection": "Home", "today": "2026-03-11"])
+                .decode(TodoStatistics.self)
+            #expect(home.habits.isEmpty && home.collections.map(\.name) == ["Home"] && home.weeks == 12)
+            for (arguments, field) in [
+                (["weeks": JSONValue.int(0)], "'weeks'"), (["weeks": 54], "'weeks'"),
+                (["collection": "Nope"], "collection"),
+                (["today": "March"], "'today'"),
+            ] as [([String: JSONValue], String)] {
+                do {
+                    _ = try await a.request("todo.stats", args: arguments)
+                    Issue.record("todo.stats \(arguments) was answered")
+                } catch {
+                    #expect("\(error)".contains(field), "\(error)")
+                }
+            }
+        }
+    }
+}

@@ -75,6 +75,7 @@ struct WireContractTests {
         "todo.calendar": WireFixtures.roundTrip(TodoCalendar.self),
         "todo.occurrences": WireFixtures.roundTrip(TodoOccurrences.self),
         "todo.history": WireFixtures.roundTrip(TodoHistory.self),
+        "todo.stats": WireFixtures.roundTrip(TodoStatistics.self),
         "note.set": WireFixtures.roundTrip(NoteChange.self), "note.show": WireFixtures.roundTrip(NoteView.self),
         "note.show+empty": WireFixtures.roundTrip(NoteView.self), "note.list": WireFixtures.roundTrip(NoteList.self),
         "template.apply": WireFixtures.roundTrip(TemplateApplied.self),
@@ -282,6 +283,7 @@ struct WireContractTests {
         try await script.keep("todo.show", "todo.show", ["id": .string(waterID), "today": "2026-11-24"])
         try await script.keep("todo.list", "todo.list", ["today": "2026-11-24"])
         try await script.keep("todo.list+date", "todo.list", ["date": "2026-11-24"])
+        try await script.keep("todo.stats", "todo.stats", ["today": "2026-11-24", "weeks": 2])
         try await script.keep("todo.calendar", "todo.calendar", ["from": "2026-11-20", "to": "2026-11-24"])
         try await script.keep(
             "todo.occurrences", "todo.occurrences", ["id": .string(waterID), "from": "2026-11-20", "to": "2026-11-23"])

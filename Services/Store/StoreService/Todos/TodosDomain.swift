@@ -108,6 +108,7 @@ enum TodosDomain: StoreDomain {
             "todo.show": { commands, request in try await commands.showTodo(request) },
             "todo.export": { commands, request in try await commands.exportTodos(request) },
             "todo.history": { commands, request in try await commands.todoHistory(request) },
+            "todo.stats": { commands, request in try await commands.statistics(request) },
             "todo.calendar": { commands, request in try await commands.calendar(request) },
             "note.show": { commands, request in try await commands.showNote(request) },
             "note.list": { commands, request in try await commands.listNotes(request) },

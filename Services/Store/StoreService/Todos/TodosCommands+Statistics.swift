@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCalendar
+import HearthCore
+
+/// `todo.stats`: habits' heatmaps, rates, weekdays and streaks, and collections' rates.
+extension TodosCommands {
+    /// The most weeks the statistics cover: a year.
+    static let maximumStatisticsWeeks = 53
+
+    /// `todo.stats {collection?, weeks? (12), today?}`: the weeks up to `today` (the household's
+    /// day unless given), from the Monday `weeks - 1` weeks before its week (`TodoStatistics`).
+    func statistics(_ request: CommandRequest) async throws -> JSONValue {
+        let arguments = Arguments(request.arguments)
+        let collection = try arguments.optionalString("collection")
+        let weeks = try arguments.optionalInt("weeks") ?? 12
+        guard (1...Self.maximumStatisticsWeeks).contains(weeks) else {
+            throw CommandError.invalidArgument(
+                "weeks", "must be from 1 to \(Self.maximumStatisticsWeeks), got \(weeks)")
+        }
+        let today = try arguments.optionalDate("today") ?? LocalDate(Date(), in: timeZone)
+        return try await database.pool.read { db in
+            let collectionID = try collection.map { try Self.collectionID($0, in: db) }
+            return try JSONValue(
+                reply: try Self.statistics(collection: collectionID, weeks: weeks, today: today, in: db))
+        }
+    }
+
+    /// The statistics of one collection (or all) over `weeks` weeks up to `today`.
+    static func statistics(
+        collection: String?, weeks: Int, today: LocalDate, in db: Database
+    ) throws
+        -> TodoStatistics
+    {
+        let from = TodoStatistics.firstDay(weeks: weeks, today: today)
+        let window = [from.description, today.description]
+        var marks: [String: [LocalDate: HabitProgress.Mark]] = [:]
+        for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT template, date FROM \(table) WHERE date BETWEEN ? AND ?", arguments: .init(window))
+            {
+                if let date = try? LocalDate(parsing: row["date"], field: "date") {
+                    marks[row["template"], default: [:]][date] = mark
+                }
+            }
+        }
+        var collections: [String: CollectionStatistics] = [:]
+        var order: [String] = []
+        let empty = stride(from: from.dayNumber, through: today.dayNumber, by: 7).map {
+            PeriodRate(start: LocalDate(dayNumber: $0).description)
+        }
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT c.id, c.name, c.kind,
+                       (SELECT count(*) FROM todo WHERE collection = c.id AND repeat = 'none' AND NOT completed) AS open,
+                       (SELECT count(*) FROM todo WHERE collection = c.id AND repeat = 'none' AND completed) AS done
+                FROM todo_collection AS c WHERE ? IS NULL OR c.id = ? ORDER BY c.sort_order, c.name
+                """, arguments: [collection, collection])
+        {
+            let id: String = row["id"]
+            order.append(id)
+            collections[id] = CollectionStatistics(
+                id: id, name: row["name"], kind: row["kind"], open: row["open"], done: row["done"], weeks: empty,
+                months: [])
+        }
+        var habits: [HabitStatistics] = []
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, title, collection, repeat, due_date, until, month_end, completed FROM todo
+                WHERE (? IS NULL OR collection = ?) AND due_date IS NOT NULL AND due_date <= ?
+                ORDER BY title, id
+                """, arguments: [collection, collection, today.description])
+        {
+            let id: String = row["id"]
+            guard let recurrence = recurrence(row) else {
+                // A one-off todo counts in its collection's week.
+                if let due = try? LocalDate(parsing: row["due_date"], field: "due_date") {
+                    collections[row["collection"]]?.count(due, from: from, done: row["completed"])
+                }
+                continue
+            }
+            guard let progress = try habitProgress(id, today: today, in: db) else { continue }
+            let habit = HabitStatistics(
+                id: id, title: row["title"], collection: collections[row["collection"]]?.name ?? "",
+                progress: progress, dates: recurrence.occurrences(from: from, through: today),
+                marks: marks[id] ?? [:], from: from, today: today)
+            collections[row["collection"]]?.add(habit)
+            habits.append(habit)
+        }
+        return TodoStatistics(
+            from: from.description, to: today.description, weeks: weeks, habits: habits,
+            collections: order.compactMap { collections[$0] })
+    }
+}

@@ -1,0 +1,207 @@
+/// `todo.stats {collection?, weeks?, today?}`: how the household's habits and collections went
+/// over the last weeks: each habit's days as a heatmap, its completion rate per week and month,
+/// its best and worst weekday and its streaks; each collection's rate and its open and done todos.
+///
+/// A rate counts the due dates that are over: a date skipped is not due, and the pending one
+/// (today's, not done yet; this week's for a weekly habit) is not counted until it is over.
+public struct TodoStatistics: Codable, Sendable, Equatable {
+    /// The first day shown (a Monday, `weeks` weeks back) and the last (today).
+    public let from: String
+    public let to: String
+    public let weeks: Int
+    public let habits: [HabitStatistics]
+    public let collections: [CollectionStatistics]
+
+    public init(from: String, to: String, weeks: Int, habits: [HabitStatistics], collections: [CollectionStatistics]) {
+        (self.from, self.to, self.weeks, self.habits, self.collections) = (from, to, weeks, habits, collections)
+    }
+
+    /// The Monday `weeks - 1` weeks before the week of `today`: the first day of the statistics.
+    public static func firstDay(weeks: Int, today: LocalDate) -> LocalDate {
+        today.adding(days: -(today.weekday - 1) - 7 * (weeks - 1))
+    }
+}
+
+/// What one day of a habit was.
+public enum DayMark: String, Codable, Sendable, Equatable {
+    /// Due and done.
+    case done
+    /// Due, not done, and over.
+    case missed
+    /// Due, marked skipped (or in a pause).
+    case skipped
+    /// Due and not over yet: the last due date, not done.
+    case pending
+    /// Not a day the habit falls on.
+    case off
+}
+
+/// Due dates and those done in one week (`start` its Monday) or month (`start` its first day).
+public struct PeriodRate: Codable, Sendable, Equatable {
+    public let start: String
+    public var due: Int
+    public var done: Int
+
+    public init(start: String, due: Int = 0, done: Int = 0) { (self.start, self.due, self.done) = (start, due, done) }
+
+    /// Done over due, 0 to 1; `nil` when nothing was due.
+    public var rate: Double? { due > 0 ? Double(done) / Double(due) : nil }
+
+    enum CodingKeys: String, CodingKey { case start, due, done, rate }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        start = try container.decode(String.self, forKey: .start)
+        due = try container.decode(Int.self, forKey: .due)
+        done = try container.decode(Int.self, forKey: .done)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(start, forKey: .start)
+        try container.encode(due, forKey: .due)
+        try container.encode(done, forKey: .done)
+        try container.encodeIfPresent(rate, forKey: .rate)
+    }
+}
+
+/// A run of due dates done in a row (skipped ones passed over), within the days shown.
+public struct StreakRun: Codable, Sendable, Equatable {
+    public let start: String
+    public let end: String
+    public let length: Int
+
+    public init(start: String, end: String, length: Int) { (self.start, self.end, self.length) = (start, end, length) }
+}
+
+/// One habit over the days shown.
+public struct HabitStatistics: Codable, Sendable, Equatable {
+    public let id: String
+    public let title: String
+    public let collection: String
+    /// Its streak and strength today, over its whole history.
+    public let progress: HabitProgress
+    /// One mark per day from the statistics' `from` through `to`.
+    public let days: [DayMark]
+    public let weeks: [PeriodRate]
+    public let months: [PeriodRate]
+    /// Over all the days shown.
+    public let due: Int
+    public let done: Int
+    /// The weekdays (1 Monday … 7 Sunday) with the highest and the lowest rate, among those with
+    /// a due date over; the earlier weekday on a tie. `nil` when nothing was due.
+    public let bestWeekday: Int?
+    public let worstWeekday: Int?
+    /// The runs of done due dates within the days shown, oldest first.
+    public let streaks: [StreakRun]
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, collection, progress, days, weeks, months, due, done, streaks
+        case bestWeekday = "best_weekday"
+        case worstWeekday = "worst_weekday"
+    }
+
+    /// The statistics of a habit due on `dates` (ascending: every due date from `from` through
+    /// `today`) with `marks` for the days done or skipped; `progress` is its streak and
+    /// strength over its whole history (`HabitProgress.of`).
+    public init(
+        id: String, title: String, collection: String, progress: HabitProgress, dates: [LocalDate],
+        marks: [LocalDate: HabitProgress.Mark], from: LocalDate, today: LocalDate
+    ) {
+        (self.id, self.title, self.collection, self.progress) = (id, title, collection, progress)
+        var days = [DayMark](repeating: .off, count: max(0, today.dayNumber - from.dayNumber + 1))
+        var weeks = stride(from: from.dayNumber, through: today.dayNumber, by: 7).map {
+            PeriodRate(start: LocalDate(dayNumber: $0).description)
+        }
+        var months: [PeriodRate] = []
+        var weekdays = [PeriodRate](repeating: PeriodRate(start: ""), count: 8)
+        var (runs, run): ([StreakRun], (start: LocalDate, end: LocalDate, length: Int)?) = ([], nil)
+        for (index, date) in dates.enumerated() where date >= from && date <= today {
+            let mark: DayMark =
+                switch marks[date] {
+                case .done: .done
+                case .skipped: .skipped
+                case .missed, nil: index == dates.count - 1 ? .pending : .missed
+                }
+            days[date.dayNumber - from.dayNumber] = mark
+            guard mark == .done || mark == .missed else { continue }
+            let month = String(date.description.prefix(7)) + "-01"
+            if months.last?.start != month { months.append(PeriodRate(start: month)) }
+            let done = mark == .done ? 1 : 0
+            let week = (date.dayNumber - from.dayNumber) / 7
+            weeks[week].due += 1
+            weeks[week].done += done
+            months[months.count - 1].due += 1
+            months[months.count - 1].done += done
+            weekdays[date.weekday].due += 1
+            weekdays[date.weekday].done += done
+            if mark == .done {
+                run = (run?.start ?? date, date, (run?.length ?? 0) + 1)
+            } else if let ended = run {
+                runs.append(StreakRun(start: ended.start.description, end: ended.end.description, length: ended.length))
+                run = nil
+            }
+        }
+        if let run {
+            runs.append(StreakRun(start: run.start.description, end: run.end.description, length: run.length))
+        }
+        (self.days, self.weeks, self.months, self.streaks) = (days, weeks, months, runs)
+        due = weeks.reduce(0) { $0 + $1.due }
+        done = weeks.reduce(0) { $0 + $1.done }
+        let rated = (1...7).compactMap { day in weekdays[day].rate.map { (day, $0) } }
+        bestWeekday = rated.max { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }?.0
+        worstWeekday = rated.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }?.0
+    }
+}
+
+/// One collection over the weeks shown: its habits' due dates and its one-off todos due then,
+/// and how many of its one-off todos are open and done now.
+public struct CollectionStatistics: Codable, Sendable, Equatable {
+    public let id: String
+    public let name: String
+    public let kind: String
+    public let open: Int
+    public let done: Int
+    public var weeks: [PeriodRate]
+    public var months: [PeriodRate]
+
+    public init(
+        id: String, name: String, kind: String, open: Int, done: Int, weeks: [PeriodRate], months: [PeriodRate]
+    ) {
+        (self.id, self.name, self.kind, self.open, self.done) = (id, name, kind, open, done)
+        (self.weeks, self.months) = (weeks, months)
+    }
+
+    /// Adds a one-off todo due on `date` (counted when within the weeks from `from`).
+    public mutating func count(_ date: LocalDate, from: LocalDate, done: Bool) {
+        let week = (date.dayNumber - from.dayNumber) / 7
+        guard date >= from, weeks.indices.contains(week) else { return }
+        let month = String(date.description.prefix(7)) + "-01"
+        add(
+            weeks: [week: PeriodRate(start: "", due: 1, done: done ? 1 : 0)],
+            months: [PeriodRate(start: month, due: 1, done: done ? 1 : 0)])
+    }
+
+    /// Adds a habit's due dates, week by week (its weeks start on the same Monday) and month by month.
+    public mutating func add(_ habit: HabitStatistics) {
+        add(
+            weeks: Dictionary(uniqueKeysWithValues: habit.weeks.enumerated().map { ($0.offset, $0.element) }),
+            months: habit.months)
+    }
+
+    private mutating func add(weeks added: [Int: PeriodRate], months addedMonths: [PeriodRate]) {
+        for (week, rate) in added where weeks.indices.contains(week) {
+            weeks[week].due += rate.due
+            weeks[week].done += rate.done
+        }
+        for rate in addedMonths {
+            if let index = months.firstIndex(where: { $0.start == rate.start }) {
+                months[index].due += rate.due
+                months[index].done += rate.done
+            } else {
+                months.append(rate)
+            }
+        }
+        months.sort { $0.start < $1.start }
+    }
+}
