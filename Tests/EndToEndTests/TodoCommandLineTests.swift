@@ -32,6 +32,13 @@ struct TodoCommandLineTests {
         #expect(week.1.contains("Tue 2026-11-24  0 open, 1 done"))
         #expect(week.1.contains("  [x] 07:30  Stretch !high"))
         #expect(!week.1.contains("\u{1B}["), "no colour when the output is not a terminal")
+        let stats = try await hearth(["todo", "stats", "--weeks", "2"])
+        #expect(stats.0 == 0, "\(stats.2)")
+        #expect(stats.1.contains("Stretch · Habits · ") && stats.1.contains("\n  Sun  "), "\(stats.1)")
+        #expect(!stats.1.contains("\u{1B}["), "no colour when the output is not a terminal")
+        let statsJSON = try await hearth(["--json", "todo", "stats", "--collection", "habits", "--weeks", "53"])
+        let habits = try JSONValue.parse(statsJSON.1)["habits"]?.arrayValue ?? []
+        #expect(habits.first?["title"] == "Stretch" && habits.first?["days"]?.arrayValue?.contains("done") == true)
 
         for (arguments, message) in [
             (["todo", "add", " ", "--collection", "Habits"], "'title' is required"),
@@ -47,6 +54,7 @@ struct TodoCommandLineTests {
             ),
             (["todo", "subtask", "add", "abcdef12", "step"], "'todo': no todo 'abcdef12'"),
             (["calendar", "month", "2026-02-30"], "'date' must be a real date"),
+            (["todo", "stats", "--weeks", "60"], "'weeks' must be from 1 to 53"),
         ] {
             let refused = try await hearth(arguments)
             #expect(refused.0 == 2, "\(arguments)")

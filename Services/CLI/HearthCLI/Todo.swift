@@ -98,7 +98,7 @@ struct Todo: AsyncParsableCommand {
         abstract: "Todos with due dates, repeats, reminders and subtasks.",
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Remove.self, Done.self, Undone.self, Skip.self, Pause.self,
-            Occurrences.self, Subtask.self, History.self, Export.self, Import.self,
+            Occurrences.self, Subtask.self, History.self, Stats.self, Export.self, Import.self,
         ]
     )
 
