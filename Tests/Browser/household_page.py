@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-VIEWS = ["year", "today", "timetable", "people", "game", "devices"]
+VIEWS = ["year", "today", "stats", "timetable", "people", "game", "devices"]
 
 
 def browser():

@@ -16,7 +16,8 @@ struct WebSecurityTests {
         let fixture = try await WebFixture()
         try await fixture.withClient { client in
             for uri in [
-                "/year", "/today", "/timetable", "/people", "/game", "/devices", "/assets/hearth.css", "/nowhere",
+                "/year", "/today", "/stats", "/timetable", "/people", "/game", "/devices", "/assets/hearth.css",
+                "/nowhere",
             ] {
                 let response = try await client.get(uri)
                 let policy = try #require(response.headers[.contentSecurityPolicy], "\(uri)")
@@ -127,7 +128,8 @@ struct WebSecurityTests {
         try await fixture.withClient { client in
             // Every route, read or change, without the token.
             for uri in [
-                "/", "/year", "/today", "/timetable", "/people", "/game", "/devices", "/events", "/assets/hearth.css",
+                "/", "/year", "/today", "/stats", "/timetable", "/people", "/game", "/devices", "/events",
+                "/assets/hearth.css",
             ] {
                 #expect(try await client.get(uri).status == .unauthorized, "\(uri)")
             }
@@ -203,7 +205,7 @@ struct WebSecurityTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             $0.hasSuffix(".mustache")
         }
-        #expect(names.count == 15)
+        #expect(names.count == 17)
         for name in names {
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             #expect(!text.contains("{{{"), "\(name)")

@@ -9,7 +9,7 @@ import ServiceLifecycle
 
 /// `hearth-web`: the household page for the kitchen screen and the family's phones.
 ///
-/// It serves six views (year, today, timetable, people, game, devices) rendered from mustache
+/// It serves seven views (year, today, stats, timetable, people, game, devices) rendered from mustache
 /// templates, reading and acting only through the owning services' commands (store, turn,
 /// sync): it never opens the store's database, and every input is checked by the service that
 /// owns it, as on the CLI. It follows the bus and tells every open page, over server-sent

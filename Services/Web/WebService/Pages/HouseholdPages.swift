@@ -30,6 +30,7 @@ struct HouseholdPages: Sendable {
         switch view {
         case "year": try await year(query)
         case "today": try await today(query)
+        case "stats": try await stats(query)
         case "timetable": try await timetable(query)
         case "people": try await people(query)
         case "game": try await game(query)
@@ -51,7 +52,7 @@ struct HouseholdPages: Sendable {
             + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         var generation = 0
         if shared {
-            switch await cache.lookup(key, area: view) {
+            switch await cache.lookup(key, area: Self.area(of: view)) {
             case .cached(let response): return response
             case .render(let current): generation = current
             }
@@ -63,7 +64,7 @@ struct HouseholdPages: Sendable {
             if shared { cache.abandon(key) }
             return failure(view, error, fragment: fragment)
         }
-        context["areas"] = view
+        context["areas"] = Self.area(of: view)
         if let refused {
             // Beside its field where the view has a place for it, else at the top of the view.
             if let field = Self.field(of: refused), Self.fieldsShown[view, default: []].contains(field) {
@@ -75,9 +76,13 @@ struct HouseholdPages: Sendable {
         if let form { context["typed"] = form.fields }
         let status: HTTPResponse.Status = refused == nil ? .ok : .unprocessableContent
         let body = renderer.render(view, context: context, fragment: fragment)
-        if shared { cache.keep(key, status: status, body: body, area: view, generation: generation) }
+        if shared { cache.keep(key, status: status, body: body, area: Self.area(of: view), generation: generation) }
         return PageRenderer.response(status, body)
     }
+
+    /// The household area a view shows (`LiveFeed.area(of:)`): its own name, but for the stats,
+    /// which are the todos' (`today`).
+    static func area(of view: String) -> String { view == "stats" ? "today" : view }
 
     /// The fields each view's forms show a refusal beside (any other refusal is shown at the top).
     static let fieldsShown: [String: Set<String>] = ["today": ["mood", "text"], "people": ["to", "minutes"]]
@@ -102,7 +107,7 @@ struct HouseholdPages: Sendable {
                 (.serviceUnavailable, "A Hearth service is not answering (\(error)). Is the stack running?")
             }
         return renderer.page(
-            view, context: ["message": message, "areas": view], fragment: fragment, status: status,
+            view, context: ["message": message, "areas": Self.area(of: view)], fragment: fragment, status: status,
             template: "failure")
     }
 

@@ -14,8 +14,8 @@ import Mustache
 struct PageRenderer: Sendable {
     /// The views, in the navigation's order, with their titles.
     static let views: [(name: String, title: String)] = [
-        ("year", "Year"), ("today", "Today"), ("timetable", "Timetable"), ("people", "People"), ("game", "Game"),
-        ("devices", "Devices"),
+        ("year", "Year"), ("today", "Today"), ("stats", "Stats"), ("timetable", "Timetable"), ("people", "People"),
+        ("game", "Game"), ("devices", "Devices"),
     ]
 
     private let library: MustacheLibrary
