@@ -139,3 +139,36 @@ struct ReminderTimelineTests {
         #expect(ReminderBoard.ago(3 * 86_400 + 4 * 3_600) == "3 days 4 h")
     }
 }
+
+extension ReminderTimelineTests {
+    @Test(
+        "a habit's popup carries its streak: the store's count on its day; later days add the dates done between, and one not done ends it"
+    )
+    func streakInTitle() {
+        var source = ReminderSource(
+            todo: "t", title: "Drink water", due: date("2026-11-01"), time: time("08:00:00"),
+            recurrence: Recurrence(frequency: .daily, start: date("2026-11-01")),
+            completions: [date("2026-11-20"), date("2026-11-21")])
+        source.streak = .init(through: date("2026-11-20"), current: 12, unit: "day")
+        func reminder(_ day: String) -> ReminderSource.Reminder {
+            .init(
+                id: "t@\(day)", todo: "t", date: date(day), due: instant("\(day)T08:00:00Z"),
+                fireAt: instant("\(day)T08:00:00Z"), snoozed: false)
+        }
+        #expect(source.popupTitle(reminder("2026-11-20")) == "Drink water — 12-day streak")
+        #expect(source.popupTitle(reminder("2026-11-22")) == "Drink water — 14-day streak")
+        // The 22nd was not done: on the 23rd the streak is over.
+        #expect(source.popupTitle(reminder("2026-11-23")) == "Drink water")
+        // A day before the store counted says nothing rather than guess.
+        #expect(source.popupTitle(reminder("2026-11-19")) == "Drink water")
+        source.streak = .init(through: date("2026-11-20"), current: 0, unit: "day")
+        #expect(source.popupTitle(reminder("2026-11-20")) == "Drink water")
+        let once = ReminderSource(
+            todo: "o", title: "Dentist", due: date("2026-11-20"), time: time("09:00:00"), recurrence: nil)
+        #expect(
+            once.popupTitle(
+                .init(
+                    id: "o", todo: "o", date: nil, due: instant("2026-11-20T09:00:00Z"),
+                    fireAt: instant("2026-11-20T09:00:00Z"), snoozed: false)) == "Dentist")
+    }
+}

@@ -162,6 +162,24 @@ extension StoreTodosTests {
                 let habits = try #require(stats.collections.first { $0.name == "Habits" })
                 #expect(habits.weeks == habit.weeks)
             }
+            // A reminder's source carries the streak it shows today (today's own mark left open).
+            let today = LocalDate(Date(), in: .current)  // the household's zone in a home with no hearth.toml
+            let water = try await a.request(
+                "todo.add",
+                args: [
+                    "title": "Water", "collection": "habits", "due": .string(today.adding(days: -5).description),
+                    "time": "07:00", "repeat": "daily", "remind": true,
+                ])
+            let waterID = try #require(try water.decode(TodoChange.self).todo?.id)
+            for back in 0...4 {
+                _ = try await a.request(
+                    "todo.done", args: ["id": .string(waterID), "date": .string(today.adding(days: -back).description)])
+            }
+            let sources = try await a.request("reminder.sources", args: ["ids": [.string(waterID)]])
+                .decode(ReminderSources.self)
+            #expect(
+                sources.reminders.first?.streak
+                    == ReminderStreak(through: today.description, current: 4, unit: "day"))
             let home = try await a.request("todo.stats", args: ["collection": "Home", "today": "2026-03-11"])
                 .decode(TodoStatistics.self)
             #expect(home.habits.isEmpty && home.collections.map(\.name) == ["Home"] && home.weeks == 12)

@@ -75,6 +75,9 @@ struct StatsViewTests {
             let after = try await client.get("/stats")
             #expect(Self.cells("done", in: after.text) == 4)
             #expect(Self.cells("pending", in: after.text) == 0)
+            // And the today view's list shows the streak beside the habit.
+            let todayView = try await client.get("/today")
+            #expect(todayView.text.contains("<span class=\"streak\">1-day streak</span>"))
         }
         await fixture.close()
     }

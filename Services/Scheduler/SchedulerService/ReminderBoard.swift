@@ -129,7 +129,7 @@ actor ReminderBoard {
     /// The reminders on screen now, as `reminder.due` events (for a notifier that starts late).
     func showing() -> [ReminderDueEvent] {
         sources.values.compactMap { source in
-            source.showing(clock: clock).map { Self.dueEvent($0, title: source.title, now: now()) }
+            source.showing(clock: clock).map { Self.dueEvent($0, title: source.popupTitle($0), now: now()) }
         }
         .sorted { $0.reminder.id < $1.reminder.id }
     }

@@ -23,6 +23,14 @@ struct ReminderSource: Sendable, Equatable {
     /// When the reminder was last set as it is (ms since 1970): one whose time came before that
     /// never fires (a daily 08:00 habit made at 10:53 first pops tomorrow, not at once, late).
     var armedAt: Int64?
+    /// A habit's streak as the store counted it on `through`, that day left open.
+    var streak: Streak?
+
+    struct Streak: Sendable, Equatable {
+        let through: LocalDate
+        let current: Int
+        let unit: String
+    }
 
     /// The store's source, its days and times parsed; `nil` when they do not parse.
     init?(_ wire: ReminderSources.Todo) {
@@ -40,6 +48,24 @@ struct ReminderSource: Sendable, Equatable {
         snoozedUntil = wire.snoozedUntil
         snoozedDate = wire.snoozedDate.flatMap { try? LocalDate(parsing: $0, field: "date") }
         armedAt = wire.armedAt
+        streak = wire.streak.flatMap { streak in
+            (try? LocalDate(parsing: streak.through, field: "through")).map {
+                Streak(through: $0, current: streak.current, unit: streak.unit)
+            }
+        }
+    }
+
+    /// What the popup of `reminder` says: the title, with a habit's streak that day ("Drink
+    /// water — 12-day streak"). On a day after the store counted it, the due dates between, all
+    /// done (or skipped: this device's source holds them alike), add to it; one not done ends it.
+    func popupTitle(_ reminder: Reminder) -> String {
+        guard let date = reminder.date, let recurrence, let streak, date >= streak.through else { return title }
+        var current = streak.current
+        for day in recurrence.occurrences(from: streak.through, through: date.adding(days: -1)) {
+            guard completions.contains(day) else { return title }
+            current += 1
+        }
+        return current > 0 ? "\(title) — \(current)-\(streak.unit) streak" : title
     }
 
     init(

@@ -247,7 +247,7 @@ public final class SchedulerService: Service {
             let now = clock.now()
             for reminder in await board.ready() {
                 await board.fired(reminder)
-                let title = await board.source(reminder.todo)?.title ?? ""
+                let title = await board.source(reminder.todo)?.popupTitle(reminder) ?? ""
                 publish("reminder.due", Wire.data(ReminderBoard.dueEvent(reminder, title: title, now: now)))
             }
             await clock.wait(until: await board.nextWake(lead: Self.recordLead), or: wake)

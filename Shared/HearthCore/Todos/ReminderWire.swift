@@ -167,6 +167,8 @@ public struct ReminderSources: Codable, Sendable, Equatable {
         public let snoozedDate: String?
         /// When the reminder was last set as it is (ms): its time before that never fires.
         public let armedAt: Int64?
+        /// A habit's streak, for its popup ("Drink water — 12-day streak").
+        public var streak: ReminderStreak?
 
         public init(
             id: String, title: String, due: String, time: String, repeat: String, until: String?, monthEnd: String,
@@ -186,6 +188,7 @@ public struct ReminderSources: Codable, Sendable, Equatable {
             case snoozedUntil = "snoozed_until"
             case snoozedDate = "snoozed_date"
             case armedAt = "armed_at"
+            case streak
         }
     }
 
@@ -193,6 +196,20 @@ public struct ReminderSources: Codable, Sendable, Equatable {
     public let next: String?
 
     public init(reminders: [Todo], next: String?) { (self.reminders, self.next) = (reminders, next) }
+}
+
+/// A habit's streak as the store counted it on the day `through` (the household's today when it
+/// answered), that day's own due date left open: its popup that day says `current`; on a later
+/// day, the due dates from `through` on, all done, add to it (one missed ends it).
+public struct ReminderStreak: Codable, Sendable, Equatable {
+    public let through: String
+    public let current: Int
+    /// `day`, `week`, `month` or `year` (`HabitProgress.unit`).
+    public let unit: String
+
+    public init(through: String, current: Int, unit: String) {
+        (self.through, self.current, self.unit) = (through, current, unit)
+    }
 }
 
 /// The arguments of a reminder's buttons on `scheduler.cmd` (`reminder.done`, `reminder.snooze`,

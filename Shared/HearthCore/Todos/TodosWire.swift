@@ -203,6 +203,8 @@ public struct AgendaItem: Codable, Sendable, Equatable {
     /// Done on that day.
     public let done: Bool
     public let assignee: AssigneeView?
+    /// A habit's streak and strength as of that day, in a one-day calendar (the today view's list).
+    public var habit: HabitProgress?
 
     public init(
         id: String, date: String, title: String, time: String?, priority: String, collection: String, kind: String?,

@@ -50,7 +50,15 @@ extension TodosCommands {
                 days.append(
                     TodoCalendar.Day(
                         date: date.description, weekday: date.weekday,
-                        counts: .init(open: todos.count - done, done: done), todos: todos.map(\.view)))
+                        counts: .init(open: todos.count - done, done: done),
+                        todos: try todos.map { item in
+                            // One day (the today view's list): a habit's streak as of that day beside it.
+                            var view = item.view
+                            if from == to, view.recurring, view.kind == Todos.Kind.habit.rawValue {
+                                view.habit = try Self.habitProgress(view.id, today: date, in: db)
+                            }
+                            return view
+                        }))
                 date = date.adding(days: 1)
             }
             return try JSONValue(reply: TodoCalendar(from: from.description, to: to.description, days: days))

@@ -81,8 +81,11 @@ extension TodosCommands {
     }
 
     /// A repeating todo's streak and strength as of `today` (`HabitProgress`), over its due dates
-    /// of the last ten years at most; `nil` for a one-off todo or one not started yet.
-    static func habitProgress(_ id: String, today: LocalDate, in db: Database) throws -> HabitProgress? {
+    /// of the last ten years at most; `nil` for a one-off todo or one not started yet. With
+    /// `leavingToday`, today's own mark is left out (the streak a reminder for today shows).
+    static func habitProgress(
+        _ id: String, today: LocalDate, leavingToday: Bool = false, in db: Database
+    ) throws -> HabitProgress? {
         guard
             let row = try Row.fetchOne(
                 try db.cachedStatement(sql: "SELECT repeat, due_date, until, month_end FROM todo WHERE id = ?"),
@@ -98,6 +101,7 @@ extension TodosCommands {
                 arguments: [id, from.description, today.description])
             for day in days { if let date = try? LocalDate(parsing: day, field: "date") { marks[date] = mark } }
         }
+        if leavingToday { marks[today] = nil }
         let (period, unit): (Int, String) =
             switch recurrence.frequency {
             case .daily: (1, "day")

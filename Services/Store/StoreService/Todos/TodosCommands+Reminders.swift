@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import HearthBus
 import HearthCore
@@ -54,6 +55,7 @@ extension TodosCommands {
                     WHERE h.entity_kind = 'todo' AND h.entity_id = ?
                       AND h.field IN ('remind', 'due_date', 'due_time', 'repeat', 'until', 'month_end')
                     """)
+            let today = LocalDate(Date(), in: timeZone)
             var reminders: [ReminderSources.Todo] = []
             var bytes = 0
             var next: String?
@@ -61,11 +63,16 @@ extension TodosCommands {
                 let id: String = row["id"]
                 let repeating: String = row["repeat"]
                 let done = repeating == "none" ? [] : try String.fetchAll(completions, arguments: [id, since])
-                let reminder = ReminderSources.Todo(
+                var reminder = ReminderSources.Todo(
                     id: id, title: row["title"], due: row["due_date"], time: row["due_time"], repeat: repeating,
                     until: row["until"], monthEnd: row["month_end"], completed: row["completed"], completions: done,
                     firedDue: row["fired_due"], snoozedUntil: row["snoozed_until"], snoozedDate: row["snoozed_date"],
                     armedAt: try Int64.fetchOne(armed, arguments: [id]))
+                if repeating != "none", let habit = try Self.habitProgress(id, today: today, leavingToday: true, in: db)
+                {
+                    reminder.streak = ReminderStreak(
+                        through: today.description, current: habit.current, unit: habit.unit)
+                }
                 bytes += 320 + done.count * 13 + reminder.title.utf8.count
                 if bytes > maximumReplyBytes && !reminders.isEmpty {
                     next = reminders.last?.id

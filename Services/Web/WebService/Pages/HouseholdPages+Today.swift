@@ -52,6 +52,7 @@ extension HouseholdPages {
             values["path"] = address(day.description)
             values["next_done"] = todo.done ? "0" : "1"
             values["has_priority"] = todo.priority != "none"
+            values["streak"] = todo.habit?.streakText ?? false
             return values
         }
         let days = try range.days.map { entry -> [String: Any] in
