@@ -41,6 +41,7 @@ struct StoreCommands: Sendable {
             case "device.trust": return try await trustDevice(request.id, arguments)
             case "ops.resume": return resumeAfterRestore()
             case "backup": return try await backup(arguments)
+            case "search": return try await search(arguments)
             default:
                 guard let handler = StoreDomains.handler(for: request.command) else {
                     throw CommandError.unknownCommand(request.command, service: "store")

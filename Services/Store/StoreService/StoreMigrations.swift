@@ -143,6 +143,8 @@ enum StoreMigrations {
         }
         // Then each domain's own, in registration order.
         for domain in StoreDomains.all { domain.registerMigrations(in: &migrator) }
+        // Then what spans the domains: the search index over their tables.
+        SearchIndex.registerMigration(in: &migrator)
         return migrator
     }
 }

@@ -1,0 +1,124 @@
+import GRDB
+
+/// The household's search index: SQLite FTS5 over what a person would look for (todos and their
+/// subtasks, daily notes, the year's cards, people and what was noted after a check-in, lessons),
+/// kept in step with the materialised tables by triggers, so in the transaction that changes them
+/// whoever writes them (an operation applied, a sync, a rebuild).
+///
+/// `search_entry` maps each indexed row (`kind`, `ref`) to its FTS row and says where a result
+/// leads (`link`: the todo of a subtask, the person of a check-in) and whose it is (`owner`: the
+/// member of a lesson). The tokenizer folds diacritics (`cafe` finds `Café`) and takes symbols
+/// (`So`: emoji) as words, so `🎉` is found too; prefixes of 2 and 3 characters are indexed.
+///
+/// The materialised tables are written with `INSERT OR REPLACE`, whose delete fires no trigger:
+/// each insert trigger therefore replaces the entry's FTS row itself.
+enum SearchIndex {
+    /// What each kind indexes: the table, its key, the link, the owner, the title and the body
+    /// (SQL over `new.` / `old.`), and the kind a result of it is shown as.
+    struct Source {
+        let kind: String
+        let table: String
+        let key: String
+        let link: String
+        let owner: String
+        let title: String
+        let body: String
+        /// The columns whose change re-indexes a row.
+        let columns: [String]
+    }
+
+    static let sources: [Source] = [
+        Source(
+            kind: "todo", table: "todo", key: "X.id", link: "X.id", owner: "NULL", title: "X.title",
+            body: "coalesce(X.description, '')", columns: ["title", "description"]),
+        Source(
+            kind: "subtask", table: "todo_subtask", key: "X.id", link: "X.todo", owner: "NULL", title: "X.title",
+            body: "''", columns: ["title", "todo"]),
+        Source(
+            kind: "note", table: "daily_note", key: "X.date", link: "X.date", owner: "NULL", title: "''",
+            body: "coalesce(X.text, '')", columns: ["text"]),
+        Source(
+            kind: "card", table: "event_card", key: "X.year || '-' || X.month", link: "X.year || '-' || X.month",
+            owner: "NULL", title: "coalesce(X.title, '')", body: "coalesce(X.location, '')",
+            columns: ["title", "location"]),
+        Source(
+            kind: "person", table: "person", key: "X.id", link: "X.id", owner: "NULL", title: "X.name",
+            body: "coalesce(X.tags, '') || ' ' || coalesce(X.purpose, '')", columns: ["name", "tags", "purpose"]),
+        Source(
+            kind: "interaction", table: "interaction", key: "X.id", link: "X.person", owner: "NULL", title: "''",
+            body: "coalesce(X.note, '')", columns: ["note", "person"]),
+        Source(
+            kind: "lesson", table: "timetable_entry", key: "X.id", link: "X.id", owner: "X.member",
+            title: "X.subject", body: "coalesce(X.teacher, '') || ' ' || X.room",
+            columns: ["subject", "teacher", "room", "member"]),
+    ]
+
+    static func registerMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("search: the household index") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_entry (
+                        id INTEGER PRIMARY KEY, kind TEXT NOT NULL, ref TEXT NOT NULL, link TEXT NOT NULL, owner TEXT,
+                        UNIQUE (kind, ref));
+                    CREATE VIRTUAL TABLE search_index USING fts5(
+                        title, body, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So'",
+                        prefix = '2 3');
+                    """)
+            for source in sources {
+                try db.execute(sql: triggers(source))
+                // What is there already.
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(on("X", source.key)) AS ref, \(on("X", source.link)) AS link,
+                               \(on("X", source.owner)) AS owner, \(on("X", source.title)) AS title,
+                               \(on("X", source.body)) AS body
+                        FROM \(source.table) AS X
+                        """)
+                for row in rows {
+                    try db.execute(
+                        sql: "INSERT INTO search_entry (kind, ref, link, owner) VALUES (?, ?, ?, ?)",
+                        arguments: [source.kind, row["ref"], row["link"], row["owner"]])
+                    try db.execute(
+                        sql: "INSERT INTO search_index (rowid, title, body) VALUES (?, ?, ?)",
+                        arguments: [db.lastInsertedRowID, row["title"], row["body"]])
+                }
+            }
+        }
+    }
+
+    /// `expression` with its row named `row` (`X.title` → `new.title`).
+    static func on(_ row: String, _ expression: String) -> String {
+        expression.replacingOccurrences(of: "X.", with: "\(row).")
+    }
+
+    /// The triggers keeping `source`'s rows in the index: an insert (or a replace) and an update
+    /// of an indexed column re-index the row; a delete removes it.
+    static func triggers(_ source: Source) -> String {
+        let entry = "(SELECT id FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("new", source.key)))"
+        let reindex = """
+            DELETE FROM search_index WHERE rowid = \(entry);
+            INSERT INTO search_entry (kind, ref, link, owner)
+                VALUES ('\(source.kind)', \(on("new", source.key)), \(on("new", source.link)), \(on("new", source.owner)))
+                ON CONFLICT (kind, ref) DO UPDATE SET link = excluded.link, owner = excluded.owner;
+            INSERT INTO search_index (rowid, title, body)
+                VALUES (\(entry), \(on("new", source.title)), \(on("new", source.body)));
+            """
+        let old = "(SELECT id FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key)))"
+        let name = "search_\(source.table)"
+        return """
+            CREATE TRIGGER \(name)_insert AFTER INSERT ON \(source.table) BEGIN
+            \(reindex)
+            END;
+            CREATE TRIGGER \(name)_update AFTER UPDATE OF \(source.columns.joined(separator: ", ")) ON \(source.table) BEGIN
+            DELETE FROM search_index WHERE rowid = \(old);
+            DELETE FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key));
+            \(reindex)
+            END;
+            CREATE TRIGGER \(name)_delete AFTER DELETE ON \(source.table) BEGIN
+            DELETE FROM search_index WHERE rowid = \(old);
+            DELETE FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key));
+            END;
+            """
+    }
+}

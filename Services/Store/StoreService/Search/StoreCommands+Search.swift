@@ -1,0 +1,138 @@
+import GRDB
+import HearthBus
+import HearthCore
+
+/// `search`: the household's things that match a text, from the search index (`SearchIndex`).
+extension StoreCommands {
+    /// The kinds a search may be narrowed to, and the index's kinds each covers.
+    static let searchKinds: [String: [String]] = [
+        "todo": ["todo", "subtask"], "note": ["note"], "card": ["card"], "person": ["person", "interaction"],
+        "lesson": ["lesson"],
+    ]
+    /// The longest text searched for, in characters.
+    static let maximumSearchLength = 1_000
+
+    /// `search {text, kind?, limit? (20, at most 100)}`: ranked (BM25, a title match above a
+    /// body's), each thing once, with a snippet. Any text is searched as text: every word of it
+    /// (quotes, `AND`, `NEAR`, `*`, `-`, parentheses, emoji alike) must match the start of a word,
+    /// diacritics ignored. A student's profile finds only its own lessons (the hub's rule: a
+    /// student sees their own timetable only).
+    func search(_ arguments: Arguments) async throws -> JSONValue {
+        let text = try arguments.optionalString("text") ?? ""
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else {
+            throw CommandError.invalidArgument("text", "is empty: type what to search for")
+        }
+        guard trimmed.count <= Self.maximumSearchLength else {
+            throw CommandError.invalidArgument("text", "must be at most \(Self.maximumSearchLength) characters")
+        }
+        let kind = try arguments.optionalString("kind")
+        if let kind, Self.searchKinds[kind] == nil {
+            throw CommandError.invalidArgument(
+                "kind", "must be one of \(Self.searchKinds.keys.sorted().joined(separator: ", ")), got '\(kind)'")
+        }
+        let limit = try arguments.optionalInt("limit") ?? 20
+        guard (1...100).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–100") }
+        let query = Self.matchQuery(trimmed)
+        let kinds = kind.flatMap { Self.searchKinds[$0] } ?? Self.searchKinds.values.flatMap { $0 }
+        return try await database.pool.read { db in
+            let profile = try HubCommands.profile(in: db)
+            let own = profile?.role == .student ? profile?.id : nil
+            let rows = try Row.fetchCursor(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT e.kind, e.link, snippet(search_index, -1, char(2), char(3), '…', 12) AS snippet
+                        FROM search_index JOIN search_entry AS e ON e.id = search_index.rowid
+                        WHERE search_index MATCH ?
+                          AND e.kind IN (SELECT value FROM json_each(?))
+                          AND (e.kind != 'lesson' OR ? IS NULL OR e.owner = ?)
+                        ORDER BY bm25(search_index, 4.0, 1.0)
+                        """),
+                arguments: [query, "[" + kinds.map { "\"\($0)\"" }.joined(separator: ",") + "]", own, own])
+            var results: [SearchResult] = []
+            var seen = Set<String>()
+            while results.count < limit, let row = try rows.next() {
+                let kind: String = row["kind"]
+                let link: String = row["link"]
+                let shown = Self.searchKinds.first { $0.value.contains(kind) }?.key ?? kind
+                guard seen.insert("\(shown)\u{0}\(link)").inserted,
+                    let (id, title, detail) = try Self.describe(shown, link, in: db)
+                else { continue }
+                results.append(
+                    SearchResult(
+                        kind: shown, id: id, title: title, detail: detail, snippet: Self.parts(row["snippet"])))
+            }
+            return try JSONValue(reply: SearchResults(text: text, results: results))
+        }
+    }
+
+    /// The FTS5 query for `text`: each word quoted (a quote in it doubled), so that no character
+    /// is syntax, and a prefix (`*`), all of them required.
+    static func matchQuery(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).map { word in
+            "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"
+        }.joined(separator: " ")
+    }
+
+    /// A snippet with its matches between `\u{2}` and `\u{3}`, as parts.
+    static func parts(_ snippet: String) -> [SnippetPart] {
+        var parts: [SnippetPart] = []
+        var current = ""
+        var match = false
+        for character in snippet {
+            if character == "\u{2}" || character == "\u{3}" {
+                if !current.isEmpty { parts.append(SnippetPart(text: current, match: match)) }
+                (current, match) = ("", character == "\u{2}")
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { parts.append(SnippetPart(text: current, match: match)) }
+        return parts
+    }
+
+    /// What a result shows: the id to open, its title and where it is; `nil` when it is gone.
+    static func describe(_ kind: String, _ link: String, in db: Database) throws -> (String, String, String)? {
+        switch kind {
+        case "todo":
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT todo.title, c.name FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
+                        WHERE todo.id = ?
+                        """, arguments: [link])
+            else { return nil }
+            return (link, row[0], row[1] ?? "")
+        case "note":
+            return (link, "Note of \(link)", link)
+        case "card":
+            let parts = link.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 2, (1...12).contains(parts[1]),
+                let title = try String.fetchOne(
+                    db, sql: "SELECT coalesce(title, '') FROM event_card WHERE year = ? AND month = ?",
+                    arguments: [parts[0], parts[1]])
+            else { return nil }
+            let month = "\(YearPlanner.monthName(parts[1])) \(parts[0])"
+            return (String(format: "%04d-%02d", parts[0], parts[1]), title.isEmpty ? month : title, month)
+        case "person":
+            guard let name = try String.fetchOne(db, sql: "SELECT name FROM person WHERE id = ?", arguments: [link])
+            else { return nil }
+            return (link, name, "person")
+        case "lesson":
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT e.subject, e.week, e.day, e.period, m.name FROM timetable_entry AS e
+                        LEFT JOIN member AS m ON m.id = e.member WHERE e.id = ?
+                        """, arguments: [link])
+            else { return nil }
+            let day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][max(0, min(6, (row[2] as Int) - 1))]
+            let member: String = row[4] ?? ""
+            return (link, row[0], "\(member) · week \(row[1] as Int) · \(day) · period \(row[3] as Int)")
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+import HearthTesting
+import Testing
+
+extension StoreTodosTests {
+    /// Searches `text` at `store`: the results, or the refusal's text.
+    func search(
+        _ store: CommandClient, _ text: String, kind: String? = nil
+    ) async throws -> SearchResults {
+        var arguments: [String: JSONValue] = ["text": .string(text)]
+        if let kind { arguments["kind"] = .string(kind) }
+        return try await store.request("search", args: arguments).decode(SearchResults.self)
+    }
+
+    @Test(
+        "search finds todos (and by their subtasks), notes, cards, people (and check-in notes), lessons; prefixes, diacritics folded, matches marked; kept in step with edits, removals and sync"
+    )
+    func searchAcrossTheHousehold() async throws {
+        try await withTwoStores { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
+            let fence = try await a.request(
+                "todo.add",
+                args: ["title": "Paint the fence", "collection": "home", "description": "Green, from the Café shop"])
+            let fenceID = try #require(fence["todo"]?["id"]?.stringValue)
+            let step = try await a.request("subtask.add", args: ["todo": .string(fenceID), "title": "Buy brushes"])
+            let stepID = try #require(step["subtask"]?["id"]?.stringValue)
+            _ = try await a.request(
+                "note.set", args: ["date": "2026-11-20", "text": "Lunch at the café, then the park 🎉"])
+            _ = try await a.request(
+                "event.set", args: ["year": 2027, "month": 3, "title": "Ski trip", "location": "Alps"])
+            _ = try await a.request(
+                "people.add", args: ["name": "Zoë", "tags": "friends", "purpose": "Old school friend"])
+            _ = try await a.request(
+                "people.log",
+                args: [
+                    "person": "Zoë", "outcome": "call", "when": "2026-11-20T10:00:00Z", "note": "talked about skiing",
+                ])
+            _ = try await a.request("member.add", args: ["name": "Ann", "role": "student"])
+            _ = try await a.request("timetable.configure", args: ["week1_start": "2026-11-02"])
+            _ = try await a.request("timetable.bells", args: ["bells": ["1=09:00-10:00"]])
+            _ = try await a.request(
+                "timetable.add",
+                args: [
+                    "member": "Ann", "week": 1, "day": "Mon", "period": "1", "subject": "Chemistry", "room": "Lab 2",
+                    "teacher": "MrsK",
+                ])
+            try await exchange(a, b)
+            for store in [a, b] {
+                // A prefix, diacritics folded both ways, the match marked.
+                let cafe = try await search(store, "cafe")
+                #expect(Set(cafe.results.map(\.kind)) == ["todo", "note"], "\(cafe.results)")
+                let note = try #require(cafe.results.first { $0.kind == "note" })
+                #expect(note.id == "2026-11-20" && note.snippetText() == "Lunch at the [café], then the park 🎉")
+                #expect(try await search(store, "Zoe").results.map(\.title) == ["Zoë"])
+                #expect(try await search(store, "brush").results.map(\.title) == ["Paint the fence"])
+                #expect(try await search(store, "ski").results.map(\.kind).sorted() == ["card", "person"])
+                let card = try #require(try await search(store, "alps").results.first)
+                #expect(
+                    card.kind == "card" && card.id == "2027-03" && card.title == "Ski trip"
+                        && card.detail == "March 2027")
+                let lesson = try #require(try await search(store, "chem lab").results.first)
+                #expect(lesson.kind == "lesson" && lesson.detail == "Ann · week 1 · Mon · period 1")
+                #expect(try await search(store, "🎉").results.map(\.kind) == ["note"])
+                #expect(try await search(store, "ski", kind: "card").results.map(\.kind) == ["card"])
+            }
+            // A title match ranks above a body's.
+            _ = try await a.request("todo.add", args: ["title": "Café visits", "collection": "home"])
+            #expect(
+                try await search(a, "cafe", kind: "todo").results.map(\.title) == ["Café visits", "Paint the fence"])
+            // Kept in step: an edit, a subtask and a todo removed, on the other device after a sync.
+            _ = try await a.request("todo.edit", args: ["id": .string(fenceID), "title": "Mend the gate"])
+            _ = try await a.request("subtask.remove", args: ["id": .string(stepID)])
+            try await exchange(a, b)
+            for store in [a, b] {
+                #expect(try await search(store, "fence").results.isEmpty)
+                #expect(try await search(store, "brushes").results.isEmpty)
+                #expect(try await search(store, "gate").results.map(\.id) == [fenceID])
+            }
+            _ = try await b.request("todo.remove", args: ["id": .string(fenceID)])
+            try await exchange(a, b)
+            for store in [a, b] { #expect(try await search(store, "gate").results.isEmpty) }
+        }
+    }
+
+    @Test(
+        "any text is a search, never a syntax error: quotes, FTS5 operators, parentheses, emoji, 1,000 characters; an empty one says so; a student's profile finds only its own lessons"
+    )
+    func searchAnyText() async throws {
+        try await withTwoStores { a, _ in
+            _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
+            _ = try await a.request(
+                "todo.add", args: ["title": "Fix \"the\" AND gate (NEAR shed) - now*", "collection": "home"])
+            for text in [
+                "\"", "\"the\"", "AND", "gate AND", "NEAR(", "NEAR(fix shed)", "*", "-", "- now", "(", ")",
+                "a\" OR \"b",
+                "^", ":", "title:fix", "🎉", String(repeating: "fix ", count: 250), String(repeating: "é", count: 1_000),
+            ] {
+                do {
+                    _ = try await search(a, text)
+                } catch {
+                    Issue.record("searching \(text.prefix(40)) failed: \(error)")
+                }
+            }
+            #expect(try await search(a, "(NEAR").results.count == 1)
+            #expect(try await search(a, "\"the\" and").results.count == 1)
+            #expect(try await search(a, "fix -").results.count == 1)
+            for (text, field) in [("", "'text'"), ("   ", "'text'"), (String(repeating: "x", count: 1_001), "'text'")] {
+                do {
+                    _ = try await search(a, text)
+                    Issue.record("an empty or long search was answered")
+                } catch {
+                    #expect("\(error)".contains(field), "\(error)")
+                }
+            }
+            do {
+                _ = try await search(a, "x", kind: "recipe")
+                Issue.record("kind recipe was taken")
+            } catch {
+                #expect("\(error)".contains("'kind' must be one of card, lesson, note, person, todo"), "\(error)")
+            }
+
+            // Ann (a student) and Ben: Ann's profile finds her lessons, not Ben's.
+            for name in ["Ann", "Ben"] {
+                _ = try await a.request("member.add", args: ["name": .string(name), "role": "student"])
+            }
+            _ = try await a.request("timetable.configure", args: ["week1_start": "2026-11-02"])
+            _ = try await a.request("timetable.bells", args: ["bells": ["1=09:00-10:00"]])
+            for (name, subject) in [("Ann", "Biology"), ("Ben", "Biochemistry")] {
+                _ = try await a.request(
+                    "timetable.add",
+                    args: [
+                        "member": .string(name), "week": 1, "day": "Tue", "period": "1", "subject": .string(subject),
+                        "room": "B1",
+                    ])
+            }
+            #expect(try await search(a, "bio").results.count == 2)
+            _ = try await a.request("member.use", args: ["member": "Ann"])
+            #expect(try await search(a, "bio").results.map(\.title) == ["Biology"])
+        }
+    }
+}
+
+extension StoreTodosTests {
+    @Test("a household from before the index: its migration indexes what is already there")
+    func searchIndexBackfill() async throws {
+        let home = try TemporaryHome()
+        try await withStore(context: context, home: home) { store in
+            _ = try await store.commands.request("collection.add", args: ["name": "Home", "kind": "list"])
+            _ = try await store.commands.request(
+                "todo.add", args: ["title": "Clean the gutters", "collection": "home"])
+            _ = try await store.commands.request("people.add", args: ["name": "Gran"])
+        }
+        // As it was before the migration: no index, no triggers, the migration not run.
+        let queue = try DatabaseQueue(path: home.file("hearth.sqlite"))
+        try await queue.write { db in
+            for source in [
+                "todo", "todo_subtask", "daily_note", "event_card", "person", "interaction", "timetable_entry",
+            ] {
+                for event in ["insert", "update", "delete"] {
+                    try db.execute(sql: "DROP TRIGGER search_\(source)_\(event)")
+                }
+            }
+            try db.execute(sql: "DROP TABLE search_index; DROP TABLE search_entry")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'search: the household index'")
+        }
+        try queue.close()
+        try await withStore(context: context, home: home) { store in
+            let found = try await search(store.commands, "gutter")
+            #expect(found.results.map(\.title) == ["Clean the gutters"])
+            #expect(try await search(store.commands, "gran").results.map(\.kind) == ["person"])
+        }
+    }
+}
