@@ -26,7 +26,16 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-VIEWS = ["year", "today", "stats", "timetable", "people", "game", "devices"]
+VIEWS = ["year", "today", "stats", "timetable", "people", "game", "devices", "search"]
+
+
+def view_address(args, view):
+    """A view's address: the game with its code, a search for the todo's first word."""
+    if view == "game":
+        return f"{args.url}/game?code={args.code}"
+    if view == "search":
+        return f"{args.url}/search?q={args.todo.split()[0]}"
+    return f"{args.url}/{view}"
 
 
 def browser():
@@ -91,7 +100,7 @@ def screenshots(driver, args):
     for width, height, name in [(360, 800, "phone"), (1920, 1080, "desktop")]:
         driver.set_window_size(width, height)
         for view in VIEWS:
-            address = f"{args.url}/{view}" + (f"?code={args.code}" if view == "game" else "")
+            address = view_address(args, view)
             driver.get(address)
             wait(driver, 10).until(ec.presence_of_element_located((By.ID, "main")))
             # Nothing may stick out sideways on a phone.
@@ -134,7 +143,7 @@ def accessibility(driver, args):
         for width, height, name in [(360, 800, "phone"), (1920, 1080, "desktop")]:
             driver.set_window_size(width, height)
             for view in VIEWS:
-                driver.get(f"{args.url}/{view}" + (f"?code={args.code}" if view == "game" else ""))
+                driver.get(view_address(args, view))
                 wait(driver, 10).until(ec.presence_of_element_located((By.ID, "main")))
                 axe = Axe(driver)
                 axe.inject()

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthTesting
 import Testing
 
@@ -36,6 +37,13 @@ struct TodoCommandLineTests {
         #expect(stats.0 == 0, "\(stats.2)")
         #expect(stats.1.contains("Stretch · Habits · ") && stats.1.contains("\n  Sun  "), "\(stats.1)")
         #expect(!stats.1.contains("\u{1B}["), "no colour when the output is not a terminal")
+        let found = try await hearth(["search", "stret", "--kind", "todo"])
+        #expect(found.0 == 0, "\(found.2)")
+        #expect(found.1.hasPrefix("todo   Stretch  (Habits)  \(id.prefix(8))\n       [Stretch]"), "\(found.1)")
+        let operators = try await hearth(["search", "--", "-x", "(NEAR", "\"AND\""])
+        #expect(operators.0 == 0 && operators.1 == "nothing found for -x (NEAR \"AND\"", "\(operators)")
+        let searchJSON = try await hearth(["--json", "search", "STRETCH"])
+        #expect(try JSONValue.parse(searchJSON.1).decode(SearchResults.self).results.map(\.id) == [id])
         let statsJSON = try await hearth(["--json", "todo", "stats", "--collection", "habits", "--weeks", "53"])
         let habits = try JSONValue.parse(statsJSON.1)["habits"]?.arrayValue ?? []
         #expect(habits.first?["title"] == "Stretch" && habits.first?["days"]?.arrayValue?.contains("done") == true)
@@ -55,6 +63,8 @@ struct TodoCommandLineTests {
             (["todo", "subtask", "add", "abcdef12", "step"], "'todo': no todo 'abcdef12'"),
             (["calendar", "month", "2026-02-30"], "'date' must be a real date"),
             (["todo", "stats", "--weeks", "60"], "'weeks' must be from 1 to 53"),
+            (["search"], "'text' is empty"),
+            (["search", "x", "--kind", "recipe"], "'kind' must be one of"),
         ] {
             let refused = try await hearth(arguments)
             #expect(refused.0 == 2, "\(arguments)")

@@ -128,7 +128,7 @@ struct WebSecurityTests {
         try await fixture.withClient { client in
             // Every route, read or change, without the token.
             for uri in [
-                "/", "/year", "/today", "/stats", "/timetable", "/people", "/game", "/devices", "/events",
+                "/", "/year", "/today", "/stats", "/timetable", "/people", "/game", "/devices", "/search", "/events",
                 "/assets/hearth.css",
             ] {
                 #expect(try await client.get(uri).status == .unauthorized, "\(uri)")
@@ -205,7 +205,7 @@ struct WebSecurityTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             $0.hasSuffix(".mustache")
         }
-        #expect(names.count == 17)
+        #expect(names.count == 19)
         for name in names {
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             #expect(!text.contains("{{{"), "\(name)")

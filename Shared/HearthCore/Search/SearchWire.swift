@@ -20,9 +20,13 @@ public struct SearchResult: Codable, Sendable, Equatable {
     public let detail: String
     /// Around the match, the matching words marked.
     public let snippet: [SnippetPart]
+    /// The day it belongs to: a todo's due date, a note's day.
+    public var date: String?
 
-    public init(kind: String, id: String, title: String, detail: String, snippet: [SnippetPart]) {
-        (self.kind, self.id, self.title, self.detail, self.snippet) = (kind, id, title, detail, snippet)
+    public init(kind: String, id: String, title: String, detail: String, snippet: [SnippetPart], date: String? = nil) {
+        (self.kind, self.id, self.title, self.detail, self.snippet, self.date) = (
+            kind, id, title, detail, snippet, date
+        )
     }
 
     /// The snippet as plain text with the matches in `open` and `close` ("[Café] au lait").

@@ -56,11 +56,12 @@ extension StoreCommands {
                 let link: String = row["link"]
                 let shown = Self.searchKinds.first { $0.value.contains(kind) }?.key ?? kind
                 guard seen.insert("\(shown)\u{0}\(link)").inserted,
-                    let (id, title, detail) = try Self.describe(shown, link, in: db)
+                    let (id, title, detail, date) = try Self.describe(shown, link, in: db)
                 else { continue }
                 results.append(
                     SearchResult(
-                        kind: shown, id: id, title: title, detail: detail, snippet: Self.parts(row["snippet"])))
+                        kind: shown, id: id, title: title, detail: detail, snippet: Self.parts(row["snippet"]),
+                        date: date))
             }
             return try JSONValue(reply: SearchResults(text: text, results: results))
         }
@@ -91,21 +92,23 @@ extension StoreCommands {
         return parts
     }
 
-    /// What a result shows: the id to open, its title and where it is; `nil` when it is gone.
-    static func describe(_ kind: String, _ link: String, in db: Database) throws -> (String, String, String)? {
+    /// What a result shows: the id to open, its title, where it is and its day; `nil` when it is gone.
+    static func describe(
+        _ kind: String, _ link: String, in db: Database
+    ) throws -> (String, String, String, String?)? {
         switch kind {
         case "todo":
             guard
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT todo.title, c.name FROM todo LEFT JOIN todo_collection AS c ON c.id = todo.collection
-                        WHERE todo.id = ?
+                        SELECT todo.title, c.name, todo.due_date FROM todo
+                        LEFT JOIN todo_collection AS c ON c.id = todo.collection WHERE todo.id = ?
                         """, arguments: [link])
             else { return nil }
-            return (link, row[0], row[1] ?? "")
+            return (link, row[0], row[1] ?? "", row[2])
         case "note":
-            return (link, "Note of \(link)", link)
+            return (link, "Note of \(link)", link, link)
         case "card":
             let parts = link.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 2, (1...12).contains(parts[1]),
@@ -114,11 +117,11 @@ extension StoreCommands {
                     arguments: [parts[0], parts[1]])
             else { return nil }
             let month = "\(YearPlanner.monthName(parts[1])) \(parts[0])"
-            return (String(format: "%04d-%02d", parts[0], parts[1]), title.isEmpty ? month : title, month)
+            return (String(format: "%04d-%02d", parts[0], parts[1]), title.isEmpty ? month : title, month, nil)
         case "person":
             guard let name = try String.fetchOne(db, sql: "SELECT name FROM person WHERE id = ?", arguments: [link])
             else { return nil }
-            return (link, name, "person")
+            return (link, name, "person", nil)
         case "lesson":
             guard
                 let row = try Row.fetchOne(
@@ -130,7 +133,7 @@ extension StoreCommands {
             else { return nil }
             let day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][max(0, min(6, (row[2] as Int) - 1))]
             let member: String = row[4] ?? ""
-            return (link, row[0], "\(member) · week \(row[1] as Int) · \(day) · period \(row[3] as Int)")
+            return (link, row[0], "\(member) · week \(row[1] as Int) · \(day) · period \(row[3] as Int)", nil)
         default:
             return nil
         }

@@ -31,6 +31,7 @@ struct HouseholdPages: Sendable {
         case "year": try await year(query)
         case "today": try await today(query)
         case "stats": try await stats(query)
+        case "search": try await search(query)
         case "timetable": try await timetable(query)
         case "people": try await people(query)
         case "game": try await game(query)
@@ -46,7 +47,8 @@ struct HouseholdPages: Sendable {
     ) async -> Response {
         // A view as anyone would see it comes from the cache; one with a refusal and what was
         // typed is this request's own.
-        let shared = refused == nil && form == nil
+        // (A search is its asker's own: it spans every area and is not kept.)
+        let shared = refused == nil && form == nil && view != "search"
         let key =
             "\(view)|\(fragment)|"
             + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
@@ -80,9 +82,15 @@ struct HouseholdPages: Sendable {
         return PageRenderer.response(status, body)
     }
 
-    /// The household area a view shows (`LiveFeed.area(of:)`): its own name, but for the stats,
-    /// which are the todos' (`today`).
-    static func area(of view: String) -> String { view == "stats" ? "today" : view }
+    /// The household areas a view shows (`LiveFeed.area(of:)`), space-separated: its own name,
+    /// but for the stats, which are the todos' (`today`), and a search, which spans them.
+    static func area(of view: String) -> String {
+        switch view {
+        case "stats": "today"
+        case "search": "year today timetable people"
+        default: view
+        }
+    }
 
     /// The fields each view's forms show a refusal beside (any other refusal is shown at the top).
     static let fieldsShown: [String: Set<String>] = ["today": ["mood", "text"], "people": ["to", "minutes"]]

@@ -18,6 +18,9 @@ struct PageRenderer: Sendable {
         ("game", "Game"), ("devices", "Devices"),
     ]
 
+    /// The views reached otherwise than from the navigation: search, from the box in the header.
+    static let unlisted: [(name: String, title: String)] = [("search", "Search")]
+
     private let library: MustacheLibrary
     /// The static files by name, with their content types, read once at start (no file is read
     /// while serving).
@@ -63,7 +66,7 @@ struct PageRenderer: Sendable {
         context["nav"] = Self.views.map { view -> [String: Any] in
             ["name": view.name, "title": view.title, "current": view.name == name]
         }
-        context["title"] = Self.views.first { $0.name == name }?.title ?? "Hearth"
+        context["title"] = (Self.views + Self.unlisted).first { $0.name == name }?.title ?? "Hearth"
         let template = template ?? name
         return ByteBuffer(string: library.render(context, withTemplate: fragment ? "\(template)-main" : template) ?? "")
     }

@@ -32,7 +32,7 @@ struct WebRouter {
     private func routes() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/year"]) }
-        for view in PageRenderer.views.map(\.name) {
+        for view in (PageRenderer.views + PageRenderer.unlisted).map(\.name) {
             router.get("/\(view)") { request, _ in
                 await pages.show(view, Self.query(request.uri), fragment: Self.isFragment(request))
             }
@@ -87,6 +87,9 @@ struct WebRouter {
     }
 
     static func query(_ uri: URI) -> HouseholdPages.Query {
+        // Read as a form sends it (a GET form's spaces come as `+`, a typed plus as `%2B`); a
+        // query no form would send (a name twice) as its parameters, the first of each name.
+        if let raw = uri.query, let form = try? URLForm(raw) { return form.fields }
         var query: HouseholdPages.Query = [:]
         for (key, value) in uri.queryParameters where query[String(key)] == nil {
             query[String(key)] = String(value)
