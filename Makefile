@@ -33,6 +33,7 @@ bench: deps test-deps
 	.build/release/hearth-bench turn --json
 	.build/release/hearth-bench scheduler --json
 	.build/release/hearth-bench timetable --json
+	.build/release/hearth-bench todos --json
 	.build/release/hearth-bench social --json
 	.build/release/hearth-bench sync --json
 	.build/release/hearth-bench web --json

@@ -11,7 +11,7 @@ struct HearthBench: AsyncParsableCommand {
         subcommands: [
             BusBenchmark.self, StoreBenchmark.self, NotifyBenchmark.self, TurnBenchmark.self, SchedulerBenchmark.self,
             CodecBenchmark.self, TimetableBenchmark.self, SocialBenchmark.self, SyncBenchmark.self, SoakBenchmark.self,
-            WebBenchmark.self, LANBenchmark.self,
+            WebBenchmark.self, LANBenchmark.self, TodosBenchmark.self,
         ]
     )
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCalendar
+@testable import HearthCalendar
 import HearthCore
 import HearthTesting
 import Testing
@@ -161,5 +161,24 @@ struct RecurrenceTests {
         #expect(Recurrence(todoRepeat: "none", due: "2026-01-31", until: nil, monthEnd: "skip") == nil)
         #expect(Recurrence(todoRepeat: "daily", due: "2026-02-30", until: nil, monthEnd: "skip") == nil)
         #expect(Recurrence(todoRepeat: nil, due: "2026-01-31", until: nil, monthEnd: nil) == nil)
+    }
+}
+
+extension RecurrenceTests {
+    @Test("daily and weekly rules counted without libical give exactly libical's dates: random starts, ends and ranges")
+    func simpleRulesMatchLibical() throws {
+        var random = SystemRandomNumberGenerator()
+        let base = try LocalDate(parsing: "2020-01-01", field: "base")
+        for round in 0..<2_000 {
+            let start = base.adding(days: Int.random(in: 0..<3_000, using: &random))
+            let until = round % 3 == 0 ? nil : start.adding(days: Int.random(in: -5..<900, using: &random))
+            let rule = Recurrence(frequency: round % 2 == 0 ? .daily : .weekly, start: start, until: until)
+            let from = start.adding(days: Int.random(in: -40..<700, using: &random))
+            let through = from.adding(days: Int.random(in: -3..<400, using: &random))
+            let counted = rule.occurrences(from: from, through: through, countingSimpleRules: true)
+            let expanded = rule.occurrences(from: from, through: through, countingSimpleRules: false)
+            #expect(counted == expanded, "\(rule.rule) from \(start) over \(from)…\(through)")
+            if counted != expanded { return }
+        }
     }
 }

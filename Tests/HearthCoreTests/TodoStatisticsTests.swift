@@ -29,8 +29,8 @@ struct TodoStatisticsTests {
             id: "h", title: "Stretch", collection: "Habits", progress: progress, dates: dates, marks: marks,
             from: from, today: today)
         #expect(habit.days.count == 14)
-        #expect(habit.days[0] == .done && habit.days[3] == .skipped && habit.days[5] == .missed)
-        #expect(habit.days[13] == .pending)
+        #expect(habit.marks[0] == .done && habit.marks[3] == .skipped && habit.marks[5] == .missed)
+        #expect(habit.marks[13] == .pending)
         // Week 1: 6 due (Thu skipped), 4 done; week 2: 6 due (today pending), 3 done.
         #expect(habit.weeks.map(\.start) == ["2026-10-19", "2026-10-26"])
         #expect(habit.weeks.map(\.due) == [6, 6] && habit.weeks.map(\.done) == [4, 3])
@@ -59,8 +59,8 @@ struct TodoStatisticsTests {
             id: "w", title: "Plants", collection: "Home",
             progress: HabitProgress(current: 1, best: 1, strength: 0.1, unit: "week"),
             dates: dates, marks: [from.adding(days: 7): .done], from: from, today: today)
-        #expect(habit.days.filter { $0 != .off }.count == 3)
-        #expect(habit.days[0] == .missed && habit.days[7] == .done && habit.days[14] == .pending)
+        #expect(habit.marks.filter { $0 != .off }.count == 3)
+        #expect(habit.marks[0] == .missed && habit.marks[7] == .done && habit.marks[14] == .pending)
         #expect(habit.due == 2 && habit.done == 1)
         #expect(habit.bestWeekday == 1 && habit.worstWeekday == 1)
     }

@@ -149,8 +149,9 @@ extension StoreTodosTests {
                 #expect(stats.from == "2026-03-02" && stats.to == "2026-03-11" && stats.weeks == 2)
                 let habit = try #require(stats.habits.first)
                 #expect(stats.habits.count == 1 && habit.title == "Stretch" && habit.collection == "Habits")
+                #expect(habit.days == "dddsdmmddp")
                 #expect(
-                    habit.days.map(\.rawValue).joined(separator: " ")
+                    habit.marks.map(\.rawValue).joined(separator: " ")
                         == "done done done skipped done missed missed done done pending")
                 #expect(habit.weeks.map(\.due) == [6, 2] && habit.weeks.map(\.done) == [4, 2])
                 #expect(habit.streaks.map(\.length) == [4, 2])

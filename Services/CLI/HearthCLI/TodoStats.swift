@@ -74,11 +74,12 @@ struct StatsText {
     /// week's rate as a bar, then done of due, the months, the weekdays and the streak runs.
     func habit(_ habit: HabitStatistics, weeks: Int) -> [String] {
         var lines = ["\(Output.visible(habit.title)) · \(Output.visible(habit.collection)) · \(habit.progress.summary)"]
+        let marks = habit.marks
         for weekday in 0..<7 {
             var row = "  " + CalendarView.weekdays[weekday] + " "
             for week in 0..<weeks {
                 let index = week * 7 + weekday
-                row += " " + (index < habit.days.count ? cell(habit.days[index]) : " ")
+                row += " " + (index < habit.days.count ? cell(marks[index]) : " ")
             }
             lines.append(String(row.reversed().drop { $0 == " " }.reversed()))  // days after today
         }

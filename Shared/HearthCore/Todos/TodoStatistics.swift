@@ -22,8 +22,8 @@ public struct TodoStatistics: Codable, Sendable, Equatable {
     }
 }
 
-/// What one day of a habit was.
-public enum DayMark: String, Codable, Sendable, Equatable {
+/// What one day of a habit was; on the wire, one letter a day (`HabitStatistics.days`).
+public enum DayMark: String, Codable, Sendable, Equatable, CaseIterable {
     /// Due and done.
     case done
     /// Due, not done, and over.
@@ -34,9 +34,26 @@ public enum DayMark: String, Codable, Sendable, Equatable {
     case pending
     /// Not a day the habit falls on.
     case off
+
+    /// Its letter: `d` done, `m` missed, `s` skipped, `p` pending, `_` not due.
+    public var letter: Character {
+        switch self {
+        case .done: "d"
+        case .missed: "m"
+        case .skipped: "s"
+        case .pending: "p"
+        case .off: "_"
+        }
+    }
+
+    public init?(letter: Character) {
+        guard let mark = Self.allCases.first(where: { $0.letter == letter }) else { return nil }
+        self = mark
+    }
 }
 
 /// Due dates and those done in one week (`start` its Monday) or month (`start` its first day).
+/// On the wire `[start, due, done]`: a year of weeks for 50 habits stays well inside a reply.
 public struct PeriodRate: Codable, Sendable, Equatable {
     public let start: String
     public var due: Int
@@ -47,21 +64,18 @@ public struct PeriodRate: Codable, Sendable, Equatable {
     /// Done over due, 0 to 1; `nil` when nothing was due.
     public var rate: Double? { due > 0 ? Double(done) / Double(due) : nil }
 
-    enum CodingKeys: String, CodingKey { case start, due, done, rate }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        start = try container.decode(String.self, forKey: .start)
-        due = try container.decode(Int.self, forKey: .due)
-        done = try container.decode(Int.self, forKey: .done)
+        var container = try decoder.unkeyedContainer()
+        start = try container.decode(String.self)
+        due = try container.decode(Int.self)
+        done = try container.decode(Int.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(start, forKey: .start)
-        try container.encode(due, forKey: .due)
-        try container.encode(done, forKey: .done)
-        try container.encodeIfPresent(rate, forKey: .rate)
+        var container = encoder.unkeyedContainer()
+        try container.encode(start)
+        try container.encode(due)
+        try container.encode(done)
     }
 }
 
@@ -81,8 +95,11 @@ public struct HabitStatistics: Codable, Sendable, Equatable {
     public let collection: String
     /// Its streak and strength today, over its whole history.
     public let progress: HabitProgress
-    /// One mark per day from the statistics' `from` through `to`.
-    public let days: [DayMark]
+    /// One letter per day from the statistics' `from` through `to` (`DayMark.letter`): a year
+    /// of days is 371 bytes on the wire.
+    public let days: String
+    /// The days as marks.
+    public var marks: [DayMark] { days.map { DayMark(letter: $0) ?? .off } }
     public let weeks: [PeriodRate]
     public let months: [PeriodRate]
     /// Over all the days shown.
@@ -92,8 +109,10 @@ public struct HabitStatistics: Codable, Sendable, Equatable {
     /// a due date over; the earlier weekday on a tie. `nil` when nothing was due.
     public let bestWeekday: Int?
     public let worstWeekday: Int?
-    /// The runs of done due dates within the days shown, oldest first.
+    /// The last runs of done due dates within the days shown (at most `shownStreaks`), oldest first.
     public let streaks: [StreakRun]
+    /// The most streak runs a habit's statistics carry: the latest.
+    public static let shownStreaks = 10
 
     enum CodingKeys: String, CodingKey {
         case id, title, collection, progress, days, weeks, months, due, done, streaks
@@ -145,7 +164,8 @@ public struct HabitStatistics: Codable, Sendable, Equatable {
         if let run {
             runs.append(StreakRun(start: run.start.description, end: run.end.description, length: run.length))
         }
-        (self.days, self.weeks, self.months, self.streaks) = (days, weeks, months, runs)
+        (self.days, self.weeks, self.months) = (String(days.map(\.letter)), weeks, months)
+        streaks = Array(runs.suffix(Self.shownStreaks))
         due = weeks.reduce(0) { $0 + $1.due }
         done = weeks.reduce(0) { $0 + $1.done }
         let rated = (1...7).compactMap { day in weekdays[day].rate.map { (day, $0) } }

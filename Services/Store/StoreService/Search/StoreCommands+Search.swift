@@ -9,6 +9,8 @@ extension StoreCommands {
         "todo": ["todo", "subtask"], "note": ["note"], "card": ["card"], "person": ["person", "interaction"],
         "lesson": ["lesson"],
     ]
+    /// The most matches a search ranks (`search`).
+    static let rankedAtMost = 2_000
     /// The longest text searched for, in characters.
     static let maximumSearchLength = 1_000
 
@@ -38,30 +40,43 @@ extension StoreCommands {
         return try await database.pool.read { db in
             let profile = try HubCommands.profile(in: db)
             let own = profile?.role == .student ? profile?.id : nil
-            let rows = try Row.fetchCursor(
+            // Ranked first, cheaply (row ids and their rank, no snippet); each kept in order until
+            // the limit, its entry read by id and filtered here (the kind asked for, a student's
+            // own lessons, each thing once); then only the kept ones get their snippet.
+            // A text that matches more than `rankedAtMost` things (a prefix of two letters in a big
+            // household) ranks the latest of them (the index's newest rows): ranking costs a few
+            // µs a match, and a longer text narrows it.
+            let floor = try Int64.fetchOne(
                 try db.cachedStatement(
-                    sql: """
-                        SELECT e.kind, e.link, snippet(search_index, -1, char(2), char(3), '…', 12) AS snippet
-                        FROM search_index JOIN search_entry AS e ON e.id = search_index.rowid
-                        WHERE search_index MATCH ?
-                          AND e.kind IN (SELECT value FROM json_each(?))
-                          AND (e.kind != 'lesson' OR ? IS NULL OR e.owner = ?)
-                        ORDER BY bm25(search_index, 4.0, 1.0)
-                        """),
-                arguments: [query, "[" + kinds.map { "\"\($0)\"" }.joined(separator: ",") + "]", own, own])
+                    sql: "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"),
+                arguments: [query, Self.rankedAtMost - 1])
+            let ranked = try Row.fetchCursor(
+                try db.cachedStatement(
+                    sql: "SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid >= ? ORDER BY rank"),
+                arguments: [query, floor ?? 0])
+            let entry = try db.cachedStatement(sql: "SELECT kind, link, owner FROM search_entry WHERE id = ?")
+            let snippet = try db.cachedStatement(
+                sql: """
+                    SELECT snippet(search_index, -1, char(2), char(3), '…', 12) FROM search_index
+                    WHERE search_index MATCH ? AND rowid = ?
+                    """)
+            let wanted = Set(kinds)
             var results: [SearchResult] = []
             var seen = Set<String>()
-            while results.count < limit, let row = try rows.next() {
-                let kind: String = row["kind"]
-                let link: String = row["link"]
+            while results.count < limit, let row = try ranked.next() {
+                let rowid: Int64 = row[0]
+                guard let found = try Row.fetchOne(entry, arguments: [rowid]) else { continue }
+                let kind: String = found["kind"]
+                let link: String = found["link"]
+                guard wanted.contains(kind), kind != "lesson" || own == nil || found["owner"] == own else { continue }
                 let shown = Self.searchKinds.first { $0.value.contains(kind) }?.key ?? kind
                 guard seen.insert("\(shown)\u{0}\(link)").inserted,
                     let (id, title, detail, date) = try Self.describe(shown, link, in: db)
                 else { continue }
+                let text = try String.fetchOne(snippet, arguments: [query, rowid]) ?? ""
                 results.append(
                     SearchResult(
-                        kind: shown, id: id, title: title, detail: detail, snippet: Self.parts(row["snippet"]),
-                        date: date))
+                        kind: shown, id: id, title: title, detail: detail, snippet: Self.parts(text), date: date))
             }
             return try JSONValue(reply: SearchResults(text: text, results: results))
         }

@@ -58,7 +58,7 @@ extension HouseholdPages {
     /// One habit's values: the heatmap's cells and labels, the weekly bars, and the words.
     static func habitChart(_ habit: HabitStatistics, weeks: Int) -> [String: Any] {
         let start = try? LocalDate(parsing: habit.weeks.first?.start ?? "", field: "from")
-        let cells = habit.days.enumerated().map { index, mark -> [String: Any] in
+        let cells = habit.marks.enumerated().map { index, mark -> [String: Any] in
             let date = start.map { Self.dayLabel($0.adding(days: index).description) } ?? ""
             return [
                 "x": labels + (index / 7) * step, "y": (index % 7) * step, "mark": mark.rawValue,
