@@ -37,7 +37,9 @@ extension TodosBenchmark {
     /// Milliseconds, p50 and p99.
     static func rawSearch(_ queries: [String], path: String) throws -> (p50: Double, p99: Double) {
         var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw BenchError.sqlite("open") }
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw BenchError.sqlite("open")
+        }
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
         // The first 20 by rank, with their entries (no snippet: the store makes 20 more lookups
@@ -46,7 +48,7 @@ extension TodosBenchmark {
             SELECT e.kind, e.link FROM search_index JOIN search_entry AS e ON e.id = search_index.rowid
             WHERE search_index MATCH ? ORDER BY rank LIMIT 20
             """
-        // (All matches ranked: the store ranks at most the latest 2,000.)
+        // (All matches ranked: the store ranks at most the latest 400.)
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
             throw BenchError.sqlite(String(cString: sqlite3_errmsg(db)))
         }
@@ -102,7 +104,8 @@ extension TodosBenchmark {
         }
         for batch in stride(from: 0, to: operations.count, by: 300) {
             _ = try await commands.request(
-                "ops.import", args: ["operations": .array(Array(operations[batch..<min(batch + 300, operations.count)]))])
+                "ops.import",
+                args: ["operations": .array(Array(operations[batch..<min(batch + 300, operations.count)]))])
         }
         let clock = ContinuousClock()
         var times: [Double] = []
@@ -110,7 +113,9 @@ extension TodosBenchmark {
             let begun = clock.now
             let reply = try await commands.request("todo.stats", args: ["weeks": 53])
             times.append((clock.now - begun).seconds * 1000)
-            guard reply["habits"]?.arrayValue?.count == habits else { throw BenchError.sqlite("todo.stats: habits missing") }
+            guard reply["habits"]?.arrayValue?.count == habits else {
+                throw BenchError.sqlite("todo.stats: habits missing")
+            }
         }
         await commands.close()
         _ = await stack.stop()

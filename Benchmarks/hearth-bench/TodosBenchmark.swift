@@ -44,14 +44,18 @@ struct TodosBenchmark: AsyncParsableCommand {
                 context: context, endpoint: stack.configuration.commandEndpoint(.store), timeout: .seconds(120))
             try await TestHousehold.trust([Self.device], store: commands)
             let added = try await commands.request("collection.add", args: ["name": "Home", "kind": "list"])
-            guard let collection = added["collection"]?["id"]?.stringValue else { throw BenchError.sqlite("no collection") }
+            guard let collection = added["collection"]?["id"]?.stringValue else {
+                throw BenchError.sqlite("no collection")
+            }
             if !withIndex { try Self.dropIndex(home: stack.home.path) }
             var copy = SplitMix(seed: 7)
             let seconds = try await Self.load(
                 writes, from: 0, collection: collection, words: words, random: &copy, into: commands)
             perOperation[withIndex] = seconds / Double(writes) * 1_000_000
-            log(String(format: "    %@ index: %.1f µs an operation", withIndex ? "with the" : "without the",
-                perOperation[withIndex]!))
+            log(
+                String(
+                    format: "    %@ index: %.1f µs an operation", withIndex ? "with the" : "without the",
+                    perOperation[withIndex]!))
             if withIndex {
                 indexed = (stack, commands, collection)
             } else {
@@ -67,7 +71,8 @@ struct TodosBenchmark: AsyncParsableCommand {
             into: indexed.commands)
         let queries = (0..<searches).map { index -> String in
             let first = String(words[Int(random.next() % UInt64(words.count))].prefix(2 + index % 4))
-            return index % 3 == 0 ? first + " " + String(words[Int(random.next() % UInt64(words.count))].prefix(3)) : first
+            return index % 3 == 0
+                ? first + " " + String(words[Int(random.next() % UInt64(words.count))].prefix(3)) : first
         }
         let clock = ContinuousClock()
         var latencies: [Double] = []
@@ -80,7 +85,10 @@ struct TodosBenchmark: AsyncParsableCommand {
         }
         let raw = try Self.rawSearch(queries, path: indexed.stack.home.path + "/hearth.sqlite")
         let (p50, p99) = (Self.quantile(latencies, 0.5), Self.quantile(latencies, 0.99))
-        log(String(format: "    search p50 %.2f ms, p99 %.2f ms (raw SQLite p50 %.2f, p99 %.2f)", p50, p99, raw.p50, raw.p99))
+        log(
+            String(
+                format: "    search p50 %.2f ms, p99 %.2f ms (raw SQLite p50 %.2f, p99 %.2f)", p50, p99, raw.p50,
+                raw.p99))
 
         log("(c) \(habits) daily habits with a year of completions, todo.stats for 53 weeks…")
         let stats = try await Self.statistics(habits, context: context)
@@ -124,8 +132,11 @@ struct TodosBenchmark: AsyncParsableCommand {
         while index < first + count {
             var batch: [JSONValue] = []
             while batch.count < 250 && index < first + count {
-                let title = (0..<(3 + Int(random.next() % 3))).map { _ in words[Int(random.next() % UInt64(words.count))] }
-                let body = (0..<(3 + Int(random.next() % 6))).map { _ in words[Int(random.next() % UInt64(words.count))] }
+                let title = (0..<(3 + Int(random.next() % 3))).map { _ in
+                    words[Int(random.next() % UInt64(words.count))]
+                }
+                let body = (0..<(3 + Int(random.next() % 6))).map { _ in words[Int(random.next() % UInt64(words.count))]
+                }
                 batch.append(
                     TestHousehold.signed(
                         operation(

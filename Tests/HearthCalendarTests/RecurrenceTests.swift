@@ -1,8 +1,9 @@
 import Foundation
-@testable import HearthCalendar
 import HearthCore
 import HearthTesting
 import Testing
+
+@testable import HearthCalendar
 
 @Suite("Recurrence (libical, floating dates)", .timeLimit(.minutes(1)))
 struct RecurrenceTests {

@@ -5,6 +5,8 @@ import HearthCore
 import HearthTesting
 import Testing
 
+@testable import StoreService
+
 extension StoreTodosTests {
     /// Searches `text` at `store`: the results, or the refusal's text.
     func search(
@@ -172,5 +174,25 @@ extension StoreTodosTests {
             #expect(found.results.map(\.title) == ["Clean the gutters"])
             #expect(try await search(store.commands, "gran").results.map(\.kind) == ["person"])
         }
+    }
+}
+
+@Suite("Search snippets: words marked as the index tells them apart")
+struct SearchSnippetTests {
+    @Test(
+        "the words a searched word begins are marked, accents and case ignored, emoji too; a long text cut around the first match"
+    )
+    func marks() {
+        func text(_ parts: [SnippetPart]) -> String { parts.map { $0.match ? "[\($0.text)]" : $0.text }.joined() }
+        #expect(text(SearchSnippet.parts(["Café au lait", ""], words: "CAFE")) == "[Café] au lait")
+        #expect(
+            text(SearchSnippet.parts(["Title", "Party 🎉 tonight, re-café!"], words: "🎉 caf"))
+                == "Party [🎉] tonight, re-[café]!")
+        let long = (1...40).map { "w\($0)" }.joined(separator: " ")
+        #expect(
+            text(SearchSnippet.parts([long], words: "w20")) == "…w17 w18 w19 [w20] w21 w22 w23 w24 w25 w26 w27 w28…")
+        #expect(text(SearchSnippet.parts([long], words: "w1")).hasPrefix("[w1] w2 w3"))
+        #expect(SearchSnippet.parts(["nothing here"], words: "zz").isEmpty)
+        #expect(text(SearchSnippet.parts(["no", "in the body"], words: "bod")) == "in the [body]")
     }
 }

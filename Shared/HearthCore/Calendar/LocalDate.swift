@@ -21,13 +21,26 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Reads `YYYY-MM-DD`.
     /// - Throws: `RuleError` naming `field` for another form or a day the month does not have.
     public init(parsing text: String, field: String) throws(RuleError) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
-        else {
+        // Byte by byte: dates are read by the thousand (a year of completions for each habit).
+        var digits: [Int] = []
+        digits.reserveCapacity(8)
+        var shape = text.utf8.count == 10
+        if shape {
+            for (index, byte) in text.utf8.enumerated() {
+                if index == 4 || index == 7 {
+                    if byte != 0x2D { shape = false }
+                } else if (0x30...0x39).contains(byte) {
+                    digits.append(Int(byte) - 0x30)
+                } else {
+                    shape = false
+                }
+            }
+        }
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + digits[$1] } }
+        guard shape, digits.count == 8 else {
             throw RuleError(field: field, rule: "must be a date YYYY-MM-DD, got '\(text)'")
         }
+        let (year, month, day) = (number(0..<4), number(4..<6), number(6..<8))
         guard let date = LocalDate(year: year, month: month, day: day) else {
             let rule =
                 (1...12).contains(month) && year >= 1
@@ -72,19 +85,30 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         return calendar
     }()
 
-    /// Days since 1970-01-01 (negative before).
+    /// Days since 1970-01-01 (negative before), in the proleptic Gregorian calendar (RFC 5545's,
+    /// libical's). Counted by Howard Hinnant's `days_from_civil` rather than through Foundation's
+    /// `Calendar`, which cost about 2 µs a date (a year of statistics for 50 habits spent most of
+    /// its 290 ms there); `LocalDateTests` compares the two from 1601 to 9999.
     public var dayNumber: Int {
-        let midnight = Self.floating.date(from: DateComponents(year: year, month: month, day: day))!
-        return Int((midnight.timeIntervalSince1970 / 86_400).rounded(.down))
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The date `dayNumber` days after 1970-01-01.
+    /// The date `dayNumber` days after 1970-01-01 (Hinnant's `civil_from_days`).
     public init(dayNumber: Int) {
-        let parts = Self.floating.dateComponents(
-            [.year, .month, .day], from: Date(timeIntervalSince1970: Double(dayNumber) * 86_400))
-        year = parts.year!
-        month = parts.month!
-        day = parts.day!
+        let z = dayNumber + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        month = shifted < 10 ? shifted + 3 : shifted - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 
     /// The date `days` later (earlier when negative).

@@ -93,7 +93,6 @@ extension TodosCommands {
             let recurrence = recurrence(row), recurrence.start <= today
         else { return nil }
         let from = max(recurrence.start, today.adding(days: -3_660))
-        let dates = recurrence.occurrences(from: from, through: today)
         var marks: [LocalDate: HabitProgress.Mark] = [:]
         for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
             let days = try String.fetchAll(
@@ -102,6 +101,15 @@ extension TodosCommands {
             for day in days { if let date = try? LocalDate(parsing: day, field: "date") { marks[date] = mark } }
         }
         if leavingToday { marks[today] = nil }
+        return progress(of: recurrence, marks: marks, today: today)
+    }
+
+    /// A habit's progress as of `today` from its days done and skipped (`marks`), over its due
+    /// dates of the last ten years at most.
+    static func progress(
+        of recurrence: Recurrence, marks: [LocalDate: HabitProgress.Mark], today: LocalDate
+    ) -> HabitProgress {
+        let dates = recurrence.occurrences(from: max(recurrence.start, today.adding(days: -3_660)), through: today)
         let (period, unit): (Int, String) =
             switch recurrence.frequency {
             case .daily: (1, "day")

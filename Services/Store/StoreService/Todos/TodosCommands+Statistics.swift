@@ -34,14 +34,17 @@ extension TodosCommands {
         -> TodoStatistics
     {
         let from = TodoStatistics.firstDay(weeks: weeks, today: today)
-        let window = [from.description, today.description]
+        // Every habit's days done and skipped of the last ten years (its streak and strength look
+        // that far back), in one pass per table, read by position.
+        let window = [today.adding(days: -3_660).description, today.description]
         var marks: [String: [LocalDate: HabitProgress.Mark]] = [:]
         for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
-            for row in try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db, sql: "SELECT template, date FROM \(table) WHERE date BETWEEN ? AND ?", arguments: .init(window))
-            {
-                if let date = try? LocalDate(parsing: row["date"], field: "date") {
-                    marks[row["template"], default: [:]][date] = mark
+            while let row = try rows.next() {
+                let template: String = row[0]
+                if let date = try? LocalDate(parsing: row[1], field: "date") {
+                    marks[template, default: [:]][date] = mark
                 }
             }
         }
@@ -82,11 +85,12 @@ extension TodosCommands {
                 }
                 continue
             }
-            guard let progress = try habitProgress(id, today: today, in: db) else { continue }
+            guard recurrence.start <= today else { continue }
+            let habitMarks = marks[id] ?? [:]
             let habit = HabitStatistics(
                 id: id, title: row["title"], collection: collections[row["collection"]]?.name ?? "",
-                progress: progress, dates: recurrence.occurrences(from: from, through: today),
-                marks: marks[id] ?? [:], from: from, today: today)
+                progress: progress(of: recurrence, marks: habitMarks, today: today),
+                dates: recurrence.occurrences(from: from, through: today), marks: habitMarks, from: from, today: today)
             collections[row["collection"]]?.add(habit)
             habits.append(habit)
         }
