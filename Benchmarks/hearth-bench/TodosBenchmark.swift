@@ -19,7 +19,7 @@ struct TodosBenchmark: AsyncParsableCommand {
             a 5,000-word vocabulary) in the indexed store; `search` for 1–2 word prefixes over the \
             command channel, p50 and p99, beside raw SQLite running the same MATCH, ranking and \
             limit through the C API. (c) 50 daily habits with a year of completions (4 days in \
-            5): `todo.stats` for 53 weeks, p50 and p99. Targets: search p99 ≤ 20 ms, stats p99 ≤ 50 ms.
+            5): `todo.stats` for 53 weeks once (reported apart), then 20 times, p50 and p99. Targets: search p99 ≤ 20 ms, stats p99 ≤ 50 ms.
             """
     )
 
@@ -92,7 +92,7 @@ struct TodosBenchmark: AsyncParsableCommand {
 
         log("(c) \(habits) daily habits with a year of completions, todo.stats for 53 weeks…")
         let stats = try await Self.statistics(habits, context: context)
-        log(String(format: "    stats p50 %.1f ms, p99 %.1f ms", stats.p50, stats.p99))
+        log(String(format: "    stats first %.1f ms, then p50 %.1f ms, p99 %.1f ms", stats.first, stats.p50, stats.p99))
         await indexed.commands.close()
         _ = await indexed.stack.stop()
         await context.terminate()
@@ -106,7 +106,8 @@ struct TodosBenchmark: AsyncParsableCommand {
             "write_us_with_index": .double(round3(perOperation[true] ?? 0)),
             "write_us_without_index": .double(round3(perOperation[false] ?? 0)),
             "index_cost_us": .double(round3((perOperation[true] ?? 0) - (perOperation[false] ?? 0))),
-            "stats_p50_ms": .double(round3(stats.p50)), "stats_p99_ms": .double(round3(stats.p99)),
+            "stats_first_ms": .double(round3(stats.first)), "stats_p50_ms": .double(round3(stats.p50)),
+            "stats_p99_ms": .double(round3(stats.p99)),
             "habits": .int(Int64(habits)), "targets": ["search_p99_ms": 20, "stats_p99_ms": 50],
         ]
         print(report.jsonText)

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// ISO 8601 UTC timestamps with milliseconds, as envelopes carry them: `2026-11-21T18:30:00.125Z`.
 ///
@@ -83,25 +84,13 @@ public enum Timestamp {
     /// the calendar needs no time zone here, and `hearth-bench codec`'s timestamp_format went
     /// from 372–406 to 278–310 ns.
     static func days(fromCivil year: Int64, _ month: Int, _ day: Int) -> Int64 {
-        let shifted = month <= 2 ? year - 1 : year
-        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = Int64((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int64(LocalDate.days(fromCivil: Int(year), month, day))
     }
 
     /// The proleptic Gregorian date `days` after 1970-01-01 (the inverse of `days(fromCivil:)`).
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
-        let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = LocalDate.civil(fromDays: Int(days))
+        return (Int64(year), month, day)
     }
 
     /// Parses an ISO 8601 time with a `Z` or `±hh:mm` offset and optional fractional seconds.

@@ -22,25 +22,28 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// - Throws: `RuleError` naming `field` for another form or a day the month does not have.
     public init(parsing text: String, field: String) throws(RuleError) {
         // Byte by byte: dates are read by the thousand (a year of completions for each habit).
-        var digits: [Int] = []
-        digits.reserveCapacity(8)
+        var (year, month, day, index) = (0, 0, 0, 0)
         var shape = text.utf8.count == 10
-        if shape {
-            for (index, byte) in text.utf8.enumerated() {
-                if index == 4 || index == 7 {
-                    if byte != 0x2D { shape = false }
-                } else if (0x30...0x39).contains(byte) {
-                    digits.append(Int(byte) - 0x30)
+        for byte in text.utf8 where shape {
+            if index == 4 || index == 7 {
+                shape = byte == 0x2D
+            } else if (0x30...0x39).contains(byte) {
+                let digit = Int(byte) - 0x30
+                if index < 4 {
+                    year = year * 10 + digit
+                } else if index < 7 {
+                    month = month * 10 + digit
                 } else {
-                    shape = false
+                    day = day * 10 + digit
                 }
+            } else {
+                shape = false
             }
+            index += 1
         }
-        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + digits[$1] } }
-        guard shape, digits.count == 8 else {
+        guard shape else {
             throw RuleError(field: field, rule: "must be a date YYYY-MM-DD, got '\(text)'")
         }
-        let (year, month, day) = (number(0..<4), number(4..<6), number(6..<8))
         guard let date = LocalDate(year: year, month: month, day: day) else {
             let rule =
                 (1...12).contains(month) && year >= 1
@@ -86,29 +89,36 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }()
 
     /// Days since 1970-01-01 (negative before), in the proleptic Gregorian calendar (RFC 5545's,
-    /// libical's). Counted by Howard Hinnant's `days_from_civil` rather than through Foundation's
-    /// `Calendar`, which cost about 2 µs a date (a year of statistics for 50 habits spent most of
-    /// its 290 ms there); `LocalDateTests` compares the two from 1601 to 9999.
-    public var dayNumber: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
+    /// libical's), counted by `days(fromCivil:)` rather than through Foundation's `Calendar`,
+    /// which cost about 2 µs a date (a year of statistics for 50 habits spent most of its 290 ms
+    /// there); `LocalDateTests` compares the two from 1601 to 9999.
+    public var dayNumber: Int { Self.days(fromCivil: year, month, day) }
+
+    /// The date `dayNumber` days after 1970-01-01.
+    public init(dayNumber: Int) { (year, month, day) = Self.civil(fromDays: dayNumber) }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date: Howard Hinnant's `days_from_civil`,
+    /// in 400-year eras. Also the envelope's timestamps' (`Timestamp`).
+    @inlinable public static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The date `dayNumber` days after 1970-01-01 (Hinnant's `civil_from_days`).
-    public init(dayNumber: Int) {
-        let z = dayNumber + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Hinnant's `civil_from_days`, the
+    /// inverse of `days(fromCivil:)`).
+    @inlinable public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        month = shifted < 10 ? shifted + 3 : shifted - 9
-        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
     }
 
     /// The date `days` later (earlier when negative).

@@ -133,6 +133,7 @@ public struct HabitStatistics: Codable, Sendable, Equatable {
             PeriodRate(start: LocalDate(dayNumber: $0).description)
         }
         var months: [PeriodRate] = []
+        var lastMonth = 0
         var weekdays = [PeriodRate](repeating: PeriodRate(start: ""), count: 8)
         var (runs, run): ([StreakRun], (start: LocalDate, end: LocalDate, length: Int)?) = ([], nil)
         for (index, date) in dates.enumerated() where date >= from && date <= today {
@@ -144,8 +145,11 @@ public struct HabitStatistics: Codable, Sendable, Equatable {
                 }
             days[date.dayNumber - from.dayNumber] = mark
             guard mark == .done || mark == .missed else { continue }
-            let month = String(date.description.prefix(7)) + "-01"
-            if months.last?.start != month { months.append(PeriodRate(start: month)) }
+            let month = date.year * 12 + date.month
+            if month != lastMonth {
+                months.append(PeriodRate(start: LocalDate(year: date.year, month: date.month, day: 1)!.description))
+                lastMonth = month
+            }
             let done = mark == .done ? 1 : 0
             let week = (date.dayNumber - from.dayNumber) / 7
             weeks[week].due += 1

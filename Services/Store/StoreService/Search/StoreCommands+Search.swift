@@ -10,7 +10,7 @@ extension StoreCommands {
         "lesson": ["lesson"],
     ]
     /// The most matches a search ranks (`search`): the latest.
-    static let rankedAtMost = 400
+    static let rankedAtMost = 250
     /// The longest text searched for, in characters.
     static let maximumSearchLength = 1_000
 
@@ -46,7 +46,8 @@ extension StoreCommands {
             // A text that matches more than `rankedAtMost` things (a prefix of two letters in a big
             // household) ranks the latest of them (the index's newest rows): BM25 over a prefix's
             // matches costs 15–30 µs each (all of 40,000 matches of a two-letter prefix among
-            // 100,000 rows took 175 ms at p99; the latest 400, 8–15 ms), and a longer text narrows it.
+            // 100,000 rows took 175 ms at p99; the latest 300, 8 ms; the store's whole search, ranking the
+            // latest 400, 26 ms, so 250), and a longer text narrows it.
             let floor = try Int64.fetchOne(
                 try db.cachedStatement(
                     sql:
