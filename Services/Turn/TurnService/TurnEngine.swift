@@ -14,7 +14,10 @@ import Logging
 /// whenever the sender's copy is behind, so a dropped link resyncs by itself, and a copy that
 /// cannot take a step (it missed a push) sends one at once. A member
 /// silent for 5 s is shown away; a leader silent for 10 s is replaced by the next player's
-/// device, with the state it holds. Messages are `PeerMessage`s.
+/// device, with the state it holds. Each pass of the lead raises the session's `term`; copies
+/// are ordered by term first (`TurnSession.Rank`), and beacons carry it, so a device that missed
+/// the pass (or an old leader's, back on the network) moves to the later copy. Messages are
+/// `PeerMessage`s.
 ///
 /// Games are ephemeral: nothing of one is written anywhere, and the log (a file under
 /// `HEARTH_HOME/log` in a supervised stack) never names a game's code or players.
