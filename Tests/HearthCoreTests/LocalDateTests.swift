@@ -5,6 +5,13 @@ import Testing
 
 @Suite("LocalDate: day numbers counted by hand equal Foundation's Gregorian calendar")
 struct LocalDateTests {
+    /// Foundation's Gregorian calendar in UTC (proleptic after 1582), what `LocalDate` is checked against.
+    static let floating: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
     @Test("from 1601 to 9999: a day number and back, against Foundation's calendar in UTC; weekdays; parsing")
     func dayNumbers() throws {
         var random = SystemRandomNumberGenerator()
@@ -13,7 +20,7 @@ struct LocalDateTests {
         for _ in 0..<20_000 {
             let number = Int.random(in: first...last, using: &random)
             let date = LocalDate(dayNumber: number)
-            let parts = LocalDate.floating.dateComponents(
+            let parts = Self.floating.dateComponents(
                 [.year, .month, .day], from: Date(timeIntervalSince1970: Double(number) * 86_400))
             #expect(
                 (date.year, date.month, date.day) == (parts.year!, parts.month!, parts.day!), "day \(number)")

@@ -65,7 +65,7 @@ struct StatsText {
                 "  \(padded)\(Self.right(collection.open, 4))  \(Self.right(collection.done, 4))  "
                     + Self.sparkline(collection.weeks).padding(
                         toLength: max(7, stats.weeks), withPad: " ", startingAt: 0)
-                    + "  " + Self.percent(done, due))
+                    + "  " + PeriodRate.percent(done, due))
         }
         return lines
     }
@@ -84,12 +84,12 @@ struct StatsText {
             lines.append(String(row.reversed().drop { $0 == " " }.reversed()))  // days after today
         }
         lines.append("  week" + habit.weeks.map { " " + Self.bar($0.rate) }.joined())
-        var figures = "  \(habit.done) done of \(habit.due) due (\(Self.percent(habit.done, habit.due)))"
+        var figures = "  \(habit.done) done of \(habit.due) due (\(PeriodRate.percent(habit.done, habit.due)))"
         if let best = habit.bestWeekday, let worst = habit.worstWeekday, best != worst {
             figures += " · best \(Self.weekdayName(best)), worst \(Self.weekdayName(worst))"
         }
         lines.append(figures)
-        let months = habit.months.map { "\(Self.monthName($0.start)) \(Self.percent($0.done, $0.due))" }
+        let months = habit.months.map { "\($0.monthLabel) \(PeriodRate.percent($0.done, $0.due))" }
         if !months.isEmpty { lines.append("  by month: " + months.joined(separator: " · ")) }
         if !habit.streaks.isEmpty {
             let runs = habit.streaks.suffix(5).map { "\($0.length) (\($0.start) – \($0.end))" }
@@ -112,10 +112,6 @@ struct StatsText {
 
     static func sparkline(_ rates: [PeriodRate]) -> String { rates.map { bar($0.rate) }.joined() }
 
-    static func percent(_ done: Int, _ due: Int) -> String {
-        due > 0 ? "\(Int((Double(done) / Double(due) * 100).rounded()))%" : "—"
-    }
-
     static func right(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return String(repeating: " ", count: max(0, width - text.count)) + text
@@ -125,10 +121,4 @@ struct StatsText {
         ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][max(0, min(6, weekday - 1))]
     }
 
-    /// "Mar 2026" from "2026-03-01".
-    static func monthName(_ start: String) -> String {
-        let parts = start.split(separator: "-")
-        guard parts.count >= 2, let month = Int(parts[1]), (1...12).contains(month) else { return start }
-        return "\(YearPlanner.monthName(month).prefix(3)) \(parts[0])"
-    }
 }

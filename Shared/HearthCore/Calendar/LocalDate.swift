@@ -80,14 +80,6 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
-    /// The proleptic Gregorian calendar in UTC: with no offsets, its days are exactly 86,400 s,
-    /// so a floating date maps to one instant and back.
-    static let floating: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     /// Days since 1970-01-01 (negative before), in the proleptic Gregorian calendar (RFC 5545's,
     /// libical's), counted by `days(fromCivil:)` rather than through Foundation's `Calendar`,
     /// which cost about 2 µs a date (a year of statistics for 50 habits spent most of its 290 ms

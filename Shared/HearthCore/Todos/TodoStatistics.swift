@@ -64,6 +64,17 @@ public struct PeriodRate: Codable, Sendable, Equatable {
     /// Done over due, 0 to 1; `nil` when nothing was due.
     public var rate: Double? { due > 0 ? Double(done) / Double(due) : nil }
 
+    /// "67%" for `done` of `due`; "—" when nothing was due (the terminal's and the page's).
+    public static func percent(_ done: Int, _ due: Int) -> String {
+        due > 0 ? "\(Int((Double(done) / Double(due) * 100).rounded()))%" : "—"
+    }
+
+    /// A month's start as a person reads it: "Mar 2026".
+    public var monthLabel: String {
+        guard let date = try? LocalDate(parsing: start, field: "start") else { return start }
+        return "\(YearPlanner.monthName(date.month).prefix(3)) \(date.year)"
+    }
+
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         start = try container.decode(String.self)

@@ -39,7 +39,7 @@ extension HouseholdPages {
             let doneWidth = Int((Double(collection.done) / Double(total) * 120).rounded())
             return [
                 "name": collection.name, "open": collection.open, "done": collection.done,
-                "rate": due > 0 ? "\(Self.percent(done, due)) of \(due) due" : "nothing due",
+                "rate": due > 0 ? "\(PeriodRate.percent(done, due)) of \(due) due" : "nothing due",
                 "done_width": doneWidth, "open_x": doneWidth, "open_width": 120 - doneWidth,
                 "empty": collection.open + collection.done == 0,
             ]
@@ -70,7 +70,7 @@ extension HouseholdPages {
         }
         let bars = habit.weeks.enumerated().map { index, week -> [String: Any] in
             let height = Int(((week.rate ?? 0) * Double(barHeight - 2)).rounded()) + 2
-            let rate = week.rate.map { _ in "\(Self.percent(week.done, week.due)), \(week.done) of \(week.due)" }
+            let rate = week.rate.map { _ in "\(PeriodRate.percent(week.done, week.due)), \(week.done) of \(week.due)" }
             return [
                 "x": labels + index * step, "y": barHeight - height, "height": height, "none": week.rate == nil,
                 "label": "Week of \(Self.dayLabel(week.start)): \(rate ?? "nothing due")",
@@ -83,7 +83,7 @@ extension HouseholdPages {
                 "Best on \(weekday[best - 1]), worst on \(weekday[worst - 1])."
             } else { "" }
         let summary =
-            "\(habit.done) of \(habit.due) due dates done (\(Self.percent(habit.done, habit.due))) over \(weeks) weeks; "
+            "\(habit.done) of \(habit.due) due dates done (\(PeriodRate.percent(habit.done, habit.due))) over \(weeks) weeks; "
             + (progress.streakText ?? "no streak now") + ", best \(progress.best). " + bestWorst
         return [
             "id": habit.id, "title": habit.title, "collection": habit.collection,
@@ -91,19 +91,9 @@ extension HouseholdPages {
             "strength": Int((progress.strength * 100).rounded()), "summary": summary, "cells": cells,
             "weekdays": weekdays, "bars": bars, "width": labels + weeks * step, "map_height": 7 * step,
             "bar_height": barHeight, "best_worst": bestWorst,
-            "months": habit.months.map { "\(Self.monthLabel($0.start)) \(Self.percent($0.done, $0.due))" }
+            "months": habit.months.map { "\($0.monthLabel) \(PeriodRate.percent($0.done, $0.due))" }
                 .joined(separator: " · "),
         ]
     }
 
-    static func percent(_ done: Int, _ due: Int) -> String {
-        due > 0 ? "\(Int((Double(done) / Double(due) * 100).rounded()))%" : "—"
-    }
-
-    /// "Mar 2026" from "2026-03-01".
-    static func monthLabel(_ start: String) -> String {
-        guard let date = try? LocalDate(parsing: start, field: "month") else { return start }
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return "\(months[date.month - 1]) \(date.year)"
-    }
 }
