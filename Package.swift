@@ -76,6 +76,12 @@ let package = Package(
             providers: [.apt(["libqrencode-dev"])]
         ),
         .systemLibrary(
+            name: "CPoppler",
+            path: "Shared/CPoppler",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibICal",
             path: "Shared/CLibICal",
             pkgConfig: "libical",
@@ -133,6 +139,13 @@ let package = Package(
             name: "HearthCalendar",
             dependencies: ["CLibICal", "HearthCore"],
             path: "Shared/HearthCalendar",
+            swiftSettings: swiftSettings
+        ),
+        // A PDF's words with their positions (poppler), for the timetable import.
+        .target(
+            name: "HearthPDF",
+            dependencies: ["CPoppler", "HearthCore"],
+            path: "Shared/HearthPDF",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -337,6 +350,7 @@ let package = Package(
                 "StoreService",
                 "HearthCore",
                 "HearthNotify",
+                "HearthPDF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -422,7 +436,7 @@ let package = Package(
         .testTarget(
             name: "StoreServiceTests",
             dependencies: [
-                "StoreService", "HearthBus", "HearthHost", "HearthCore", "HearthTesting", "HearthTrust",
+                "StoreService", "HearthBus", "HearthHost", "HearthCore", "HearthPDF", "HearthTesting", "HearthTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

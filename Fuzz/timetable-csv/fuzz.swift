@@ -7,7 +7,7 @@ public func fuzzTimetableCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let file = TimetableCSV(text)
     let lines = 1 + text.reduce(0) { $0 + ($1 == "\n" || $1 == "\r\n" || $1 == "\r" ? 1 : 0) }
-    let numbers = (file.lessons.map(\.line) + file.problems.map(\.line)).sorted()
+    let numbers = (file.lessons.compactMap(\.place.line) + file.problems.compactMap(\.place.line)).sorted()
     for line in numbers where !(1...lines).contains(line) {
         fatalError("line \(line) is outside the file's \(lines) lines")
     }

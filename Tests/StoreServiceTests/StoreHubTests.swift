@@ -115,6 +115,37 @@ struct StoreHubTests {
         }
     }
 
+    @Test("a PDF's words with no text, with a CSV too, or with neither, are refused naming the argument")
+    func pdfLayoutRefusals() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await add(running, "Ann", "student")
+            let blank: JSONValue = ["pages": [["width": 595, "height": 842, "words": []]]]
+            let word: JSONValue = ["pages": [["width": 595, "height": 842, "words": [[1, 2, 30, 12, "Mon"]]]]]
+            let cases: [([String: JSONValue], String, String)] = [
+                (["layout": blank, "confirm": true], "layout", "this PDF has no text; a scanned timetable needs OCR"),
+                (["layout": word, "csv": "1,Mon,1,Maths,,R1\n"], "layout", "must not be given with csv"),
+                ([:], "csv", "is required (or layout"),
+                (
+                    ["layout": ["pages": [["width": 1, "height": 1, "words": [[5, 2, 1, 12, "x"]]]]]], "layout",
+                    "x0 ≤ x1"
+                ),
+            ]
+            for (arguments, field, rule) in cases {
+                let error = await #expect(throws: CommandClientError.self) {
+                    try await running.commands.request(
+                        "timetable.import", args: arguments.merging(["member": "Ann"]) { a, _ in a })
+                }
+                guard case .refused(let refusal)? = error else {
+                    Issue.record("\(arguments): \(String(describing: error))")
+                    continue
+                }
+                #expect(refusal.code == "invalid_argument", "\(refusal)")
+                #expect(refusal.message.contains(field) && refusal.message.contains(rule), "\(refusal.message)")
+            }
+            #expect(try await lessons(running, "Ann").isEmpty)
+        }
+    }
+
     @Test(
         "a confirmed import replaces the member's timetable in one transaction; the replaced lessons keep their history"
     )

@@ -35,6 +35,7 @@ struct WireContractTests {
         "timetable.reference": WireFixtures.roundTrip(TimetableReference.self),
         "class.sources": WireFixtures.roundTrip(ClassSources.self),
         "timetable.import": WireFixtures.roundTrip(TimetableImportReport.self),
+        "timetable.import+pdf": WireFixtures.roundTrip(TimetableImportReport.self),
         "member.remove": WireFixtures.roundTrip(MemberRemoved.self),
         "people.add": WireFixtures.roundTrip(PersonChange.self),
         "people.edit": WireFixtures.roundTrip(PersonChange.self),
@@ -148,6 +149,18 @@ struct WireContractTests {
         try await script.keep(
             "timetable.import", "timetable.import",
             ["member": "Ann", "csv": .string(StoreHubTests.messy)])
+        // A PDF's words: Mon–Wed across, P1 and P2 down, one cell of one line.
+        func word(_ x: Double, _ y: Double, _ text: String) -> TextLayout.Word {
+            .init(x0: x, y0: y, x1: x + Double(text.count) * 5, y1: y + 9, text: text)
+        }
+        let words = [
+            word(100, 10, "Mon"), word(160, 10, "Tue"), word(220, 10, "Wed"), word(40, 40, "P1"), word(40, 80, "P2"),
+            word(95, 35, "Maths"), word(95, 46, "MHS"), word(120, 46, "R12"), word(155, 40, "Art"),
+            word(215, 75, "French"), word(215, 86, "FRD"), word(240, 86, "R3"),
+        ]
+        let layout = try JSONValueEncoder().encode(TextLayout(pages: [.init(width: 300, height: 120, words: words)]))
+        try await script.keep(
+            "timetable.import+pdf", "timetable.import", ["member": "Ann", "layout": layout])
         _ = try await request("member.add", ["name": "Gran", "role": "parent"])
         try await script.keep("member.remove", "member.remove", ["member": "Gran"])
         return script.replies

@@ -3,24 +3,33 @@ import GRDB
 import HearthBus
 import HearthCore
 
-/// `timetable.import {member?, csv, confirm?, replace_anyway?}`: a CSV file's rows checked
-/// (`TimetableCSV`); without `confirm` a preview that writes nothing, with it the member's
-/// timetable replaced by the valid rows in one transaction (the replaced lessons stay in
-/// history). A file that is probably not the timetable meant — one that would replace lessons
+/// `timetable.import {member?, csv | layout, confirm?, replace_anyway?}`: a CSV file's rows
+/// (`TimetableCSV`) or a PDF's grid, from its words and their positions (`TimetableGrid`),
+/// checked; without `confirm` a preview that writes nothing, with it the member's timetable
+/// replaced by the valid lessons in one transaction (the replaced lessons stay in history). A file that is probably not the timetable meant — one that would replace lessons
 /// with none, or whose bad rows outnumber its good ones (an empty file, a misnamed header, an
 /// `.ics` given by mistake) — is refused on `confirm` with the counts, unless `replace_anyway`;
 /// the preview says so first (`refusal`). The reply has
-/// `valid` and `invalid` (counts), `rows` (the valid rows), `errors` (`[{line, reason}]`) and
+/// `valid` and `invalid` (counts), `rows` (the valid rows), `errors` (`[{line, reason}]`, or
+/// `[{page, x, y, reason}]` from a PDF), `notes` (what the PDF reader assumed) and
 /// `clashes` (with the rest of the household, as the new timetable would have them); lists too
 /// long for one message are cut, and `omitted` says how many of each were left out.
 extension HubCommands {
     func importTimetable(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.optionalString("member")
-        let text = try arguments.requiredString("csv")
-        let confirm = try arguments.optionalBool("confirm") ?? false
-        let replaceAnyway = try arguments.optionalBool("replace_anyway") ?? false
-        let file = TimetableCSV(text)
+        let arguments = try request.arguments(as: TimetableImportArguments.self)
+        let (given, confirm) = (arguments.member, arguments.confirm ?? false)
+        let replaceAnyway = arguments.replaceAnyway ?? false
+        switch (arguments.csv, arguments.layout) {
+        case (nil, nil): throw CommandError.invalidArgument("csv", "is required (or layout, a PDF's words)")
+        case (_?, _?): throw CommandError.invalidArgument("layout", "must not be given with csv: one file at a time")
+        case (nil, let layout?) where !layout.hasText:
+            throw CommandError.invalidArgument("layout", TextLayout.noTextRefusal)
+        default: break
+        }
+        // Reading a file is CPU work that grows with it: on a thread of its own, not the pool's.
+        let file = await offPool {
+            arguments.layout.map { TimetableGrid($0).reading } ?? TimetableCSV(arguments.csv ?? "").reading
+        }
         let budget = maximumReplyBytes
         let report: @Sendable (Database, Member) throws -> TimetableImportReport = { db, member in
             let lessons = file.lessons.enumerated().map { index, row in
@@ -46,11 +55,12 @@ extension HubCommands {
                 return out
             }
             let errors = take(file.problems, bytes: { 40 + $0.reason.utf8.count }) {
-                TimetableImportReport.Problem(line: $0.line, reason: $0.reason)
+                TimetableImportReport.Problem(place: $0.place.wire, reason: $0.reason)
             }
             let rows = take(file.lessons, bytes: { 130 + $0.subject.utf8.count + $0.room.utf8.count }) { row in
                 TimetableImportReport.Row(
-                    line: row.line, week: row.week, day: row.day.name, period: row.period.name, subject: row.subject,
+                    place: row.place.wire, week: row.week, day: row.day.name, period: row.period.name,
+                    subject: row.subject,
                     teacher: row.teacher, room: row.room)
             }
             let shownClashes = try take(clashes, bytes: { _ in 700 }) { try Self.clashView($0, in: db) }
@@ -60,7 +70,7 @@ extension HubCommands {
                 omitted: .init(
                     rows: file.lessons.count - rows.count, errors: file.problems.count - errors.count,
                     clashes: clashes.count - shownClashes.count),
-                delimiter: String(file.delimiter))
+                format: file.format, delimiter: file.delimiter.map(String.init), notes: file.notes)
         }
         guard confirm else {
             return try await database.pool.read { db in
@@ -116,16 +126,18 @@ extension HubCommands {
     /// Why replacing `held` lessons with `file`'s would probably lose a timetable by mistake: it
     /// has no valid row where there are lessons, or more bad rows than good. `nil` when it looks
     /// like a timetable.
-    static func wouldLoseLessons(_ file: TimetableCSV, replacing held: Int, of name: String) -> String? {
+    static func wouldLoseLessons(_ file: TimetableReading, replacing held: Int, of name: String) -> String? {
         let (valid, invalid) = (file.lessons.count, file.problems.count)
-        let counts = "\(valid) valid lesson\(valid == 1 ? "" : "s") and \(invalid) bad row\(invalid == 1 ? "" : "s")"
+        let unit = file.format == "pdf" ? "cell" : "row"
+        let counts =
+            "\(valid) valid lesson\(valid == 1 ? "" : "s") and \(invalid) bad \(unit)\(invalid == 1 ? "" : "s")"
         if valid == 0 && held > 0 {
             return
-                "refused: the file has \(counts), and would replace \(name)'s \(held) lessons with none; nothing was written (is it the timetable's CSV, Week,Day,Period,Subject,Teacher,Room? --replace-anyway replaces them)"
+                "refused: the file has \(counts), and would replace \(name)'s \(held) lessons with none; nothing was written (\(file.hint) --replace-anyway replaces them)"
         }
         if invalid > valid {
             return
-                "refused: the file has \(counts): more bad rows than good (a misnamed column, or another kind of file?); nothing was written (--replace-anyway imports the valid ones)"
+                "refused: the file has \(counts): more bad \(unit)s than good (\(file.format == "pdf" ? "a grid laid out another way" : "a misnamed column"), or another kind of file?); nothing was written (--replace-anyway imports the valid ones)"
         }
         return nil
     }

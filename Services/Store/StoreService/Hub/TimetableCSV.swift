@@ -14,25 +14,10 @@ import HearthCore
 /// The header row is optional; when present its names choose the columns (any order, unknown
 /// columns ignored).
 struct TimetableCSV {
-    /// One valid row.
-    struct Lesson: Sendable {
-        let line: Int
-        let week: Int
-        let day: SchoolDay
-        let period: Period
-        let subject: String
-        let teacher: String?
-        let room: String
-    }
-
-    /// One refused row: its line and every rule it breaks.
-    struct Problem: Sendable, Equatable {
-        let line: Int
-        let reason: String
-    }
-
-    private(set) var lessons: [Lesson] = []
-    private(set) var problems: [Problem] = []
+    /// The valid rows and the bad ones, each with its line.
+    private(set) var reading = TimetableReading(format: "csv")
+    var lessons: [TimetableReading.Lesson] { reading.lessons }
+    var problems: [TimetableReading.Problem] { reading.problems }
     /// The delimiter the file uses.
     private(set) var delimiter: Character = ","
 
@@ -54,11 +39,13 @@ struct TimetableCSV {
         } else {
             delimiter = Self.guessDelimiter(body)
         }
+        reading.delimiter = delimiter
         guard let scalar = delimiter.unicodeScalars.first,
             let reader = try? CSVReader(string: String(body), trimFields: true, delimiter: scalar)
         else { return }
         var header: [String: Int]?
         var seen: [String: Int] = [:]
+        var headerless = false
         while let fields = reader.next() {
             let start = line
             line += 1 + fields.reduce(0) { $0 + Self.lineBreaks($1) }
@@ -67,9 +54,9 @@ struct TimetableCSV {
                 if let columns = Self.header(fields) {
                     let missing = ["week", "day", "period", "subject", "room"].filter { columns[$0] == nil }
                     guard missing.isEmpty else {
-                        problems.append(
-                            Problem(
-                                line: start,
+                        reading.problems.append(
+                            .init(
+                                place: .line(start),
                                 reason:
                                     "the header lacks \(missing.joined(separator: ", ")) (the columns are Week, Day, Period, Subject, Teacher, Room)"
                             ))
@@ -79,12 +66,15 @@ struct TimetableCSV {
                     continue
                 }
                 header = Dictionary(uniqueKeysWithValues: Self.columns.enumerated().map { ($1, $0) })
+                headerless = true
             }
-            read(fields, line: start, columns: header ?? [:], seen: &seen)
+            read(fields, line: start, columns: header ?? [:], headerless: headerless, seen: &seen)
         }
     }
 
-    private mutating func read(_ fields: [String], line: Int, columns: [String: Int], seen: inout [String: Int]) {
+    private mutating func read(
+        _ fields: [String], line: Int, columns: [String: Int], headerless: Bool, seen: inout [String: Int]
+    ) {
         // A cell's line breaks (Alt+Enter in Excel) read as spaces: a lesson's text is one line.
         func field(_ name: String) -> String {
             guard let index = columns[name], index < fields.count else { return "" }
@@ -99,7 +89,8 @@ struct TimetableCSV {
                 return nil
             }
         }
-        if columns.count == Self.columns.count, fields.count > Self.columns.count,
+        // Without a header a row is the six columns; with one, the columns it does not name are ignored.
+        if headerless, fields.count > Self.columns.count,
             fields[Self.columns.count...].contains(where: { !$0.isEmpty })
         {
             reasons.append("has \(fields.count) fields; a row is Week, Day, Period, Subject, Teacher, Room")
@@ -107,15 +98,8 @@ struct TimetableCSV {
         let week = parse { () throws(RuleError) in try Hub.week(field("week")) }
         let day = parse { () throws(RuleError) in try SchoolDay(parsing: field("day")) }
         let period = parse { () throws(RuleError) in try Period(parsing: field("period")) }
-        let subject = parse { () throws(RuleError) in
-            try Hub.required(field("subject"), field: "subject", maximumLength: Hub.maximumSubjectLength)
-        }
-        let teacher = parse { () throws(RuleError) in
-            try Hub.optional(field("teacher"), field: "teacher", maximumLength: Hub.maximumCodeLength)
-        }
-        let room = parse { () throws(RuleError) in
-            try Hub.required(field("room"), field: "room", maximumLength: Hub.maximumCodeLength)
-        }
+        let texts = TimetableReading.checked(
+            subject: field("subject"), teacher: field("teacher"), room: field("room"), reasons: &reasons)
         if let week, let day, let period {
             let slot = "\(week) \(day.rawValue) \(period.rawValue)"
             if let first = seen[slot] {
@@ -125,14 +109,14 @@ struct TimetableCSV {
                 seen[slot] = line
             }
         }
-        guard reasons.isEmpty, let week, let day, let period, let subject, let room else {
-            problems.append(Problem(line: line, reason: reasons.joined(separator: "; ")))
+        guard reasons.isEmpty, let week, let day, let period, let texts else {
+            reading.problems.append(.init(place: .line(line), reason: reasons.joined(separator: "; ")))
             return
         }
-        lessons.append(
-            Lesson(
-                line: line, week: week, day: day, period: period, subject: subject, teacher: teacher ?? nil, room: room)
-        )
+        reading.lessons.append(
+            .init(
+                place: .line(line), week: week, day: day, period: period, subject: texts.subject,
+                teacher: texts.teacher, room: texts.room))
     }
 
     /// The columns a header row names, if the row is a header (it names at least two columns).
