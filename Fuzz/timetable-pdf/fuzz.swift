@@ -22,7 +22,8 @@ public func fuzzTimetableGrid(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         if bytes[index + 4] == 255, pages.count < 4 {
             pages.append([])
         } else {
-            let text = vocabulary[Int(bytes[index + 4]) % vocabulary.count]
+            let text =
+                vocabulary[Int(bytes[index + 4]) % vocabulary.count]
                 + (bytes[index + 5] % 7 == 0 ? String(bytes[index + 5] % 3) : "")
             pages[pages.count - 1].append(.init(x0: x, y0: y, x1: x + width, y1: y + height, text: text))
         }
