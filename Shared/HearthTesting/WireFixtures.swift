@@ -74,7 +74,9 @@ public enum WireFixtures {
                 normal[key] = "<device>"
             }
             // Measured, counted down on a clock, or read off it; and keys and signatures made afresh.
-            for key in ["duration_ms", "expires_in_s", "wall"] where normal[key]?.intValue != nil { normal[key] = 0 }
+            for key in ["duration_ms", "expires_in_s", "wall", "at"] where normal[key]?.intValue != nil {
+                normal[key] = 0
+            }
             for key in ["signing_key", "sig"] where normal[key]?.stringValue != nil { normal[key] = "<key>" }
             if let first = normal["first"], let second = normal["second"], second.jsonText < first.jsonText {
                 (normal["first"], normal["second"]) = (second, first)

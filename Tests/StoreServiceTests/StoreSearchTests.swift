@@ -21,7 +21,7 @@ extension StoreTodosTests {
         "search finds todos (and by their subtasks), notes, cards, people (and check-in notes), lessons; prefixes, diacritics folded, matches marked; kept in step with edits, removals and sync"
     )
     func searchAcrossTheHousehold() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
             let fence = try await a.request(
                 "todo.add",
@@ -91,7 +91,7 @@ extension StoreTodosTests {
         "any text is a search, never a syntax error: quotes, FTS5 operators, parentheses, emoji, 1,000 characters; an empty one says so; a student's profile finds only its own lessons"
     )
     func searchAnyText() async throws {
-        try await withTwoStores { a, _ in
+        try await withTwoStores(context: context) { a, _ in
             _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
             _ = try await a.request(
                 "todo.add", args: ["title": "Fix \"the\" AND gate (NEAR shed) - now*", "collection": "home"])

@@ -8,7 +8,7 @@ extension StoreTodosTests {
         "a habit's streak and strength in todo.list: counted in its due days, today pending, a day done on two devices once"
     )
     func habitStreaks() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
             let added = try await a.request(
                 "todo.add", args: ["title": "Stretch", "collection": "habits", "due": "2026-03-01", "repeat": "daily"])
@@ -46,7 +46,7 @@ extension StoreTodosTests {
         "skip and pause: skipped days neither break nor extend a streak, sync, remind nobody, and a day done stays done"
     )
     func skipAndPause() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
             let added = try await a.request(
                 "todo.add",
@@ -124,7 +124,7 @@ extension StoreTodosTests {
         "todo.stats: a habit's days, rates and streak runs equal a hand count, done on either device once; a collection adds its one-off todos; bad weeks and collections refused by name"
     )
     func statistics() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
             _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
             let added = try await a.request(

@@ -13,7 +13,7 @@ import Testing
 extension StoreTodosTests {
     @Test("daily notes: set, show, list newest first with mood counts; two devices writing one day keep both texts")
     func notes() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             let set = try await a.request(
                 "note.set", args: ["date": "2026-11-20", "mood": "calm", "text": "Quiet day."])
             #expect(set["note"]?["mood"] == "calm")

@@ -15,44 +15,6 @@ struct StoreTodosTests {
 
     init() throws { context = try ZMQContext() }
 
-    /// Two homes with devices of their own, each with a running store.
-    func withTwoStores(_ body: (CommandClient, CommandClient) async throws -> Void) async throws {
-        let homes = (try TemporaryHome(), try TemporaryHome())
-        let configurations = (try homes.0.configuration(), try homes.1.configuration())
-        let stores = (
-            try StoreService(
-                configuration: configurations.0, context: context, device: UUIDText.make(), logger: Logger(label: "a")),
-            try StoreService(
-                configuration: configurations.1, context: context, device: UUIDText.make(), logger: Logger(label: "b"))
-        )
-        let clients = (
-            CommandClient(context: context, endpoint: configurations.0.commandEndpoint(.store), timeout: .seconds(5)),
-            CommandClient(context: context, endpoint: configurations.1.commandEndpoint(.store), timeout: .seconds(5))
-        )
-        try await withRunning([stores.0, stores.1]) {
-            // Each trusts the other's signing key, as pairing makes them.
-            for (from, to) in [(clients.0, clients.1), (clients.1, clients.0)] {
-                let vector = try await from.request("ops.vector")
-                _ = try await to.request(
-                    "device.trust", args: ["device": vector["device"] ?? .null, "key": vector["signing_key"] ?? .null])
-            }
-            try await body(clients.0, clients.1)
-        }
-        await clients.0.close()
-        await clients.1.close()
-    }
-
-    /// Sends `from` what it lacks of `to`'s log (what sync will do), both ways.
-    func exchange(_ a: CommandClient, _ b: CommandClient) async throws {
-        for (from, to) in [(a, b), (b, a)] {
-            let vector = try await to.request("ops.export", args: ["since_vector": [:]])["vector"] ?? [:]
-            let export = try await from.request("ops.export", args: ["since_vector": vector])
-            let reply = try await to.request(
-                "ops.import", args: ["format": "hearth-ops/2", "operations": export["operations"]!])
-            #expect(reply["refused_count"] == 0, "\(reply["refused"] ?? .null)")
-        }
-    }
-
     private func occurrences(
         _ client: CommandClient, _ id: String, _ from: String, _ to: String
     ) async throws
@@ -69,7 +31,7 @@ struct StoreTodosTests {
         "a recurring todo completed for a date gets one instance; un-completing deletes it; two devices completing the same date converge on one"
     )
     func completionInstances() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             _ = try await a.request("collection.add", args: ["name": "Habits", "kind": "habit"])
             let added = try await a.request(
                 "todo.add",
@@ -122,7 +84,7 @@ struct StoreTodosTests {
 
     @Test("a todo edited on two devices at once is a conflict like a card's: listed, resolved, and in its history")
     func conflictsAndHistory() async throws {
-        try await withTwoStores { a, b in
+        try await withTwoStores(context: context) { a, b in
             _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
             let added = try await a.request("todo.add", args: ["title": "Paint the fence", "collection": "Home"])
             let id = try #require(added["todo"]?["id"]?.stringValue)

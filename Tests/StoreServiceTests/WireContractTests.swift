@@ -77,6 +77,8 @@ struct WireContractTests {
         "todo.occurrences": WireFixtures.roundTrip(TodoOccurrences.self),
         "todo.history": WireFixtures.roundTrip(TodoHistory.self),
         "todo.stats": WireFixtures.roundTrip(TodoStatistics.self),
+        "undo.list": WireFixtures.roundTrip(UndoList.self), "undo": WireFixtures.roundTrip(UndoReport.self),
+        "redo": WireFixtures.roundTrip(UndoReport.self),
         "note.set": WireFixtures.roundTrip(NoteChange.self), "note.show": WireFixtures.roundTrip(NoteView.self),
         "note.show+empty": WireFixtures.roundTrip(NoteView.self), "note.list": WireFixtures.roundTrip(NoteList.self),
         "template.apply": WireFixtures.roundTrip(TemplateApplied.self),
@@ -311,6 +313,9 @@ struct WireContractTests {
         try await script.keep("template.apply", "template.apply", ["name": "Exercise", "start": "2026-11-23"])
         try await script.keep("subtask.remove", "subtask.remove", ["id": .string(subtaskID)])
         try await script.keep("todo.remove", "todo.remove", ["id": .string(fenceID)])
+        try await script.keep("undo", "undo")
+        try await script.keep("undo.list", "undo.list", ["limit": 3])
+        try await script.keep("redo", "redo")
         return script.replies
     }
 

@@ -12,6 +12,10 @@ struct ChangeEvent: Sendable {
 /// The events one command produced; kept only if its savepoint commits.
 final class ChangeOutbox {
     private(set) var events: [ChangeEvent] = []
+    /// The operations this device wrote in the command, in order: its undo step (`UndoLog`).
+    private(set) var written: [Operation] = []
+
+    func wrote(_ operation: Operation) { written.append(operation) }
 
     func add(_ event: ChangeEvent) { events.append(event) }
 
@@ -59,7 +63,7 @@ final class GroupCommit: Sendable {
 
     /// Runs `body` at most once per request id: a repeated id gets the stored reply.
     func once(_ requestID: String, _ body: @escaping Mutation) async throws -> JSONValue {
-        let job = Job(requestID: requestID, body: body)
+        let job = Job(requestID: requestID, command: UndoLog.command, body: body)
         let lead = state.withLock { state -> Bool in
             state.queue.append(job)
             if state.leading { return false }
@@ -101,6 +105,10 @@ final class GroupCommit: Sendable {
                                 return .commit
                             }
                             reply = try job.body(db, outbox)
+                            if let command = job.command {
+                                try UndoLog.record(
+                                    command: command, request: job.requestID, operations: outbox.written, in: db)
+                            }
                             try db.cachedStatement(sql: "INSERT INTO request (id, reply) VALUES (?, ?)")
                                 .execute(arguments: [job.requestID, reply.jsonText])
                             return .commit
@@ -133,11 +141,14 @@ final class GroupCommit: Sendable {
     /// One queued command.
     private final class Job: Sendable {
         let requestID: String
+        /// The command, for its undo step; `nil` for writes no command asked for.
+        let command: String?
         let body: Mutation
         let outcome = AsyncLatch<Outcome>()
 
-        init(requestID: String, body: @escaping Mutation) {
+        init(requestID: String, command: String?, body: @escaping Mutation) {
             self.requestID = requestID
+            self.command = command
             self.body = body
         }
     }

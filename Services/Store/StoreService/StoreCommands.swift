@@ -22,6 +22,11 @@ struct StoreCommands: Sendable {
     typealias Handler = @Sendable (StoreCommands, CommandRequest) async throws -> JSONValue
 
     func handle(_ request: CommandRequest) async throws -> JSONValue {
+        // The command labels the undo step its writes make (`UndoLog`).
+        try await UndoLog.$command.withValue(request.command) { try await run(request) }
+    }
+
+    private func run(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         do {
             switch request.command {
@@ -42,6 +47,9 @@ struct StoreCommands: Sendable {
             case "ops.resume": return resumeAfterRestore()
             case "backup": return try await backup(arguments)
             case "search": return try await search(arguments)
+            case "undo": return try await undo(request.id, redo: false)
+            case "redo": return try await undo(request.id, redo: true)
+            case "undo.list": return try await undoList(try request.arguments(as: UndoListArguments.self))
             default:
                 guard let handler = StoreDomains.handler(for: request.command) else {
                     throw CommandError.unknownCommand(request.command, service: "store")
@@ -138,6 +146,7 @@ struct StoreCommands: Sendable {
             throw CommandError(code: "internal", message: "a fresh operation was already in the log")
         }
         let description = try outbox.add(operation, seq: seq, in: db)
+        outbox.wrote(operation)
         return .object(description.merging(["seq": .int(seq), "op": .string(operation.id.description)]) { $1 })
     }
 

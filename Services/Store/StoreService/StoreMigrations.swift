@@ -145,6 +145,7 @@ enum StoreMigrations {
         for domain in StoreDomains.all { domain.registerMigrations(in: &migrator) }
         // Then what spans the domains: the search index over their tables.
         SearchIndex.registerMigration(in: &migrator)
+        UndoLog.registerMigration(in: &migrator)
         return migrator
     }
 }

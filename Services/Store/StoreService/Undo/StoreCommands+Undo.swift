@@ -1,0 +1,195 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// `undo`, `redo` and `undo.list {limit?}`: this device's changes taken back and brought back
+/// (`UndoLog` keeps the steps).
+///
+/// An undo writes new operations restoring each field the step wrote to the value it held before
+/// (an entity the step created is deleted), so it syncs, stays in history and can be redone. A
+/// field another device (or a later change here) wrote since is left as it is, and the reply
+/// says so: undo never takes back what someone else did. A redo takes back the undo the same way.
+extension StoreCommands {
+    func undoList(_ arguments: UndoListArguments) async throws -> JSONValue {
+        let limit = arguments.limit ?? 20
+        guard (1...UndoLog.kept).contains(limit) else {
+            throw CommandError.invalidArgument("limit", "must be 1–\(UndoLog.kept)")
+        }
+        return try await database.pool.read { db in
+            let steps = try Row.fetchAll(
+                db, sql: "SELECT * FROM undo_step ORDER BY seq DESC LIMIT ?", arguments: [limit]
+            ).map(Self.step)
+            func exists(_ state: String) throws -> Bool {
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM undo_step WHERE state = ?)", arguments: [state]) ?? false
+            }
+            return try JSONValue(
+                reply: UndoList(steps: steps, canUndo: try exists("done"), canRedo: try exists("undone")))
+        }
+    }
+
+    func undo(_ requestID: String, redo: Bool) async throws -> JSONValue {
+        try await writes.once(requestID) { db, outbox in
+            let sql =
+                redo
+                ? "SELECT * FROM undo_step WHERE state = 'undone' ORDER BY undone_order DESC LIMIT 1"
+                : "SELECT * FROM undo_step WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
+            guard let row = try Row.fetchOne(db, sql: sql) else {
+                throw redo
+                    ? CommandError(
+                        code: "nothing_to_redo",
+                        message: "nothing to redo on this device (a change made after an undo ends what can be redone)")
+                    : CommandError(code: "nothing_to_undo", message: "nothing to undo on this device")
+            }
+            let seq: Int64 = row["seq"]
+            let ids =
+                try JSONValue.parse((row[redo ? "undo_ops" : "ops"] as String?) ?? "[]").arrayValue?
+                .compactMap(\.stringValue) ?? []
+            let (restored, left) = try reverse(ids, in: db, outbox: outbox)
+            let written = UndoLog.ids(outbox.written)
+            if redo {
+                try db.execute(
+                    sql:
+                        "UPDATE undo_step SET state = 'done', ops = ?, undo_ops = NULL, undone_order = NULL WHERE seq = ?",
+                    arguments: [written, seq])
+            } else {
+                try db.execute(
+                    sql: """
+                        UPDATE undo_step SET state = 'undone', undo_ops = ?,
+                            undone_order = (SELECT COALESCE(MAX(undone_order), 0) + 1 FROM undo_step)
+                        WHERE seq = ?
+                        """, arguments: [written, seq])
+            }
+            guard let step = try Row.fetchOne(db, sql: "SELECT * FROM undo_step WHERE seq = ?", arguments: [seq]) else {
+                throw CommandError(code: "internal", message: "the undo step vanished")
+            }
+            return try JSONValue(
+                reply: UndoReport(
+                    action: redo ? "redo" : "undo", step: Self.step(step), restored: Array(restored.prefix(20)),
+                    left: Array(left.prefix(20)), restoredTotal: restored.count, leftTotal: left.count,
+                    operations: outbox.written.count))
+        }
+    }
+
+    /// Writes operations taking back `ids` (a step's, in the order written): per entity, each
+    /// field's value before the step's first write of it, where the field still holds what the
+    /// step's last write of it left.
+    private func reverse(_ ids: [String], in db: Database, outbox: ChangeOutbox) throws -> ([String], [String]) {
+        let operations = try ids.compactMap { try OperationRecord.held($0, in: db)?.operation }
+        let mine = Set(ids)
+        var order: [EntityRef] = []
+        var writes: [EntityRef: [String: (first: Operation, last: Operation)]] = [:]
+        for operation in operations {
+            if writes[operation.entity] == nil { order.append(operation.entity) }
+            for name in operation.fields.keys {
+                let first = writes[operation.entity]?[name]?.first ?? operation
+                writes[operation.entity, default: [:]][name] = (first, operation)
+            }
+        }
+        var (restored, left) = ([String](), [String]())
+        for entity in order {
+            let fields = writes[entity] ?? [:]
+            let name = try UndoLog.name(of: entity, in: db)
+            let log = try StoreDatabase.log(of: entity, in: db)
+            let state = log.entity(entity)
+            // Changed since: the field's value is no longer what the step left (or is in
+            // conflict); a write of the same value, by anyone, takes nothing from them.
+            let changed = fields.filter { field, pair in
+                guard let now = state[field] else { return true }
+                return now.isConflict || now.value != pair.last.fields[field]?.value
+            }.keys.sorted()
+            var values: [String: FieldValue] = [:]
+            if try created(entity, by: fields.values.map(\.first), in: db), Self.deletable(entity) {
+                // Deleting what the step made would also delete what others wrote on it since.
+                // (A field cleared since, to null, holds nothing of theirs.)
+                let others = state.filter { field, now in
+                    fields[field] == nil && !now.heads.allSatisfy { mine.contains($0.id.description) }
+                        && (now.isConflict || now.value != .null)
+                }.keys.sorted()
+                guard changed.isEmpty && others.isEmpty else {
+                    left.append(try leftLine(name, changed + others, state, in: db))
+                    continue
+                }
+                values = ["deleted": .bool(true)]
+            } else {
+                for (field, pair) in fields where !changed.contains(field) {
+                    values[field] = try previous(field, before: pair.first, in: db)
+                }
+                if !changed.isEmpty { left.append(try leftLine(name, changed, state, in: db)) }
+            }
+            guard !values.isEmpty else { continue }
+            do {
+                try db.inSavepoint {
+                    try commit(entity, values, in: db, outbox: outbox)
+                    return .commit
+                }
+                let fields = values.keys.filter { $0 != "deleted" }.sorted().joined(separator: ", ")
+                switch values["deleted"] {
+                case .bool(true)?: restored.append("\(name): removed")
+                case .bool(false)?: restored.append("\(name): back" + (fields.isEmpty ? "" : ", \(fields)"))
+                default: restored.append("\(name): \(fields)")
+                }
+            } catch let error as RuleError {
+                left.append("\(name): cannot be restored (\(error))")
+            }
+        }
+        return (restored, left)
+    }
+
+    /// Whether the step's earliest write of `entity` is the entity's first operation at all.
+    private func created(_ entity: EntityRef, by firsts: [Operation], in db: Database) throws -> Bool {
+        guard let first = firsts.min(by: { $0.time < $1.time }) else { return false }
+        let older = try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) FROM operation WHERE entity_kind = ? AND entity_id = ?
+                AND (wall < ? OR (wall = ? AND logical < ?))
+                """,
+            arguments: [entity.kind, entity.id, first.time.wall, first.time.wall, Int64(first.time.logical)])
+        return older == 0
+    }
+
+    /// A field's value before `operation` wrote it: the latest of the writes it overwrote; never
+    /// written, `null` (`false` for `deleted`).
+    private func previous(_ field: String, before operation: Operation, in db: Database) throws -> FieldValue {
+        let replaced = try (operation.fields[field]?.overwrites ?? []).compactMap {
+            try OperationRecord.held($0.description, in: db)?.operation
+        }
+        guard let latest = replaced.max(by: { $0.time < $1.time }), let write = latest.fields[field] else {
+            return field == "deleted" ? .bool(false) : .null
+        }
+        return write.value
+    }
+
+    /// `todo 'Buy milk': title, due changed on Bob's phone since; left as it is`.
+    private func leftLine(
+        _ name: String, _ fields: [String], _ state: [String: OperationLog.FieldState], in db: Database
+    ) throws -> String {
+        let devices = Set(fields.flatMap { state[$0]?.heads ?? [] }.map(\.id.device))
+        var names: [String] = []
+        for device in devices.sorted() {
+            let name =
+                try String.fetchOne(db, sql: "SELECT name FROM device WHERE id = ?", arguments: [device]) ?? device
+            if !names.contains(name) { names.append(name) }
+        }
+        let by = names.isEmpty ? "" : " on \(names.joined(separator: " and "))"
+        return "\(name): \(fields.joined(separator: ", ")) changed\(by) since; left as it is"
+    }
+
+    /// Whether the entity's kind removes one by `deleted` (todos, lessons, people…; a year
+    /// planner card is cleared instead, field by field).
+    private static func deletable(_ entity: EntityRef) -> Bool {
+        let probe = Operation(
+            id: OperationID(device: "probe", counter: 1), time: HybridTime(wall: 0), entity: entity,
+            fields: ["deleted": FieldWrite(value: .bool(true))])
+        return (try? StoreDomains.domain(of: entity.kind).validate(probe)) != nil
+    }
+
+    private static func step(_ row: Row) throws -> UndoStep {
+        let changes = try JSONValue.parse(row["changes"] as String).arrayValue?.compactMap(\.stringValue) ?? []
+        return UndoStep(
+            seq: row["seq"], command: row["command"], summary: row["summary"], changes: changes,
+            entities: row["entities"], at: row["at"], state: row["state"])
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import HearthBus
+import HearthCore
+
+/// This device's undo history: each command that wrote operations here is one step (a timetable
+/// import, a copy of a week, a template applied: one step however many entities), kept in
+/// `undo_step`, a local table that never syncs. What undo writes is new operations
+/// (`StoreCommands+Undo`), so the undo itself syncs and keeps history.
+enum UndoLog {
+    /// The command being handled, set by `StoreCommands.handle` for the group commit to label the
+    /// step with.
+    @TaskLocal static var command: String?
+
+    /// Commands whose operations are not a person's change to take back: undo and redo
+    /// themselves, what arrives from other devices, and the services' bookkeeping (a reminder
+    /// or class notification recorded as raised, a calendar that failed to fetch).
+    static let notRecorded: Set<String> = [
+        "undo", "redo", "ops.import", "device.trust", "device.rename", "reminder.record", "class.record",
+        "plan.record", "plan.busy.failed", "member.use",
+    ]
+
+    /// At most this many steps are kept; older ones are forgotten (their changes stay).
+    static let kept = 200
+
+    static func registerMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("core: this device's undo steps") { db in
+            try db.create(table: "undo_step") { table in
+                table.autoIncrementedPrimaryKey("seq")
+                table.column("request", .text).notNull()
+                table.column("command", .text).notNull()
+                table.column("summary", .text).notNull()
+                /// A JSON array of `entity: fields` lines.
+                table.column("changes", .text).notNull()
+                table.column("entities", .integer).notNull()
+                table.column("at", .integer).notNull()
+                /// The operations that undo takes back, in the order written: the command's, or
+                /// after a redo the redo's (a JSON array of ids).
+                table.column("ops", .text).notNull()
+                /// `done`, `undone` or `dropped`.
+                table.column("state", .text).notNull()
+                /// The undo's operations, which redo takes back.
+                table.column("undo_ops", .text)
+                /// The order of undoing, so redo brings back the last undone first.
+                table.column("undone_order", .integer)
+            }
+        }
+    }
+
+    /// Records a command's operations as one step, in its transaction; a new change ends what
+    /// could be redone, as in every editor.
+    static func record(command: String, request: String, operations: [Operation], in db: Database) throws {
+        guard !notRecorded.contains(command), !operations.isEmpty else { return }
+        let (summary, changes, entities) = try describe(operations, in: db)
+        try db.execute(sql: "UPDATE undo_step SET state = 'dropped' WHERE state = 'undone'")
+        try db.execute(
+            sql: """
+                INSERT INTO undo_step (request, command, summary, changes, entities, at, ops, state)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 'done')
+                """,
+            arguments: [
+                request, command, summary, JSONValue.array(changes.map { .string($0) }).jsonText, entities,
+                Int64(Date().timeIntervalSince1970 * 1000), ids(operations),
+            ])
+        try db.execute(
+            sql: "DELETE FROM undo_step WHERE seq <= (SELECT MAX(seq) FROM undo_step) - ?", arguments: [kept])
+    }
+
+    static func ids(_ operations: [Operation]) -> String {
+        JSONValue.array(operations.map { .string($0.id.description) }).jsonText
+    }
+
+    /// A step's summary (`todo 'Buy milk'`, `… and 60 more`), its changes (an entity and its
+    /// fields a line, at most 20) and how many entities.
+    static func describe(_ operations: [Operation], in db: Database) throws -> (String, [String], Int) {
+        var order: [EntityRef] = []
+        var fields: [EntityRef: [String]] = [:]
+        for operation in operations {
+            if fields[operation.entity] == nil { order.append(operation.entity) }
+            for name in operation.fields.keys.sorted() where !(fields[operation.entity]?.contains(name) ?? false) {
+                fields[operation.entity, default: []].append(name)
+            }
+        }
+        let names = try order.prefix(20).map { try name(of: $0, in: db) }
+        let changes = zip(order.prefix(20), names).map { entity, name in
+            "\(name): \((fields[entity] ?? []).joined(separator: ", "))"
+        }
+        let summary = (names.first ?? "nothing") + (order.count > 1 ? " and \(order.count - 1) more" : "")
+        return (summary, changes, order.count)
+    }
+
+    /// How a person knows an entity: its kind and its title, name or subject (`todo 'Buy milk'`),
+    /// else its id.
+    static func name(of entity: EntityRef, in db: Database) throws -> String {
+        let log = try StoreDatabase.log(of: entity, in: db)
+        for field in ["title", "name", "subject", "date", "from"] {
+            if let state = log.field(entity, field), case .text(let text) = state.value {
+                return "\(entity.kind) '\(text.prefix(60))'"
+            }
+        }
+        return "\(entity.kind) \(entity.id.prefix(8))"
+    }
+}

@@ -1,0 +1,85 @@
+/// One undoable change made on this device: a command's operations, as `undo.list`, `undo` and
+/// `redo` show it.
+public struct UndoStep: Codable, Sendable, Equatable {
+    /// Its number on this device, in the order the changes were made.
+    public let seq: Int64
+    /// The command that made it (`todo.edit`, `timetable.import`…).
+    public let command: String
+    /// What it changed, in a line: `todo 'Buy milk'`, `timetable_entry 'Maths' and 60 more`.
+    public let summary: String
+    /// Each entity it changed with the fields, at most 20: `todo 'Buy milk': title, due`.
+    public let changes: [String]
+    /// How many entities it changed.
+    public let entities: Int
+    /// When it was made (ms since 1970).
+    public let at: Int64
+    /// `done` (undo takes it back), `undone` (redo brings it back) or `dropped` (undone, then
+    /// another change was made: it can no longer be redone).
+    public let state: String
+
+    public init(
+        seq: Int64, command: String, summary: String, changes: [String], entities: Int, at: Int64, state: String
+    ) {
+        (self.seq, self.command, self.summary, self.changes) = (seq, command, summary, changes)
+        (self.entities, self.at, self.state) = (entities, at, state)
+    }
+}
+
+/// `undo.list {limit?}`: this device's latest changes, newest first.
+public struct UndoList: Codable, Sendable, Equatable {
+    public let steps: [UndoStep]
+    /// Whether `undo` and `redo` have something to take back or bring back.
+    public let canUndo: Bool
+    public let canRedo: Bool
+
+    public init(steps: [UndoStep], canUndo: Bool, canRedo: Bool) {
+        (self.steps, self.canUndo, self.canRedo) = (steps, canUndo, canRedo)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case steps
+        case canUndo = "can_undo"
+        case canRedo = "can_redo"
+    }
+}
+
+/// `undo.list`'s arguments.
+public struct UndoListArguments: Codable, Sendable, Equatable {
+    /// 1–200, default 20.
+    public let limit: Int?
+
+    public init(limit: Int? = nil) { self.limit = limit }
+}
+
+/// `undo` and `redo`: the step taken back or brought back, what was restored, and what was left
+/// because another device changed it since.
+public struct UndoReport: Codable, Sendable, Equatable {
+    /// `undo` or `redo`.
+    public let action: String
+    public let step: UndoStep
+    /// Each entity restored with its fields (`todo 'Buy milk': title, due`), removed (`… :
+    /// removed`, made by the change) or brought back (`… : back`); at most 20 lines.
+    public let restored: [String]
+    /// What was left as it is, and why (`todo 'Buy milk': title changed on Bob's phone since;
+    /// left as it is`); at most 20 lines.
+    public let left: [String]
+    /// How many entities were restored and left, however many lines are shown.
+    public let restoredTotal: Int
+    public let leftTotal: Int
+    /// How many operations the undo or redo wrote (they sync like any change).
+    public let operations: Int
+
+    public init(
+        action: String, step: UndoStep, restored: [String], left: [String], restoredTotal: Int, leftTotal: Int,
+        operations: Int
+    ) {
+        (self.action, self.step, self.restored, self.left, self.operations) = (action, step, restored, left, operations)
+        (self.restoredTotal, self.leftTotal) = (restoredTotal, leftTotal)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case action, step, restored, left, operations
+        case restoredTotal = "restored_total"
+        case leftTotal = "left_total"
+    }
+}
