@@ -74,7 +74,7 @@ public enum WireFixtures {
                 normal[key] = "<device>"
             }
             // Measured, counted down on a clock, or read off it; and keys and signatures made afresh.
-            for key in ["duration_ms", "expires_in_s", "wall", "at"] where normal[key]?.intValue != nil {
+            for key in ["duration_ms", "expires_in_s", "wall", "at", "undone_at"] where normal[key]?.intValue != nil {
                 normal[key] = 0
             }
             for key in ["signing_key", "sig"] where normal[key]?.stringValue != nil { normal[key] = "<key>" }

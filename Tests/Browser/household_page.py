@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-VIEWS = ["year", "today", "stats", "timetable", "people", "game", "devices", "search"]
+VIEWS = ["year", "today", "stats", "timetable", "people", "game", "devices", "search", "changes"]
 
 
 def view_address(args, view):

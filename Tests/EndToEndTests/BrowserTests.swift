@@ -81,7 +81,7 @@ struct BrowserTests {
             timeout: .seconds(240))
         print(result.stdout)
         #expect(result.status == 0, "\(result.stderr)")
-        for view in ["year", "today", "stats", "timetable", "people", "game", "devices", "search"] {
+        for view in ["year", "today", "stats", "timetable", "people", "game", "devices", "search", "changes"] {
             for width in ["phone", "desktop"] {
                 #expect(FileManager.default.fileExists(atPath: "\(shots)/\(view)-\(width).png"), "\(view) at \(width)")
             }

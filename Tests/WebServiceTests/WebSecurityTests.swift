@@ -205,7 +205,7 @@ struct WebSecurityTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             $0.hasSuffix(".mustache")
         }
-        #expect(names.count == 19)
+        #expect(names.count == 22)
         for name in names {
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             #expect(!text.contains("{{{"), "\(name)")

@@ -16,12 +16,20 @@ public struct UndoStep: Codable, Sendable, Equatable {
     /// `done` (undo takes it back), `undone` (redo brings it back) or `dropped` (undone, then
     /// another change was made: it can no longer be redone).
     public let state: String
+    /// When it was undone (ms since 1970), while it is.
+    @OmittedWhenNil public var undoneAt: Int64?
 
     public init(
-        seq: Int64, command: String, summary: String, changes: [String], entities: Int, at: Int64, state: String
+        seq: Int64, command: String, summary: String, changes: [String], entities: Int, at: Int64, state: String,
+        undoneAt: Int64? = nil
     ) {
         (self.seq, self.command, self.summary, self.changes) = (seq, command, summary, changes)
-        (self.entities, self.at, self.state) = (entities, at, state)
+        (self.entities, self.at, self.state, self.undoneAt) = (entities, at, state, undoneAt)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seq, command, summary, changes, entities, at, state
+        case undoneAt = "undone_at"
     }
 }
 

@@ -51,15 +51,15 @@ extension StoreCommands {
             if redo {
                 try db.execute(
                     sql:
-                        "UPDATE undo_step SET state = 'done', ops = ?, undo_ops = NULL, undone_order = NULL WHERE seq = ?",
+                        "UPDATE undo_step SET state = 'done', ops = ?, undo_ops = NULL, undone_order = NULL, undone_at = NULL WHERE seq = ?",
                     arguments: [written, seq])
             } else {
                 try db.execute(
                     sql: """
-                        UPDATE undo_step SET state = 'undone', undo_ops = ?,
+                        UPDATE undo_step SET state = 'undone', undo_ops = ?, undone_at = ?,
                             undone_order = (SELECT COALESCE(MAX(undone_order), 0) + 1 FROM undo_step)
                         WHERE seq = ?
-                        """, arguments: [written, seq])
+                        """, arguments: [written, Int64(Date().timeIntervalSince1970 * 1000), seq])
             }
             guard let step = try Row.fetchOne(db, sql: "SELECT * FROM undo_step WHERE seq = ?", arguments: [seq]) else {
                 throw CommandError(code: "internal", message: "the undo step vanished")
@@ -190,6 +190,6 @@ extension StoreCommands {
         let changes = try JSONValue.parse(row["changes"] as String).arrayValue?.compactMap(\.stringValue) ?? []
         return UndoStep(
             seq: row["seq"], command: row["command"], summary: row["summary"], changes: changes,
-            entities: row["entities"], at: row["at"], state: row["state"])
+            entities: row["entities"], at: row["at"], state: row["state"], undoneAt: row["undone_at"])
     }
 }

@@ -43,6 +43,8 @@ enum UndoLog {
                 table.column("undo_ops", .text)
                 /// The order of undoing, so redo brings back the last undone first.
                 table.column("undone_order", .integer)
+                /// When it was undone (ms since 1970), while it is.
+                table.column("undone_at", .integer)
             }
         }
     }
@@ -89,15 +91,43 @@ enum UndoLog {
         return (summary, changes, order.count)
     }
 
-    /// How a person knows an entity: its kind and its title, name or subject (`todo 'Buy milk'`),
-    /// else its id.
+    /// What a person calls each kind of entity.
+    static let kindNames: [String: String] = [
+        YearPlanner.entityKind: "card", YearPlanner.suggestionKind: "suggestion", Todos.todoKind: "todo",
+        Todos.collectionKind: "collection", Todos.subtaskKind: "subtask", Todos.completionKind: "done mark",
+        Todos.noteKind: "note", Hub.memberKind: "member", Hub.entryKind: "lesson", Hub.bellKind: "bell",
+        Hub.holidayKind: "holiday", Hub.overrideKind: "week override", Hub.settingsKind: "school settings",
+        Social.personKind: "person", Social.goalKind: "goal", Social.itemKind: "check-in",
+        Social.interactionKind: "interaction", Social.prefsKind: "planner settings",
+    ]
+
+    /// How a person knows an entity: what it is and its title, name or subject (`todo 'Buy
+    /// milk'`); one with none by what it belongs to (`check-in for 'Sam'`, `done mark on 'Water'`);
+    /// else by its id's start.
     static func name(of entity: EntityRef, in db: Database) throws -> String {
+        let kind = kindNames[entity.kind] ?? entity.kind
         let log = try StoreDatabase.log(of: entity, in: db)
-        for field in ["title", "name", "subject", "date", "from"] {
-            if let state = log.field(entity, field), case .text(let text) = state.value {
-                return "\(entity.kind) '\(text.prefix(60))'"
+        func text(_ field: String) -> String? {
+            guard let state = log.field(entity, field), case .text(let text) = state.value else { return nil }
+            return String(text.prefix(60))
+        }
+        for field in ["title", "name", "subject", "date", "from", "week1_start"] {
+            if let text = text(field) { return "\(kind) '\(text)'" }
+        }
+        let owners: [(field: String, kind: String, word: String)] = [
+            ("todo", Todos.todoKind, "on"), ("person", Social.personKind, "for"), ("member", Hub.memberKind, "for"),
+        ]
+        for owner in owners {
+            guard let id = text(owner.field) else { continue }
+            let parent = EntityRef(kind: owner.kind, id: id)
+            let parentLog = try StoreDatabase.log(of: parent, in: db)
+            for field in ["title", "name"] {
+                if let state = parentLog.field(parent, field), case .text(let name) = state.value {
+                    return "\(kind) \(owner.word) '\(name.prefix(60))'"
+                }
             }
         }
-        return "\(entity.kind) \(entity.id.prefix(8))"
+        if entity.kind == YearPlanner.entityKind { return "card \(entity.id)" }
+        return "\(kind) \(entity.id.prefix(8))"
     }
 }

@@ -119,6 +119,10 @@
   observer.observe(main, { childList: true });
   function pad(value) { return value < 10 ? "0" + value : String(value); }
   setInterval(function () {
+    // The undo bar stays a few seconds after a change (the server says how many are left).
+    for (const bar of main.querySelectorAll("[data-expires-ms]")) {
+      if (Date.now() - drawn >= Number(bar.getAttribute("data-expires-ms"))) bar.hidden = true;
+    }
     for (const time of main.querySelectorAll("[data-countdown-ms]")) {
       const left = Math.max(0, Number(time.getAttribute("data-countdown-ms")) - (Date.now() - drawn));
       const seconds = Math.ceil(left / 1000);

@@ -36,6 +36,7 @@ struct HouseholdPages: Sendable {
         case "people": try await people(query)
         case "game": try await game(query)
         case "devices": try await devices(query)
+        case "changes": try await changes(query)
         default: throw CommandError(code: "not_found", message: "no view '\(view)'")
         }
     }
@@ -67,6 +68,10 @@ struct HouseholdPages: Sendable {
             return failure(view, error, fragment: fragment)
         }
         context["areas"] = Self.area(of: view)
+        if var bar = await undoBar() {
+            (bar["back"], bar["from"]) = (Self.address("/\(view)", query), view)
+            context["undo"] = bar
+        }
         if let refused {
             // Beside its field where the view has a place for it, else at the top of the view.
             if let field = Self.field(of: refused), Self.fieldsShown[view, default: []].contains(field) {
@@ -83,11 +88,12 @@ struct HouseholdPages: Sendable {
     }
 
     /// The household areas a view shows (`LiveFeed.area(of:)`), space-separated: its own name,
-    /// but for the stats, which are the todos' (`today`), and a search, which spans them.
+    /// but for the stats, which are the todos' (`today`), and a search or the changes, which span
+    /// them.
     static func area(of view: String) -> String {
         switch view {
         case "stats": "today"
-        case "search": "year today timetable people"
+        case "search", "changes": "year today timetable people"
         default: view
         }
     }

@@ -18,8 +18,9 @@ struct PageRenderer: Sendable {
         ("game", "Game"), ("devices", "Devices"),
     ]
 
-    /// The views reached otherwise than from the navigation: search, from the box in the header.
-    static let unlisted: [(name: String, title: String)] = [("search", "Search")]
+    /// The views reached otherwise than from the navigation: search, from the box in the header;
+    /// the changes, from the undo bar.
+    static let unlisted: [(name: String, title: String)] = [("search", "Search"), ("changes", "Changes")]
 
     private let library: MustacheLibrary
     /// The static files by name, with their content types, read once at start (no file is read

@@ -84,6 +84,21 @@ extension WebRouter {
         }
     }
 
+    /// Undo and redo from the bar or the Changes view (`/undo/VIEW`), back to that view.
+    func addUndoActions(_ router: Router<BasicRequestContext>) {
+        for command in ["undo", "redo"] {
+            router.post("/\(command)/:view") { request, context in
+                let view = try context.parameters.require("view")
+                guard (PageRenderer.views + PageRenderer.unlisted).contains(where: { $0.name == view }) else {
+                    throw HTTPError(.notFound)
+                }
+                return try await act(request, view: view) { _ in
+                    _ = try await pages.store.request(command)
+                }
+            }
+        }
+    }
+
     func addGameActions(_ router: Router<BasicRequestContext>) {
         // Done for the player at this device whose turn it is; `seq` is the session as the page
         // showed it, so a second press (or a stale page) is refused rather than passing a turn.

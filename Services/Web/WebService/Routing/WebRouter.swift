@@ -43,6 +43,7 @@ struct WebRouter {
         addTodayActions(router)
         addPeopleActions(router)
         addGameActions(router)
+        addUndoActions(router)
         addCalendarRoutes(router)
         return router
     }
