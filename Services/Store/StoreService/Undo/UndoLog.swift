@@ -83,7 +83,12 @@ enum UndoLog {
                 fields[operation.entity, default: []].append(name)
             }
         }
-        let names = try order.prefix(20).map { try name(of: $0, in: db) }
+        // The latest value each entity was given here, so most names need no read.
+        var written: [EntityRef: [String: FieldValue]] = [:]
+        for operation in operations {
+            written[operation.entity, default: [:]].merge(operation.fields.mapValues(\.value)) { $1 }
+        }
+        let names = try order.prefix(20).map { try name(of: $0, written: written[$0] ?? [:], in: db) }
         let changes = zip(order.prefix(20), names).map { entity, name in
             "\(name): \((fields[entity] ?? []).joined(separator: ", "))"
         }
@@ -104,14 +109,21 @@ enum UndoLog {
     /// How a person knows an entity: what it is and its title, name or subject (`todo 'Buy
     /// milk'`); one with none by what it belongs to (`check-in for 'Sam'`, `done mark on 'Water'`);
     /// else by its id's start.
-    static func name(of entity: EntityRef, in db: Database) throws -> String {
+    /// - Parameter written: values just written, looked at before the log.
+    static func name(
+        of entity: EntityRef, written: [String: FieldValue] = [:], in db: Database
+    ) throws -> String {
         let kind = kindNames[entity.kind] ?? entity.kind
+        let naming = ["title", "name", "subject", "date", "from", "week1_start"]
+        for field in naming {
+            if case .text(let text)? = written[field] { return "\(kind) '\(text.prefix(60))'" }
+        }
         let log = try StoreDatabase.log(of: entity, in: db)
         func text(_ field: String) -> String? {
             guard let state = log.field(entity, field), case .text(let text) = state.value else { return nil }
             return String(text.prefix(60))
         }
-        for field in ["title", "name", "subject", "date", "from", "week1_start"] {
+        for field in naming {
             if let text = text(field) { return "\(kind) '\(text)'" }
         }
         let owners: [(field: String, kind: String, word: String)] = [
