@@ -20,7 +20,8 @@ enum UndoLog {
         "plan.record", "plan.busy.failed", "member.use",
     ]
 
-    /// At most this many steps are kept; older ones are forgotten (their changes stay).
+    /// This many steps are kept (up to 50 more between trims); older ones are forgotten, their
+    /// changes staying.
     static let kept = 200
 
     static func registerMigration(in migrator: inout DatabaseMigrator) {
@@ -46,6 +47,7 @@ enum UndoLog {
                 /// When it was undone (ms since 1970), while it is.
                 table.column("undone_at", .integer)
             }
+            try db.create(index: "undo_step_state", on: "undo_step", columns: ["state"])
         }
     }
 
@@ -54,18 +56,22 @@ enum UndoLog {
     static func record(command: String, request: String, operations: [Operation], in db: Database) throws {
         guard !notRecorded.contains(command), !operations.isEmpty else { return }
         let (summary, changes, entities) = try describe(operations, in: db)
-        try db.execute(sql: "UPDATE undo_step SET state = 'dropped' WHERE state = 'undone'")
-        try db.execute(
+        // Cached statements: this runs in every command's transaction (`hearth-bench store`).
+        try db.cachedStatement(sql: "UPDATE undo_step SET state = 'dropped' WHERE state = 'undone'").execute()
+        try db.cachedStatement(
             sql: """
                 INSERT INTO undo_step (request, command, summary, changes, entities, at, ops, state)
                 VALUES (?, ?, ?, ?, ?, ?, ?, 'done')
-                """,
-            arguments: [
-                request, command, summary, JSONValue.array(changes.map { .string($0) }).jsonText, entities,
-                Int64(Date().timeIntervalSince1970 * 1000), ids(operations),
-            ])
-        try db.execute(
-            sql: "DELETE FROM undo_step WHERE seq <= (SELECT MAX(seq) FROM undo_step) - ?", arguments: [kept])
+                """
+        ).execute(arguments: [
+            request, command, summary, JSONValue.array(changes.map { .string($0) }).jsonText, entities,
+            Int64(Date().timeIntervalSince1970 * 1000), ids(operations),
+        ])
+        // The oldest forgotten now and then, not on every change.
+        let seq = db.lastInsertedRowID
+        if seq % 50 == 0 {
+            try db.cachedStatement(sql: "DELETE FROM undo_step WHERE seq <= ?").execute(arguments: [seq - Int64(kept)])
+        }
     }
 
     static func ids(_ operations: [Operation]) -> String {
