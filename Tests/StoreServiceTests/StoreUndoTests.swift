@@ -54,6 +54,27 @@ struct StoreUndoTests {
             _ = try await undo(store, redo: true)
             #expect(try value(running, title) == "Buy oat milk")
 
+            // A habit's day ticked (a completion of its own, `done` never set before): undone, redone.
+            _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+            let habit = try #require(
+                try await store.request(
+                    "todo.add",
+                    args: ["title": "Stretch", "collection": "Habits", "due": "2026-03-01", "repeat": "daily"]
+                )["todo"]?["id"]?.stringValue)
+            _ = try await store.request("todo.done", args: ["id": .string(habit), "date": "2026-03-02"])
+            func done() async throws -> [String] {
+                let reply = try await store.request(
+                    "todo.occurrences", args: ["id": .string(habit), "from": "2026-03-01", "to": "2026-03-03"])
+                return (reply["occurrences"]?.arrayValue ?? []).filter { $0["done"] == true }
+                    .compactMap { $0["date"]?.stringValue }
+            }
+            #expect(try await done() == ["2026-03-02"])
+            let tick = try await undo(store)
+            #expect(tick.step.command == "todo.done" && tick.left.isEmpty, "\(tick)")
+            #expect(try await done() == [])
+            _ = try await undo(store, redo: true)
+            #expect(try await done() == ["2026-03-02"])
+
             // The family hub: a lesson's room.
             _ = try await store.request("member.add", args: ["name": "Ann", "role": "student"])
             _ = try await store.request(

@@ -30,7 +30,9 @@ struct Undo: AsyncParsableCommand {
             let state =
                 step.state == "done"
                 ? "" : step.state == "undone" ? "  [undone]" : "  [undone, can no longer be redone]"
-            Output.line("\(Self.ago(now - step.at))  \(step.command)  \(Output.visible(step.summary))\(state)")
+            Output.line(
+                "\(step.age(now: now).padding(toLength: 10, withPad: " ", startingAt: 0)) \(step.command)  \(Output.visible(step.summary))\(state)"
+            )
             for change in step.changes.prefix(step.entities > 1 ? 5 : 1) {
                 Output.line("    \(Output.visible(change))")
             }
@@ -51,15 +53,6 @@ struct Undo: AsyncParsableCommand {
         for line in reply.left { Output.line("  \(Output.visible(line))") }
         if reply.leftTotal > reply.left.count { Output.line("  … and \(reply.leftTotal - reply.left.count) more left") }
         if reply.restored.isEmpty && reply.left.isEmpty { Output.line("  nothing to restore: it is already as it was") }
-    }
-
-    /// `just now`, `5 min ago`, `3 h ago`, `2 d ago`.
-    static func ago(_ milliseconds: Int64) -> String {
-        let minutes = max(0, milliseconds) / 60_000
-        if minutes < 1 { return "just now " }
-        if minutes < 60 { return "\(minutes) min ago" }
-        if minutes < 48 * 60 { return "\(minutes / 60) h ago" }
-        return "\(minutes / 1_440) d ago"
     }
 }
 

@@ -31,6 +31,16 @@ public struct UndoStep: Codable, Sendable, Equatable {
         case seq, command, summary, changes, entities, at, state
         case undoneAt = "undone_at"
     }
+
+    /// How long before `now` (ms since 1970) it was made: `just now`, `5 min ago`, `3 h ago`,
+    /// `2 d ago` (the CLI's list and the page's Changes view).
+    public func age(now: Int64) -> String {
+        let minutes = max(0, now - at) / 60_000
+        if minutes < 1 { return "just now" }
+        if minutes < 60 { return "\(minutes) min ago" }
+        if minutes < 48 * 60 { return "\(minutes / 60) h ago" }
+        return "\(minutes / 1_440) d ago"
+    }
 }
 
 /// `undo.list {limit?}`: this device's latest changes, newest first.

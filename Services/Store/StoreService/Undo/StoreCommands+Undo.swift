@@ -151,13 +151,15 @@ extension StoreCommands {
     }
 
     /// A field's value before `operation` wrote it: the latest of the writes it overwrote; never
-    /// written, `null` (`false` for `deleted`).
+    /// written, `null`, or `false` for a true-or-false field (`done`, `deleted`), which reads so
+    /// unset and refuses `null`.
     private func previous(_ field: String, before operation: Operation, in db: Database) throws -> FieldValue {
         let replaced = try (operation.fields[field]?.overwrites ?? []).compactMap {
             try OperationRecord.held($0.description, in: db)?.operation
         }
         guard let latest = replaced.max(by: { $0.time < $1.time }), let write = latest.fields[field] else {
-            return field == "deleted" ? .bool(false) : .null
+            if case .bool? = operation.fields[field]?.value { return .bool(false) }
+            return .null
         }
         return write.value
     }

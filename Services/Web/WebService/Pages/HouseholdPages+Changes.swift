@@ -38,7 +38,7 @@ extension HouseholdPages {
             var values: [String: Any] = [
                 "seq": step.seq, "command": step.command, "summary": step.summary,
                 "changes": Array(step.changes.prefix(5)),
-                "when": Self.ago(now - step.at), "undone": step.state == "undone", "dropped": step.state == "dropped",
+                "when": step.age(now: now), "undone": step.state == "undone", "dropped": step.state == "dropped",
                 "can_undo": step.seq == newestDone, "can_redo": step.seq == lastUndone,
             ]
             // (Mustache shows a section for 0 too: the count only when there are more.)
@@ -46,14 +46,5 @@ extension HouseholdPages {
             return values
         }
         return ["steps": steps, "none": steps.isEmpty]
-    }
-
-    /// `just now`, `5 min ago`, `3 h ago`, `2 d ago`.
-    static func ago(_ milliseconds: Int64) -> String {
-        let minutes = max(0, milliseconds) / 60_000
-        if minutes < 1 { return "just now" }
-        if minutes < 60 { return "\(minutes) min ago" }
-        if minutes < 48 * 60 { return "\(minutes / 60) h ago" }
-        return "\(minutes / 1_440) d ago"
     }
 }
