@@ -90,9 +90,9 @@ extension StoreCommands {
         var (restored, left) = ([String](), [String]())
         for entity in order {
             let fields = writes[entity] ?? [:]
-            let name = try UndoLog.name(of: entity, in: db)
-            let log = try StoreDatabase.log(of: entity, in: db)
-            let state = log.entity(entity)
+            let state = try StoreDatabase.log(of: entity, in: db).entity(entity)
+            // Named from the values just read, not by reading the entity's log again.
+            let name = try UndoLog.name(of: entity, written: state.mapValues(\.value), in: db)
             // Changed since: the field's value is no longer what the step left (or is in
             // conflict); a write of the same value, by anyone, takes nothing from them.
             let changed = fields.filter { field, pair in
