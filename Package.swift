@@ -121,8 +121,11 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Shared/HearthHost",
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["VersionStamp"]
         ),
+        // `HearthVersion.version` and `.commit` for every executable's `--version`.
+        .plugin(name: "VersionStamp", capability: .buildTool(), path: "Plugins/VersionStamp"),
         .target(
             name: "HearthTrust",
             dependencies: ["CSodium", "HearthCore"],

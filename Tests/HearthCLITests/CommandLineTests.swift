@@ -34,7 +34,7 @@ struct CommandLineTests {
     @Test("status and config take --json and --home")
     func statusParses() throws {
         #expect(try (Hearth.parseAsRoot(["status", "--json"]) as? Status)?.options.json == true)
-        #expect(try (Hearth.parseAsRoot(["config", "--home", "/x"]) as? Config)?.options.home == "/x")
+        #expect(try (Hearth.parseAsRoot(["config", "--home", "/x"]) as? ConfigShow)?.options.home == "/x")
         // Global options before the command, as `hearth --json status` is typed.
         func parse(_ arguments: [String]) throws -> any ParsableCommand {
             try Hearth.parseAsRoot(GlobalOptions.movingLeadingOptions(arguments))
@@ -42,8 +42,9 @@ struct CommandLineTests {
         #expect(try (parse(["--json", "status"]) as? Status)?.options.json == true)
         let status = try #require(try parse(["--home", "/x", "--json", "turn", "status", "J7X-3"]) as? Turn.Status)
         #expect(status.options.home == "/x" && status.options.json && status.code == "J7X-3")
-        #expect(try (parse(["--timeout=50", "config"]) as? Config)?.options.timeout == 50)
+        #expect(try (parse(["--timeout=50", "config"]) as? ConfigShow)?.options.timeout == 50)
         #expect(throws: (any Error).self) { try parse(["--json"]) }
+        #expect(try (parse(["--json", "config", "keys"]) as? ConfigKeys)?.options.json == true)
     }
 
     @Test("an unknown subcommand is an error")

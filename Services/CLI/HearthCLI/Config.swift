@@ -3,9 +3,19 @@ import Foundation
 import HearthBus
 import HearthHost
 
-/// `hearth config`: the resolved paths and endpoints.
+/// `hearth config`: the settings in force, the keys `hearth.toml` takes, and its manual page.
 struct Config: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        abstract: "Print the settings in force, or the keys hearth.toml takes.",
+        subcommands: [ConfigShow.self, ConfigKeys.self, ConfigManual.self],
+        defaultSubcommand: ConfigShow.self
+    )
+}
+
+/// `hearth config [show]`: the resolved paths and endpoints.
+struct ConfigShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Print the resolved paths, endpoints and limits.",
         discussion: """
             Each value comes from an environment variable (HEARTH_BUS_PUB, HEARTH_BUS_CMD, …), \
@@ -45,5 +55,51 @@ struct Config: AsyncParsableCommand {
                 Output.line(key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + text)
             }
         }
+    }
+}
+
+/// `hearth config keys`: every key `hearth.toml` takes, with its default and variable.
+struct ConfigKeys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "List every key hearth.toml takes, with its default and environment variable.",
+        discussion: "The same list as hearth.toml(5), from the one place the reader takes its keys from."
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let keys = HearthConfiguration.keys
+        if options.json {
+            try Output.reply(keys)
+            return
+        }
+        let width = keys.map(\.name.count).max() ?? 0
+        for key in keys {
+            let value = key.defaultValue ?? "(\(key.defaultText ?? "none"))"
+            let variable = key.environment.map { "  $\($0)" } ?? ""
+            Output.line(key.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + variable)
+        }
+    }
+}
+
+/// `hearth config manual`: `hearth.toml(5)` in roff, for packaging (`make deb`).
+struct ConfigManual: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "manual",
+        abstract: "Print the hearth.toml(5) manual page (roff).",
+        shouldDisplay: false
+    )
+
+    @Option(help: "The date in the page's footer (default: SOURCE_DATE_EPOCH's, else today's).")
+    var date: String?
+
+    func run() async throws {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init)
+        let day = date ?? formatter.string(from: epoch.map(Date.init(timeIntervalSince1970:)) ?? Date())
+        Output.line(String(ConfigurationManual.page(date: day).dropLast()))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HearthHost
 
 /// `hearth`: every user action on a Hearth stack, from the command line.
 // The availability attribute makes `main()` resolve to the async entry point (swift-argument-parser).
@@ -14,6 +15,7 @@ public struct Hearth: AsyncParsableCommand {
               --json           print JSON instead of text
               --timeout <ms>   how long to wait for a service (default 2000)
             """,
+        version: HearthVersion.line("hearth"),
         subcommands: [
             Status.self, Event.self, History.self, Conflicts.self, Device.self, Sync.self, Ops.self, Backup.self,
             Restore.self,

@@ -297,6 +297,7 @@ struct FileSettings: Equatable {
             guard let values = table[section]?.table else {
                 throw ConfigurationError(origin: origin, key: section, rule: "must be a table such as [\(section)]")
             }
+            for key in values.keys { try HearthConfiguration.checkKnown("\(section).\(key)") }
             if section == "notify" {
                 settings.notify = try NotifySettings.read(values)
                 continue

@@ -24,10 +24,6 @@ public struct TurnSettings: Sendable, Equatable {
                     throw ConfigurationError(origin: "hearth.toml", key: fullKey, rule: "must be a string")
                 }
                 settings.peerEndpoint = try checkPeer(text, key: fullKey, origin: "hearth.toml")
-            case "beacon_port", "beacon_address", "peers":
-                throw ConfigurationError(
-                    origin: "hearth.toml", key: fullKey,
-                    rule: "has moved to [discovery] (\(key)), which turns and sync share")
             default:
                 throw ConfigurationError(origin: "hearth.toml", key: fullKey, rule: "is not a Hearth setting")
             }

@@ -21,6 +21,7 @@ public enum HearthProcess {
     /// `main.swift` is not taken to belong to the main actor: it runs on the cooperative pool.)
     /// - Parameter name: the service's name, as in `hearth-<name>` and the logger label `hearth.<name>`.
     public static func run(_ name: String, make: @Sendable (Setup) throws -> any Service) async {
+        answerArguments(name, Array(CommandLine.arguments.dropFirst()))
         HearthLogging.bootstrap()
         let logger = Logger(label: "hearth.\(name)")
         do {
@@ -37,6 +38,32 @@ public enum HearthProcess {
         } catch {
             logger.critical("hearth-\(name) cannot run: \(error)")
             exit(1)
+        }
+    }
+
+    /// A service takes no arguments: its settings come from `hearth.toml` and the environment.
+    /// `--version` and `--help` are answered and the process exits 0; anything else is refused with
+    /// exit status 2 (a mistyped unit or Procfile line says so instead of running as if unsaid).
+    static func answerArguments(_ name: String, _ arguments: [String]) {
+        guard let first = arguments.first else { return }
+        switch first {
+        case "--version", "-V":
+            print(HearthVersion.line("hearth-\(name)"))
+            exit(0)
+        case "--help", "-h":
+            print(
+                """
+                usage: hearth-\(name) [--version | --help]
+
+                The Hearth \(name) service. It takes no arguments: its settings come from
+                $HEARTH_HOME/hearth.toml and HEARTH_* environment variables (see hearth.toml(5)).
+                It is started by hearth.target (systemd --user) or `make run`; `hearth doctor` checks it.
+                """)
+            exit(0)
+        default:
+            FileHandle.standardError.write(
+                Data("hearth-\(name): '\(first)' is not an option (it takes --version or --help only)\n".utf8))
+            exit(2)
         }
     }
 }

@@ -30,11 +30,7 @@ struct PageRenderer: Sendable {
     /// Loads every template and static file (at start, before the server listens).
     /// - Throws: a parse error naming the template, or `CommandError` if the bundle lacks them.
     init() async throws {
-        guard let templates = Bundle.module.url(forResource: "Templates", withExtension: nil),
-            let folder = Bundle.module.url(forResource: "Assets", withExtension: nil)
-        else {
-            throw CommandError(code: "internal", message: "the page's templates are missing from the bundle")
-        }
+        let (templates, folder) = try Self.resourceFolders()
         library = try await MustacheLibrary(directory: templates.path)
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
         var assets: [String: (type: String, bytes: ByteBuffer)] = [:]
@@ -45,6 +41,27 @@ struct PageRenderer: Sendable {
             assets[name] = (type, ByteBuffer(bytes: data))
         }
         self.assets = assets
+    }
+
+    /// Where the templates and static files are: `../share/hearth` beside the executable (the
+    /// Debian package's `/usr/bin/hearth-web` reads `/usr/share/hearth`) when it holds them, else
+    /// the build's resource bundle (`swift build`, or `make install`, which copies the bundle
+    /// beside the executable).
+    static func resourceFolders() throws -> (templates: URL, assets: URL) {
+        let executable = Bundle.main.executableURL?.resolvingSymlinksInPath()
+        if let prefix = executable?.deletingLastPathComponent().deletingLastPathComponent() {
+            let shared = prefix.appendingPathComponent("share/hearth")
+            let templates = shared.appendingPathComponent("Templates")
+            if FileManager.default.fileExists(atPath: templates.appendingPathComponent("layout.mustache").path) {
+                return (templates, shared.appendingPathComponent("Assets"))
+            }
+        }
+        guard let templates = Bundle.module.url(forResource: "Templates", withExtension: nil),
+            let folder = Bundle.module.url(forResource: "Assets", withExtension: nil)
+        else {
+            throw CommandError(code: "internal", message: "the page's templates are missing from the bundle")
+        }
+        return (templates, folder)
     }
 
     /// The view `name` as a whole page, or only its main part when `fragment` (a live refresh).
