@@ -1,6 +1,6 @@
 # Hearth: the two set-up commands are `make run` and `make test` (see README.md).
 SWIFT ?= swift
-SOURCES := Package.swift Shared Services Tests Benchmarks Fuzz
+SOURCES := Package.swift Shared Services Tests Benchmarks Fuzz Plugins
 
 .PHONY: run test bench fuzz build release deps test-deps lint format install clean
 

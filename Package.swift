@@ -106,7 +106,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/HearthBus",
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // `HearthVersion.version` and `.commit`: every executable's `--version`, every ping's reply.
+            plugins: ["VersionStamp"]
         ),
         // What a Hearth process is hosted by: its configuration (hearth.toml and the environment),
         // its start-up (`HearthProcess`, the single-instance lock) and LAN discovery. HearthBus
@@ -121,10 +123,8 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Shared/HearthHost",
-            swiftSettings: swiftSettings,
-            plugins: ["VersionStamp"]
+            swiftSettings: swiftSettings
         ),
-        // `HearthVersion.version` and `.commit` for every executable's `--version`.
         .plugin(name: "VersionStamp", capability: .buildTool(), path: "Plugins/VersionStamp"),
         .target(
             name: "HearthTrust",

@@ -1,5 +1,5 @@
 import ArgumentParser
-import HearthHost
+import HearthBus
 
 /// `hearth-bench`: Hearth's speed figures, each reported as a ratio against raw libzmq (and, for
 /// the store, raw SQLite) measured in the same run.

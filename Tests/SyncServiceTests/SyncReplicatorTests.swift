@@ -84,6 +84,9 @@ struct SyncReplicatorTests {
             // What SyncEngine does with a sync's outcome: the log, and the peer's last sync.
             let entry = await replicator.sync(with: peer, endpoint: other.server.endpoint, progress: progress).entry
             try await database.log(entry)
+            if let offset = entry.clockOffsetMilliseconds {
+                try await database.noteClock(peer.device, offsetMilliseconds: offset, at: entry.at)
+            }
             if entry.outcome == .completed {
                 try await database.noteSynced(peer.device, at: entry.at, endpoint: other.server.endpoint)
             }
@@ -343,7 +346,9 @@ struct SyncReplicatorTests {
         }
     }
 
-    @Test("a peer whose clock is 2 hours ahead is refused by name before anything moves, both ways")
+    @Test(
+        "a peer whose clock is 2 hours ahead is refused by name before anything moves, both ways; each side keeps the offset it measured"
+    )
     func clockDrift() async throws {
         let (dad, mum) = (try Device(), try Device(clockError: .seconds(2 * 3_600)))
         try await dad.pair(with: mum, name: "Mum's phone")
@@ -357,6 +362,13 @@ struct SyncReplicatorTests {
                 fromDad.detail.contains("Mum's phone's clock is 120 min ahead of this device's"), "\(fromDad.detail)")
             let fromMum = try await mum.sync(with: dad)
             #expect(fromMum.detail.contains("Dad's laptop's clock is 120 min behind"), "\(fromMum.detail)")
+            // The offsets measured (round trips on loopback: within a second of the 2 hours).
+            let twoHours: Int64 = 7_200_000
+            #expect(abs((fromDad.clockOffsetMilliseconds ?? 0) - twoHours) < 1_000)
+            #expect(abs((fromMum.clockOffsetMilliseconds ?? 0) + twoHours) < 1_000)
+            let mumAsDadKnowsHer = try #require(try await dad.database.peers().first)
+            #expect(mumAsDadKnowsHer.clockOffsetMilliseconds == fromDad.clockOffsetMilliseconds)
+            #expect(mumAsDadKnowsHer.clockMeasuredAt != nil)
             #expect(try await dad.cards() == ["8 Beach day"])
             #expect(try await mum.cards() == ["7 Camping"])
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import HearthHost
+import HearthBus
 
 /// `hearth`: every user action on a Hearth stack, from the command line.
 // The availability attribute makes `main()` resolve to the async entry point (swift-argument-parser).

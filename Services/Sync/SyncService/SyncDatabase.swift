@@ -27,6 +27,10 @@ final class SyncDatabase: Sendable {
         let endpoint: String?
         /// Set when the other device forgot this one and said so: its name, as known here.
         var removedBy: String? = nil
+        /// How far its clock was ahead of this device's (negative: behind) when last measured, in
+        /// milliseconds, and when (each sync measures it, a refused one too).
+        var clockOffsetMilliseconds: Int64? = nil
+        var clockMeasuredAt: Date? = nil
     }
 
     /// One line of the sync log.
@@ -52,6 +56,9 @@ final class SyncDatabase: Sendable {
         /// The peer did not answer, or said this device is not paired (not kept): was it
         /// forgotten there?
         var unanswered = false
+        /// The peer's clock against this device's, measured as the sync began (not kept in the
+        /// log: the peer's row keeps the latest).
+        var clockOffsetMilliseconds: Int64? = nil
     }
 
     /// Opens (creating with mode 0600) and migrates the database at `path`.
@@ -98,6 +105,13 @@ final class SyncDatabase: Sendable {
             // A device that forgot this one tells it (`pair.forgotten`, or `pair.status` asked at
             // the next failed sync): forgotten here too, and shown as removed by it.
             try db.alter(table: "peer") { table in table.add(column: "removed_by", .text) }
+        }
+        migrator.registerMigration("peers' clock offsets") { db in
+            // Measured at each sync, for `hearth doctor`'s clock check.
+            try db.alter(table: "peer") { table in
+                table.add(column: "clock_offset_ms", .integer)
+                table.add(column: "clock_measured_at", .double)
+            }
         }
         try migrator.migrate(queue)
     }
@@ -176,13 +190,23 @@ final class SyncDatabase: Sendable {
         }
     }
 
+    /// Keeps the latest measure of `device`'s clock against this one's.
+    func noteClock(_ device: String, offsetMilliseconds: Int64, at date: Date) async throws {
+        try await queue.write { db in
+            try db.execute(
+                sql: "UPDATE peer SET clock_offset_ms = ?, clock_measured_at = ? WHERE device = ?",
+                arguments: [offsetMilliseconds, date.timeIntervalSince1970, device])
+        }
+    }
+
     private static func peer(_ row: Row) -> Peer {
         Peer(
             device: row["device"], name: row["name"], key: row["key"], fingerprint: row["fingerprint"],
             pairedAt: Date(timeIntervalSince1970: row["paired_at"]),
             forgottenAt: (row["forgotten_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
             lastSyncAt: (row["last_sync_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            endpoint: row["endpoint"], removedBy: row["removed_by"])
+            endpoint: row["endpoint"], removedBy: row["removed_by"], clockOffsetMilliseconds: row["clock_offset_ms"],
+            clockMeasuredAt: (row["clock_measured_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
     // MARK: - The sync log

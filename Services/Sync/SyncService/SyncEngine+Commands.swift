@@ -79,7 +79,9 @@ extension SyncEngine {
             PairedList.Device(
                 id: peer.device, name: peer.name, fingerprint: peer.fingerprint,
                 pairedAt: Timestamp.format(peer.pairedAt), lastSyncAt: peer.lastSyncAt.map(Timestamp.format),
-                forgotten: peer.forgottenAt != nil, heard: heard[peer.device] != nil, removedBy: peer.removedBy)
+                forgotten: peer.forgottenAt != nil, heard: heard[peer.device] != nil, removedBy: peer.removedBy,
+                clockOffsetMilliseconds: peer.clockOffsetMilliseconds,
+                clockMeasuredAt: peer.clockMeasuredAt.map(Timestamp.format))
         }
     }
 

@@ -202,6 +202,9 @@ actor SyncEngine {
         }
         do {
             try await database.log(entry)
+            if let offset = entry.clockOffsetMilliseconds {
+                try await database.noteClock(peer.device, offsetMilliseconds: offset, at: entry.at)
+            }
             if entry.outcome == .completed {
                 try await database.noteSynced(peer.device, at: entry.at, endpoint: endpoint)
                 _ = try await store.request(

@@ -161,9 +161,14 @@ struct SyncReplicator: Sendable {
             // This device's signing key goes to the peer over the link its pinned CURVE key
             // authenticates; the peer's comes back the same way. Each pins the other's before
             // anything of it is imported (for a pair from before signing, the first time).
+            let vectorAsked = wallClock()
             let theirs = try await link.request("sync.vector", args: ["signing_key": .string(ours.signingKey)])
                 .decode(VersionVectorReply.self)
-            try Self.checkClock(theirs.now, peer: peer, now: wallClock())
+            // Their clock against the middle of the round trip (the moment they most likely read it).
+            let answered = wallClock()
+            let middle = vectorAsked.addingTimeInterval(answered.timeIntervalSince(vectorAsked) / 2)
+            entry.clockOffsetMilliseconds = theirs.now.map { $0 - Int64(middle.timeIntervalSince1970 * 1000) }
+            try Self.checkClock(theirs.now, peer: peer, now: middle)
             try await trust(theirs.signingKey, of: peer)
             // What each side lacks of the other, by counters: the whole a progress line counts to.
             let (mine, yours) = (ours.vector, theirs.vector)

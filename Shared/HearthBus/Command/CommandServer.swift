@@ -249,6 +249,8 @@ public final class CommandServer: Service {
             var info = await pingInfo()
             info["service"] = .string(service)
             info["pid"] = .int(Int64(getpid()))
+            info["version"] = .string(HearthVersion.version)
+            info["commit"] = .string(HearthVersion.commit)
             info["uptime_s"] = .double((ContinuousClock.now - started).seconds)
             info["commands"] = [
                 "handled": .int(Int64(counters.handled.load(ordering: .relaxed))),

@@ -96,13 +96,18 @@ public struct PairedList: Codable, Sendable, Equatable {
         public let heard: Bool
         /// The device that removed this one (it forgot this device first).
         public let removedBy: String?
+        /// How far its clock was ahead of this device's (negative: behind), in milliseconds, as
+        /// the last sync with it measured, and when; nil before any.
+        public let clockOffsetMilliseconds: Int64?
+        public let clockMeasuredAt: String?
 
         public init(
             id: String, name: String, fingerprint: String, pairedAt: String, lastSyncAt: String?, forgotten: Bool,
-            heard: Bool, removedBy: String?
+            heard: Bool, removedBy: String?, clockOffsetMilliseconds: Int64? = nil, clockMeasuredAt: String? = nil
         ) {
             (self.id, self.name, self.fingerprint, self.pairedAt) = (id, name, fingerprint, pairedAt)
             (self.lastSyncAt, self.forgotten, self.heard, self.removedBy) = (lastSyncAt, forgotten, heard, removedBy)
+            (self.clockOffsetMilliseconds, self.clockMeasuredAt) = (clockOffsetMilliseconds, clockMeasuredAt)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -110,6 +115,8 @@ public struct PairedList: Codable, Sendable, Equatable {
             case pairedAt = "paired_at"
             case lastSyncAt = "last_sync_at"
             case removedBy = "removed_by"
+            case clockOffsetMilliseconds = "clock_offset_ms"
+            case clockMeasuredAt = "clock_measured_at"
         }
     }
 

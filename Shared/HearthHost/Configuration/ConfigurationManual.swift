@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 
 /// `hearth.toml(5)`, written in man(7) from `HearthConfiguration.keys`, so the page lists exactly
 /// the keys the reader takes, with their real defaults (`hearth config manual` prints it;
