@@ -153,7 +153,7 @@ let package = Package(
         ),
         .target(
             name: "HearthNotify",
-            dependencies: ["CLibNotify"],
+            dependencies: ["CLibNotify", "HearthCore"],
             path: "Shared/HearthNotify",
             swiftSettings: swiftSettings
         ),
@@ -358,6 +358,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Services/CLI/HearthCLI",
             swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import CLibNotify
 import Foundation
+import HearthCore
 import Synchronization
 
 /// One desktop notification to show, in the terms of the freedesktop specification.
@@ -195,6 +196,39 @@ public final class DesktopNotifications: Sendable {
                 if let error { g_error_free(error) }
             }
             completion?()
+        }
+    }
+
+    /// Which notification server answers on the session bus, asked on the GLib thread
+    /// (libnotify's `GetServerInformation` call), or why none does.
+    public func server() async -> NotificationServerReply {
+        await withCheckedContinuation { continuation in
+            onLoop {
+                var (name, vendor, version, spec):
+                    (
+                        UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?,
+                        UnsafeMutablePointer<CChar>?
+                    ) = (nil, nil, nil, nil)
+                guard notify_get_server_info(&name, &vendor, &version, &spec) != 0 else {
+                    let session = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+                    let problem =
+                        session.isEmpty
+                        ? "no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set for hearth-notifier"
+                        : "no notification server answers on the D-Bus session bus"
+                    continuation.resume(
+                        returning: NotificationServerReply(
+                            name: nil, vendor: nil, version: nil, specVersion: nil, problem: problem))
+                    return
+                }
+                func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+                    defer { g_free(pointer) }
+                    return pointer.map { String(cString: $0) }
+                }
+                continuation.resume(
+                    returning: NotificationServerReply(
+                        name: take(name), vendor: take(vendor), version: take(version), specVersion: take(spec),
+                        problem: nil))
+            }
         }
     }
 

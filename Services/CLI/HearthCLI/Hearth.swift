@@ -22,7 +22,7 @@ public struct Hearth: AsyncParsableCommand {
             Changes.self, Turn.self, Collection.self, Todo.self, CalendarView.self, Templates.self, Note.self,
             Focus.self, Reminder.self, Member.self, Timetable.self, People.self, Plan.self, Notify.self, Monitor.self,
             Publish.self,
-            Config.self, Web.self, Search.self, Undo.self, Redo.self,
+            Config.self, Web.self, Search.self, Undo.self, Redo.self, Doctor.self,
         ]
     )
 

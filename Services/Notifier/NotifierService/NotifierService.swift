@@ -69,6 +69,8 @@ public final class NotifierService: Service {
                 switch request.command {
                 case "settings":
                     return await board.settings.json
+                case "server":
+                    return try JSONValue(reply: await notifications.server())
                 case "settings.reload":
                     let settings: NotifySettings
                     do {
