@@ -20,7 +20,7 @@ struct Focus: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: GlobalOptions
-    @Argument(help: "The plan or list: its name or id.") var collection: String
+    @Argument(help: "The plan or list: its name or id.", completion: Completions.collection) var collection: String
 
     func run() async throws {
         let collections = try await ServiceCall.run(options, .store, "collection.list", as: CollectionList.self)

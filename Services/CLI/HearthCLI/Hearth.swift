@@ -36,7 +36,10 @@ extension Hearth {
     /// `ParsableCommand`, which refuses asynchronous commands.
     public static func runFromCommandLine() async {
         do {
-            var command = try parseAsRoot(GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
+            // The asynchronous parse: a shell's request for completions (`---completion …`) may
+            // run an asynchronous completion (`Completions`, which asks the stack).
+            var command = try await asyncParseAsRoot(
+                GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

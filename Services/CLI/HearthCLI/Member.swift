@@ -51,7 +51,7 @@ struct Member: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a member.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The member's name (any case) or id.") var member: String
+        @Argument(help: "The member's name (any case) or id.", completion: Completions.member) var member: String
         @Argument(help: "The new name.") var name: String
 
         func run() async throws {
@@ -66,7 +66,7 @@ struct Member: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a member and their timetable.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The member's name (any case) or id.") var member: String
+        @Argument(help: "The member's name (any case) or id.", completion: Completions.member) var member: String
 
         func run() async throws {
             let reply = try await ServiceCall.run(
@@ -81,7 +81,7 @@ struct Member: AsyncParsableCommand {
             abstract: "Use a member's profile on this device (--none: no profile).")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The member's name (any case) or id.") var member: String?
+        @Argument(help: "The member's name (any case) or id.", completion: Completions.member) var member: String?
         @Flag(help: "Use no profile (acts as a parent's).") var none = false
 
         func validate() throws {
@@ -108,7 +108,8 @@ struct Member: AsyncParsableCommand {
             abstract: "Set a member's next-class notifications: --lead MINUTES before each class, or --off.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The member's name (default: this device's profile).") var member: String?
+        @Argument(help: "The member's name (default: this device's profile).", completion: Completions.member)
+        var member: String?
         @Option(help: "Minutes before each class (1–240; default 10).") var lead: Int?
         @Flag(help: "No next-class notifications.") var off = false
 

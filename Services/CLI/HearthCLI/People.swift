@@ -64,7 +64,7 @@ struct People: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a person: goal, priority, log and check-ins.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Their name (any case) or id.") var person: String
+        @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
 
         func run() async throws {
             let reply = try await ServiceCall.run(
@@ -99,7 +99,7 @@ struct People: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a person or change their tags or purpose.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Their name (any case) or id.") var person: String
+        @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
         @Option(help: "A new name.") var name: String?
         @Option(help: "Tags, comma-separated (empty clears).") var tags: String?
         @Option(help: "Why they matter (empty clears).") var purpose: String?
@@ -119,7 +119,7 @@ struct People: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a person, their goal and pending check-ins.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Their name (any case) or id.") var person: String
+        @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
 
         func run() async throws {
             let reply = try await ServiceCall.run(
@@ -134,7 +134,7 @@ struct People: AsyncParsableCommand {
             abstract: "Set how often to see someone and when: --every 14 --window 'Mon-Fri 18:00-21:00'.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Their name (any case) or id.") var person: String
+        @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
         @Option(help: "Days between check-ins (1–3650).") var every: Int?
         @Option(help: "How much it matters, 1–5 (default 3).") var importance: Int?
         @Option(help: "The shortest check-in worth having: 30m, 1h, 1h30m (default 30m).") var duration: String?
@@ -169,7 +169,7 @@ struct People: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Log an interaction; it restarts the cadence.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Their name (any case) or id.") var person: String
+        @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
         @Option(help: "met, call, text or other.") var outcome: String
         @Option(help: "When: 'YYYY-MM-DD HH:MM', or a day alone (2026-11-07, yesterday) (default now).") var when:
             String?

@@ -88,7 +88,7 @@ struct Plan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Plan a check-in yourself at a time you choose.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Their name (any case) or id.") var person: String
+        @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
         @Option(help: "When, 'YYYY-MM-DD HH:MM' (today/tomorrow allowed).") var at: String
         @Option(help: "How long (default their goal's).") var duration: String?
 

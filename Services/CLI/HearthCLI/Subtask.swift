@@ -14,7 +14,7 @@ extension Todo {
             static let configuration = CommandConfiguration(abstract: "Add a subtask at the end.")
 
             @OptionGroup var options: GlobalOptions
-            @Argument(help: "The todo's id (or its first characters).") var todo: String
+            @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var todo: String
             @Argument(help: "The subtask's title.") var title: String
 
             func run() async throws {

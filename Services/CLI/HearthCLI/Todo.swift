@@ -49,7 +49,7 @@ struct Collection: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a collection or change its icon or order.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The collection: its name or id.") var collection: String
+        @Argument(help: "The collection: its name or id.", completion: Completions.collection) var collection: String
         @Option(help: "A new name.") var name: String?
         @Option(help: "A new icon (empty clears it).") var icon: String?
         @Option(help: "Its place in the list (0 first).") var order: Int?
@@ -73,7 +73,7 @@ struct Collection: AsyncParsableCommand {
             abstract: "Remove a collection and its todos (their history stays).")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The collection: its name or id.") var collection: String
+        @Argument(help: "The collection: its name or id.", completion: Completions.collection) var collection: String
 
         func run() async throws {
             let reply = try await ServiceCall.run(
@@ -162,7 +162,7 @@ struct Todo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a todo.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
         @Option(help: "A new title.") var title: String?
         @Option(help: "Move it to another collection.") var collection: String?
         @OptionGroup var fields: Fields
@@ -212,7 +212,7 @@ struct Todo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "One todo with its subtasks.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
 
         func run() async throws {
             let reply = try await ServiceCall.run(
@@ -239,7 +239,7 @@ struct Todo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a todo (its history stays).")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
 
         func run() async throws {
             let reply = try await ServiceCall.run(
@@ -272,7 +272,7 @@ struct Todo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The days a todo falls on, and which are done.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
         @Option(help: "First day, YYYY-MM-DD.") var from: String
         @Option(help: "Last day, YYYY-MM-DD.") var to: String
 
@@ -314,7 +314,7 @@ struct Todo: AsyncParsableCommand {
 
     /// The todo and day `done` and `undone` act on.
     struct Day: ParsableArguments {
-        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
         @Option(help: "The day, YYYY-MM-DD (repeating todos; default today).") var date: String?
     }
 

@@ -30,7 +30,7 @@ extension Todo {
             discussion: "At most 366 days at once. --resume makes those days ordinary again.")
 
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The todo's id (or its first characters).") var id: String
+        @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
         @Option(help: "The first day: YYYY-MM-DD, today, tomorrow or yesterday.") var from: String
         @Option(help: "The last day.") var to: String
         @Flag(help: "Those days are no longer skipped.") var resume = false

@@ -128,7 +128,7 @@ struct Turn: AsyncParsableCommand {
     struct Join: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Join a session by its code.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code, such as J7X-3.") var code: String
+        @Argument(help: "The session code, such as J7X-3.", completion: Completions.session) var code: String
         @Option(help: "Your name in the game.") var name: String
 
         func run() async throws {
@@ -143,7 +143,7 @@ struct Turn: AsyncParsableCommand {
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Start play (the leader).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
 
         func run() async throws { try await Turn.simple(options, "start", code) }
     }
@@ -152,7 +152,7 @@ struct Turn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "End the session (the leader); nothing of it is kept.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
 
         func run() async throws { try await Turn.simple(options, "end", code) }
     }
@@ -160,7 +160,7 @@ struct Turn: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The session's players, order and whose turn it is.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
 
         func run() async throws { try await Turn.simple(options, "status", code) }
     }
@@ -180,7 +180,7 @@ struct Turn: AsyncParsableCommand {
             abstract: "End your turn; the next player is notified.",
             discussion: "Without --player: the player at this device whose turn it is.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Option(
             name: [.customLong("player"), .customLong("name")],
             help: "The player (name; --name as join takes it), when several sit at this device.")
@@ -194,7 +194,7 @@ struct Turn: AsyncParsableCommand {
     struct Leave: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Leave the session; on your turn, it passes on.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Option(
             name: [.customLong("player"), .customLong("name")],
             help: "The player (name; --name as join takes it), when several sit at this device.")
@@ -209,7 +209,7 @@ struct Turn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the turn order (the leader): every player's name.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Argument(help: "Every player, in the new order.") var players: [String]
 
         func run() async throws {
@@ -225,7 +225,7 @@ struct Turn: AsyncParsableCommand {
                 statistics. With --json, one line per state instead of a screen.
                 """)
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Flag(help: "Ring the terminal bell when it becomes your turn.") var bell = false
 
         func run() async throws {

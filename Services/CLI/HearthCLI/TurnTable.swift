@@ -22,7 +22,7 @@ extension Turn {
                 with --pass the turn passes by itself. The timer runs on the leader's device.
                 """)
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Argument(help: "How long a turn may take (90s, 2m, 1m30s, 1:30), or off.") var limit: String
         @Flag(help: "Pass the turn when the time is up.") var pass = false
         @OptionGroup var seq: SeqOption
@@ -45,7 +45,7 @@ extension Turn {
         static let configuration = CommandConfiguration(
             abstract: "Pause the game (the leader): the timer and the turn's time stop.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @OptionGroup var seq: SeqOption
 
         func run() async throws { try await Turn.simple(options, "pause", code, seq.arguments) }
@@ -54,7 +54,7 @@ extension Turn {
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Resume a paused game (the leader).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @OptionGroup var seq: SeqOption
 
         func run() async throws { try await Turn.simple(options, "resume", code, seq.arguments) }
@@ -69,7 +69,7 @@ extension Turn {
                 player passes the turn on; that turn does not count in the statistics.
                 """)
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Argument(help: "The player to skip (name); default the current player.") var player: String?
         @Flag(help: "Sit the player out until they are back.") var untilBack = false
         @OptionGroup var seq: SeqOption
@@ -87,7 +87,7 @@ extension Turn {
             abstract: "A player sitting out is back: the turn reaches them again.",
             discussion: "Without --player: the player at this device who sits out (the leader may name anyone).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Option(name: [.customLong("player"), .customLong("name")], help: "The player (name).") var player: String?
 
         func run() async throws {
@@ -99,7 +99,7 @@ extension Turn {
         static let configuration = CommandConfiguration(
             abstract: "Reverse the order from the current player on (Uno): the leader or the current player.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The session code.") var code: String
+        @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Option(name: [.customLong("player"), .customLong("name")], help: "Who plays it, when several sit here.")
         var player: String?
         @OptionGroup var seq: SeqOption

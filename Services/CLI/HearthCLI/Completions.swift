@@ -1,0 +1,58 @@
+import ArgumentParser
+import HearthBus
+import HearthCore
+import HearthHost
+
+/// Tab completion of what only the running stack knows: todo ids, collections, members, people
+/// and game codes. The shell runs `hearth` to ask; each asks the service once, within 300 ms,
+/// and offers nothing when the stack is down (the shell then completes nothing, as for free text).
+enum Completions {
+    /// Open todos' short ids (the first 8 characters, which every todo command takes).
+    static let todo = CompletionKind.custom { words, _, prefix in
+        await offer(words, prefix, .store, "todo.list", as: TodoList.self) { $0.todos.map { String($0.id.prefix(8)) } }
+    }
+
+    /// Plans' and lists' names.
+    static let collection = CompletionKind.custom { words, _, prefix in
+        await offer(words, prefix, .store, "collection.list", as: CollectionList.self) {
+            $0.collections.map(\.name)
+        }
+    }
+
+    /// The household's members.
+    static let member = CompletionKind.custom { words, _, prefix in
+        await offer(words, prefix, .store, "member.list", as: MemberList.self) { $0.members.map(\.name) }
+    }
+
+    /// The people the social planner keeps.
+    static let person = CompletionKind.custom { words, _, prefix in
+        await offer(words, prefix, .store, "people.list", as: PeopleList.self) { $0.people.map(\.name) }
+    }
+
+    /// The codes of the games this device can see.
+    static let session = CompletionKind.custom { words, _, prefix in
+        await offer(words, prefix, .turn, "sessions", as: SessionListing.List.self) { $0.sessions.map(\.code) }
+    }
+
+    /// The candidates starting with `prefix` (ignoring case) from `command`'s reply.
+    /// - Parameter words: the command line so far, for its `--home`.
+    private static func offer<Reply: Decodable>(
+        _ words: [String], _ prefix: String, _ service: HearthService, _ command: String, as type: Reply.Type,
+        _ candidates: (Reply) -> [String]
+    ) async -> [String] {
+        var home: String?
+        if let index = words.firstIndex(of: "--home"), index + 1 < words.count { home = words[index + 1] }
+        guard let configuration = try? HearthConfiguration.load(home: home),
+            let context = try? ZMQContext(configuration: configuration)
+        else { return [] }
+        let client = CommandClient(
+            context: context, endpoint: configuration.commandEndpoint(service), timeout: .milliseconds(300),
+            attempts: 1, maximumMessageBytes: configuration.maximumMessageBytes)
+        let reply = try? await client.request(command).decode(Reply.self)
+        await client.close()
+        await context.terminate()
+        guard let reply else { return [] }
+        let lowered = prefix.lowercased()
+        return candidates(reply).filter { $0.lowercased().hasPrefix(lowered) }
+    }
+}
