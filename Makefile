@@ -2,7 +2,11 @@
 SWIFT ?= swift
 SOURCES := Package.swift Shared Services Tests Benchmarks Fuzz Plugins
 
-.PHONY: run test bench fuzz build release deps test-deps lint format install clean
+.PHONY: run test bench fuzz build release deps test-deps lint format install deb deb-test clean
+
+## Release builds link the Swift runtime and Foundation statically: the Debian package then needs
+## only Debian's own libraries, and run, bench and deb share one build.
+RELEASE := -c release --static-swift-stdlib
 
 ## Build in release mode and run the whole stack in the foreground under runit (Ctrl-C stops it).
 run: deps release
@@ -26,7 +30,7 @@ test: test-deps
 ## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages,
 ## web its wrk).
 bench: deps test-deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 	.build/release/hearth-bench bus --json
 	.build/release/hearth-bench store --json
 	.build/release/hearth-bench notify --json
@@ -54,7 +58,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
@@ -71,6 +75,14 @@ install: release
 	rm -rf $(HOME)/.local/bin/Hearth_WebService.resources
 	cp -R .build/release/Hearth_WebService.resources $(HOME)/.local/bin/
 	deploy/systemd-units
+
+## Build hearth_<version>_<arch>.deb in .build/deb (see deploy/make-deb for what goes where).
+deb: release
+	deploy/make-deb
+
+## Install the package just built, check what it installed, and remove it again (root; CI runs it).
+deb-test: deb
+	deploy/test-deb
 
 clean:
 	rm -rf .build

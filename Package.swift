@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "hearth-scheduler", targets: ["hearth-scheduler"]),
         .executable(name: "hearth-web", targets: ["hearth-web"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
+        .executable(name: "hearth-multicall", targets: ["hearth-multicall"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -367,6 +368,17 @@ let package = Package(
             name: "hearth",
             dependencies: ["HearthCLI"],
             path: "Services/CLI/hearth",
+            swiftSettings: swiftSettings
+        ),
+        // The Debian package's single executable (`make deb`): the command line, and each
+        // service when called by its name.
+        .executableTarget(
+            name: "hearth-multicall",
+            dependencies: [
+                "HearthCLI", "BusService", "StoreService", "SyncService", "TurnService", "SchedulerService",
+                "NotifierService", "WebService",
+            ],
+            path: "Services/CLI/hearth-multicall",
             swiftSettings: swiftSettings
         ),
 

@@ -1,15 +1,3 @@
-import Foundation
-import HearthBus
-import HearthHost
 import StoreService
 
-await HearthProcess.run("store") { setup in
-    // Fault injection for the crash tests only (see StoreFaults); unset in real use.
-    let environment = ProcessInfo.processInfo.environment
-    let faults = StoreFaults(
-        replyDelay: environment["HEARTH_FAULT_REPLY_DELAY_MS"].flatMap(Int.init).map { .milliseconds($0) } ?? .zero,
-        importStall: environment["HEARTH_FAULT_IMPORT_STALL_MS"].flatMap(Int.init).map { .milliseconds($0) })
-    return try StoreService(
-        configuration: setup.configuration, context: setup.context, device: setup.device, logger: setup.logger,
-        faults: faults)
-}
+await StoreService.runProcess()

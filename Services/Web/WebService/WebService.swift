@@ -89,8 +89,10 @@ public final class WebService: Service {
     /// The page's routes, with the templates loaded (also for tests, which drive it without a
     /// server through Hummingbird's test client).
     func responder() async throws -> CallbackResponder<BasicRequestContext> {
+        let renderer = try await PageRenderer()
+        logger.info("hearth-web: templates from \(renderer.folder)")
         let pages = HouseholdPages(
-            store: store, turn: turn, sync: sync, device: device, renderer: try await PageRenderer(),
+            store: store, turn: turn, sync: sync, device: device, renderer: renderer,
             timeZone: configuration.household.timeZone, weekStart: configuration.household.weekStart,
             cache: cache)
         return WebRouter(

@@ -17,4 +17,17 @@ public enum HearthService: String, Sendable, CaseIterable, Codable {
 
     /// The configuration key of the service's command endpoint, such as `bus.cmd`.
     public var commandKey: String { "\(rawValue).cmd" }
+
+    /// What the service does, in a line (`hearth-bus --help` and its manual page say it).
+    public var summary: String {
+        switch self {
+        case .bus: "carries events from every Hearth process to every subscriber (ZeroMQ pub/sub), with replay"
+        case .store: "keeps the household's data and its signed operation log in SQLite"
+        case .sync: "finds the household's paired devices on the network and syncs the operation log with them"
+        case .turn: "runs board-game sessions between devices and says whose turn it is"
+        case .scheduler: "fires reminders, habits' and check-ins' alerts and the next class on time"
+        case .notifier: "shows desktop notifications (libnotify) and acts on their buttons"
+        case .web: "serves the household page and its calendar feeds"
+        }
+    }
 }

@@ -55,7 +55,8 @@ public enum HearthProcess {
                 """
                 usage: hearth-\(name) [--version | --help]
 
-                The Hearth \(name) service. It takes no arguments: its settings come from
+                hearth-\(name) \(HearthService(rawValue: name)?.summary ?? "is a Hearth service").
+                It takes no arguments: its settings come from
                 $HEARTH_HOME/hearth.toml and HEARTH_* environment variables (see hearth.toml(5)).
                 It is started by hearth.target (systemd --user) or `make run`; `hearth doctor` checks it.
                 """)

@@ -26,11 +26,14 @@ struct PageRenderer: Sendable {
     /// The static files by name, with their content types, read once at start (no file is read
     /// while serving).
     let assets: [String: (type: String, bytes: ByteBuffer)]
+    /// Where the templates were read from (`/usr/share/hearth/Templates` when installed).
+    let folder: String
 
     /// Loads every template and static file (at start, before the server listens).
     /// - Throws: a parse error naming the template, or `CommandError` if the bundle lacks them.
     init() async throws {
         let (templates, folder) = try Self.resourceFolders()
+        self.folder = templates.path
         library = try await MustacheLibrary(directory: templates.path)
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
         var assets: [String: (type: String, bytes: ByteBuffer)] = [:]
