@@ -51,8 +51,9 @@ struct DoctorChecksTests {
 
     @Test("a beacon port another program holds is a problem naming it and the setting that moves Hearth's")
     func beaconPortHeld() throws {
-        // A UDP socket this test process holds, on a port the kernel picked.
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        // A UDP socket this test process holds, on a port the kernel picked (close-on-exec: a
+        // child another test spawns meanwhile would otherwise hold it too).
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }
         var address = sockaddr_in()

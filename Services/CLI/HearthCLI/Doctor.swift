@@ -106,10 +106,13 @@ struct DoctorExamination: Sendable {
         checks.append(Self.services(pings))
         let up = Set(pings.compactMap { service, reply in reply == nil ? nil : service })
         checks.append(await notifications(calls, up: up))
-        checks.append(DoctorChecks.home(configuration.home))
+        // The checks that read the file system and /proc run off the cooperative pool.
+        let home = configuration.home
+        checks.append(await offPool { DoctorChecks.home(home) })
         checks.append(DoctorChecks.timeZone(household: configuration.household.timeZone, system: .current))
         let nearby = up.contains(.sync) ? try? await calls.call(.sync, "device.nearby", as: NearbyList.self) : nil
-        checks.append(DoctorChecks.beacon(configuration.discovery, nearby: nearby?.devices.count))
+        let discovery = configuration.discovery
+        checks.append(await offPool { DoctorChecks.beacon(discovery, nearby: nearby?.devices.count) })
         if up.contains(.sync), let paired = try? await calls.call(.sync, "device.paired", as: PairedList.self) {
             let devices = paired.devices.filter { !$0.forgotten }
             checks.append(DoctorChecks.lastSyncs(devices, now: Date()))
@@ -118,7 +121,7 @@ struct DoctorExamination: Sendable {
             checks.append(.skipped("paired devices", "hearth-sync is not running: it keeps the paired devices"))
             checks.append(.skipped("clocks", "hearth-sync is not running: it measures the paired devices' clocks"))
         }
-        checks.append(DoctorChecks.disk(configuration.home))
+        checks.append(await offPool { DoctorChecks.disk(home) })
         checks.append(await DoctorChecks.databases(configuration.home))
         await calls.close()
         return DoctorReport(

@@ -124,7 +124,7 @@ enum BroadcastInterfaces {
     /// nil when the kernel takes it, else why not (no route, broadcast not allowed).
     static func probe(_ address: String) -> String? {
         guard let target = IPv4.parse(address) else { return "'\(address)' is not an IPv4 address" }
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }
         var on: Int32 = 1
