@@ -156,7 +156,7 @@ enum BroadcastInterfaces {
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             var raw = pointer.pointee.sin_addr
             inet_ntop(AF_INET, &raw, &buffer, socklen_t(INET_ADDRSTRLEN))
-            return String(cString: buffer)
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
     }
 }
