@@ -42,15 +42,10 @@ enum Completions {
     ) async -> [String] {
         var home: String?
         if let index = words.firstIndex(of: "--home"), index + 1 < words.count { home = words[index + 1] }
-        guard let configuration = try? HearthConfiguration.load(home: home),
-            let context = try? ZMQContext(configuration: configuration)
-        else { return [] }
-        let client = CommandClient(
-            context: context, endpoint: configuration.commandEndpoint(service), timeout: .milliseconds(300),
-            attempts: 1, maximumMessageBytes: configuration.maximumMessageBytes)
-        let reply = try? await client.request(command).decode(Reply.self)
-        await client.close()
-        await context.terminate()
+        guard let configuration = try? HearthConfiguration.load(home: home) else { return [] }
+        let calls = ServiceCalls(configuration: configuration, timeout: .milliseconds(300))
+        let reply = try? await calls.call(service, command, as: Reply.self)
+        await calls.close()
         guard let reply else { return [] }
         let lowered = prefix.lowercased()
         return candidates(reply).filter { $0.lowercased().hasPrefix(lowered) }

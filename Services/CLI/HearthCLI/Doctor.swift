@@ -210,7 +210,7 @@ struct DoctorExamination: Sendable {
     }
 }
 
-/// The stack's command endpoints, asked once each by `hearth doctor`.
+/// The stack's command endpoints, asked with one attempt each (`hearth doctor`, tab completion).
 struct ServiceCalls: Sendable {
     let configuration: HearthConfiguration
     let timeout: Duration
