@@ -19,7 +19,9 @@ struct TodosBenchmark: AsyncParsableCommand {
             a 5,000-word vocabulary) in the indexed store; `search` for 1–2 word prefixes over the \
             command channel, p50 and p99, beside raw SQLite running the same MATCH, ranking and \
             limit through the C API. (c) 50 daily habits with a year of completions (4 days in \
-            5): `todo.stats` for 53 weeks once (reported apart), then 20 times, p50 and p99. Targets: search p99 ≤ 20 ms, stats p99 ≤ 50 ms.
+            5): `todo.stats` for 53 weeks once (reported apart), then --stats-calls times (200: a p99 \
+            of twenty calls would be only their slowest), p50, p99 and the slowest. Targets: search \
+            p99 ≤ 20 ms, stats p99 ≤ 50 ms.
             """
     )
 
@@ -27,6 +29,7 @@ struct TodosBenchmark: AsyncParsableCommand {
     @Option(help: "Operations in each store for (a).") var writes = 12_000
     @Option(help: "Searches for (b).") var searches = 400
     @Option(help: "Habits for (c).") var habits = 50
+    @Option(help: "Timed todo.stats calls for (c).") var statsCalls = 200
     @Flag(help: "Print only the JSON report.") var json = false
 
     static let device = "be0c0000-0000-4000-8000-0000000000d0"
@@ -91,8 +94,11 @@ struct TodosBenchmark: AsyncParsableCommand {
                 raw.p99))
 
         log("(c) \(habits) daily habits with a year of completions, todo.stats for 53 weeks…")
-        let stats = try await Self.statistics(habits, context: context)
-        log(String(format: "    stats first %.1f ms, then p50 %.1f ms, p99 %.1f ms", stats.first, stats.p50, stats.p99))
+        let stats = try await Self.statistics(habits, calls: statsCalls, context: context)
+        log(
+            String(
+                format: "    stats first %.1f ms, then p50 %.1f ms, p99 %.1f ms, slowest %.1f ms", stats.first,
+                stats.p50, stats.p99, stats.max))
         await indexed.commands.close()
         _ = await indexed.stack.stop()
         await context.terminate()
@@ -107,7 +113,8 @@ struct TodosBenchmark: AsyncParsableCommand {
             "write_us_without_index": .double(round3(perOperation[false] ?? 0)),
             "index_cost_us": .double(round3((perOperation[true] ?? 0) - (perOperation[false] ?? 0))),
             "stats_first_ms": .double(round3(stats.first)), "stats_p50_ms": .double(round3(stats.p50)),
-            "stats_p99_ms": .double(round3(stats.p99)),
+            "stats_p99_ms": .double(round3(stats.p99)), "stats_max_ms": .double(round3(stats.max)),
+            "stats_calls": .int(Int64(statsCalls)),
             "habits": .int(Int64(habits)), "targets": ["search_p99_ms": 20, "stats_p99_ms": 50],
         ]
         print(report.jsonText)

@@ -10,7 +10,7 @@ struct TodoStatsTests {
     static func statistics() throws -> TodoStatistics {
         let from = try LocalDate(parsing: "2026-03-02", field: "from")
         let today = try LocalDate(parsing: "2026-03-11", field: "today")
-        var marks: [LocalDate: HabitProgress.Mark] = [:]
+        var marks = HabitMarks()
         for offset in [0, 1, 2, 4, 7, 8] { marks[from.adding(days: offset)] = .done }
         marks[from.adding(days: 3)] = .skipped
         let habit = HabitStatistics(

@@ -11,7 +11,7 @@ struct HabitProgressTests {
     /// `count` daily due dates from `start`, marked by `pattern` ("d" done, "s" skipped, "." missed).
     static func daily(_ pattern: String) -> HabitProgress {
         let dates = (0..<pattern.count).map { start.adding(days: $0) }
-        var marks: [LocalDate: HabitProgress.Mark] = [:]
+        var marks = HabitMarks()
         for (date, mark) in zip(dates, pattern) {
             switch mark {
             case "d": marks[date] = .done
@@ -58,12 +58,36 @@ struct HabitProgressTests {
     @Test("a weekly habit counts in weeks, with a half-life of 13/√7 ≈ 4.9 weeks")
     func weekly() {
         let dates = (0..<6).map { Self.start.adding(days: 7 * $0) }
-        var marks: [LocalDate: HabitProgress.Mark] = [:]
+        var marks = HabitMarks()
         for date in dates.prefix(5) { marks[date] = .done }
         let progress = HabitProgress.of(dates: dates, marks: marks, period: 7, unit: "week")
         #expect(progress.current == 5 && progress.streakText == "5-week streak")
         let m = pow(0.5, 7.0.squareRoot() / 13)
         #expect(abs(progress.strength - (1 - pow(m, 5))) < 1e-12)
         #expect(abs(13 / 7.0.squareRoot() - 4.9135) < 0.001)
+    }
+
+    @Test("day marks: set before, inside and after the window, cleared, and read outside it as unmarked")
+    func marks() {
+        let day = Self.start
+        var marks = HabitMarks(from: day, through: day.adding(days: 9))
+        #expect(marks[day] == nil && marks[day.adding(days: 9)] == nil && marks[day.adding(days: -1)] == nil)
+        marks[day.adding(days: 3)] = .done
+        marks[day.adding(days: -5)] = .skipped  // before the window: it grows backwards
+        marks[day.adding(days: 40)] = .done  // after it: forwards
+        #expect(marks[day.adding(days: 3)] == .done && marks[day.adding(days: -5)] == .skipped)
+        #expect(marks[day.adding(days: 40)] == .done && marks[day.adding(days: 39)] == nil)
+        #expect(marks[day: day.adding(days: 3).dayNumber] == .done)
+        marks[day.adding(days: 3)] = nil
+        marks[day.adding(days: 500)] = nil  // clearing a day never marked changes nothing
+        #expect(marks[day.adding(days: 3)] == nil && marks[day.adding(days: 500)] == nil)
+        var empty = HabitMarks()
+        empty[day.adding(days: -2)] = nil
+        #expect(empty[day.adding(days: -2)] == nil)
+        empty[LocalDate(dayNumber: -3)] = .done  // before 1970
+        #expect(empty[LocalDate(dayNumber: -3)] == .done && empty[LocalDate(dayNumber: -2)] == nil)
+        let literal: HabitMarks = [day: .done, day.adding(days: 2): .skipped]
+        #expect(
+            literal[day] == .done && literal[day.adding(days: 1)] == nil && literal[day.adding(days: 2)] == .skipped)
     }
 }

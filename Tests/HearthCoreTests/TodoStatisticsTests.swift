@@ -20,7 +20,7 @@ struct TodoStatisticsTests {
         let from = try Self.date("2026-10-19")  // a Monday
         let today = try Self.date("2026-11-01")  // the Sunday after next
         let dates = (0...13).map { from.adding(days: $0) }
-        var marks: [LocalDate: HabitProgress.Mark] = [:]
+        var marks = HabitMarks()
         // Done Mon–Wed of both weeks and Fri 23rd; skipped Thu 22nd; the rest missed; today pending.
         for offset in [0, 1, 2, 4, 7, 8, 9] { marks[from.adding(days: offset)] = .done }
         marks[from.adding(days: 3)] = .skipped

@@ -22,26 +22,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// - Throws: `RuleError` naming `field` for another form or a day the month does not have.
     public init(parsing text: String, field: String) throws(RuleError) {
         // Byte by byte: dates are read by the thousand (a year of completions for each habit).
-        var (year, month, day, index) = (0, 0, 0, 0)
-        var shape = text.utf8.count == 10
-        for byte in text.utf8 where shape {
-            if index == 4 || index == 7 {
-                shape = byte == 0x2D
-            } else if (0x30...0x39).contains(byte) {
-                let digit = Int(byte) - 0x30
-                if index < 4 {
-                    year = year * 10 + digit
-                } else if index < 7 {
-                    month = month * 10 + digit
-                } else {
-                    day = day * 10 + digit
-                }
-            } else {
-                shape = false
-            }
-            index += 1
-        }
-        guard shape else {
+        var text = text
+        let fields = text.withUTF8 { Self.fields(iso: $0) }
+        guard let (year, month, day) = fields else {
             throw RuleError(field: field, rule: "must be a date YYYY-MM-DD, got '\(text)'")
         }
         guard let date = LocalDate(year: year, month: month, day: day) else {
@@ -53,6 +36,31 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
             throw RuleError(field: field, rule: rule)
         }
         self = date
+    }
+
+    /// The day number (`dayNumber`) of the `YYYY-MM-DD` in `bytes`, exactly ten of them; `nil`
+    /// for another form or a day that does not exist. For dates read by the thousand straight
+    /// from the bytes SQLite returns, with no `String` or error made for each.
+    public static func dayNumber(iso bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let (year, month, day) = fields(iso: bytes), let date = LocalDate(year: year, month: month, day: day)
+        else { return nil }
+        return date.dayNumber
+    }
+
+    /// Year, month and day digits of `YYYY-MM-DD`, not yet checked as a date.
+    private static func fields(iso bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int)? {
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
+        return (year, month, day)
     }
 
     /// `YYYY-MM-DD`, written digit by digit (`String(format:)` cost about 1 µs a date, and a
@@ -117,7 +125,10 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public func adding(days: Int) -> LocalDate { LocalDate(dayNumber: dayNumber + days) }
 
     /// ISO weekday: 1 Monday … 7 Sunday (1970-01-01 was a Thursday).
-    public var weekday: Int { ((dayNumber % 7 + 7 + 3) % 7) + 1 }
+    public var weekday: Int { Self.weekday(ofDay: dayNumber) }
+
+    /// The ISO weekday of the day `dayNumber` days after 1970-01-01.
+    public static func weekday(ofDay dayNumber: Int) -> Int { ((dayNumber % 7 + 7 + 3) % 7) + 1 }
 
     /// The first and last days of the week holding this date, a week starting on `weekStart`
     /// (the household's: 1 Monday … 7 Sunday).

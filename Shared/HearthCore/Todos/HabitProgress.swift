@@ -41,11 +41,11 @@ public struct HabitProgress: Codable, Sendable, Equatable {
     /// `today`), every `period` days (1, 7, 30, 365), with `marks` for the dates done or skipped
     /// (any other is missed once over). The last date, when undone, is pending: it is not over
     /// before the next due date comes, which is after `today`.
-    public static func of(dates: [LocalDate], marks: [LocalDate: Mark], period: Int, unit: String) -> HabitProgress {
+    public static func of(dates: [LocalDate], marks: HabitMarks, period: Int, unit: String) -> HabitProgress {
         let multiplier = pow(0.5, Double(max(period, 1)).squareRoot() / 13)
         var (run, best, strength) = (0, 0, 0.0)
         for (index, date) in dates.enumerated() {
-            switch marks[date] ?? .missed {
+            switch marks[day: date.dayNumber] ?? .missed {
             case .skipped:
                 continue
             case .done:
@@ -68,5 +68,59 @@ public struct HabitProgress: Codable, Sendable, Equatable {
     public var summary: String {
         let streak = streakText ?? "no streak"
         return "\(streak) · best \(best) · strength \(Int((strength * 100).rounded()))%"
+    }
+}
+
+/// A habit's days done and skipped, in an array indexed by day number (`LocalDate.dayNumber`)
+/// rather than a dictionary keyed by date: `todo.stats` for 50 habits over a year looks up and
+/// sets some 50,000 days, and hashing each date was a third of its time (p99 59 ms against the
+/// 50 ms target in `hearth-bench todos`; Benchmarks/README has the figures with this).
+public struct HabitMarks: Sendable, ExpressibleByDictionaryLiteral {
+    /// The day number of `marks[0]`.
+    private var first: Int
+    private var marks: [HabitProgress.Mark?]
+
+    /// No day marked.
+    public init() { (first, marks) = (0, []) }
+
+    /// No day marked; the days `from` through `through` held without growing.
+    public init(from: LocalDate, through: LocalDate) {
+        first = from.dayNumber
+        marks = Array(repeating: nil, count: max(0, through.dayNumber - first + 1))
+    }
+
+    /// `[date: .done, …]`.
+    public init(dictionaryLiteral elements: (LocalDate, HabitProgress.Mark)...) {
+        self.init()
+        for (date, mark) in elements { self[date] = mark }
+    }
+
+    public subscript(date: LocalDate) -> HabitProgress.Mark? {
+        get { self[day: date.dayNumber] }
+        set { self[day: date.dayNumber] = newValue }
+    }
+
+    /// The mark of the day `day` days after 1970-01-01.
+    public subscript(day day: Int) -> HabitProgress.Mark? {
+        get {
+            let index = day - first
+            return index >= 0 && index < marks.count ? marks[index] : nil
+        }
+        set {
+            if marks.isEmpty {
+                guard newValue != nil else { return }
+                (first, marks) = (day, [nil])
+            } else if day < first {
+                guard newValue != nil else { return }
+                marks.insert(contentsOf: repeatElement(nil, count: first - day), at: 0)
+                first = day
+            }
+            let index = day - first
+            if index >= marks.count {
+                guard newValue != nil else { return }
+                marks.append(contentsOf: repeatElement(nil, count: index - marks.count + 1))
+            }
+            marks[index] = newValue
+        }
     }
 }

@@ -92,22 +92,42 @@ extension TodosCommands {
                 arguments: [id]),
             let recurrence = recurrence(row), recurrence.start <= today
         else { return nil }
-        let from = max(recurrence.start, today.adding(days: -3_660))
-        var marks: [LocalDate: HabitProgress.Mark] = [:]
-        for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
-            let days = try String.fetchAll(
-                try db.cachedStatement(sql: "SELECT date FROM \(table) WHERE template = ? AND date BETWEEN ? AND ?"),
-                arguments: [id, from.description, today.description])
-            for day in days { if let date = try? LocalDate(parsing: day, field: "date") { marks[date] = mark } }
-        }
+        var marks = try habitMarks(id, from: max(recurrence.start, today.adding(days: -3_660)), through: today, in: db)
         if leavingToday { marks[today] = nil }
         return progress(of: recurrence, marks: marks, today: today)
+    }
+
+    /// The days of habit `id` done and skipped from `from` through `through` (done wins over
+    /// skipped). Each table's dates come as one string (`group_concat`), read in place: reading
+    /// them a row a date through GRDB, each parsed as a `String`, was 7.3 ms of the 11.6 that
+    /// `todo.stats` computed for 50 habits over a year.
+    static func habitMarks(_ id: String, from: LocalDate, through: LocalDate, in db: Database) throws -> HabitMarks {
+        var marks = HabitMarks(from: from, through: through)
+        for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
+            guard
+                var dates = try String.fetchOne(
+                    try db.cachedStatement(
+                        sql: "SELECT group_concat(date, ',') FROM \(table) WHERE template = ? AND date BETWEEN ? AND ?"),
+                    arguments: [id, from.description, through.description])
+            else { continue }
+            dates.withUTF8 { bytes in
+                var start = 0
+                for end in bytes.indices where bytes[end] == UInt8(ascii: ",") || end == bytes.count - 1 {
+                    let stop = bytes[end] == UInt8(ascii: ",") ? end : end + 1
+                    if let day = LocalDate.dayNumber(iso: UnsafeBufferPointer(rebasing: bytes[start..<stop])) {
+                        marks[day: day] = mark
+                    }
+                    start = end + 1
+                }
+            }
+        }
+        return marks
     }
 
     /// A habit's progress as of `today` from its days done and skipped (`marks`), over its due
     /// dates of the last ten years at most.
     static func progress(
-        of recurrence: Recurrence, marks: [LocalDate: HabitProgress.Mark], today: LocalDate
+        of recurrence: Recurrence, marks: HabitMarks, today: LocalDate
     ) -> HabitProgress {
         let dates = recurrence.occurrences(from: max(recurrence.start, today.adding(days: -3_660)), through: today)
         let (period, unit): (Int, String) =

@@ -34,20 +34,6 @@ extension TodosCommands {
         -> TodoStatistics
     {
         let from = TodoStatistics.firstDay(weeks: weeks, today: today)
-        // Every habit's days done and skipped of the last ten years (its streak and strength look
-        // that far back), in one pass per table, read by position.
-        let window = [today.adding(days: -3_660).description, today.description]
-        var marks: [String: [LocalDate: HabitProgress.Mark]] = [:]
-        for (table, mark) in [("todo_skip", HabitProgress.Mark.skipped), ("todo_completion", .done)] {
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT template, date FROM \(table) WHERE date BETWEEN ? AND ?", arguments: .init(window))
-            while let row = try rows.next() {
-                let template: String = row[0]
-                if let date = try? LocalDate(parsing: row[1], field: "date") {
-                    marks[template, default: [:]][date] = mark
-                }
-            }
-        }
         var collections: [String: CollectionStatistics] = [:]
         var order: [String] = []
         let empty = stride(from: from.dayNumber, through: today.dayNumber, by: 7).map {
@@ -86,7 +72,9 @@ extension TodosCommands {
                 continue
             }
             guard recurrence.start <= today else { continue }
-            let habitMarks = marks[id] ?? [:]
+            // Its days done and skipped of the last ten years: its streak and strength look that far back.
+            let habitMarks = try habitMarks(
+                id, from: max(recurrence.start, today.adding(days: -3_660)), through: today, in: db)
             let habit = HabitStatistics(
                 id: id, title: row["title"], collection: collections[row["collection"]]?.name ?? "",
                 progress: progress(of: recurrence, marks: habitMarks, today: today),
