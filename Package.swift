@@ -386,7 +386,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "CZeroMQ",
+                "CZeroMQ", "CLibNotify",
                 "HearthBus", "HearthHost",
                 "HearthCalendar",
                 "HearthCore",
@@ -523,7 +523,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "HearthBus", "HearthHost", "HearthCore", "HearthTesting", "CZeroMQ",
+                "HearthBus", "HearthHost", "HearthCore", "HearthNotify", "HearthTesting", "CZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLibNotify
 import Foundation
 import HearthBus
 import HearthHost
@@ -15,7 +16,7 @@ struct NotifyBenchmark: AsyncParsableCommand {
             Starts a private dbus-daemon with deploy/notification-test-server, then hearth-bus and \
             hearth-notifier on a temporary home. (a) raw: libnotify called in this process → Notify \
             at the server; (b) Hearth: a `turn.your-turn` event published on the bus → hearth-bus → \
-            hearth-notifier → libnotify → Notify at the server. One event at a time; latency is the \
+            hearth-notifier → GDBus → Notify at the server. One event at a time; latency is the \
             server's receipt time (it stamps each call as its D-Bus connection dispatches it) minus \
             the time just before publishing. Target: (b) p99 ≤ 5 ms, every event delivered.
             """)
@@ -30,17 +31,31 @@ struct NotifyBenchmark: AsyncParsableCommand {
         let root = try repository ?? Self.findRepository()
         let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
         let server = try require(session.server, "the notification test server")
-        // libnotify in this process finds the private bus through the environment. Set before any
+        // libnotify (the raw figure) in this process finds the private bus through the environment. Set before any
         // thread of ours reads the environment (the session's reader threads never do).
         setenv("DBUS_SESSION_BUS_ADDRESS", session.address, 1)
         let context = try ZMQContext()
 
         log("(a) raw libnotify → server, \(events) notifications…")
-        let notifications = DesktopNotifications(appName: "hearth-bench")
+        // libnotify itself: one synchronous `notify_notification_show` a notification, on a
+        // thread off the pool (hearth-notifier's own calls go through GDBus, pipelined).
+        notify_init("hearth-bench")
         let raw = try await measure(server, prefix: "raw ") { index in
-            _ = try await notifications.show(DesktopNotification(summary: "raw \(index)", urgency: .low), key: "bench")
+            try await offPool { () throws(ValidationError) in
+                guard let popup = notify_notification_new("raw \(index)", nil, nil) else {
+                    throw ValidationError("libnotify could not create a notification")
+                }
+                defer { hearth_object_unref(popup) }
+                notify_notification_set_urgency(popup, NOTIFY_URGENCY_LOW)
+                var error: UnsafeMutablePointer<GError>?
+                guard notify_notification_show(popup, &error) != 0 else {
+                    defer { g_error_free(error) }
+                    throw ValidationError(
+                        "libnotify: \(error.map { String(cString: $0.pointee.message) } ?? "no server")")
+                }
+            }
         }
-        notifications.close()
+        notify_uninit()
         if ProcessInfo.processInfo.environment["BENCH_DEBUG"] != nil {
             log(server.output.lines.prefix(3).joined(separator: "\n"))
         }

@@ -4,7 +4,7 @@ import HearthHost
 import HearthTesting
 import Testing
 
-/// Real desktop notifications through libnotify, on a private D-Bus session with the test kit's
+/// Real desktop notifications over D-Bus, on a private D-Bus session with the test kit's
 /// notification server.
 @Suite("End to end: desktop notifications", .serialized, .timeLimit(.minutes(2)))
 struct NotificationTests {

@@ -3,7 +3,7 @@ import HearthBus
 import HearthCore
 import HearthNotify
 
-/// Where the board's popups go: the desktop through libnotify (`DesktopNotifications`), or a
+/// Where the board's popups go: the desktop's notification server (`DesktopNotifications`), or a
 /// recorder in tests. Shows and closes take effect in the order they are queued.
 protocol PopupSink: Sendable {
     /// Queues a popup under `key`, replacing what that key showed; `completion` reports the

@@ -26,7 +26,7 @@ public enum HearthService: String, Sendable, CaseIterable, Codable {
         case .sync: "finds the household's paired devices on the network and syncs the operation log with them"
         case .turn: "runs board-game sessions between devices and says whose turn it is"
         case .scheduler: "fires reminders, habits' and check-ins' alerts and the next class on time"
-        case .notifier: "shows desktop notifications (libnotify) and acts on their buttons"
+        case .notifier: "shows desktop notifications (freedesktop, over D-Bus) and acts on their buttons"
         case .web: "serves the household page and its calendar feeds"
         }
     }

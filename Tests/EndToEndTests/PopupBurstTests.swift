@@ -1,0 +1,173 @@
+import Foundation
+import HearthBus
+import HearthCore
+import HearthNotify
+import HearthTesting
+import Synchronization
+import Testing
+
+/// Popups in bursts, on a private D-Bus session with the test kit's notification server: the
+/// notifications object's pipelined calls on their own, then the notifier whole with the server
+/// restarting mid-burst.
+@Suite("End to end: popups in bursts", .serialized, .timeLimit(.minutes(2)))
+struct PopupBurstTests {
+    /// The `Notify` and `CloseNotification` calls a test server recorded, parsed, in order.
+    static func calls(_ server: ChildProcess) throws -> [JSONValue] {
+        try server.output.lines.filter { $0.contains("\"call\": \"Notify\"") || $0.contains("CloseNotification") }
+            .map { try JSONValue.parse($0) }
+    }
+
+    /// Runs `body` with a notifications object on the session's bus, closing it after.
+    static func withNotifications<T>(
+        _ session: DBusSession, _ body: (DesktopNotifications) async throws -> T
+    ) async throws -> T {
+        let notifications = DesktopNotifications(appName: "hearth-test", busAddress: session.address)
+        defer { notifications.close() }
+        return try await body(notifications)
+    }
+
+    @Test(
+        "a burst of 50 popups reaches the server in order, each exactly once, with its buttons; a press names its key")
+    func burst() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        try await Self.withNotifications(session) { notifications in
+            // All 50 queued at once, none awaited before the next: the calls are in flight together.
+            let answers = Mutex<[Int: Result<UInt32, NotificationError>]>([:])
+            let all = AsyncLatch<Void>()
+            for index in 0..<50 {
+                let popup = DesktopNotification(
+                    summary: "Burst \(index)", body: "popup \(index) of 50", urgency: .critical, timeout: 0,
+                    actions: [("done", "Done"), ("snooze", "Snooze")])
+                notifications.show(popup, key: "burst.\(index)") { result in
+                    if answers.withLock({
+                        $0[index] = result; return $0.count
+                    }) == 50 {
+                        all.set(())
+                    }
+                }
+            }
+            try #require(await all.wait(timeout: .seconds(30)) != nil)
+            let results = try answers.withLock { $0 }.mapValues { try $0.get() }
+            // The server's records reach this process through a pipe, maybe after the replies.
+            #expect(await server.output.waitForLines(50) { $0.contains("\"call\": \"Notify\"") })
+            let calls = try Self.calls(server)
+            #expect(calls.map { $0["summary"]?.stringValue } == (0..<50).map { "Burst \($0)" })
+            #expect(calls.allSatisfy { $0["actions"] == ["done", "Done", "snooze", "Snooze"] })
+            #expect(calls.allSatisfy { $0["replaces_id"] == 0 && $0["urgency"] == 2 && $0["expire_timeout"] == 0 })
+            // What libnotify sent, still sent: the app name and this process's pid.
+            #expect(calls.allSatisfy { $0["app_name"] == "hearth-test" })
+            #expect(calls.first?["hints"]?["sender-pid"]?.intValue == Int64(getpid()))
+            // Each completion got the id the server gave that popup.
+            let given = Dictionary(
+                uniqueKeysWithValues: calls.compactMap { call -> (String, Int64)? in
+                    guard let summary = call["summary"]?.stringValue, let id = call["id"]?.intValue else { return nil }
+                    return (summary, id)
+                })
+            #expect(results.count == 50)
+            for (index, id) in results { #expect(given["Burst \(index)"] == Int64(id), "popup \(index)") }
+
+            var presses = notifications.actions.makeAsyncIterator()
+            #expect(try await session.press(id: try #require(results[17]), action: "snooze") == 0)
+            let press = await presses.next()
+            #expect(press?.key == "burst.17" && press?.action == "snooze")
+        }
+    }
+
+    @Test("a replace and a close queued right behind a show wait for its id: never a stale id, never a new popup")
+    func closeRightAfterShow() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let server = try #require(session.server)
+        try await Self.withNotifications(session) { notifications in
+            let done = AsyncLatch<Void>()
+            // Queued together, none awaited: a show, its replacement, a close, a new show; and
+            // another key's show between them, which need not wait.
+            notifications.show(DesktopNotification(summary: "First"), key: "k") { _ in }
+            notifications.show(DesktopNotification(summary: "Other"), key: "other") { _ in }
+            notifications.show(DesktopNotification(summary: "Second"), key: "k") { _ in }
+            notifications.close(key: "k", completion: nil)
+            notifications.show(DesktopNotification(summary: "Third"), key: "k") { _ in done.set(()) }
+            try #require(await done.wait(timeout: .seconds(10)) != nil)
+            let calls = try Self.calls(server)
+            let k = calls.filter { $0["summary"] != "Other" }
+            #expect(k.map { $0["call"]?.stringValue } == ["Notify", "Notify", "CloseNotification", "Notify"])
+            let first = try #require(k.first?["id"]?.intValue)
+            #expect(k[1]["replaces_id"]?.intValue == first && k[1]["id"]?.intValue == first)
+            #expect(k[2]["id"]?.intValue == first, "the close names the popup the show opened")
+            #expect(k[3]["replaces_id"] == 0 && k[3]["id"]?.intValue != first, "after the close, a new popup")
+            #expect(calls.filter { $0["summary"] == "Other" }.count == 1)
+
+            // Closed at once after a show, awaited: the close names that show's id.
+            let id = try await notifications.show(DesktopNotification(summary: "Brief"), key: "brief")
+            await notifications.close(key: "brief")
+            let close = try #require(
+                await server.output.waitForLine(from: calls.count) {
+                    $0.contains("CloseNotification") && $0.contains("\"id\": \(id)")
+                })
+            #expect(try JSONValue.parse(close)["id"]?.intValue == Int64(id))
+            // A key never shown closes nothing: the next call the server sees is the next show.
+            await notifications.close(key: "never")
+            _ = try await notifications.show(DesktopNotification(summary: "After"), key: "after")
+            let after = try #require(await server.output.waitForLine(containing: "\"summary\": \"After\""))
+            let tail = try Self.calls(server).drop { $0["summary"] != "Brief" }
+            #expect(tail.map { $0["call"]?.stringValue } == ["Notify", "CloseNotification", "Notify"])
+            #expect(try JSONValue.parse(after)["replaces_id"] == 0)
+        }
+    }
+
+    @Test("the server restarting mid-burst of 50 reminders loses none: each is shown, the failed ones by a retry")
+    func serverRestartsMidBurst() async throws {
+        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let first = try #require(session.server)
+        let context = try ZMQContext()
+        let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "notify."], environment: stack.environment)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
+        let publisher = try Publisher(
+            context: context, endpoint: stack.configuration.busPublishEndpoint, source: "scheduler",
+            device: "device-other")
+        #expect(await publisher.waitUntilConnected(timeout: .seconds(5)))
+
+        let titles = (0..<50).map { String(format: "Burst reminder %02d", $0) }
+        for (index, title) in titles.enumerated() {
+            _ = try publisher.publish(
+                topic: "reminder.due", type: "reminder.due",
+                data: [
+                    "reminder": [
+                        "id": .string("r\(index)"), "title": .string(title), "due": .string(Timestamp.format(Date())),
+                    ]
+                ])
+            // The server goes away once ten have reached it, mid-burst.
+            if index == 20 {
+                #expect(await first.output.waitForLines(10) { $0.contains("\"call\": \"Notify\"") })
+                first.signal(SIGKILL)
+                _ = await first.waitForExit(timeout: .seconds(5))
+            }
+        }
+        let second = try await session.startNotificationServer(repositoryRoot: SupervisorTests.root)
+        // Every reminder is reported shown once a server took it…
+        #expect(
+            await monitor.output.waitForLines(50, timeout: .seconds(60)) {
+                $0.contains("\"topic\":\"notify.shown\"") && $0.contains("Burst reminder")
+            })
+        let shown = try monitor.output.lines.filter { $0.contains("\"topic\":\"notify.shown\"") }.map {
+            try JSONValue.parse($0)["event"]?["data"]?["key"]?.stringValue ?? ""
+        }
+        #expect(Set(shown) == Set((0..<50).map { "reminder.r\($0)" }))
+        #expect(shown.count == 50, "each reported shown once")
+        // …at the first server or, for those it never answered, at the second, with their buttons.
+        let atFirst = Set(try Self.calls(first).compactMap { $0["summary"]?.stringValue })
+        let atSecond = try Self.calls(second).filter { $0["call"] == "Notify" }
+        #expect(atFirst.count >= 10 && atFirst.count < 50)
+        #expect(atFirst.union(atSecond.compactMap { $0["summary"]?.stringValue }) == Set(titles))
+        #expect(!atSecond.isEmpty && atSecond.allSatisfy { $0["actions"] == ["done", "Done", "snooze", "Snooze"] })
+        #expect(monitor.output.lines.contains { $0.contains("\"topic\":\"notify.failed\"") })
+
+        second.signal(SIGTERM)
+        await publisher.close()
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+}
