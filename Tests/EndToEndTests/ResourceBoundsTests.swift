@@ -44,15 +44,25 @@ struct ResourceBoundsTests {
         // 1,600 events of 200 KB: 320 MB a stuck subscriber would make the bus hold.
         let count = 1_600
         let body = JSONValue.string(String(repeating: "x", count: 200_000))
+        // The live one reads as fast as it can; the flood is paced to it (never more than 300
+        // events, 60 MB, ahead of what it has read), so a test process short of CPU among the
+        // suites running beside it is not taken for a stuck reader. The stuck one reads nothing
+        // either way.
+        let checkpoints = Dictionary(
+            uniqueKeysWithValues: stride(from: 300, to: count, by: 300).map { ($0, AsyncLatch<Void>()) })
         let received = Task {
             var seen = 0
             for await message in live {
                 if case .event = message { seen += 1 }
+                checkpoints[seen]?.set(())
                 if seen == count { break }
             }
             return seen
         }
         for index in 0..<count {
+            if let read = checkpoints[index - 300] {
+                #expect(await read.wait(timeout: .seconds(60)) != nil, "the live subscriber stopped at \(index - 300)")
+            }
             _ = try publisher.publish(topic: "big.\(index % 10)", type: "big", data: ["body": body])
         }
         let seen = await withTaskGroup(of: Int?.self) { group in
