@@ -111,13 +111,10 @@ extension TodosCommands {
                     arguments: [id, from.description, through.description])
             else { continue }
             dates.withUTF8 { bytes in
-                var start = 0
-                for end in bytes.indices where bytes[end] == UInt8(ascii: ",") || end == bytes.count - 1 {
-                    let stop = bytes[end] == UInt8(ascii: ",") ? end : end + 1
-                    if let day = LocalDate.dayNumber(iso: UnsafeBufferPointer(rebasing: bytes[start..<stop])) {
+                for date in bytes.split(separator: UInt8(ascii: ",")) {
+                    if let day = LocalDate.dayNumber(iso: UnsafeBufferPointer(rebasing: date)) {
                         marks[day: day] = mark
                     }
-                    start = end + 1
                 }
             }
         }
