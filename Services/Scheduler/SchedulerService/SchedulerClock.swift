@@ -28,8 +28,10 @@ public struct SystemSchedulerClock: SchedulerClock {
     public func wait(until deadline: Date?, or wake: AsyncSignal) async {
         var wait = longestWait
         if let deadline {
-            let milliseconds = Int64((max(0, deadline.timeIntervalSince(Date())) * 1000).rounded(.up))
-            wait = min(wait, .milliseconds(milliseconds))
+            // To the nanosecond: rounding up to whole milliseconds made reminders fire 0.5 ms
+            // late on average (`hearth-bench scheduler`, issue 49).
+            let nanoseconds = (max(0, deadline.timeIntervalSince(Date())) * 1e9).rounded(.up)
+            wait = min(wait, .nanoseconds(Int64(min(nanoseconds, 9e18))))
         }
         // Timers are the point here: this is the wait until a reminder is due.
         _ = await wake.wait(timeout: wait)
