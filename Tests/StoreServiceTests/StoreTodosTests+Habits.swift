@@ -144,8 +144,10 @@ extension StoreTodosTests {
             _ = try await b.request("todo.skip", args: ["id": .string(id), "date": "2026-03-05"])
             try await exchange(a, b)
             for store in [a, b] {
-                let stats = try await store.request("todo.stats", args: ["weeks": 2, "today": "2026-03-11"])
-                    .decode(TodoStatistics.self)
+                let reply = try await store.request("todo.stats", args: ["weeks": 2, "today": "2026-03-11"])
+                let stats = try reply.decode(TodoStatistics.self)
+                // The store builds the reply by hand (for speed): exactly what Codable would send.
+                #expect(reply == (try JSONValue(reply: stats)))
                 #expect(stats.from == "2026-03-02" && stats.to == "2026-03-11" && stats.weeks == 2)
                 let habit = try #require(stats.habits.first)
                 #expect(stats.habits.count == 1 && habit.title == "Stretch" && habit.collection == "Habits")
@@ -181,6 +183,8 @@ extension StoreTodosTests {
             #expect(
                 sources.reminders.first?.streak
                     == ReminderStreak(through: today.description, current: 4, unit: "day"))
+            let everything = try await a.request("todo.stats", args: ["weeks": 53])
+            #expect(everything == (try JSONValue(reply: try everything.decode(TodoStatistics.self))))
             let home = try await a.request("todo.stats", args: ["collection": "Home", "today": "2026-03-11"])
                 .decode(TodoStatistics.self)
             #expect(home.habits.isEmpty && home.collections.map(\.name) == ["Home"] && home.weeks == 12)
