@@ -415,6 +415,12 @@ let package = Package(
             path: "Tests/Fixtures/hearth-fixture",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "hearth-notification-test-server",
+            dependencies: ["CLibNotify", "HearthBus"],
+            path: "Tests/Fixtures/hearth-notification-test-server",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HearthCoreTests",
             dependencies: ["HearthCore", "HearthTesting"],

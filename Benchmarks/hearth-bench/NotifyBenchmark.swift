@@ -13,23 +13,20 @@ struct NotifyBenchmark: AsyncParsableCommand {
         commandName: "notify",
         abstract: "Latency from a published event to the Notify call at the notification server.",
         discussion: """
-            Starts a private dbus-daemon with deploy/notification-test-server, then hearth-bus and \
+            Starts a private dbus-daemon with hearth-notification-test-server, then hearth-bus and \
             hearth-notifier on a temporary home. (a) raw: libnotify called in this process → Notify \
             at the server; (b) Hearth: a `turn.your-turn` event published on the bus → hearth-bus → \
             hearth-notifier → GDBus → Notify at the server. One event at a time; latency is the \
-            server's receipt time (it stamps each call as its D-Bus connection dispatches it) minus \
+            server's receipt time (it stamps each call as GDBus reads it from the socket) minus \
             the time just before publishing. Target: (b) p99 ≤ 5 ms, every event delivered.
             """)
 
     @Option(help: "Events measured.") var events = 1_000
     @Option(help: "Events sent first and not measured.") var warmup = 50
-    @Option(help: "The repository (for deploy/notification-test-server); found from the executable by default.")
-    var repository: String?
     @Flag(help: "Print only the JSON report.") var json = false
 
     func run() async throws {
-        let root = try repository ?? Self.findRepository()
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try require(session.server, "the notification test server")
         // libnotify (the raw figure) in this process finds the private bus through the environment. Set before any
         // thread of ours reads the environment (the session's reader threads never do).
@@ -128,16 +125,16 @@ struct NotifyBenchmark: AsyncParsableCommand {
             delivered: Double(latencies.count) / Double(events))
     }
 
-    /// The directory above the executable that holds `deploy/notification-test-server`.
+    /// The directory above the executable that holds `deploy/`.
     static func findRepository() throws -> String {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         while directory != "/" && !directory.isEmpty {
             directory = (directory as NSString).deletingLastPathComponent
-            if FileManager.default.fileExists(atPath: directory + "/deploy/notification-test-server") {
+            if FileManager.default.fileExists(atPath: directory + "/deploy/demo") {
                 return directory
             }
         }
-        throw ValidationError("cannot find deploy/notification-test-server above the executable; pass --repository")
+        throw ValidationError("cannot find deploy/demo above the executable; pass --repository")
     }
 
     private func format(_ value: Double) -> String { String(format: "%.3f", value) }
@@ -147,8 +144,8 @@ struct NotifyBenchmark: AsyncParsableCommand {
     }
 }
 
-/// The stamps `deploy/notification-test-server` puts on a `Notify` record, in wall-clock seconds:
-/// `arrived` as its D-Bus connection dispatched the call, `handled` (`t`) as its Python method ran.
+/// The stamps `hearth-notification-test-server` puts on a `Notify` record, in wall-clock seconds:
+/// `arrived` as GDBus read the call from its socket, `handled` (`t`) as the server's method ran.
 struct NotifyStamps {
     let arrived: Double
     let handled: Double

@@ -16,7 +16,7 @@ struct SchedulerBenchmark: AsyncParsableCommand {
         discussion: """
             Real hearth-bus, hearth-store, hearth-scheduler and hearth-notifier processes on a \
             temporary home (household clock UTC) and a private D-Bus session with \
-            deploy/notification-test-server. (1) late: reminders due at whole seconds, --per-second \
+            hearth-notification-test-server. (1) late: reminders due at whole seconds, --per-second \
             of them in each second, each measured from its due time to the Notify call's receipt \
             stamp at the server (target p99 ≤ 10 ms), and to its `reminder.due` event on the bus \
             (the scheduler's own part). (2) occurrences: 10,000 todos (1,000 \
@@ -29,13 +29,10 @@ struct SchedulerBenchmark: AsyncParsableCommand {
     @Option(help: "Reminders measured for lateness.") var reminders = 1_000
     @Option(help: "Reminders due in each second.") var perSecond = 20
     @Option(help: "Todos for the occurrence and start figures.") var todos = 10_000
-    @Option(help: "The repository (for deploy/notification-test-server); found from the executable by default.")
-    var repository: String?
     @Flag(help: "Print only the JSON report.") var json = false
 
     func run() async throws {
-        let root = try repository ?? NotifyBenchmark.findRepository()
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
+        let session = try await DBusSession(notificationServer: true)
         guard let server = session.server else { throw ValidationError("the notification test server did not start") }
         let context = try ZMQContext()
         let environment = session.environment.merging(ServiceProcesses.quiet) { $1 }

@@ -30,7 +30,7 @@ struct SoakBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let root = try repository ?? NotifyBenchmark.findRepository()
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
+        let session = try await DBusSession(notificationServer: true)
         let context = try ZMQContext()
         let stack = try await TestStack(
             HearthService.launched, environment: session.environment.merging(ServiceProcesses.quiet) { $1 },

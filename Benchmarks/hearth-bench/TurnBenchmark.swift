@@ -15,8 +15,8 @@ struct TurnBenchmark: AsyncParsableCommand {
             `done` to the current player's turn service (alternately the leader's, which applies it, \
             and the joiner's, which forwards it to the leader over CURVE) and waits for the next \
             player's notification server to record "Your turn". Latency is the server's receipt \
-            time ("arrived": as its D-Bus connection dispatches the call) minus the time just before \
-            sending; `at_handler` is the same to the time its Python handler runs, after unpacking. \
+            time ("arrived": as GDBus reads the call from the server's socket) minus the time just before \
+            sending; `at_handler` is the same to the time the server's method runs, after unpacking. \
             Targets (issue 14): p50 ≤ 1 ms, p99 ≤ 3 ms, every turn delivered.
             """)
 
@@ -28,8 +28,6 @@ struct TurnBenchmark: AsyncParsableCommand {
             targets are set; a pause lets the previous turn's tail finish, as between real players).
             """)
     var pauseMs = 0
-    @Option(help: "The repository (for deploy/notification-test-server); found from the executable by default.")
-    var repository: String?
     @Flag(help: "Print only the JSON report.") var json = false
 
     struct Player {
@@ -42,14 +40,13 @@ struct TurnBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let speedBefore = try MachineSpeed.envelopeDecodeNanoseconds()
-        let root = try repository ?? NotifyBenchmark.findRepository()
         let context = try ZMQContext()
         let environment = LoopbackTurns.environment(port: LoopbackTurns.randomPort()).merging([
             "HEARTH_LOG_LEVEL": "warning"
         ]) { $1 }
         var players: [Player] = []
         for name in ["Ann", "Bob"] {
-            let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
+            let session = try await DBusSession(notificationServer: true)
             guard let server = session.server else {
                 throw ValidationError("the notification test server did not start")
             }

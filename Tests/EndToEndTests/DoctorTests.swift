@@ -46,7 +46,7 @@ struct DoctorTests {
         "every service up on one version, the notification server named, the data directory private; then one service stopped is named with its unit"
     )
     func stackAndStoppedService() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let stack = try await TestStack(
             HearthService.launched, environment: session.environment.merging(sameZone) { $1 }, context: context)
         let report = try await doctor(stack)
@@ -87,7 +87,7 @@ struct DoctorTests {
 
     @Test("no notification server on the session: said, with what to run")
     func noNotificationServer() async throws {
-        let session = try await DBusSession(notificationServer: false, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: false)
         let stack = try await TestStack(
             [.bus, .notifier], environment: session.environment.merging(sameZone) { $1 }, context: context)
         let report = try await doctor(stack)

@@ -10,7 +10,7 @@ import Testing
 struct NotificationTests {
     @Test("hearth notify test raises a Notify call with its buttons, and a pressed button comes back")
     func notifyAndPress() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let home = try TemporaryHome()
         let cli = try await ChildProcess(
@@ -37,7 +37,7 @@ struct NotificationTests {
 
     @Test("with no notification server on the bus, hearth notify test says so and exits 1")
     func noServer() async throws {
-        let session = try await DBusSession(notificationServer: false, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: false)
         let home = try TemporaryHome()
         let result = try await ChildProcess.run(
             "hearth", ["notify", "test"],
@@ -92,7 +92,7 @@ struct DemoTests {
     @Test("deploy/demo fills cards, pops up a suggestion, and plays turns that pop up in order")
     func demo() async throws {
         let context = try ZMQContext()
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let turnEnvironment = LoopbackTurns.environment(port: LoopbackTurns.randomPort())
         let stack = try await TestStack(

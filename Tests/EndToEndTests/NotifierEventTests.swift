@@ -46,7 +46,7 @@ struct NotifierEventTests {
         "Your turn: critical with Done; the game's popup is replaced, not piled up; Done sends done exactly once; stale turns are ignored"
     )
     func turns() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
         let here = try DeviceIdentity.load(home: stack.home.path)
@@ -117,7 +117,7 @@ struct NotifierEventTests {
         "quiet hours hold a reminder, drop a brief sync notice, let 'Your turn' through once allowed, and release the reminder when they end"
     )
     func quietHours() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let home = try TemporaryHome()
         // Quiet from an hour ago to two hours ahead, in UTC (the notifier runs with TZ=UTC).
@@ -195,7 +195,7 @@ struct NotifierEventTests {
         "after a gap in the turn service's events, the notifier asks it what is current: the missed 'Your turn' shows and an ended game's popup closes"
     )
     func gapRecovery() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
         let here = try DeviceIdentity.load(home: stack.home.path)
@@ -263,7 +263,7 @@ struct NotifierEventTests {
 
     @Test("one forged turn event with seq 10^12 does not mute the real ones after it")
     func forgedSequenceJump() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
         let here = try DeviceIdentity.load(home: stack.home.path)
@@ -291,7 +291,7 @@ struct NotifierEventTests {
     @Test(
         "a notifier restarted after a suggestion was accepted closes its popup; one still open is shown again in place")
     func restartReconciles() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
         func suggest(_ month: String, _ title: String) async throws -> String {
@@ -336,7 +336,7 @@ struct NotifierEventTests {
 
     @Test("a suggestion titled with markup reaches the notification server escaped")
     func markupEscaped() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .notifier], environment: session.environment, context: context)
         let inject = try await Injector(stack, context: context, source: "store")

@@ -14,7 +14,7 @@ struct NotifierTests {
 
     @Test("a suggestion pops up with Accept and Decline; Accept puts it on the card and closes the popup")
     func suggestionAccepted() async throws {
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: true)
         let server = try #require(session.server)
         let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
         let monitor = try await ChildProcess("hearth", ["monitor", "--json"], environment: stack.environment)
@@ -51,7 +51,7 @@ struct NotifierTests {
 
     @Test("with no notification server, notify.failed is published; when one arrives, only the latest state is shown")
     func serverAway() async throws {
-        let session = try await DBusSession(notificationServer: false, repositoryRoot: SupervisorTests.root)
+        let session = try await DBusSession(notificationServer: false)
         let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
         let monitor = try await ChildProcess(
             "hearth", ["monitor", "--json", "notify.", "store."], environment: stack.environment)
@@ -73,7 +73,7 @@ struct NotifierTests {
         #expect(declined.status == 0)
         try #require(await monitor.output.waitForLine(containing: "\"status\":\"declined\"") != nil)
 
-        let server = try await session.startNotificationServer(repositoryRoot: SupervisorTests.root)
+        let server = try await session.startNotificationServer()
         let line = try #require(
             await server.output.waitForLine(timeout: .seconds(40)) { $0.contains("\"call\": \"Notify\"") })
         #expect(

@@ -30,7 +30,7 @@ extension SeveralDevices {
                 var environment = LoopbackTurns.environment(port: port)
                 environment["HEARTH_SYNC_ENDPOINT"] = "tcp://127.0.0.1:*"
                 if notifier {
-                    let session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+                    let session = try await DBusSession(notificationServer: true)
                     environment.merge(session.environment) { $1 }
                     self.session = session
                 } else {

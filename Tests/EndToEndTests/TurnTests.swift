@@ -24,7 +24,7 @@ extension SeveralDevices {
 
             init(_ name: String, turnEnvironment: [String: String], context: ZMQContext) async throws {
                 self.name = name
-                session = try await DBusSession(notificationServer: true, repositoryRoot: SupervisorTests.root)
+                session = try await DBusSession(notificationServer: true)
                 server = try #require(session.server)
                 stack = try await TestStack(
                     [.bus, .turn, .notifier], environment: session.environment.merging(turnEnvironment) { $1 },

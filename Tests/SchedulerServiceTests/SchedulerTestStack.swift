@@ -38,7 +38,7 @@ struct SchedulerTestStack {
             configuration: configuration, context: context, device: device, logger: Logger(label: "bus"))
         let store = try StoreService(
             configuration: configuration, context: context, device: device, logger: Logger(label: "store"))
-        let session = try await DBusSession(notificationServer: true, repositoryRoot: root)
+        let session = try await DBusSession(notificationServer: true)
         let stack = SchedulerTestStack(
             context: context, home: home, configuration: configuration, clock: ManualSchedulerClock(start),
             device: device, session: session, server: try #require(session.server),

@@ -40,7 +40,7 @@ public final class LANDevice: Sendable {
             let port = DiscoverySettings().beaconPort
             environment["HEARTH_DISCOVERY_PEERS"] = peers.map { "\(lan.address($0)):\(port)" }.joined(separator: ",")
         }
-        session = notifier ? try await DBusSession(notificationServer: true, repositoryRoot: HouseholdLAN.root) : nil
+        session = notifier ? try await DBusSession(notificationServer: true) : nil
         if let session { environment.merge(session.environment) { $1 } }
         stack = try await TestStack(
             Self.services + (notifier ? [.notifier] : []), environment: environment, context: context,

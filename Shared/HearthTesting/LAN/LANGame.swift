@@ -27,7 +27,7 @@ public enum LANGame {
         }
     }
 
-    /// A `Notify` line of the notification test server (`deploy/notification-test-server`).
+    /// A `Notify` line of the notification test server (`hearth-notification-test-server`).
     private struct NotifyCall: Decodable {
         let id: UInt32
         let summary: String
