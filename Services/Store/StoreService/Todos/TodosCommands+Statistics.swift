@@ -100,7 +100,7 @@ extension TodoStatistics {
             "from": .string(from), "to": .string(to), "weeks": .int(Int64(weeks)),
             "habits": .array(try habits.map { try $0.reply() }),
             "collections": .array(
-                try collections.map { collection in
+                collections.map { collection in
                     .object([
                         "id": .string(collection.id), "name": .string(collection.name),
                         "kind": .string(collection.kind), "open": .int(Int64(collection.open)),
