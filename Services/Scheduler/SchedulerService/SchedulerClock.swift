@@ -30,8 +30,7 @@ public struct SystemSchedulerClock: SchedulerClock {
         if let deadline {
             // To the nanosecond: rounding up to whole milliseconds made reminders fire 0.5 ms
             // late on average (`hearth-bench scheduler`, issue 49).
-            let nanoseconds = (max(0, deadline.timeIntervalSince(Date())) * 1e9).rounded(.up)
-            wait = min(wait, .nanoseconds(Int64(min(nanoseconds, 9e18))))
+            wait = min(wait, .seconds(max(0, deadline.timeIntervalSince(Date()))))
         }
         // Timers are the point here: this is the wait until a reminder is due.
         _ = await wake.wait(timeout: wait)

@@ -15,7 +15,7 @@
 // It prints {"name": "org.freedesktop.Notifications", "ready": true, ...} once it owns the name,
 // and exits with status 1 if another server has it.
 //
-// A Notify record carries two wall-clock stamps (CLOCK_REALTIME seconds):
+// A Notify record carries two wall-clock stamps (seconds since 1970):
 // - "arrived": when the call reached this process, taken by a GDBus message filter on GDBus's
 //   worker thread as the message is read from the socket. Latency figures use it.
 // - "t": when the call was handled on the main loop and its record written.
@@ -74,7 +74,7 @@ final class NotificationServer: Sendable {
         guard incoming, g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL,
             let member = g_dbus_message_get_member(message), strcmp(member, "Notify") == 0
         else { return }
-        let stamp = wallClock()
+        let stamp = Date().timeIntervalSince1970
         let key = Self.callKey(g_dbus_message_get_sender(message), g_dbus_message_get_serial(message))
         arrivals.withLock { $0[key] = stamp }
     }
@@ -157,15 +157,8 @@ final class NotificationServer: Sendable {
 /// Writes one record, stamped with `t`, as one line.
 func emit(_ record: [String: JSONValue]) {
     var record = record
-    record["t"] = .double(wallClock())
+    record["t"] = .double(Date().timeIntervalSince1970)
     FileHandle.standardOutput.write(Data((PythonJSON.text(.object(record)) + "\n").utf8))
-}
-
-/// Seconds since 1970 from CLOCK_REALTIME, as Python's `time.time()`.
-func wallClock() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// A tuple of `values` (floating references, taken over by the tuple).
@@ -173,9 +166,9 @@ func tuple(_ values: [OpaquePointer?]) -> OpaquePointer {
     values.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, UInt($0.count)) }
 }
 
-func fail(_ what: String, _ error: UnsafeMutablePointer<GError>?) -> Never {
-    let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-    FileHandle.standardError.write(Data("hearth-notification-test-server: \(what): \(reason)\n".utf8))
+func fail(_ what: String, _ error: UnsafeMutablePointer<GError>? = nil) -> Never {
+    let reason = error.map { ": " + String(cString: $0.pointee.message) } ?? ""
+    FileHandle.standardError.write(Data("hearth-notification-test-server: \(what)\(reason)\n".utf8))
     exit(1)
 }
 
@@ -225,9 +218,7 @@ guard
         G_DBUS_CALL_FLAGS_NONE, -1, nil, &error)
 else { fail("cannot ask for \(busName)", error) }
 guard GVariantReader(reply).uint32(0) == 1 else {  // DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
-    FileHandle.standardError.write(
-        Data("hearth-notification-test-server: \(busName) is already owned on this bus\n".utf8))
-    exit(1)
+    fail("\(busName) is already owned on this bus")
 }
 g_variant_unref(reply)
 emit(["ready": true, "name": .string(busName)])
