@@ -195,4 +195,22 @@ struct SearchSnippetTests {
         #expect(SearchSnippet.parts(["nothing here"], words: "zz").isEmpty)
         #expect(text(SearchSnippet.parts(["no", "in the body"], words: "bod")) == "in the [body]")
     }
+
+    @Test("ASCII's shortcut tells words apart and folds them as the Unicode rules and Foundation do")
+    func asciiShortcut() {
+        let words: Set<Unicode.GeneralCategory> = [
+            .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+            .letterNumber, .otherNumber, .privateUse, .otherSymbol, .nonspacingMark,
+        ]
+        let ascii = (0..<128).compactMap(Unicode.Scalar.init)
+        for scalar in ascii {
+            #expect(
+                SearchSnippet.isWordScalar(scalar) == words.contains(scalar.properties.generalCategory),
+                "U+\(String(scalar.value, radix: 16))")
+        }
+        let all = String(String.UnicodeScalarView(ascii))
+        #expect(
+            SearchSnippet.fold(all) == all.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+        #expect(SearchSnippet.fold("CAFÉ Ünd") == "cafe und")
+    }
 }

@@ -55,6 +55,7 @@ final class StoreDatabase: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            try SearchRanking.register(in: db)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try StoreMigrations.migrator.migrate(pool)

@@ -120,8 +120,9 @@ extension HubCommands {
 
     /// This device's profile, if one is chosen (and its member still exists).
     static func profile(in db: Database) throws -> Member? {
-        guard let id = try String.fetchOne(db, sql: "SELECT member FROM hub_profile WHERE id = 1"),
-            let row = try Row.fetchOne(db, sql: "SELECT name, role FROM member WHERE id = ?", arguments: [id])
+        guard let id = try String.fetchOne(try db.cachedStatement(sql: "SELECT member FROM hub_profile WHERE id = 1")),
+            let row = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT name, role FROM member WHERE id = ?"), arguments: [id])
         else { return nil }
         return Member(id: id, name: row["name"], role: Hub.Role(rawValue: row["role"]) ?? .student)
     }

@@ -60,7 +60,12 @@ enum SearchSnippet {
 
     /// The tokenizer's word characters: `L*`, `N*`, `Co`, `So` (and combining marks with them).
     static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
+        // ASCII's word characters are its letters and digits (none of its symbols is `So`), told
+        // apart without the Unicode property lookup.
+        if scalar.isASCII {
+            return ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar)
+        }
+        return switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
             .letterNumber, .otherNumber, .privateUse, .otherSymbol, .nonspacingMark:
             true
@@ -68,7 +73,11 @@ enum SearchSnippet {
         }
     }
 
+    /// `text` without case or accents. An ASCII word is only lower-cased: Foundation's folding
+    /// took 18% of the store's time in a search (20 results' titles and bodies, word by word),
+    /// and an ASCII word has no accent to fold.
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 }

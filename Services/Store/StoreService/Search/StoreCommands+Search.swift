@@ -11,6 +11,8 @@ extension StoreCommands {
     ]
     /// The most matches a search ranks (`search`): the latest.
     static let rankedAtMost = 250
+    /// The most words whose IDF weighs them (below SQLite's 127 arguments to a function).
+    static let weighedAtMost = 64
     /// The longest text searched for, in characters.
     static let maximumSearchLength = 1_000
 
@@ -35,7 +37,8 @@ extension StoreCommands {
         }
         let limit = try arguments.optionalInt("limit") ?? 20
         guard (1...100).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–100") }
-        let query = Self.matchQuery(trimmed)
+        let phrases = Self.matchPhrases(trimmed)
+        let query = phrases.joined(separator: " ")
         let kinds = kind.flatMap { Self.searchKinds[$0] } ?? Self.searchKinds.values.flatMap { $0 }
         return try await database.pool.read { db in
             let profile = try HubCommands.profile(in: db)
@@ -54,10 +57,16 @@ extension StoreCommands {
                         "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
                 ),
                 arguments: [query, Self.rankedAtMost - 1])
+            // Ranked by BM25 with each word's IDF from its share of the rows (`SearchRanking`);
+            // past `weighedAtMost` words (a pasted paragraph), all of them weigh alike.
+            let shares = (2...Self.weighedAtMost).contains(phrases.count) ? try Self.shares(of: phrases, in: db) : []
+            let sql = """
+                SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid >= ?
+                ORDER BY hearth_rank(search_index\(String(repeating: ", ?", count: shares.count)))
+                """
             let ranked = try Row.fetchCursor(
-                try db.cachedStatement(
-                    sql: "SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid >= ? ORDER BY rank"),
-                arguments: [query, floor ?? 0])
+                shares.count < 8 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql),
+                arguments: [query, floor ?? 0] + StatementArguments(shares))
             let entry = try db.cachedStatement(sql: "SELECT kind, link, owner FROM search_entry WHERE id = ?")
             let content = try db.cachedStatement(sql: "SELECT title, body FROM search_index WHERE rowid = ?")
             let wanted = Set(kinds)
@@ -86,12 +95,32 @@ extension StoreCommands {
         }
     }
 
-    /// The FTS5 query for `text`: each word quoted (a quote in it doubled), so that no character
-    /// is syntax, and a prefix (`*`), all of them required.
-    static func matchQuery(_ text: String) -> String {
+    /// The FTS5 query for `text`, a phrase for each word, all of them required: each word quoted
+    /// (a quote in it doubled), so that no character is syntax, and a prefix (`*`).
+    static func matchPhrases(_ text: String) -> [String] {
         text.split(whereSeparator: \.isWhitespace).map { word in
             "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"
-        }.joined(separator: " ")
+        }
+    }
+
+    /// The share of the index's rows each phrase matches, for its IDF: counted when it matches
+    /// fewer than `rankedAtMost` rows, else estimated from how far back its latest `rankedAtMost`
+    /// matches reach (rows keep their rowid when re-indexed, so rowids are about as dense as
+    /// rows). A few hundred matches read a phrase, where FTS5's `bm25` read all of them.
+    static func shares(of phrases: [String], in db: Database) throws -> [Double] {
+        let newest = Double(try Int64.fetchOne(try db.cachedStatement(sql: "SELECT max(id) FROM search_entry")) ?? 0)
+        let floor = try db.cachedStatement(
+            sql: "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
+        let count = try db.cachedStatement(sql: "SELECT count(*) FROM search_index WHERE search_index MATCH ?")
+        return try phrases.map { phrase in
+            let share: Double
+            if let oldest = try Int64.fetchOne(floor, arguments: [phrase, rankedAtMost - 1]) {
+                share = Double(rankedAtMost) / (newest - Double(oldest) + 1)
+            } else {
+                share = Double(try Int.fetchOne(count, arguments: [phrase]) ?? 0) / max(newest, 1)
+            }
+            return min(1, share)
+        }
     }
 
     /// What a result shows: the id to open, its title, where it is and its day; `nil` when it is gone.
@@ -102,11 +131,11 @@ extension StoreCommands {
         case "todo":
             guard
                 let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT todo.title, c.name, todo.due_date FROM todo
-                        LEFT JOIN todo_collection AS c ON c.id = todo.collection WHERE todo.id = ?
-                        """, arguments: [link])
+                    try db.cachedStatement(
+                        sql: """
+                            SELECT todo.title, c.name, todo.due_date FROM todo
+                            LEFT JOIN todo_collection AS c ON c.id = todo.collection WHERE todo.id = ?
+                            """), arguments: [link])
             else { return nil }
             return (link, row[0], row[1] ?? "", row[2])
         case "note":
@@ -115,23 +144,26 @@ extension StoreCommands {
             let parts = link.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 2, (1...12).contains(parts[1]),
                 let title = try String.fetchOne(
-                    db, sql: "SELECT coalesce(title, '') FROM event_card WHERE year = ? AND month = ?",
+                    try db.cachedStatement(
+                        sql: "SELECT coalesce(title, '') FROM event_card WHERE year = ? AND month = ?"),
                     arguments: [parts[0], parts[1]])
             else { return nil }
             let month = "\(YearPlanner.monthName(parts[1])) \(parts[0])"
             return (String(format: "%04d-%02d", parts[0], parts[1]), title.isEmpty ? month : title, month, nil)
         case "person":
-            guard let name = try String.fetchOne(db, sql: "SELECT name FROM person WHERE id = ?", arguments: [link])
+            guard
+                let name = try String.fetchOne(
+                    try db.cachedStatement(sql: "SELECT name FROM person WHERE id = ?"), arguments: [link])
             else { return nil }
             return (link, name, "person", nil)
         case "lesson":
             guard
                 let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT e.subject, e.week, e.day, e.period, m.name FROM timetable_entry AS e
-                        LEFT JOIN member AS m ON m.id = e.member WHERE e.id = ?
-                        """, arguments: [link])
+                    try db.cachedStatement(
+                        sql: """
+                            SELECT e.subject, e.week, e.day, e.period, m.name FROM timetable_entry AS e
+                            LEFT JOIN member AS m ON m.id = e.member WHERE e.id = ?
+                            """), arguments: [link])
             else { return nil }
             let day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][max(0, min(6, (row[2] as Int) - 1))]
             let member: String = row[4] ?? ""
