@@ -7,8 +7,9 @@ import Testing
 
 @Suite("Search ranking: FTS5's BM25 with the IDF given, not counted")
 struct SearchRankingTests {
-    /// An index as the store's (its tokenizer, its prefixes, `hearth_rank` registered) with
-    /// `count` rows made of a small vocabulary, so that words repeat within rows and across them.
+    /// An index as the store's (its tokenizer, its prefixes, an entry per row, `hearth_rank`
+    /// registered) with `count` rows made of a small vocabulary, so that words repeat within rows
+    /// and across them.
     func index(rows count: Int) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try SearchRanking.register(in: db) }
@@ -24,35 +25,44 @@ struct SearchRankingTests {
         try queue.write { db in
             try db.execute(
                 sql: """
-                    CREATE VIRTUAL TABLE t USING fts5(
+                    CREATE VIRTUAL TABLE search_index USING fts5(
                         title, body, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So'",
-                        prefix = '2 3')
+                        prefix = '2 3');
+                    CREATE TABLE search_entry (id INTEGER PRIMARY KEY);
                     """)
             for _ in 0..<count {
+                try db.execute(sql: "INSERT INTO search_entry DEFAULT VALUES")
                 try db.execute(
-                    sql: "INSERT INTO t (title, body) VALUES (?, ?)",
-                    arguments: [text(1 + Int(random.next() % 4)), text(Int(random.next() % 9))])
+                    sql: "INSERT INTO search_index (rowid, title, body) VALUES (?, ?, ?)",
+                    arguments: [db.lastInsertedRowID, text(1 + Int(random.next() % 4)), text(Int(random.next() % 9))])
             }
         }
         return queue
     }
 
-    @Test("with each word's exact share of the rows, every row's score is FTS5's bm25(4.0, 1.0)")
+    /// All the rows `phrase` matches, counted.
+    func count(_ phrase: String, in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM search_index WHERE search_index MATCH ?", arguments: [phrase])!
+    }
+
+    @Test(
+        "with each word's exact share of the rows (as counted under 250 matches), every row's score is FTS5's bm25(4.0, 1.0)"
+    )
     func sameAsBM25() throws {
         let queue = try index(rows: 400)
         try queue.read { db in
             for text in ["can", "dentist", "can sch", "din pi", "cafe shoes"] {
                 let phrases = StoreCommands.matchPhrases(text)
                 let shares = try phrases.map { phrase in
-                    Double(try Int.fetchOne(db, sql: "SELECT count(*) FROM t WHERE t MATCH ?", arguments: [phrase])!)
-                        / 400
+                    Double(try count(phrase, in: db)) / 400
                 }
+                #expect(try StoreCommands.shares(of: phrases, in: db) == shares, "'\(text)': counted, not estimated")
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT bm25(t, 4.0, 1.0) AS bm25,
-                               hearth_rank(t\(String(repeating: ", ?", count: shares.count))) AS ours
-                        FROM t WHERE t MATCH ?
+                        SELECT bm25(search_index, 4.0, 1.0) AS bm25,
+                               hearth_rank(search_index\(String(repeating: ", ?", count: shares.count))) AS ours
+                        FROM search_index WHERE search_index MATCH ?
                         """, arguments: StatementArguments(shares) + [phrases.joined(separator: " ")])
                 #expect(rows.count > 3, "'\(text)' matches a few rows")
                 for row in rows {
@@ -70,10 +80,14 @@ struct SearchRankingTests {
         try queue.read { db in
             for phrase in ["\"ca\"*", "\"din\"*", "\"school\"*"] {
                 let theirs = try Int64.fetchAll(
-                    db, sql: "SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t, 4.0, 1.0), rowid",
+                    db,
+                    sql:
+                        "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index, 4.0, 1.0), rowid",
                     arguments: [phrase])
                 let ours = try Int64.fetchAll(
-                    db, sql: "SELECT rowid FROM t WHERE t MATCH ? ORDER BY hearth_rank(t), rowid",
+                    db,
+                    sql:
+                        "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY hearth_rank(search_index), rowid",
                     arguments: [phrase])
                 #expect(theirs.count > 10)
                 #expect(ours == theirs, "\(phrase)")
@@ -82,23 +96,12 @@ struct SearchRankingTests {
     }
 
     @Test("a phrase's share, estimated from its latest matches when it has many, is near its true share")
-    func estimatedShares() async throws {
+    func estimatedShares() throws {
         let queue = try index(rows: 2_000)
-        try await queue.write { db in
-            // The store's own tables, for `shares` (its entries' ids are the index's rowids).
-            try db.execute(sql: "CREATE TABLE search_entry (id INTEGER PRIMARY KEY)")
-            try db.execute(sql: "INSERT INTO search_entry (id) SELECT rowid FROM t")
-            try db.execute(sql: "ALTER TABLE t RENAME TO search_index")
-        }
-        try await queue.read { db in
+        try queue.read { db in
             let phrases = ["\"ca\"*", "\"dentist\"*", "\"nowhere\"*"]
             let shares = try StoreCommands.shares(of: phrases, in: db)
-            let exact = try phrases.map { phrase in
-                Double(
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM search_index WHERE search_index MATCH ?", arguments: [phrase])!)
-                    / 2_000
-            }
+            let exact = try phrases.map { Double(try count($0, in: db)) / 2_000 }
             #expect(exact[0] > 0.3 && exact[1] > 0.1, "both match more than 250 rows: \(exact)")
             for (estimate, truth) in zip(shares, exact) {
                 #expect(abs(estimate - truth) <= 0.15 * truth, "\(estimate) vs \(truth)")

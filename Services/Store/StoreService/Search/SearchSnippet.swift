@@ -74,7 +74,7 @@ enum SearchSnippet {
     }
 
     /// `text` without case or accents. An ASCII word is only lower-cased: Foundation's folding
-    /// took 18% of the store's time in a search (20 results' titles and bodies, word by word),
+    /// was half of the snippets' 0.37 ms in a search (20 results' titles and bodies, word by word),
     /// and an ASCII word has no accent to fold.
     static func fold(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }

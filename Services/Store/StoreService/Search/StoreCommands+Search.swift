@@ -51,22 +51,16 @@ extension StoreCommands {
             // matches costs 15–30 µs each (all of 40,000 matches of a two-letter prefix among
             // 100,000 rows took 175 ms at p99; the latest 300, 8 ms; the store's whole search, ranking the
             // latest 400, 26 ms, so 250), and a longer text narrows it.
-            let floor = try Int64.fetchOne(
-                try db.cachedStatement(
-                    sql:
-                        "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
-                ),
-                arguments: [query, Self.rankedAtMost - 1])
+            let floor = try Self.latestMatches(query, in: db).oldest
             // Ranked by BM25 with each word's IDF from its share of the rows (`SearchRanking`);
             // past `weighedAtMost` words (a pasted paragraph), all of them weigh alike.
             let shares = (2...Self.weighedAtMost).contains(phrases.count) ? try Self.shares(of: phrases, in: db) : []
-            let sql = """
-                SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid >= ?
-                ORDER BY hearth_rank(search_index\(String(repeating: ", ?", count: shares.count)))
-                """
             let ranked = try Row.fetchCursor(
-                shares.count < 8 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql),
-                arguments: [query, floor ?? 0] + StatementArguments(shares))
+                try db.cachedStatement(
+                    sql: """
+                        SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid >= ?
+                        ORDER BY hearth_rank(search_index\(String(repeating: ", ?", count: shares.count)))
+                        """), arguments: [query, floor] + StatementArguments(shares))
             let entry = try db.cachedStatement(sql: "SELECT kind, link, owner FROM search_entry WHERE id = ?")
             let content = try db.cachedStatement(sql: "SELECT title, body FROM search_index WHERE rowid = ?")
             let wanted = Set(kinds)
@@ -103,22 +97,29 @@ extension StoreCommands {
         }
     }
 
+    /// How many rows `match` matches, counting at most the latest `rankedAtMost`, and the
+    /// oldest rowid among those (0 when none): only they are read, from the newest back.
+    static func latestMatches(_ match: String, in db: Database) throws -> (count: Int, oldest: Int64) {
+        let row = try Row.fetchOne(
+            try db.cachedStatement(
+                sql: """
+                    SELECT count(*), coalesce(min(rowid), 0) FROM
+                        (SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT ?)
+                    """), arguments: [match, rankedAtMost])
+        return (row?[0] ?? 0, row?[1] ?? 0)
+    }
+
     /// The share of the index's rows each phrase matches, for its IDF: counted when it matches
     /// fewer than `rankedAtMost` rows, else estimated from how far back its latest `rankedAtMost`
     /// matches reach (rows keep their rowid when re-indexed, so rowids are about as dense as
     /// rows). A few hundred matches read a phrase, where FTS5's `bm25` read all of them.
     static func shares(of phrases: [String], in db: Database) throws -> [Double] {
         let newest = Double(try Int64.fetchOne(try db.cachedStatement(sql: "SELECT max(id) FROM search_entry")) ?? 0)
-        let floor = try db.cachedStatement(
-            sql: "SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
-        let count = try db.cachedStatement(sql: "SELECT count(*) FROM search_index WHERE search_index MATCH ?")
         return try phrases.map { phrase in
-            let share: Double
-            if let oldest = try Int64.fetchOne(floor, arguments: [phrase, rankedAtMost - 1]) {
-                share = Double(rankedAtMost) / (newest - Double(oldest) + 1)
-            } else {
-                share = Double(try Int.fetchOne(count, arguments: [phrase]) ?? 0) / max(newest, 1)
-            }
+            let (count, oldest) = try latestMatches(phrase, in: db)
+            let share =
+                count < rankedAtMost
+                ? Double(count) / max(newest, 1) : Double(rankedAtMost) / (newest - Double(oldest) + 1)
             return min(1, share)
         }
     }
