@@ -120,6 +120,35 @@ struct PopupBurstTests {
         }
     }
 
+    @Test("connect() opens the bus connection before the first popup, and the popup goes out on it")
+    func connectAhead() async throws {
+        let session = try await DBusSession(notificationServer: true)
+        // A monitor of the bus (a real dbus-monitor): a new connection is told its name
+        // (NameAcquired, one line), each Notify call shows its sender.
+        let monitor = try await ChildProcess(
+            "/usr/bin/dbus-monitor",
+            ["--address", session.address, "--profile", "member='NameAcquired'", "member='Notify'"])
+        defer { monitor.signal(SIGTERM) }
+        // Live once it gave up its own name to become a monitor.
+        try #require(await monitor.output.waitForLine(containing: "\tNameLost") != nil)
+        try await Self.withNotifications(session) { notifications in
+            let mark = monitor.output.count
+            notifications.connect()
+            let acquired = try #require(
+                await monitor.output.waitForLine(from: mark) { $0.hasSuffix("\tNameAcquired") },
+                "no new connection after connect()")
+            let name = acquired.split(separator: "\t").map(String.init)[4]
+            #expect(!monitor.output.lines.contains { $0.hasSuffix("\tNotify") }, "nothing shown yet")
+
+            _ = try await notifications.show(DesktopNotification(summary: "First"), key: "first")
+            let call = try #require(await monitor.output.waitForLine(from: mark) { $0.hasSuffix("\tNotify") })
+            #expect(call.split(separator: "\t").map(String.init)[3] == name, "sent on the connection opened ahead")
+            #expect(
+                monitor.output.lines[mark...].filter { $0.hasSuffix("\tNameAcquired") }.count == 1,
+                "one connection, not a second for the popup")
+        }
+    }
+
     @Test("the server restarting mid-burst of 50 reminders loses none: each is shown, the failed ones by a retry")
     func serverRestartsMidBurst() async throws {
         let session = try await DBusSession(notificationServer: true)

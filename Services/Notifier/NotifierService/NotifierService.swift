@@ -49,6 +49,7 @@ public final class NotifierService: Service {
             maximumMessageBytes: configuration.maximumMessageBytes)
         self.publisher = publisher
         let notifications = DesktopNotifications(appName: "hearth")
+        notifications.connect()
         self.notifications = notifications
         let popups = PopupRecord(runDirectory: configuration.runDirectory)
         self.popups = popups
