@@ -19,7 +19,9 @@ struct SchedulerBenchmark: AsyncParsableCommand {
             hearth-notification-test-server. (1) late: reminders due at whole seconds, --per-second \
             of them in each second, each measured from its due time to the Notify call's receipt \
             stamp at the server (target p99 ≤ 10 ms), and to its `reminder.due` event on the bus \
-            (the scheduler's own part). (2) occurrences: 10,000 todos (1,000 \
+            (the scheduler's own part). Then the floor, raw_gdbus: the same bursts sent to the \
+            same server straight from this process with GDBus, no Hearth between the clock and \
+            the bus (late_p99_ratio is Hearth's p99 over it). (2) occurrences: 10,000 todos (1,000 \
             recurring: daily, weekly, monthly, yearly) imported into the store, then the todos of \
             next month read from its database as the calendar reads them (TodoAgenda), against raw \
             SQLite reading the same rows (target ≤ 50 ms). (3) start: hearth-scheduler started on \
@@ -86,13 +88,8 @@ struct SchedulerBenchmark: AsyncParsableCommand {
         _ = await server.output.waitForLines(
             reminders, timeout: .seconds(Int64(seconds) + 30), from: mark
         ) { $0.contains("\"summary\": \"Late ") }
-        var lateness: [Double] = []
-        for line in server.output.lines[mark...] where line.contains("\"summary\": \"Late ") {
-            guard let call = try? JSONValue.parse(line), let summary = call["summary"]?.stringValue,
-                let index = Int(summary.dropFirst(5))
-            else { continue }
-            lateness.append((try NotifyStamps(call).arrived - (first + Double(index / perSecond))) * 1_000)
-        }
+        let lateness = try Self.lateness(
+            of: "Late ", in: server.output.lines[mark...], first: first, perSecond: perSecond)
         let late = Percentiles(lateness)
         await subscriber.close()
         let busLate = Percentiles(await onBus.value)
@@ -101,6 +98,21 @@ struct SchedulerBenchmark: AsyncParsableCommand {
         )
         await store.close()
         _ = await stack.stop()
+
+        // (1b) The floor: the same bursts sent straight from this process to the same server.
+        log("(1b) raw: the same bursts sent with GDBus from this process…")
+        let rawFirst = (Date().timeIntervalSince1970 + 1).rounded(.up)
+        let rawMark = server.output.count
+        try await RawNotifyBurst.send(count: reminders, perSecond: perSecond, first: rawFirst, address: session.address)
+        _ = await server.output.waitForLines(reminders, timeout: .seconds(30), from: rawMark) {
+            $0.contains("\"summary\": \"Raw ")
+        }
+        let rawLateness = try Self.lateness(
+            of: "Raw ", in: server.output.lines[rawMark...], first: rawFirst, perSecond: perSecond)
+        let rawLate = Percentiles(rawLateness)
+        log(
+            "    p50 \(String(format: "%.3f", rawLate.p50)) ms, p99 \(String(format: "%.3f", rawLate.p99)) ms, shown \(rawLateness.count)"
+        )
 
         // (2) Occurrences of 10,000 todos over a month, and (3) the scheduler's start.
         let bulk = try await TestStack([.bus, .store], environment: environment, context: context)
@@ -164,6 +176,9 @@ struct SchedulerBenchmark: AsyncParsableCommand {
             "reminders": .int(Int64(reminders)), "shown": .int(Int64(lateness.count)),
             "per_second": .int(Int64(perSecond)),
             "bus_late_p50_ms": .double(round3(busLate.p50)), "bus_late_p99_ms": .double(round3(busLate.p99)),
+            "raw_gdbus_late_p50_ms": .double(round3(rawLate.p50)),
+            "raw_gdbus_late_p99_ms": .double(round3(rawLate.p99)), "raw_shown": .int(Int64(rawLateness.count)),
+            "late_p99_ratio": .double(round3(late.p99 / max(rawLate.p99, 0.001))),
             "occurrences_10k_ms": .double(round3(occurrences)), "occurrence_items": .int(Int64(items)),
             "raw_sqlite_scan_ms": .double(round3(raw)),
             "occurrences_ratio": .double(round3(occurrences / max(raw, 0.001))),
@@ -171,6 +186,21 @@ struct SchedulerBenchmark: AsyncParsableCommand {
             "targets": ["late_p99_ms": 10, "occurrences_10k_ms": 50, "start_10k_s": 1],
         ]
         print(report.jsonText)
+    }
+
+    /// Each popup titled `title` followed by its number, from its due time (`perSecond` due at
+    /// each whole second from `first`) to its `Notify` call's arrival at the server, in ms.
+    static func lateness(
+        of title: String, in lines: ArraySlice<String>, first: Double, perSecond: Int
+    ) throws -> [Double] {
+        var lateness: [Double] = []
+        for line in lines where line.contains("\"summary\": \"\(title)") {
+            guard let call = try? JSONValue.parse(line), let summary = call["summary"]?.stringValue,
+                let index = Int(summary.dropFirst(title.count))
+            else { continue }
+            lateness.append((try NotifyStamps(call).arrived - (first + Double(index / perSecond))) * 1_000)
+        }
+        return lateness
     }
 
     /// One operation as an export file carries it, by a device of the benchmark's own, signed
