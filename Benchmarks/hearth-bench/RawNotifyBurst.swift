@@ -1,3 +1,4 @@
+import ArgumentParser
 import CLibNotify
 import Foundation
 import HearthNotify
@@ -37,9 +38,7 @@ enum RawNotifyBurst {
         }
         var error: UnsafeMutablePointer<GError>?
         guard let connection = hearth_session_connect(address, &error) else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            if let error { g_error_free(error) }
-            throw RawBurstError(message: "cannot connect to \(address): \(message)")
+            throw ValidationError("raw Notify burst: cannot connect to \(address): \(gErrorMessage(freeing: error))")
         }
         defer { hearth_object_unref(UnsafeMutableRawPointer(connection)) }
         // Counted by the replies' callbacks, which run on this thread (its default context).
@@ -60,12 +59,11 @@ enum RawNotifyBurst {
                         connection, "hearth", 0, "Raw \(sent)", "Due \(time)", "appointment-soon", actions, 1,
                         "hearth.reminder", "message-new-instant", 0,
                         { source, result, data in
-                            let answered = data!.assumingMemoryBound(to: Int.self)
-                            var id: UInt32 = 0
+                            // An answer or a failure alike ends the call: only the count matters.
                             var error: UnsafeMutablePointer<GError>?
-                            _ = hearth_notify_finish(OpaquePointer(source), result, &id, &error)
-                            if let error { g_error_free(error) }
-                            answered.pointee += 1
+                            _ = hearth_notify_finish(OpaquePointer(source), result, nil, &error)
+                            _ = gErrorMessage(freeing: error)
+                            data!.assumingMemoryBound(to: Int.self).pointee += 1
                         }, answered)
                 }
                 sent += 1
@@ -74,9 +72,4 @@ enum RawNotifyBurst {
             while answered.pointee < sent { g_main_context_iteration(context, 1) }
         }
     }
-}
-
-struct RawBurstError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { "raw Notify burst: \(message)" }
 }

@@ -215,8 +215,7 @@ public final class DesktopNotifications: Sendable {
                     var id: UInt32 = 0
                     var error: UnsafeMutablePointer<GError>?
                     let shown = hearth_notify_finish(reply.connection.pointer, result, &id, &error) != 0
-                    let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-                    if let error { g_error_free(error) }
+                    let message = gErrorMessage(freeing: error)
                     reply.owner?.answered(
                         reply.key, shown ? .success(id) : .failure(DesktopNotifications.unanswered(message)),
                         reply.completion)
@@ -248,9 +247,7 @@ public final class DesktopNotifications: Sendable {
         if let open = bus.withLock({ $0?.open == true ? $0 : nil }) { return open }
         var error: UnsafeMutablePointer<GError>?
         guard let pointer = hearth_session_connect(busAddress, &error) else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            if let error { g_error_free(error) }
-            throw Self.unanswered(message)
+            throw Self.unanswered(gErrorMessage(freeing: error))
         }
         let connection = SessionBus(pointer)
         connection.subscription = hearth_notify_subscribe(
@@ -377,4 +374,12 @@ private final class LoopHandle: @unchecked Sendable {
         self.context = context
         self.loop = loop
     }
+}
+
+/// A GLib error's message ("unknown error" when there is none), the error freed (also the
+/// benchmark's raw `Notify` sender's).
+package func gErrorMessage(freeing error: UnsafeMutablePointer<GError>?) -> String {
+    guard let error else { return "unknown error" }
+    defer { g_error_free(error) }
+    return String(cString: error.pointee.message)
 }
