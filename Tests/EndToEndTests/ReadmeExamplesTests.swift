@@ -78,7 +78,9 @@ struct ReadmeExamplesTests {
             _ = try await hearthSucceeding(
                 stack, ["todo", "add", title, "--collection", "Work", "--due", "2026-12-03"])
         }
-        let grid = try await hearthSucceeding(stack, ["calendar", "month", "2026-12"])
+        // The grid marks today: the day taken as today is given, so the test holds on every date
+        // (it failed on 1-6 December 2026, when the real today was in its first row).
+        let grid = try await hearthSucceeding(stack, ["calendar", "month", "2026-12", "--today", "2026-11-30"])
         let lines = grid.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "December 2026", "\(grid)")
         #expect(lines[1].hasPrefix(" Mon") && lines[1].contains("Sun"), "\(grid)")
@@ -86,6 +88,29 @@ struct ReadmeExamplesTests {
         #expect(lines[2] == "          1       2       3 2     4       5       6", "\(grid)")
         #expect(grid.contains("2 open, 0 done this month"))
         #expect(try await stack.hearth(["calendar", "month", "2026-13"]).status == 2)
+        #expect(try await stack.hearth(["calendar", "month", "2026-12", "--today", "Sunday"]).status == 2)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
+
+    @Test("the month grid marks today in brackets, and 'today' is counted from --today")
+    func monthGridToday() async throws {
+        let stack = try await TestStack([.bus, .store], context: context)
+        _ = try await hearthSucceeding(stack, ["collection", "add", "Work", "--kind", "plan"])
+        _ = try await hearthSucceeding(stack, ["todo", "add", "Cards", "--collection", "Work", "--due", "2026-12-03"])
+        let marked = try await hearthSucceeding(stack, ["calendar", "month", "today", "--today", "2026-12-06"])
+        let lines = marked.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "December 2026", "\(marked)")
+        #expect(lines[2] == "          1       2       3 1     4       5      [6]", "\(marked)")
+        #expect(lines.filter { $0.contains("[") }.count == 2, "one day marked, and the legend: \(marked)")
+        let tuesday = try await hearthSucceeding(stack, ["calendar", "month", "2026-12", "--today", "2026-12-01"])
+        #expect(
+            tuesday.split(separator: "\n")[2] == "         [1]      2       3 1     4       5       6", "\(tuesday)")
+        // Without --today, the household's own today is the one marked.
+        let zone = try HearthConfiguration.load(home: stack.home.path).household.timeZone
+        let before = LocalDate(Date(), in: zone)
+        let real = try await hearthSucceeding(stack, ["calendar", "month"])
+        let after = LocalDate(Date(), in: zone)
+        #expect(real.contains("[\(before.day)]") || real.contains("[\(after.day)]"), "\(real)")
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
 }

@@ -26,17 +26,19 @@ struct CalendarView: AsyncParsableCommand {
     @Option(help: "Only open or done todos.") var status: String?
     @Option(help: "Only collections of this kind: habit, plan or list.") var kind: String?
     @Option(help: "Only this collection.") var collection: String?
+    @Option(
+        help: ArgumentHelp(
+            "The day taken as today (YYYY-MM-DD), as ncal's -H: marked in the month grid, and what "
+                + "today, tomorrow and yesterday count from (default: today on the household's clock).",
+            valueName: "date"))
+    var today: String?
 
     func run() async throws {
         let configuration = try options.loadConfiguration()
-        let dayText = try span == .month ? Dates.month(date, options) : Dates.day(date, options)
-        let day: LocalDate
-        do {
-            day = try LocalDate(parsing: dayText, field: "date")
-        } catch {
-            throw ServiceCall.failure(
-                CommandClientError.refused(CommandError.invalidArgument(error.field, error.rule)), .store, options)
-        }
+        let today = try self.today.map { try parseDay($0, field: "today") } ?? Dates.today(options)
+        let dayText =
+            try span == .month ? Dates.month(date, options, today: today) : Dates.day(date, options, today: today)
+        let day = try parseDay(dayText, field: "date")
         let (from, to) = Self.range(span, around: day, weekStart: configuration.household.weekStart)
         var arguments: [String: JSONValue] = ["from": .string(from.description), "to": .string(to.description)]
         for (name, value) in [("priority", priority), ("status", status), ("kind", kind), ("collection", collection)] {
@@ -45,7 +47,6 @@ struct CalendarView: AsyncParsableCommand {
         let reply = try await ServiceCall.run(options, .store, "todo.calendar", arguments, as: TodoCalendar.self)
         if options.json { return try Output.reply(reply) }
         if span == .month {
-            let today = LocalDate(Date(), in: configuration.household.timeZone)
             for line in Self.monthGrid(reply, month: day, today: today, weekStart: configuration.household.weekStart) {
                 Output.line(line)
             }
@@ -64,6 +65,16 @@ struct CalendarView: AsyncParsableCommand {
                 let text = "  \(mark) \(time)  \(Output.visible(todo.title))\(tag)  (\(todo.id.prefix(8)))"
                 Output.write((colour ? Self.paint(text, priority) : text) + "\n")
             }
+        }
+    }
+
+    /// A day typed on the command line, or the refusal naming the field, as the store would say it.
+    private func parseDay(_ text: String, field: String) throws -> LocalDate {
+        do {
+            return try LocalDate(parsing: text, field: field)
+        } catch {
+            throw ServiceCall.failure(
+                CommandClientError.refused(CommandError.invalidArgument(error.field, error.rule)), .store, options)
         }
     }
 

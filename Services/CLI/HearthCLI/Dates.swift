@@ -18,11 +18,17 @@ enum Dates {
         case start, midday, end
     }
 
-    /// `today`, `tomorrow`, `yesterday` as `YYYY-MM-DD`; anything else as typed.
-    static func day(_ text: String, _ options: GlobalOptions) throws -> String {
+    /// Today on the household's clock.
+    static func today(_ options: GlobalOptions) throws -> LocalDate {
+        LocalDate(Date(), in: try zone(options))
+    }
+
+    /// `today`, `tomorrow`, `yesterday` as `YYYY-MM-DD` (counted from `today`, by default the
+    /// household's); anything else as typed.
+    static func day(_ text: String, _ options: GlobalOptions, today: LocalDate? = nil) throws -> String {
         let offsets = ["yesterday": -1, "today": 0, "tomorrow": 1]
         guard let offset = offsets[text.trimmingCharacters(in: .whitespaces).lowercased()] else { return text }
-        return LocalDate(Date(), in: try zone(options)).adding(days: offset).description
+        return try (today ?? self.today(options)).adding(days: offset).description
     }
 
     /// A time as the services take it (ISO 8601 in UTC), from any of the forms above.
@@ -48,14 +54,14 @@ enum Dates {
     }
 
     /// A month, `YYYY-MM` (or a day in it, or a word), as its first day.
-    static func month(_ text: String, _ options: GlobalOptions) throws -> String {
+    static func month(_ text: String, _ options: GlobalOptions, today: LocalDate? = nil) throws -> String {
         let bytes = Array(text.utf8)
         if bytes.count == 7, bytes[4] == UInt8(ascii: "-"), Int(text.prefix(4)) != nil, let month = Int(text.suffix(2)),
             (1...12).contains(month)
         {
             return text + "-01"
         }
-        return try day(text, options)
+        return try day(text, options, today: today)
     }
 
     static func zone(_ options: GlobalOptions) throws -> TimeZone {
