@@ -120,7 +120,9 @@ struct TurnTableTests {
         await ann.stop()
         for device in [bob, cy] { await device.waitUntilQuiet(from: ann.device) }
         for device in [bob, cy] { device.clock.advance(by: .seconds(11)) }
-        let led = await cy.nextChange(&cyEvents) { $0.change?.kind == .leader }
+        // Cy learns of Bob's lead by its own take-over or by Bob's copy, whichever comes first
+        // (issue 61: the copy named no change then); either way it says so.
+        let led = await cy.nextChange(&cyEvents, timeout: .seconds(10)) { $0.change?.kind == .leader }
         #expect(led?.session.leaderPlayer?.name == "Bob")
         let (copy, clock) = try await Self.status(bob, code)
         #expect(copy.currentPlayer?.name == "Cy")
@@ -134,6 +136,26 @@ struct TurnTableTests {
         let warning = await cy.nextChange(&cyEvents) { $0.session.clock.stage == .warned }
         #expect(warning?.session.currentPlayer?.name == "Cy")
         #expect(warning?.clockNow?.left.map { $0 <= 10_000 && $0 > 8_000 } == true)
+        for device in [ann, bob, cy] { await device.close() }
+    }
+
+    @Test(
+        "a device that learns of a new leader from the new leader's copy (not its own take-over) still says who leads")
+    func leaderLearntByCopy() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        let bob = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        let cy = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        _ = try await Self.game([(ann, "Ann"), (bob, "Bob"), (cy, "Cy")])
+        var cyEvents = cy.events.makeAsyncIterator()
+        await ann.stop()
+        for device in [bob, cy] { await device.waitUntilQuiet(from: ann.device) }
+        // Only Bob's clock passes the take-over time: Cy never takes over itself, and hears of
+        // Bob's lead from his beacon, then his state, which names no change.
+        bob.clock.advance(by: .seconds(11))
+        let led = await cy.nextChange(&cyEvents, timeout: .seconds(10)) { $0.session.leaderPlayer?.name == "Bob" }
+        #expect(led?.change?.kind == .leader, "\(String(describing: led?.change))")
+        #expect(led?.change?.player?.name == "Bob")
         for device in [ann, bob, cy] { await device.close() }
     }
 

@@ -149,8 +149,16 @@ extension TurnEngine {
         // The clock goes on from when the leader's device made the state (an age past a day is not believed).
         let age = min(max(age ?? 0, 0), TurnTimer.limits.upperBound)
         sessions[session.code] = Held(session: session, since: now() - .milliseconds(age))
-        publishChanged(session, change, previous: previous)
+        publishChanged(session, change ?? Self.leaderChange(from: previous, to: session), previous: previous)
         reconcile(session.code)
+    }
+
+    /// The lead's change that a whole copy carries without saying so: this device learnt of a
+    /// new leader by a state (the new leader's beacon outranked the copy here before this device
+    /// took over itself), and its player is still told who leads now.
+    static func leaderChange(from previous: TurnSession?, to session: TurnSession) -> TurnSession.Change? {
+        guard let previous, previous.leader != session.leader, let leader = session.leaderPlayer else { return nil }
+        return TurnSession.Change(kind: .leader, player: leader)
     }
 
     /// Sends each leading device the `seq` of every session followed there, and takes over from
