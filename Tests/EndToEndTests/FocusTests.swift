@@ -11,36 +11,6 @@ struct FocusTests {
 
     init() throws { context = try ZMQContext() }
 
-    /// A tmux server of the test's own.
-    struct Tmux {
-        let socket = "hearth-focus-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-
-        @discardableResult
-        func run(
-            _ arguments: [String], timeout: Duration = .seconds(10)
-        ) async throws -> (
-            status: Int32?, stdout: String, stderr: String
-        ) {
-            try await ChildProcess.run("/usr/bin/tmux", ["-L", socket] + arguments, timeout: timeout)
-        }
-
-        func screen() async throws -> String { try await run(["capture-pane", "-p", "-t", "focus"]).stdout }
-
-        /// Reads the pane until it shows `text` (a terminal gives no other signal that it has
-        /// redrawn), at most `timeout`.
-        func waitForScreen(_ text: String, timeout: Duration = .seconds(5)) async throws -> String {
-            let deadline = ContinuousClock.now + timeout
-            var shown = ""
-            while ContinuousClock.now < deadline {
-                shown = try await screen()
-                if shown.contains(text) { return shown }
-                try await Task.sleep(for: .milliseconds(25))  // between screen reads, bounded above
-            }
-            Issue.record("the pane never showed '\(text)'; it showed:\n\(shown)")
-            return shown
-        }
-    }
-
     @Test(
         "d completes through the store, n brings a todo round again, s skips it, q ends with the counts; a habit is refused"
     )
@@ -63,29 +33,28 @@ struct FocusTests {
         let queue = try JSONValue.parse(try await stack.hearth(["--json", "focus", "Work"]).stdout)
         #expect(queue["queue"]?.arrayValue?.compactMap { $0["title"]?.stringValue } == ["Alpha", "Beta", "Gamma"])
 
-        let tmux = Tmux()
+        let tmux = TmuxPane(name: "focus")
         let hearth = ChildProcess.binaryDirectory + "/hearth"
-        try await tmux.run([
-            "new-session", "-d", "-s", "focus", "-x", "100", "-y", "30",
-            "env HEARTH_HOME=\(stack.home.path) \(hearth) focus Work; tmux -L \(tmux.socket) wait-for -S focus-ended; sleep 60",
-        ])
+        try await tmux.start(
+            "env HEARTH_HOME=\(stack.home.path) \(hearth) focus Work; tmux -L \(tmux.socket) wait-for -S focus-ended; sleep 60"
+        )
         var screen = try await tmux.waitForScreen("Focus · Work · 3 open")
         #expect(screen.contains("Alpha"))
         #expect(screen.contains("due 2026-11-24"))
         #expect(screen.contains("d done · s skip · n next · q quit"))
 
-        try await tmux.run(["send-keys", "-t", "focus", "d"])
+        try await tmux.send("d")
         screen = try await tmux.waitForScreen("2 open · done 1")
         #expect(screen.contains("Beta"))
-        try await tmux.run(["send-keys", "-t", "focus", "n"])
+        try await tmux.send("n")
         screen = try await tmux.waitForScreen("Gamma")
-        try await tmux.run(["send-keys", "-t", "focus", "s"])
+        try await tmux.send("s")
         screen = try await tmux.waitForScreen("skipped 1")
         #expect(screen.contains("Beta"))  // round again after Gamma
-        try await tmux.run(["send-keys", "-t", "focus", "q"])
+        try await tmux.send("q")
         try await tmux.run(["wait-for", "focus-ended"], timeout: .seconds(10))
         screen = try await tmux.screen()
-        try await tmux.run(["kill-server"])
+        await tmux.close()
         // Beta never reached and Gamma skipped: both still open.
         #expect(screen.contains("Focus on Work ended: done 1, skipped 1, 2 still open, total time 00:0"))
 

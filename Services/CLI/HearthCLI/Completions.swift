@@ -48,6 +48,7 @@ enum Completions {
         await calls.close()
         guard let reply else { return [] }
         let lowered = prefix.lowercased()
-        return candidates(reply).filter { $0.lowercased().hasPrefix(lowered) }
+        return CompletionCandidates.quoted(
+            candidates(reply).filter { $0.lowercased().hasPrefix(lowered) }, for: CompletionShell.requesting)
     }
 }

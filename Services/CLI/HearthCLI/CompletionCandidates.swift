@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// Completion candidates made safe for the shell that asked for them.
+///
+/// Names come from household data that any paired device writes (a collection, a member, a
+/// person), so a name is never code. swift-argument-parser prints a custom completion's
+/// candidates one a line, as they are, and each shell's script reads them its own way:
+/// - bash hands them to `compgen -W`, which expands each word (`$(…)`, backticks, `$VAR`,
+///   `~`, braces, globs) but honours quoting: each candidate goes single-quoted, so the
+///   expansion gives back the literal name. bash then puts the word on the command line with
+///   readline's filename quoting (the generated script's `complete -o filenames`), which in bash
+///   5.2.15 escapes spaces, quotes, `;`, `|`, `&`, `()`, `<>`, globs and `!` but leaves `$` and
+///   backticks as they are: a name holding either would expand or run when the line runs, so
+///   bash is not offered those names (typing them still works);
+/// - zsh's `_describe` reads `name:description`: a name's `\\` and `:` are escaped;
+/// - fish reads a line as `name<TAB>description`, never expanding it.
+///
+/// A name holding a control character (a newline would split it into two candidates, a tab
+/// would end it) is not offered in any shell.
+enum CompletionCandidates {
+    /// `names` as the requesting shell's completion script must read them to offer each one
+    /// literally; with no shell known (a person running the completion call by hand), as bash.
+    static func quoted(_ names: [String], for shell: CompletionShell?) -> [String] {
+        names.filter { name in
+            !name.isEmpty && !name.unicodeScalars.contains(where: isControl)
+                && (shell == .zsh || shell == .fish || !name.contains(where: { $0 == "$" || $0 == "`" }))
+        }.map { name in
+            if shell == .zsh {
+                name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
+            } else if shell == .fish {
+                name
+            } else {
+                "'" + name.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            }
+        }
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+}
