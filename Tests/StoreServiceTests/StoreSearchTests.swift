@@ -106,6 +106,21 @@ extension StoreTodosTests {
                     Issue.record("searching \(text.prefix(40)) failed: \(error)")
                 }
             }
+            // Control characters part words as spaces do (a NUL ended the query's C string: the
+            // page showed "SQLite error 1: unterminated string" with the SQL).
+            for text in ["fix\u{0}gate", "fix\u{1}gate", "fix\u{7F}gate", "gate\u{0}"] {
+                #expect(try await search(a, text).results.count == 1, "\(text.debugDescription)")
+            }
+            // Words are bounded: 500 one-letter words, each a prefix query, took 0.9 s a search.
+            // A word typed again counts once; past 32 different words the text is refused.
+            #expect(try await search(a, String(repeating: "f g ", count: 250)).results.count == 1)
+            let words = (0..<33).map { "w\($0)" }.joined(separator: " ")
+            do {
+                _ = try await search(a, words)
+                Issue.record("33 different words were searched")
+            } catch {
+                #expect("\(error)".contains("'text' must have at most 32 different words, has 33"), "\(error)")
+            }
             #expect(try await search(a, "(NEAR").results.count == 1)
             #expect(try await search(a, "\"the\" and").results.count == 1)
             #expect(try await search(a, "fix -").results.count == 1)

@@ -47,6 +47,14 @@ struct SearchViewTests {
             #expect(plus.text.contains("value=\"c++\""), "a typed plus stays a plus")
             let empty = try await client.get("/search?q=+")
             #expect(empty.text.contains("Type what to search for"))
+            // A NUL or another control character is a space between words, never SQL on the page
+            // (issue 62: "SQLite error 1: unterminated string" and the statement were shown).
+            for query in ["caf%00visits", "cafe%00", "caf%01%1F%7Fvisits"] {
+                let page = try await client.get("/search?q=\(query)")
+                #expect(page.status == .ok, "\(query)")
+                #expect(!page.text.contains("SQLite") && !page.text.contains("SELECT"), "\(query): \(page.text)")
+            }
+            #expect(try await client.get("/search?q=caf%00visits").text.contains("<mark>Café</mark>"))
         }
         await fixture.close()
     }

@@ -17,6 +17,8 @@ struct StoreCommands: Sendable {
     /// How far along the long commands are (a timetable import, a calendar file), for the
     /// terminal's progress line (`progress {token}`).
     let progress = ProgressBoard()
+    /// At most two searches read at once (`search`); the others wait their turn.
+    let searches = ConcurrencyLimit(2)
 
     /// Runs one command: the core's own, or one a domain answers (`StoreDomain.handler`).
     typealias Handler = @Sendable (StoreCommands, CommandRequest) async throws -> JSONValue

@@ -265,8 +265,14 @@ public final class CommandServer: Service {
         } catch let error as CommandError {
             return .failure(error)
         } catch {
-            logger.error("\(service).cmd \(request.command) failed: \(error)")
-            return .failure(CommandError(code: "internal", message: "\(request.command) failed: \(error)"))
+            // The reply names no internals (a database error's text carries its SQL, and replies
+            // reach the page): the log has them, under the request's id.
+            logger.error("\(service).cmd \(request.command) (request \(request.id)) failed: \(error)")
+            return .failure(
+                CommandError(
+                    code: "internal",
+                    message:
+                        "\(request.command) failed inside hearth-\(service) (its log has why, request \(request.id))"))
         }
     }
 

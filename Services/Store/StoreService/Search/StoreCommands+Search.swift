@@ -15,6 +15,9 @@ extension StoreCommands {
     static let weighedAtMost = 64
     /// The longest text searched for, in characters.
     static let maximumSearchLength = 1_000
+    /// The most different words one search looks for: each is a prefix query of its own, and
+    /// 500 one-letter words took 0.9 s a search (issue 62). A word typed twice counts once.
+    static let maximumSearchWords = 32
 
     /// `search {text, kind?, limit? (20, at most 100)}`: ranked (BM25, a title match above a
     /// body's), each thing once, with a snippet. Any text is searched as text: every word of it
@@ -38,9 +41,22 @@ extension StoreCommands {
         let limit = try arguments.optionalInt("limit") ?? 20
         guard (1...100).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–100") }
         let phrases = Self.matchPhrases(trimmed)
+        guard phrases.count <= Self.maximumSearchWords else {
+            throw CommandError.invalidArgument(
+                "text", "must have at most \(Self.maximumSearchWords) different words, has \(phrases.count)")
+        }
         let query = phrases.joined(separator: " ")
         let kinds = kind.flatMap { Self.searchKinds[$0] } ?? Self.searchKinds.values.flatMap { $0 }
-        return try await database.pool.read { db in
+        // A few searches at once, so a burst of them leaves the pool's other readers to the
+        // store's other commands (16 at once made an event.list wait 29.6 s: issue 62).
+        return try await searches.run { try await searchRead(query, phrases, trimmed, text, kinds, limit) }
+    }
+
+    /// The search's reads, in one read transaction.
+    private func searchRead(
+        _ query: String, _ phrases: [String], _ trimmed: String, _ text: String, _ kinds: [String], _ limit: Int
+    ) async throws -> JSONValue {
+        try await database.pool.read { db in
             let profile = try HubCommands.profile(in: db)
             let own = profile?.role == .student ? profile?.id : nil
             // Ranked first, cheaply (row ids and their rank, no snippet); each kept in order until
@@ -89,12 +105,17 @@ extension StoreCommands {
         }
     }
 
-    /// The FTS5 query for `text`, a phrase for each word, all of them required: each word quoted
-    /// (a quote in it doubled), so that no character is syntax, and a prefix (`*`).
+    /// The FTS5 query for `text`, a phrase for each different word, all of them required: each
+    /// word quoted (a quote in it doubled), so that no character is syntax, and a prefix (`*`).
+    /// Control characters separate words as spaces do: a NUL would end the query's C string
+    /// inside a quote ("unterminated string").
     static func matchPhrases(_ text: String) -> [String] {
-        text.split(whereSeparator: \.isWhitespace).map { word in
-            "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"
+        var seen = Set<String>()
+        return text.split {
+            $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control }
         }
+        .filter { seen.insert($0.lowercased()).inserted }
+        .map { word in "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }
     }
 
     /// How many rows `match` matches, counting at most the latest `rankedAtMost`, and the
