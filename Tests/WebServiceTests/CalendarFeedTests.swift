@@ -81,6 +81,18 @@ struct CalendarFeedTests {
             #expect(lessons.text.contains("SUMMARY:Maths (Ann)") && lessons.text.contains("LOCATION:R1"))
             #expect(
                 lessons.text.contains("DTSTART:\(monday.description.replacingOccurrences(of: "-", with: ""))T090000Z"))
+
+            // ?member= narrows the timetable only, to a member the household has (issue 62: each
+            // random value was a render and a cache entry of its own, for feeds that ignore it too).
+            #expect(try await client.get("/calendar/timetable.ics?member=ann").text.contains("SUMMARY:Maths (Ann)"))
+            #expect(try await client.get("/calendar/timetable.ics?member=Nobody").status == .notFound)
+            #expect(try await client.get("/calendar.ics?member=Nobody").status == .notFound)
+            _ = try await client.get("/calendar/year.ics")
+            let kept = fixture.web.cache.size.views
+            for index in 0..<20 {
+                #expect(try await client.get("/calendar/year.ics?member=x\(index)").status == .ok)
+            }
+            #expect(fixture.web.cache.size.views == kept, "a random ?member= made cache entries of its own")
         }
         await fixture.close()
     }

@@ -97,4 +97,31 @@ struct PageCacheTests {
         blocks.keep("timetable:timetable:", area: "timetable", text: "OLD", generation: before)
         #expect(blocks.lookup("timetable:timetable:", area: "timetable").text == nil)
     }
+
+    @Test("both caches are bounded in bytes: 100 keys of a megabyte each never keep more than the bound")
+    func boundedInBytes() async {
+        let cache = PageCache()
+        let megabyte = ByteBuffer(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for index in 0..<100 {
+            let key = "calendar:all:\(index)"
+            guard case .render(let generation) = await cache.lookup(key, area: PageCache.calendarArea) else {
+                Issue.record("\(key) was cached before it was rendered")
+                continue
+            }
+            cache.keep(key, status: .ok, body: megabyte, area: PageCache.calendarArea, generation: generation)
+            #expect(cache.size.bytes <= PageCache.maximumBytes)
+        }
+        #expect(cache.size.views >= 1 && cache.size.bytes == cache.size.views << 20)
+        cache.invalidate(PageCache.calendarArea)
+        #expect(cache.size.bytes == 0)
+
+        let blocks = FeedBlocks()
+        let text = String(repeating: "y", count: 1 << 20)
+        for index in 0..<100 {
+            let (_, generation) = blocks.lookup("timetable:timetable:\(index)", area: "timetable")
+            blocks.keep("timetable:timetable:\(index)", area: "timetable", text: text, generation: generation)
+            #expect(blocks.size.bytes <= FeedBlocks.maximumBytes)
+        }
+        #expect(blocks.size.texts >= 1 && blocks.size.bytes == blocks.size.texts << 20)
+    }
 }

@@ -30,7 +30,7 @@ public final class WebService: Service {
     private let sync: CommandClient
     private let subscriber: Subscriber
     private let live = LiveFeed()
-    private let cache = PageCache()
+    let cache = PageCache()
     private let token: TokenHolder
     private let commands: CommandServer
     /// The address served, set once the server listens (`http://127.0.0.1:8470`; its port may

@@ -63,7 +63,8 @@ struct CalendarFeeds: Sendable {
             case .timetable: Hub.entryKind
             }
         let pageArea = HouseholdDomains.domain(of: kind)?.area ?? area.rawValue
-        let key = "\(pageArea):\(area.rawValue):\(member ?? "")"
+        // Only the timetable depends on the member: other areas are one text whatever is asked.
+        let key = "\(pageArea):\(area.rawValue):\(area == .timetable ? member ?? "" : "")"
         let (kept, generation) = blocks.lookup(key, area: pageArea)
         if let kept { return kept }
         let text = try await block(area, member: member, now: now)
@@ -134,6 +135,12 @@ struct CalendarFeeds: Sendable {
             event.lastModified = Timestamp.parse(todo.modifiedAt)
             return event
         }
+    }
+
+    /// The household's own spelling of member `name` (any case), or `nil` when there is none.
+    func member(named name: String) async throws -> String? {
+        let members = try await store.request("member.list").decode(MemberList.self).members
+        return members.first { $0.name.lowercased() == name.lowercased() }?.name
     }
 
     /// Each member's lessons (or `member`'s) from a week ago to eight weeks ahead.

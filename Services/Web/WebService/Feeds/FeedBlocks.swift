@@ -9,6 +9,8 @@ final class FeedBlocks: Sendable {
     /// How long a text is kept without any change of its area: what bounds how stale a feed can be
     /// if a bus event is lost (calendar apps read a feed every 15 minutes or more).
     static let lifetime: Duration = .seconds(10)
+    /// The most bytes of text kept (beyond it every text is dropped and rendered again).
+    static let maximumBytes = 16 << 20
 
     private struct Entry {
         let text: String
@@ -17,6 +19,8 @@ final class FeedBlocks: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
+        /// The UTF-8 bytes of the kept texts.
+        var bytes = 0
         var generations: [String: Int] = [:]
         /// Raised when every area changed ("*"), also those no render has asked about yet.
         var epoch = 0
@@ -42,10 +46,18 @@ final class FeedBlocks: Sendable {
     func keep(_ key: String, area: String, text: String, generation: Int) {
         state.withLock { state in
             guard state.generation(area) == generation else { return }
-            if state.entries.count > 200 { state.entries.removeAll(keepingCapacity: true) }
+            state.bytes -= state.entries.removeValue(forKey: key)?.text.utf8.count ?? 0
+            if state.entries.count >= 200 || state.bytes + text.utf8.count > Self.maximumBytes {
+                state.entries.removeAll()
+                state.bytes = 0
+            }
             state.entries[key] = Entry(text: text, rendered: .now)
+            state.bytes += text.utf8.count
         }
     }
+
+    /// How many texts are kept, and their bytes (for tests).
+    var size: (texts: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
 
     /// The page's `area` changed ("*": every area).
     func invalidate(_ area: String) {
@@ -53,10 +65,12 @@ final class FeedBlocks: Sendable {
             if area == "*" {
                 state.epoch &+= 1
                 state.entries.removeAll()
+                state.bytes = 0
                 return
             }
             state.generations[area, default: 0] &+= 1
             state.entries = state.entries.filter { !$0.key.hasPrefix(area + ":") }
+            state.bytes = state.entries.values.reduce(0) { $0 + $1.text.utf8.count }
         }
     }
 }

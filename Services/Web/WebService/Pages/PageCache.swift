@@ -15,6 +15,9 @@ import Synchronization
 ///   read cannot leave the view from before it in the cache.
 final class PageCache: Sendable {
     static let lifetime: Duration = .seconds(1)
+    /// The most bytes of views kept (beyond it the cache starts again): keys come from requests,
+    /// and a feed is megabytes, so a count alone let random queries grow hearth-web to 1.68 GB.
+    static let maximumBytes = 32 << 20
 
     /// What a request is to do for a view.
     enum Lookup {
@@ -43,10 +46,30 @@ final class PageCache: Sendable {
     static let calendarArea = "calendar"
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        private(set) var entries: [String: Entry] = [:]
+        /// The bytes of the kept views' bodies.
+        private(set) var bytes = 0
         var generations: [String: Int] = [:]
         /// Views being rendered, with the requests waiting for them.
         var rendering: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+        /// Keeps `entry` under `key`, first dropping every view when it would pass the bounds.
+        mutating func keep(_ key: String, _ entry: Entry) {
+            bytes -= entries.removeValue(forKey: key)?.body.readableBytes ?? 0
+            if entries.count >= 1_000 || bytes + entry.body.readableBytes > PageCache.maximumBytes { removeAll() }
+            entries[key] = entry
+            bytes += entry.body.readableBytes
+        }
+
+        mutating func removeAll() {
+            entries.removeAll()
+            bytes = 0
+        }
+
+        mutating func removeAll(where drop: (Entry) -> Bool) {
+            entries = entries.filter { !drop($0.value) }
+            bytes = entries.values.reduce(0) { $0 + $1.body.readableBytes }
+        }
     }
 
     private let state = Mutex(State())
@@ -90,9 +113,7 @@ final class PageCache: Sendable {
     ) {
         let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             if state.generations[area, default: 0] == generation {
-                if state.entries.count > 1_000 { state.entries.removeAll(keepingCapacity: true) }
-                state.entries[key] = Entry(
-                    area: area, status: status, body: body, headers: headers, rendered: now())
+                state.keep(key, Entry(area: area, status: status, body: body, headers: headers, rendered: now()))
             }
             return state.rendering.removeValue(forKey: key) ?? []
         }
@@ -106,6 +127,9 @@ final class PageCache: Sendable {
         for request in waiting { request.resume() }
     }
 
+    /// How many views are kept, and their bytes (for tests).
+    var size: (views: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
+
     /// How many requests wait for the render of `key` (for tests).
     func waiting(_ key: String) -> Int { state.withLock { $0.rendering[key]?.count ?? 0 } }
 
@@ -116,11 +140,11 @@ final class PageCache: Sendable {
             if area == "*" {
                 for view in PageRenderer.views { state.generations[view.name, default: 0] &+= 1 }
                 state.generations[Self.calendarArea, default: 0] &+= 1
-                state.entries.removeAll()
+                state.removeAll()
             } else {
                 state.generations[area, default: 0] &+= 1
                 state.generations[Self.calendarArea, default: 0] &+= 1
-                state.entries = state.entries.filter { $0.value.area != area && $0.value.area != Self.calendarArea }
+                state.removeAll { $0.area == area || $0.area == Self.calendarArea }
             }
         }
     }

@@ -38,7 +38,22 @@ extension WebRouter {
     private static func feed(
         _ request: Request, _ feeds: CalendarFeeds, _ cache: PageCache, area: CalendarFeeds.Area?
     ) async -> Response {
-        let member = request.uri.queryParameters.get("member")
+        // `?member=` narrows the timetable (alone or in the whole feed) to a member the household
+        // has, in its own spelling, and is no part of another feed's key: each different value
+        // was a new render and a new cache entry (issue 62).
+        var member: String?
+        if let asked = request.uri.queryParameters.get("member"), area == nil || area == .timetable {
+            do {
+                member = try await feeds.member(named: asked)
+            } catch {
+                return storeFailure(error)
+            }
+            guard member != nil else {
+                return Response(
+                    status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "No such member: ?member= names nobody here\n")))
+            }
+        }
         let key = "calendar:\(area?.rawValue ?? "all"):\(member ?? "")"
         switch await cache.lookup(key, area: PageCache.calendarArea) {
         case .cached(let response):
@@ -49,10 +64,7 @@ extension WebRouter {
                 text = try await feeds.ics(area, member: member)
             } catch {
                 cache.abandon(key)
-                return Response(
-                    status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
-                    body: ResponseBody(
-                        byteBuffer: ByteBuffer(string: "The household's store did not answer: \(error)\n")))
+                return storeFailure(error)
             }
             let headers: HTTPFields = [
                 .eTag: "\"\(etag(text))\"", .cacheControl: "no-cache", .contentType: "text/calendar; charset=utf-8",
@@ -62,6 +74,12 @@ extension WebRouter {
                 key, status: .ok, body: body, area: PageCache.calendarArea, generation: generation, headers: headers)
             return notModified(request, Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body)))
         }
+    }
+
+    private static func storeFailure(_ error: any Error) -> Response {
+        Response(
+            status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "The household's store did not answer: \(error)\n")))
     }
 
     /// 304 with no body when the request's `If-None-Match` names the answer's `ETag`.
