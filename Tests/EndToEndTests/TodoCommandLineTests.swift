@@ -211,6 +211,10 @@ struct TodoExportTests {
         let plants = try JSONValue.parse(try await hearth(["todo", "export", "--format", "json"]).1)["todos"]?
             .arrayValue?.first { $0["title"] == "Water the plants" }
         #expect(plants?["due"] == "2026-12-01" && plants?["time"] == "14:00" && plants?["priority"] == "medium")
+        // A file past 8 MiB is refused after reading no more than 8 MiB of it (issue 62: a 1 GB
+        // file was read whole first): /dev/zero never ends, and is refused at once.
+        let endless = try await hearth(["todo", "import", "/dev/zero"])
+        #expect(endless.0 == 2 && endless.2.contains("'path' is over 8 MiB"), "\(endless)")
         _ = await other.stop()
         _ = await stack.stop()
     }

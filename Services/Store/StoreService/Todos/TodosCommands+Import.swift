@@ -3,6 +3,7 @@ import GRDB
 import HearthBus
 import HearthCalendar
 import HearthCore
+import HearthHost
 
 /// Todos in, from Thunderbird, Tasks.org, Nextcloud Tasks or Hearth's own export
 /// (`hearth todo import FILE.ics`): a preview, then with `confirm` every todo, subtask and day done
@@ -21,11 +22,14 @@ extension TodosCommands {
         let confirm = try arguments.optionalBool("confirm") ?? false
         let zone = timeZone
         let reading = try await offPool { () throws(CommandError) -> TodoFile.Reading in
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CommandError(code: "not_found", message: "'path': cannot read \(path)")
-            }
-            guard data.count <= Self.maximumTodoFileBytes else {
+            // Read no further than the limit: a 1 GB file was read whole before this check.
+            let data: Data
+            do throws(BoundedFile.Failure) {
+                data = try BoundedFile.contents(atPath: path, atMost: Self.maximumTodoFileBytes)
+            } catch .tooLarge {
                 throw CommandError.invalidArgument("path", "is over \(Self.maximumTodoFileBytes / 1_048_576) MiB")
+            } catch {
+                throw CommandError(code: "not_found", message: "'path': cannot read \(path)")
             }
             guard let text = String(data: data, encoding: .utf8) else {
                 throw CommandError.invalidArgument("path", "\(path) is not UTF-8 text")
