@@ -197,6 +197,15 @@ struct StoreTrustTests {
             #expect(forks.count == 1)
             #expect(forks.first?["held"]?["fields"]?["title"]?["value"] == "Held")
             #expect(forks.first?["other"]?["fields"]?["title"]?["value"] == "Other")
+            // A copy whose signature does not verify is no fork (issue 62: it was recorded
+            // unchecked): refused naming its signature, and not kept.
+            let forgedOperation = try Operation(json: Self.card("\(Self.dad):2", month: 10, title: "Forged"), at: "x")
+            let otherSignature = try #require(other["sig"]?.stringValue)
+            let forged = try await importing(
+                running, [forgedOperation.signed(otherSignature)], ["source": .string(Self.dad)])
+            #expect(forged["forked"] == [], "\(forged)")
+            #expect(forged["refused"]?.arrayValue?.first?["field"] == "operations[0].sig", "\(forged)")
+            #expect((try await running.commands.request("ops.forks")["forks"]?.arrayValue ?? []).count == 1)
         }
     }
 

@@ -141,6 +141,18 @@ extension StoreCommands {
                             validated: true, held: held)
                     }
                 } catch OperationLogError.conflictingDuplicate {
+                    // An id held signed skipped the screening's check ("already had"): a copy
+                    // with other content is kept as a fork only if its own signature verifies.
+                    guard let key = current[operation.author], let parsed = OperationSignature(text: signature),
+                        key.verifies(parsed, of: operation)
+                    else {
+                        outcome.refuse(
+                            operation, field: "operations[\(index)].sig",
+                            rule:
+                                "another content for operation \(id), held here, whose signature does not verify with its author's key: dropped"
+                        )
+                        continue
+                    }
                     try recordFork(operation, signature: signature, source: from, now: now, in: db, outcome: &outcome)
                     continue
                 } catch  where index < 0 {
