@@ -79,6 +79,9 @@ struct BusySubscriptionTests {
                     #expect(first.contains { $0.summary == "Dentist" && $0.start == "2026-11-25T14:00:00.000Z" })
                     #expect(first.allSatisfy { $0.file == BusySubscription.shown(url) })
                     #expect(first.first?.file.contains("s3cret") == false, "the password is not shown")
+                    // Nor in the list's sources (`plan busy list --json` printed it: issue 62).
+                    let listed = try await store.request("plan.busy.list", args: ["now": .int(ms())]).jsonText
+                    #expect(!listed.contains("s3cret") && listed.contains("***"), "\(listed)")
                     let lastStandup = try #require(first.filter { $0.summary == "Stand-up" }.last?.start)
 
                     // A day on: asked with the ETag, answered 304, and the kept copy read again
@@ -134,6 +137,9 @@ struct BusySubscriptionTests {
                     // Unsubscribed: its busy times and its copy go.
                     let copy = stack.home.file("calendars/\(String(FNV1a.hash(url.utf8), radix: 16)).ics")
                     #expect(FileManager.default.fileExists(atPath: copy))
+                    // Another member's calendar: the copy is the household user's alone (was 0644).
+                    let mode = try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int
+                    #expect(mode == 0o600, "\(String(mode ?? 0, radix: 8))")
                     let gone = try await store.request("plan.busy.unsubscribe", args: ["url": .string(url)])
                         .decode(BusyUnsubscribed.self)
                     #expect(gone.removed > 90 && !gone.url.contains("s3cret"))

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -196,7 +197,13 @@ actor CalendarSubscriptions {
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                try Data(body.readableBytesView).write(to: URL(fileURLWithPath: path))
+                // Another member's calendar: readable by the household's own user only (it was
+                // 0644 under the default umask: issue 62).
+                guard
+                    FileManager.default.createFile(
+                        atPath: path, contents: Data(body.readableBytesView), attributes: [.posixPermissions: 0o600])
+                else { return "cannot keep a copy in \(directory)" }
+                PrivateFile.tighten(path)
                 return nil
             } catch {
                 return "cannot keep a copy in \(directory): \(error.localizedDescription)"

@@ -88,6 +88,14 @@ public struct BusySource: Codable, Sendable, Equatable {
         case url, added, read, tried, error, events, busy, etag, next
         case lastModified = "last_modified"
     }
+
+    /// This source as a person is shown it: a password in its URL as `***` (only the scheduler,
+    /// which reads the calendar, is given the URL whole: `plan.busy.sources`).
+    public var shown: BusySource {
+        BusySource(
+            url: BusySubscription.shown(url), added: added, read: read, tried: tried, error: error, events: events,
+            busy: busy, etag: etag, lastModified: lastModified, next: next)
+    }
 }
 
 /// `plan.busy.sources`: every subscribed calendar, by URL.

@@ -158,7 +158,7 @@ extension SocialCommands {
                             end: Timestamp.format(Date(milliseconds: row["end"])), allDay: row["all_day"],
                             file: BusySubscription.shown(row["file"]))
                     },
-                    sources: try Self.busySources(in: db)))
+                    sources: try Self.busySources(in: db).map(\.shown)))
         }
     }
 
