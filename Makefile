@@ -42,7 +42,7 @@ bench: deps test-deps
 	.build/release/hearth-bench sync --json
 	.build/release/hearth-bench web --json
 	.build/release/hearth-bench lan --json
-	.build/release/hearth-bench soak --minutes 2 --json
+	.build/release/hearth-bench soak --minutes $(or $(SOAK_MINUTES),2) --json
 
 ## Build each fuzz target (libFuzzer + AddressSanitizer) and run it for FUZZ_SECONDS (default 60).
 fuzz:
