@@ -211,6 +211,36 @@ struct TodoExportTests {
         let plants = try JSONValue.parse(try await hearth(["todo", "export", "--format", "json"]).1)["todos"]?
             .arrayValue?.first { $0["title"] == "Water the plants" }
         #expect(plants?["due"] == "2026-12-01" && plants?["time"] == "14:00" && plants?["priority"] == "medium")
+        // --collection is for todos whose file names none: a todo with CATEGORIES goes to that
+        // collection, made when missing (issue 63: it went to Home).
+        let shopping = stack.home.file("shopping.ics")
+        try """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//Tasks.org//EN\r
+        BEGIN:VTODO\r
+        UID:shop-1@tasks.org\r
+        SUMMARY:Buy bread\r
+        CATEGORIES:Shopping\r
+        END:VTODO\r
+        BEGIN:VTODO\r
+        UID:home-1@tasks.org\r
+        SUMMARY:Fix the tap\r
+        END:VTODO\r
+        END:VCALENDAR\r
+
+        """.write(toFile: shopping, atomically: true, encoding: .utf8)
+        let sorted = try await hearth(["todo", "import", shopping, "--collection", "Home", "--confirm"])
+        #expect(
+            sorted.1.contains("imported 2 new todos") && sorted.1.contains("new collections: Shopping"), "\(sorted)")
+        let exported =
+            try JSONValue.parse(try await hearth(["todo", "export", "--format", "json"]).1)["todos"]?
+            .arrayValue ?? []
+        func collectionName(_ title: String) -> String? {
+            exported.first { $0["title"]?.stringValue == title }?["collection_name"]?.stringValue
+        }
+        #expect(collectionName("Buy bread") == "Shopping")
+        #expect(collectionName("Fix the tap") == "Home")
         // A file past 8 MiB is refused after reading no more than 8 MiB of it (issue 62: a 1 GB
         // file was read whole first): /dev/zero never ends, and is refused at once.
         let endless = try await hearth(["todo", "import", "/dev/zero"])

@@ -108,7 +108,9 @@ extension TodosCommands {
             var collection = try todo.category.flatMap { category in
                 try Self.collection(named: category, in: db) ?? newCollections[category.lowercased()]
             }
-            if collection == nil, let category = todo.category, fallbackID == nil {
+            // A todo's CATEGORIES picks its collection, made when missing; `collection` is for
+            // todos whose file names none (it took a CATEGORIES:Shopping todo to Home: issue 63).
+            if collection == nil, let category = todo.category {
                 let made = UUIDText.make()
                 newCollections[category.lowercased()] = made
                 names.append(category)
