@@ -35,6 +35,27 @@ extension TurnEngine {
         return keys
     }
 
+    /// This device's turn service is stopping (SIGTERM), which is not its players leaving: each
+    /// game led here passes its lead to the next player's device, as a restart's hand-over does,
+    /// with the players here kept, away until this device is heard again; the state goes to every
+    /// member at once, so nobody waits out the take-over's silence (which removes them).
+    func handOverBeforeStopping() {
+        for code in sessions.keys {
+            guard var held = sessions[code], held.leaderDevice == device, held.session.state != .ended else {
+                continue
+            }
+            let previous = held.session
+            held.catchUp(to: now())
+            let changes = held.session.handOver(from: device)
+            guard !changes.isEmpty else { continue }
+            logger.notice("hearth-turn: stopping; \(held.leaderDevice) leads \(code) now")
+            sessions[code] = held
+            let message = stateMessage(held.session, change: changes.first)
+            for member in held.session.devices where member != device { sendToMember(member, message) }
+            publish(changes, in: held.session, previous: previous)
+        }
+    }
+
     func sendToMember(_ member: String, _ message: PeerMessage) {
         guard let route = routes[member] else { return }  // it will resync on its next heartbeat
         try? peerSocket.send([route, message.bytes])

@@ -45,7 +45,8 @@ public final class TurnService: Service {
             context: context, kind: .router, name: "turn peer ROUTER", receiveUserID: true
         ) { socket in
             try socket.makeCurveServer(secretKey: keyPair.secretKey)
-            try socket.setLinger(milliseconds: 0)
+            // Half a second for the hand-over sent as it stops (`handOverBeforeStopping`) to leave.
+            try socket.setLinger(milliseconds: 500)
             try socket.setMaximumMessageSize(256 * 1024)
             try socket.bind(configuration.turn.peerEndpoint)
             bound = socket.lastEndpoint
@@ -98,6 +99,9 @@ public final class TurnService: Service {
                     await authenticator.close()
                     await publisher.close()
                 },
+                // Stopping is not leaving: the games led here go on led by the next device, their
+                // players here away until it is back (issue 63: a SIGTERM showed "Ann left").
+                ServiceFarewell("hand games on") { await engine.handOverBeforeStopping() },
                 ServiceLoop("ZAP handler") { await authenticator.run() },
                 // Each socket's messages are handled on its own thread, the engine's code too
                 // (see `SocketThread`): no wake-up of the cooperative pool on a turn's path.

@@ -41,6 +41,28 @@ public struct ServiceResources: Service, CustomStringConvertible {
     }
 }
 
+/// Work done when a service is asked to stop (SIGTERM, SIGINT), and only then: a service
+/// cancelled (its group failed, a test's stand-in for a crash) skips it and goes silent.
+/// Placed after the resources it uses, it runs while they are still open.
+public struct ServiceFarewell: Service, CustomStringConvertible {
+    public let description: String
+    private let farewell: @Sendable () async -> Void
+
+    public init(_ name: String, _ farewell: @escaping @Sendable () async -> Void) {
+        description = name
+        self.farewell = farewell
+    }
+
+    public func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return  // cancelled: no farewell
+        }
+        await farewell()
+    }
+}
+
 extension ServiceGroup {
     /// The parts of one Hearth service (its resources, loops and command server) as a group
     /// nested in the process's: the process's SIGTERM reaches them through it, and they stop in
