@@ -70,6 +70,23 @@ struct TurnTableTests {
         await bob.close()
     }
 
+    @Test("a new limit without pass keeps the timer passing the turn; pass false turns it off (issue 63)")
+    func newLimitKeepsPass() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        let bob = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        let code = try await Self.game(
+            [(ann, "Ann"), (bob, "Bob")], create: ["timer_seconds": 60, "timer_pass": true])
+        _ = try await ann.command("timer", ["code": .string(code), "seconds": 120])
+        #expect(try await Self.status(ann, code).0.clock.timer == (try TurnTimer(limit: 120_000, passes: true)))
+        _ = try await ann.command("timer", ["code": .string(code), "seconds": 90, "pass": false])
+        #expect(try await Self.status(ann, code).0.clock.timer == (try TurnTimer(limit: 90_000, passes: false)))
+        _ = try await ann.command("timer", ["code": .string(code), "seconds": 30])
+        #expect(try await Self.status(ann, code).0.clock.timer == (try TurnTimer(limit: 30_000, passes: false)))
+        await ann.close()
+        await bob.close()
+    }
+
     @Test(
         "pause stops the clock (no time's up however long), resume goes on where it stopped; a stale pause is refused")
     func pauseAndResume() async throws {

@@ -19,12 +19,16 @@ extension Turn {
             discussion: """
                 Each turn may take this long; the current turn's timer starts now. A warning pops \
                 up at 10 s left (or a fifth of the time, when less), then "Time's up" for everyone; \
-                with --pass the turn passes by itself. The timer runs on the leader's device.
+                with --pass the turn passes by itself (--no-pass: it does not; neither: as the game's \
+                timer was set). The timer runs on the leader's device.
                 """)
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Argument(help: "How long a turn may take (90s, 2m, 1m30s, 1:30), or off.") var limit: String
-        @Flag(help: "Pass the turn when the time is up.") var pass = false
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Pass the turn when the time is up, or not (default: as the game's timer was set).")
+        var pass: Bool?
         @OptionGroup var seq: SeqOption
 
         func run() async throws {
@@ -35,7 +39,7 @@ extension Turn {
                 } catch {
                     throw ValidationError(error.description)
                 }
-                arguments["pass"] = .bool(pass)
+                if let pass { arguments["pass"] = .bool(pass) }
             }
             try await Turn.simple(options, "timer", code, arguments)
         }

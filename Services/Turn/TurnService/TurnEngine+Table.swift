@@ -19,7 +19,10 @@ extension TurnEngine {
     func tableCommand(_ command: String, code: String, _ arguments: TurnCommandArguments) throws -> JSONValue {
         let (held, leader) = try leading(code, for: command)
         let target = try arguments.player.map { named throws(TurnError) in try held.session.player(idOrName: named).id }
-        let timer = try TurnCommandArguments.timer(seconds: arguments.seconds, passes: arguments.pass)
+        // A new limit without `pass` keeps whether the timer passes the turn (`turn timer CODE 2m`
+        // turned a --timer-pass game's passing off without a word: issue 63).
+        let timer = try TurnCommandArguments.timer(
+            seconds: arguments.seconds, passes: arguments.pass ?? held.session.clock.timer?.passes)
         try apply(code) { session throws(TurnError) in
             switch command {
             case "timer": return [try session.setTimer(timer, by: leader.id, seq: arguments.seq)]
