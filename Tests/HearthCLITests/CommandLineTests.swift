@@ -21,6 +21,16 @@ struct CommandLineTests {
         #expect(monitor.options.timeoutDuration == .milliseconds(500))
     }
 
+    @Test("search takes words that begin with - as text, and its own options as options (issue 63)")
+    func searchDashWords() throws {
+        let search = try #require(
+            try Hearth.parseAsRoot(["search", "-mas", "x-ray", "--kind", "todo", "--json"]) as? Search)
+        #expect(search.words == ["-mas", "x-ray"])
+        #expect(search.kind == "todo" && search.options.json)
+        let dashes = try #require(try Hearth.parseAsRoot(["search", "--", "-mas"]) as? Search)
+        #expect(dashes.words == ["-mas"])
+    }
+
     @Test("publish needs a topic and JSON; type is optional")
     func publishParses() throws {
         let command = try #require(

@@ -15,13 +15,24 @@ struct Search: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: GlobalOptions
-    @Argument(help: "What to search for (after -- when it begins with -).") var text: [String] = []
+    /// Words that begin with `-` are words to search for too (`hearth search -mas`); only the
+    /// command's own options are read as options.
+    @Argument(parsing: .allUnrecognized, help: "What to search for (a word may begin with -).") var text: [String] = []
     @Option(help: "Only one kind: todo, note, card, person or lesson.") var kind: String?
     @Option(help: "How many results, 1 to 100.") var limit = 20
 
+    /// The words searched for: `text` without the `--` that may end the options (kept by
+    /// `.allUnrecognized`), so `hearth search -- -mas` searches -mas as before.
+    var words: [String] {
+        guard let end = text.firstIndex(of: "--") else { return text }
+        var words = text
+        words.remove(at: end)
+        return words
+    }
+
     func run() async throws {
         var arguments: [String: JSONValue] = [
-            "text": .string(text.joined(separator: " ")), "limit": .int(Int64(limit)),
+            "text": .string(words.joined(separator: " ")), "limit": .int(Int64(limit)),
         ]
         if let kind { arguments["kind"] = .string(kind) }
         let reply = try await ServiceCall.run(options, .store, "search", arguments, as: SearchResults.self)
