@@ -59,3 +59,16 @@ struct TodoStatsTests {
         #expect(lines[0] == "Habits, 2026-03-02 to 2026-03-11 (2 weeks)")
     }
 }
+
+@Suite("hearth todo show: the skipped days line says how many it leaves out", .timeLimit(.minutes(1)))
+struct SkippedLineTests {
+    @Test("six skipped days: the latest five and '… and 1 more'; five or fewer: all of them")
+    func skippedLine() {
+        let days = (3...8).map { "2026-03-0\($0)" }
+        #expect(
+            Todo.skippedLine(days)
+                == "  skipped on 6 days: 2026-03-04, 2026-03-05, 2026-03-06, 2026-03-07, 2026-03-08 and 1 more")
+        #expect(Todo.skippedLine(Array(days.prefix(2))) == "  skipped on 2 days: 2026-03-03, 2026-03-04")
+        #expect(Todo.skippedLine(["2026-03-03"]) == "  skipped on 1 day: 2026-03-03")
+    }
+}

@@ -227,9 +227,7 @@ struct Todo: AsyncParsableCommand {
                 Output.line("  done on \(completions.count) day\(completions.count == 1 ? "" : "s")")
             }
             if let skips = reply.skips {
-                Output.line(
-                    "  skipped on \(skips.count) day\(skips.count == 1 ? "" : "s"): "
-                        + skips.suffix(5).joined(separator: ", "))
+                Output.line(Todo.skippedLine(skips))
             }
             if let habit = reply.habit { Output.line("  " + habit.summary) }
         }
@@ -338,6 +336,14 @@ struct Todo: AsyncParsableCommand {
             let mark = subtask.completed ? "[x]" : "[ ]"
             Output.line("  \(index + 1). \(mark) \(Output.visible(subtask.title))  (\(subtask.id.prefix(8)))")
         }
+    }
+
+    /// `  skipped on 6 days: 2026-03-03, …, 2026-03-08 and 1 more`: the latest five, and how many
+    /// are left out (the count and the dates shown disagreed: issue 63).
+    static func skippedLine(_ skips: [String], shown: Int = 5) -> String {
+        let more = skips.count - min(skips.count, shown)
+        return "  skipped on \(skips.count) day\(skips.count == 1 ? "" : "s"): "
+            + skips.suffix(shown).joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
     }
 
     /// `Paint the fence · 2026-11-24 18:00 · high · reminder · in Home · for Ann  (1a2b3c4d)`.
