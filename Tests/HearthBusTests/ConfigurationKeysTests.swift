@@ -1,4 +1,5 @@
 import Foundation
+import HearthBus
 import HearthHost
 import HearthTesting
 import Testing
@@ -22,6 +23,19 @@ struct ConfigurationKeysTests {
             let loaded = try home.configuration()
             #expect(loaded == plain, "\(key.name) = \(value) is not the reader's default")
         }
+    }
+
+    @Test("every key has a value in force (hearth config prints them all), and each written back loads the same")
+    func valuesInForce() throws {
+        let home = try TemporaryHome()
+        let plain = try home.configuration()
+        for key in HearthConfiguration.keys {
+            let value = try #require(plain.value(of: key.name), "\(key.name) has no value in force")
+            try "[\(key.section)]\n\(key.key) = \(value.jsonText)\n".write(
+                toFile: home.file("hearth.toml"), atomically: true, encoding: .utf8)
+            #expect(try home.configuration() == plain, "\(key.name) = \(value.jsonText) is not the value in force")
+        }
+        #expect(plain.value(of: "web.port") == nil)
     }
 
     @Test("a key the list does not name is refused, and a moved one says where it went")

@@ -16,7 +16,7 @@ struct Config: AsyncParsableCommand {
 struct ConfigShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print the resolved paths, endpoints and limits.",
+        abstract: "Print the resolved paths and every setting in force.",
         discussion: """
             Each value comes from an environment variable (HEARTH_BUS_PUB, HEARTH_BUS_CMD, …), \
             else hearth.toml in the Hearth home, else the ipc:// default under $HEARTH_HOME/run.
@@ -35,17 +35,11 @@ struct ConfigShow: AsyncParsableCommand {
             ("config_file_exists", .bool(FileManager.default.fileExists(atPath: configuration.configFile))),
             ("device_id", .string(device)),
         ]
-        for key in HearthConfiguration.endpointKeys {
-            values.append((key, .string(configuration.endpoints[key]!)))
+        // Every key hearth.toml takes, from the one list of them (issue 63: discovery, turn.peer,
+        // web and notify were left out).
+        for key in HearthConfiguration.keys {
+            if let value = configuration.value(of: key.name) { values.append((key.name, value)) }
         }
-        values.append(("bus.heartbeat_ms", .int(Int64(configuration.heartbeatMilliseconds))))
-        values.append(("bus.idle_spin_us", .int(Int64(configuration.idleSpinMicroseconds))))
-        values.append(("limits.max_message_bytes", .int(Int64(configuration.maximumMessageBytes))))
-        values.append(("household.time_zone", .string(configuration.household.timeZone.identifier)))
-        values.append(("household.week_start", .string(configuration.household.weekStart == 7 ? "sunday" : "monday")))
-        values.append(("reminders.snooze", .string("\(configuration.household.snooze.components.seconds)s")))
-        values.append(("sync.endpoint", .string(configuration.sync.endpoint)))
-        values.append(("sync.interval", .string("\(configuration.sync.interval.components.seconds)s")))
         if options.json {
             Output.json(.object(Dictionary(uniqueKeysWithValues: values)))
         } else {
