@@ -120,7 +120,9 @@ struct StoreTrustTests {
         }
     }
 
-    @Test("4,000 operations from 4,000 fresh device ids are refused and the store answers; vouches stop at 256 devices")
+    @Test(
+        "4,000 operations from 4,000 fresh device ids are refused and the store answers; one device vouches for 16 at most"
+    )
     func flood() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
             try await TestHousehold.trust([Self.eve], store: running.commands)
@@ -137,7 +139,8 @@ struct StoreTrustTests {
             #expect(refused == 4_000)
             let vector = try await running.commands.request("ops.vector")
             #expect((vector["vector"]?.objectValue?.count ?? 99) <= 2)
-            // A hostile paired device vouching for invented devices stops at the cap.
+            // A hostile paired device vouching for invented devices stops at 16 of them (issue 62:
+            // 252 filled the store's 256 slots, and pairing a new device then failed for good).
             let keys = (0..<300).map { _ in SigningKey.generate().publicKey }
             let vouches = try keys.enumerated().map { index, key in
                 try Self.signed(
@@ -146,20 +149,72 @@ struct StoreTrustTests {
                         key: key, wall: 900 + Int64(index)), with: TestHousehold.key(Self.eve))
             }
             let reply = try await importing(running, vouches)
-            // This device, Eve and 254 invented ones: 256.
-            #expect(reply["received"] == 254)
-            #expect(reply["refused_count"] == 46)
+            #expect(reply["received"] == .int(Int64(Devices.maximumVouchesPerDevice)))
+            #expect(reply["refused_count"] == .int(Int64(300 - Devices.maximumVouchesPerDevice)))
             #expect(
-                reply["refused"]?.arrayValue?.first?["rule"]?.stringValue?.contains("keys of at most 256 devices")
-                    == true)
-            let list = try await running.commands.request("device.list")
-            #expect(list["devices"] != nil)
-            let refusedTrust = await #expect(throws: CommandClientError.self) {
-                try await TestHousehold.trust([Self.gran], store: running.commands)
+                reply["refused"]?.arrayValue?.first?["rule"]?.stringValue?.contains(
+                    "has vouched for 16 devices already") == true, "\(reply)")
+            // The next page from Eve counts what she vouched for before.
+            let more = try Self.signed(
+                Self.vouch(
+                    "\(Self.eve):301", for: "ffffffff-0000-4000-8000-0000000000f0",
+                    key: SigningKey.generate().publicKey,
+                    wall: 1_300), with: TestHousehold.key(Self.eve))
+            #expect(try await importing(running, [more])["refused_count"] == 1)
+            // A person's pairing is never stopped by a cap: this device pins as many as it pairs.
+            let gran = try await running.commands.request(
+                "device.trust",
+                args: ["device": .string(Self.gran), "key": .string(TestHousehold.key(Self.gran).publicKey.text)])
+            #expect(gran["pinned"] == "new", "\(gran)")
+        }
+    }
+
+    @Test(
+        "a key this device pins beats one another device vouched for: the real device pairs, the conflict is shown, distrust forgets a key"
+    )
+    func pinBeatsVouch() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.eve], store: running.commands)
+            // Eve (paired, trusted) vouches for a key of her own making for Gran, whom this home
+            // has not met, and writes a card in Gran's name with it.
+            let squat = SigningKey.generate()
+            let vouch = try Self.signed(
+                Self.vouch("\(Self.eve):1", for: Self.gran, key: squat.publicKey), with: TestHousehold.key(Self.eve))
+            let forged = try Self.signed(Self.card("\(Self.gran):1", month: 5, title: "Forged"), with: squat)
+            #expect(try await importing(running, [vouch, forged])["received"] == 2)
+            // The real Gran pairs: her key is pinned over the vouched one (it was refused, so
+            // pairing failed for good), and her own operations are taken from now on.
+            let pinned = try await running.commands.request(
+                "device.trust",
+                args: ["device": .string(Self.gran), "key": .string(TestHousehold.key(Self.gran).publicKey.text)])
+            #expect(pinned["pinned"] == "replaced", "\(pinned)")
+            #expect(pinned["replaced_fingerprint"]?.stringValue == squat.publicKey.fingerprint)
+            let real = TestHousehold.signed(Self.card("\(Self.gran):2", month: 6, title: "Gran's real card"))
+            #expect(try await importing(running, [real])["received"] == 1)
+            // The squatted key signs nothing more, and Eve cannot vouch it back.
+            let again = try Self.signed(Self.card("\(Self.gran):3", month: 7, title: "Forged again"), with: squat)
+            #expect(try await importing(running, [again])["refused_count"] == 1)
+            // The conflict is shown, with both fingerprints and who vouched.
+            let devices = try await running.commands.request("device.list").decode(DeviceList.self).devices
+            let gran = try #require(devices.first { $0.id == Self.gran })
+            #expect(gran.signingKey == TestHousehold.key(Self.gran).publicKey.fingerprint)
+            #expect(gran.vouchedBy == running.store.database.localDevice)
+            #expect(gran.keyConflict?.vouchedFingerprint == squat.publicKey.fingerprint)
+            #expect(gran.keyConflict?.vouchedBy == Self.eve)
+            // A pin of this device's own is never replaced by another pin.
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request(
+                    "device.trust", args: ["device": .string(Self.gran), "key": .string(squat.publicKey.text)])
             }
-            #expect(
-                refusedTrust?.description.contains("too_many_devices") == true
-                    || refusedTrust?.description.contains("256") == true)
+            // distrust forgets the key: Gran's operations are refused until she pairs again.
+            let gone = try await running.commands.request("device.distrust", args: ["device": .string(Self.gran)])
+            #expect(gone["removed"] == true)
+            let after = TestHousehold.signed(Self.card("\(Self.gran):4", month: 8, title: "After"))
+            #expect(try await importing(running, [after])["refused_count"] == 1)
+            let local = JSONValue.string(running.store.database.localDevice)
+            await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("device.distrust", args: ["device": local])
+            }
         }
     }
 

@@ -14,7 +14,7 @@ struct Device: AsyncParsableCommand {
             """,
         subcommands: [
             ListDevices.self, Nearby.self, Pair.self, Pairing.self, Confirm.self, Reject.self, Rename.self,
-            Forget.self,
+            Forget.self, Distrust.self,
         ],
         defaultSubcommand: ListDevices.self)
 
@@ -71,6 +71,13 @@ struct Device: AsyncParsableCommand {
                 }
                 if let key = device.signingKey { line += "  signs as \(key)" }
                 Output.line(line)
+                if let conflict = device.keyConflict {
+                    Output.line(
+                        "  ! two keys: \(conflict.vouchedBy.prefix(8)) vouched for \(conflict.vouchedFingerprint), "
+                            + "this device pinned \(conflict.pinnedFingerprint) (\(Dates.wall(conflict.at, zone))); "
+                            + "the pin is used: if it is not this device's, hearth device distrust \(device.id.prefix(8))"
+                    )
+                }
             }
         }
     }
@@ -199,6 +206,36 @@ struct Device: AsyncParsableCommand {
                     + (reply.told
                         ? " It was told, and can pair again."
                         : " It is told when it next tries to sync."))
+        }
+    }
+
+    struct Distrust: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget a device's signing key: its operations are refused from now on; what it sent stays.",
+            discussion: """
+                For a key vouched for by another device that is not the real device's (device list \
+                shows two keys), or a device never met. Pairing with the device brings its key back.
+                """)
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The device: its id, an id prefix, or its name (see hearth device list).") var device: String
+
+        func run() async throws {
+            let list = try await ServiceCall.run(options, .store, "device.list", as: DeviceList.self)
+            let matches = list.devices.filter {
+                !$0.local && ($0.id.hasPrefix(device.lowercased()) || $0.name.lowercased() == device.lowercased())
+            }
+            guard matches.count == 1, let id = matches.first?.id else {
+                Output.error(
+                    "hearth: 'device': \(matches.isEmpty ? "names no other device here" : "names \(matches.count) devices: give more of its id") (hearth device list)"
+                )
+                throw ExitCode(2)
+            }
+            let reply = try await ServiceCall.run(options, .store, "device.distrust", ["device": .string(id)])
+            if options.json { return Output.json(reply) }
+            Output.line(
+                reply["removed"] == true
+                    ? "\(id.prefix(8)) no longer signs here (key \(reply["fingerprint"]?.stringValue ?? "?") forgotten)"
+                    : "\(id.prefix(8)) had no key here")
         }
     }
 }

@@ -11,7 +11,8 @@ import HearthTrust
 /// and from the page itself: a `device_key` operation by a trusted device vouches for another
 /// device's key, so the page's vouches are checked first, in as many rounds as a chain of them
 /// needs (the exporter sends them first, `ExportCursor.trust`). A vouch naming another key for a
-/// device whose key is known is refused, as is any vouch past `Devices.maximumDevices`.
+/// device whose key is known is refused, as is any vouch past `Devices.maximumDevices`, or past
+/// `Devices.maximumVouchesPerDevice` by one voucher.
 struct ImportScreening: Sendable {
     /// An operation that passed, with the key its signature verified with.
     struct Accepted: Sendable {
@@ -45,14 +46,17 @@ struct ImportScreening: Sendable {
     private(set) var refused: [Refusal] = []
     /// Keys first learnt from this page's vouches, by device.
     private(set) var vouched: [String: SigningPublicKey] = [:]
+    /// How many keys each device has vouched for, in the store and then in this page.
+    private var vouchesBy: [String: Int]
 
     init(
         localDevice: String, keys: [String: SigningPublicKey], heldSigned: Set<String>,
-        validate: @escaping @Sendable (Operation) throws(RuleError) -> Void
+        vouchesBy: [String: Int] = [:], validate: @escaping @Sendable (Operation) throws(RuleError) -> Void
     ) {
         self.localDevice = localDevice
         self.keys = keys
         self.heldSigned = heldSigned
+        self.vouchesBy = vouchesBy
         self.validate = validate
     }
 
@@ -191,6 +195,17 @@ struct ImportScreening: Sendable {
                     ))
                 return
             }
+            let voucher = operation.author
+            guard voucher == localDevice || vouchesBy[voucher, default: 0] < Devices.maximumVouchesPerDevice else {
+                refused.append(
+                    Refusal(
+                        id: id, field: "\(path).entity.id",
+                        rule:
+                            "device \(voucher.prefix(8)) has vouched for \(Devices.maximumVouchesPerDevice) devices already, the most one device may vouch for"
+                    ))
+                return
+            }
+            vouchesBy[voucher, default: 0] += 1
             keys[device] = key
             vouched[device] = key
         }

@@ -211,10 +211,14 @@ extension StoreCommands {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT device.*, device_key.key AS signing_key, device_key.vouched_by
+                    SELECT device.*, device_key.key AS signing_key, device_key.vouched_by,
+                           c.vouched_key AS conflict_vouched_key, c.vouched_by AS conflict_vouched_by,
+                           c.pinned_key AS conflict_pinned_key, c.at AS conflict_at
                     FROM device LEFT JOIN device_key ON device_key.device = device.id
+                    LEFT JOIN device_key_conflict AS c ON c.device = device.id
                     ORDER BY is_local DESC, name
                     """)
+            let fingerprint = { (text: String?) in text.flatMap(SigningPublicKey.init(text:))?.fingerprint }
             return try JSONValue(
                 reply: DeviceList(
                     devices: rows.map { row in
@@ -223,8 +227,13 @@ extension StoreCommands {
                             firstSeenAt: row["first_seen_at"],
                             // The key its operations are verified with, as people compare it, and
                             // the device that vouched for it (itself for this one).
-                            signingKey: (row["signing_key"] as String?).flatMap(SigningPublicKey.init(text:))?
-                                .fingerprint, vouchedBy: row["vouched_by"])
+                            signingKey: fingerprint(row["signing_key"]), vouchedBy: row["vouched_by"],
+                            keyConflict: (row["conflict_at"] as String?).map { at in
+                                DeviceList.KeyConflict(
+                                    vouchedFingerprint: fingerprint(row["conflict_vouched_key"]) ?? "unreadable",
+                                    vouchedBy: row["conflict_vouched_by"],
+                                    pinnedFingerprint: fingerprint(row["conflict_pinned_key"]) ?? "unreadable", at: at)
+                            })
                     }))
         }
     }

@@ -44,7 +44,8 @@ extension StoreCommands {
         let announce = try arguments.optionalBool("announce") ?? false
         let exporter = try Exporter(arguments)
         let ids = list.compactMap { $0["id"]?.stringValue }
-        let (keys, heldSigned) = try await database.pool.read { db in
+        let local = database.localDevice
+        let (keys, heldSigned, vouchesBy, pinnedHere) = try await database.pool.read { db in
             (
                 try TrustedKeys.load(in: db),
                 Set(
@@ -52,15 +53,18 @@ extension StoreCommands {
                         db,
                         sql:
                             "SELECT id FROM operation WHERE signature IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
-                        arguments: [JSONValue.array(ids.map(JSONValue.string)).jsonText]))
+                        arguments: [JSONValue.array(ids.map(JSONValue.string)).jsonText])),
+                try TrustedKeys.vouchCounts(in: db, local: local), try TrustedKeys.pinned(in: db, local: local)
             )
         }
-        let pin = try exporter?.check(against: keys)
-        let trusted = keys.merging(pin.map { [$0.device: $0.key] } ?? [:]) { known, _ in known }
-        let local = database.localDevice
+        let pin = try exporter?.check(against: keys, pinned: pinnedHere)
+        // A person's pin beats a key another device vouched for.
+        let trusted = keys.merging(pin.map { [$0.device: $0.key] } ?? [:]) { _, pinned in pinned }
         let screening = await offPool { () -> ImportScreening in
-            var screening = ImportScreening(localDevice: local, keys: trusted, heldSigned: heldSigned) {
-                (operation) throws(RuleError) in try StoreDomains.domain(of: operation.entity.kind).validate(operation)
+            var screening = ImportScreening(
+                localDevice: local, keys: trusted, heldSigned: heldSigned, vouchesBy: vouchesBy
+            ) { (operation) throws(RuleError) in
+                try StoreDomains.domain(of: operation.entity.kind).validate(operation)
             }
             screening.screen(list)
             return screening
@@ -68,11 +72,7 @@ extension StoreCommands {
         let recovering = database.isRecovering
         return try await writes.once(requestID) { [self] db, outbox in
             var outcome = ImportOutcome(refused: screening.refused)
-            if let pin {
-                try commit(
-                    EntityRef(kind: Devices.keyKind, id: pin.device), ["key": .text(pin.key.text)], in: db,
-                    outbox: outbox)
-            }
+            if let pin { try self.pin(pin.device, pin.key, in: db, outbox: outbox) }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let released = try Self.releaseQuarantine(now: now, in: db)
             // A key this page vouched for is checked again against the store's: another import
@@ -346,18 +346,22 @@ private struct Exporter {
         trust = try arguments.optionalString("trust")
     }
 
-    /// The pin to write for an unknown exporter a person vouched for; `nil` when it is known.
-    /// - Throws: when it is known by another key, or unknown and not vouched for.
-    func check(against keys: [String: SigningPublicKey]) throws -> (device: String, key: SigningPublicKey)? {
+    /// The pin to write for an exporter a person vouched for (unknown, or known only by a key
+    /// another device vouched for); `nil` when its key is the one known.
+    /// - Throws: when this device pinned another key for it, or it is not vouched for.
+    func check(
+        against keys: [String: SigningPublicKey], pinned: Set<String>
+    ) throws -> (device: String, key: SigningPublicKey)? {
         if let known = keys[device] {
-            guard known == key else {
+            if known == key { return nil }
+            guard !pinned.contains(device) else {
                 throw CommandError(
                     code: "key_mismatch",
                     message:
-                        "the file says device \(device.prefix(8)) exported it with key \(key.fingerprint), but this household knows that device by \(known.fingerprint): nothing was imported"
+                        "the file says device \(device.prefix(8)) exported it with key \(key.fingerprint), but this device pinned that device by \(known.fingerprint): nothing was imported"
                 )
             }
-            return nil
+            // Known only through another device's vouch: the fingerprint a person typed decides.
         }
         let normalised = trust.map { $0.uppercased().filter { !$0.isWhitespace } }
         guard normalised == key.fingerprint.filter({ !$0.isWhitespace }) else {

@@ -14,6 +14,24 @@ enum TrustedKeys {
         }
         return keys
     }
+
+    /// How many keys each other device has vouched for (`Devices.maximumVouchesPerDevice`).
+    static func vouchCounts(in db: Database, local: String) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT vouched_by, COUNT(*) AS n FROM device_key WHERE vouched_by != ? GROUP BY vouched_by",
+            arguments: [local])
+        {
+            counts[row["vouched_by"]] = row["n"]
+        }
+        return counts
+    }
+
+    /// The devices whose key this device pinned itself (pairing, a fingerprint a person typed):
+    /// no vouch, and no other pin, replaces those.
+    static func pinned(in db: Database, local: String) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT device FROM device_key WHERE vouched_by = ?", arguments: [local]))
+    }
 }
 
 extension StoreCommands {
@@ -22,10 +40,15 @@ extension StoreCommands {
     /// signing) or confirmed by a person (`file`: a fingerprint compared by eye). The pin is a
     /// `device_key` operation by this device, so it also vouches for the key to every device that
     /// trusts this one.
-    /// - Returns: the device, its key's fingerprint and `pinned`: `new`, or `known` when the key
-    ///   was already trusted.
-    /// - Throws: `key_mismatch` when the device is known by another key (a key is never
-    ///   replaced), `too_many_devices` past `Devices.maximumDevices`.
+    /// A pin beats a vouch: a key another device vouched for is replaced, and the conflict kept
+    /// for `device.list` (a paired device could vouch for a key of its own making for a device
+    /// this home had not met, then write in that device's name; the real device's pairing was
+    /// refused: issue 62). A person's pin is never stopped by `Devices.maximumDevices`, which
+    /// bounds vouches.
+    /// - Returns: the device, its key's fingerprint and `pinned`: `new`, `known` when the key
+    ///   was already trusted, or `replaced` (with `replaced_fingerprint`) over a vouched key.
+    /// - Throws: `key_mismatch` when this device pinned another key for it (a reinstalled device
+    ///   needs a new identity, or `device distrust` first).
     func trustDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
         guard let device = try arguments.optionalString("device"), DeviceID.isValid(device) else {
             throw CommandError.invalidArgument("device", "must be a device id (a lower-case UUID)")
@@ -40,29 +63,73 @@ extension StoreCommands {
         guard ["pairing", "sync", "file"].contains(via) else {
             throw CommandError.invalidArgument("via", "must be pairing, sync or file, got '\(via)'")
         }
+        let local = database.localDevice
         return try await writes.once(requestID) { db, outbox in
             let reply: JSONValue = ["device": .string(device), "fingerprint": .string(key.fingerprint)]
-            if let known = try String.fetchOne(
-                db, sql: "SELECT key FROM device_key WHERE device = ?", arguments: [device])
+            if let known = try Row.fetchOne(
+                db, sql: "SELECT key, vouched_by FROM device_key WHERE device = ?", arguments: [device])
             {
-                guard known == key.text else {
-                    let fingerprint = SigningPublicKey(text: known)?.fingerprint ?? "unreadable"
+                let knownKey: String = known["key"]
+                if knownKey == key.text { return reply.merging(["pinned": "known"]) }
+                let fingerprint = SigningPublicKey(text: knownKey)?.fingerprint ?? "unreadable"
+                guard known["vouched_by"] as String != local else {
                     throw CommandError(
                         code: "key_mismatch",
                         message:
-                            "device \(device.prefix(8)) offers signing key \(key.fingerprint), but this household knows it by \(fingerprint): its operations are refused until that is settled (a reinstalled device needs a new identity)"
+                            "device \(device.prefix(8)) offers signing key \(key.fingerprint), but this household knows it by \(fingerprint), pinned by this device: its operations are refused until that is settled (a reinstalled device needs a new identity, or hearth device distrust first)"
                     )
                 }
-                return reply.merging(["pinned": "known"])
+                try pin(device, key, in: db, outbox: outbox)
+                return reply.merging([
+                    "pinned": "replaced", "replaced_fingerprint": .string(fingerprint), "via": .string(via),
+                ])
             }
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device_key") ?? 0
-            guard count < Devices.maximumDevices else {
-                throw CommandError(
-                    code: "too_many_devices",
-                    message: "this household already holds the keys of \(count) devices, the most a store keeps")
-            }
-            try commit(EntityRef(kind: Devices.keyKind, id: device), ["key": .text(key.text)], in: db, outbox: outbox)
+            try pin(device, key, in: db, outbox: outbox)
             return reply.merging(["pinned": "new", "via": .string(via)])
+        }
+    }
+
+    /// Writes this device's pin of `key` for `device` (a `device_key` operation by this device,
+    /// which also vouches for it to the devices that trust this one). A key another device
+    /// vouched for is replaced, and the conflict kept for a person to see.
+    func pin(_ device: String, _ key: SigningPublicKey, in db: Database, outbox: ChangeOutbox) throws {
+        let local = database.localDevice
+        let known = try Row.fetchOne(
+            db, sql: "SELECT key, vouched_by FROM device_key WHERE device = ?", arguments: [device])
+        try commit(EntityRef(kind: Devices.keyKind, id: device), ["key": .text(key.text)], in: db, outbox: outbox)
+        guard let known, known["key"] as String != key.text else { return }
+        let now = Timestamp.format(Date())
+        try db.execute(
+            sql: """
+                INSERT INTO device_key_conflict (device, vouched_key, vouched_by, pinned_key, at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(device) DO UPDATE SET vouched_key = excluded.vouched_key,
+                    vouched_by = excluded.vouched_by, pinned_key = excluded.pinned_key, at = excluded.at
+                """, arguments: [device, known["key"] as String, known["vouched_by"] as String, key.text, now])
+        // The key materialised from the log stays the first one (`DevicesDomain`): the pin, later
+        // in the log and this device's own, takes its place.
+        try db.execute(
+            sql: "UPDATE device_key SET key = ?, vouched_by = ?, at = ? WHERE device = ?",
+            arguments: [key.text, local, now, device])
+    }
+
+    /// `device.distrust {device}`: forgets another device's signing key (one never met, vouched
+    /// for by another device, or a squatted one): its operations are refused from now on, until
+    /// a pairing or a trusted device's new vouch brings a key again. Operations already held stay.
+    func distrustDevice(_ arguments: Arguments) async throws -> JSONValue {
+        guard let device = try arguments.optionalString("device"), DeviceID.isValid(device) else {
+            throw CommandError.invalidArgument("device", "must be a device id (a lower-case UUID)")
+        }
+        guard device != database.localDevice else {
+            throw CommandError.invalidArgument("device", "is this device: its own key cannot be distrusted")
+        }
+        return try await database.pool.write { db in
+            let key = try String.fetchOne(db, sql: "SELECT key FROM device_key WHERE device = ?", arguments: [device])
+            try db.execute(sql: "DELETE FROM device_key WHERE device = ?", arguments: [device])
+            try db.execute(sql: "DELETE FROM device_key_conflict WHERE device = ?", arguments: [device])
+            return [
+                "device": .string(device), "removed": .bool(key != nil),
+                "fingerprint": key.flatMap(SigningPublicKey.init(text:)).map { .string($0.fingerprint) } ?? .null,
+            ]
         }
     }
 

@@ -46,6 +46,7 @@ struct StoreCommands: Sendable {
             case "ops.quarantine": return try await quarantineList(arguments)
             case "ops.forks": return try await forkedOperations()
             case "device.trust": return try await trustDevice(request.id, arguments)
+            case "device.distrust": return try await distrustDevice(arguments)
             case "ops.resume": return resumeAfterRestore()
             case "backup": return try await backup(arguments)
             case "search": return try await search(arguments)

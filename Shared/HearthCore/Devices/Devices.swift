@@ -9,8 +9,10 @@
 /// pairs with another (or imports a file whose fingerprint a person confirmed) writes a
 /// `device_key` operation naming the other's signing key, signed by itself. A third device that
 /// trusts the writer then trusts the key it vouches for (the introducer model of Syncthing), and
-/// every operation the vouched device signed. A device never vouches for itself, and a key once
-/// known for a device is never replaced: a vouch naming another key for it is refused.
+/// every operation the vouched device signed. A device never vouches for itself, and a vouch
+/// never replaces a known key: one naming another key for it is refused. A key this device pinned
+/// itself beats a vouch: pairing with the device (or a fingerprint a person typed) replaces a key
+/// another device vouched for, and the conflict is kept for a person to see (`device list`).
 public enum Devices: DomainRules {
     public static let kind = "device"
     /// A signing key vouched for by the operation's author.
@@ -20,6 +22,10 @@ public enum Devices: DomainRules {
     /// the cap keeps a hostile paired device from vouching for thousands of invented ones, which
     /// would make every version vector, and every sync, too large.
     public static let maximumDevices = 256
+    /// The most devices one other device may vouch for: a household has a handful, and a hostile
+    /// paired device vouching for 252 invented keys filled the store's slots (issue 62). This
+    /// device's own pins (pairing, a fingerprint a person typed) are not counted, nor capped.
+    public static let maximumVouchesPerDevice = 16
     public static let entityKinds: Set<String> = [kind, keyKind]
 
     private static let fields: [String: FieldRule] = [

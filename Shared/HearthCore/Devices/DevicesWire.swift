@@ -23,13 +23,17 @@ public struct DeviceList: Codable, Sendable, Equatable {
         /// vouched for that key (itself for this one).
         public let signingKey: String?
         public let vouchedBy: String?
+        /// A key another device vouched for, which this device's own pin replaced: for a person
+        /// to settle (absent when there is none).
+        @OmittedWhenNil public var keyConflict: KeyConflict?
 
         public init(
             id: String, name: String, local: Bool, lastSyncAt: String?, firstSeenAt: String, signingKey: String?,
-            vouchedBy: String?
+            vouchedBy: String?, keyConflict: KeyConflict? = nil
         ) {
             (self.id, self.name, self.local, self.lastSyncAt) = (id, name, local, lastSyncAt)
             (self.firstSeenAt, self.signingKey, self.vouchedBy) = (firstSeenAt, signingKey, vouchedBy)
+            self.keyConflict = keyConflict
         }
 
         enum CodingKeys: String, CodingKey {
@@ -38,6 +42,28 @@ public struct DeviceList: Codable, Sendable, Equatable {
             case firstSeenAt = "first_seen_at"
             case signingKey = "signing_key"
             case vouchedBy = "vouched_by"
+            case keyConflict = "key_conflict"
+        }
+    }
+
+    /// Two keys for one device: one another device vouched for, and the one pinned here.
+    public struct KeyConflict: Codable, Sendable, Equatable {
+        public let vouchedFingerprint: String
+        public let vouchedBy: String
+        public let pinnedFingerprint: String
+        public let at: String
+
+        public init(vouchedFingerprint: String, vouchedBy: String, pinnedFingerprint: String, at: String) {
+            (self.vouchedFingerprint, self.vouchedBy, self.pinnedFingerprint, self.at) = (
+                vouchedFingerprint, vouchedBy, pinnedFingerprint, at
+            )
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case vouchedFingerprint = "vouched_fingerprint"
+            case vouchedBy = "vouched_by"
+            case pinnedFingerprint = "pinned_fingerprint"
+            case at
         }
     }
 

@@ -24,6 +24,18 @@ enum DevicesDomain: StoreDomain {
                 table.column("at", .text).notNull()
             }
         }
+        migrator.registerMigration("devices: a key pinned here over one vouched for") { db in
+            // A key another device vouched for, which this device's own pin (pairing, a typed
+            // fingerprint) replaced: kept to show a person, who settles it (`device trust` or
+            // `device distrust`).
+            try db.create(table: "device_key_conflict") { table in
+                table.primaryKey("device", .text)
+                table.column("vouched_key", .text).notNull()
+                table.column("vouched_by", .text).notNull()
+                table.column("pinned_key", .text).notNull()
+                table.column("at", .text).notNull()
+            }
+        }
     }
 
     static func handler(for command: String) -> StoreCommands.Handler? { nil }
