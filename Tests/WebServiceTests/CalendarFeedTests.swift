@@ -97,6 +97,38 @@ struct CalendarFeedTests {
         await fixture.close()
     }
 
+    @Test("a member without a Week-1 start, or a student's profile: the feed serves what it can (it answered 503)")
+    func servesWhatItCan() async throws {
+        let fixture = try await WebFixture()
+        _ = try await fixture.store.request("member.add", args: ["name": "Ann", "role": "student"])
+        _ = try await fixture.store.request("member.add", args: ["name": "Ben", "role": "student"])
+        _ = try await fixture.store.request(
+            "event.set", args: ["year": 2026, "month": 12, "title": "Carols", "day": 20])
+        try await fixture.withClient { client in
+            let unset = try await client.get("/calendar.ics")
+            #expect(unset.status == .ok, "\(unset.text)")
+            #expect(try await client.get("/calendar/timetable.ics").status == .ok)
+            _ = try await fixture.store.request("timetable.configure", args: ["week1_start": "2026-11-02"])
+            _ = try await fixture.store.request("timetable.bells", args: ["bells": ["1=09:00-10:00"]])
+            for name in ["Ann", "Ben"] {
+                _ = try await fixture.store.request(
+                    "timetable.add",
+                    args: [
+                        "member": .string(name), "week": 1, "day": "Mon", "period": 1,
+                        "subject": .string("Art \(name)"),
+                        "room": "R1",
+                    ])
+            }
+            // Ann's profile: her lessons, not Ben's, and the rest of the feed.
+            _ = try await fixture.store.request("member.use", args: ["member": "Ann"])
+            await fixture.web.changed("*")
+            let student = try await client.get("/calendar/timetable.ics")
+            #expect(student.status == .ok, "\(student.text)")
+            #expect(!student.text.contains("Art Ben"), "\(student.text)")
+        }
+        await fixture.close()
+    }
+
     @Test("the ETag is the feed's content: a render a second later (another DTSTAMP) has the same one")
     func etagIgnoresTheStamp() {
         let first = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTAMP:20261127T203700Z\r\nSUMMARY:Tea\r\nEND:VEVENT\r\n"

@@ -168,13 +168,20 @@ struct CalendarFeeds: Sendable {
     ) async throws
         -> [CalendarExport.Event]
     {
-        let days = try await store.request(
-            "timetable.days",
-            args: [
-                "member": .string(name), "from": .string(today.adding(days: -7).description),
-                "to": .string(today.adding(days: 54).description),
-            ]
-        ).decode(TimetableDays.self).days
+        let days: [TimetableDayView]
+        do {
+            days = try await store.request(
+                "timetable.days",
+                args: [
+                    "member": .string(name), "from": .string(today.adding(days: -7).description),
+                    "to": .string(today.adding(days: 54).description),
+                ]
+            ).decode(TimetableDays.self).days
+        } catch CommandClientError.refused(let refusal) where Self.servedWithout.contains(refusal.code) {
+            // No Week-1 start yet, or a student's profile and another member: no lessons to
+            // show, and the rest of the feed is served (it answered 503: issue 62).
+            return []
+        }
         var events: [CalendarExport.Event] = []
         for day in days {
             guard let date = try? LocalDate(parsing: day.date, field: "date") else { continue }
@@ -192,6 +199,9 @@ struct CalendarFeeds: Sendable {
         }
         return events
     }
+
+    /// The store's refusals of a member's lessons that leave them out of a feed, not the feed.
+    static let servedWithout: Set<String> = ["not_configured", "not_allowed"]
 
     /// Minutes since 2020 of a change: a SEQUENCE that rises with every later change.
     static func sequence(_ modified: Date?) -> Int {
