@@ -77,6 +77,9 @@ struct BusySubscriptionCommandLineTests {
             "\(missing.stdout)")
         list = try await hearth(["plan", "busy", "list"])
         #expect(list.stdout.contains("gone.ics · not read yet · ✗ "), "\(list.stdout)")
+        // A refresh with a calendar that could not be read says so and exits 1 (it exited 0).
+        let failing = try await hearth(["plan", "busy", "refresh"])
+        #expect(failing.status == 1 && failing.stdout.contains("✗ http://127.0.0.1:\(port)/gone.ics"), "\(failing)")
         let notSubscribed = try await hearth(["plan", "busy", "refresh", "http://127.0.0.1:\(port)/other.ics"])
         #expect(notSubscribed.status == 2 && notSubscribed.stderr.contains("is not subscribed to"))
         let bad = try await hearth(["plan", "busy", "subscribe", "ftp://nas/work.ics"])

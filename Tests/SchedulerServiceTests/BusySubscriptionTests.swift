@@ -182,4 +182,52 @@ struct BusySubscriptionTests {
             }
         }
     }
+
+    @Test(
+        "a server sending a byte at a time is cut off at the whole read's deadline, and another calendar read beside it is not held up"
+    )
+    func slowServer() async throws {
+        try await SchedulerTestStack.run(at: instant("2026-11-23T09:00:00Z")) { stack in
+            // A server that sends its headers at once, then one byte of the calendar a second.
+            let script = """
+                import socket, sys, time
+                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("127.0.0.1", 0)); s.listen(4); print(s.getsockname()[1], flush=True)
+                while True:
+                    c, _ = s.accept(); c.recv(65536)
+                    c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: text/calendar\\r\\nContent-Length: 100000\\r\\n\\r\\n")
+                    try:
+                        for _ in range(600): c.sendall(b"B"); time.sleep(1)
+                    except OSError: pass
+                    c.close()
+                """
+            let trickle = try await ChildProcess("/usr/bin/python3", ["-u", "-c", script])
+            defer { trickle.signal(SIGKILL) }
+            let port = try #require(await trickle.output.waitForLine { Int($0) != nil })
+            let server = CalendarServer { Date() }
+            server.serve(Self.calendar([("swim@nas", "Swimming", "20261126T170000")]), etag: "\"v1\"")
+            try await server.run { base in
+                let slow = "http://127.0.0.1:\(port)/family.ics"
+                let quick = base.replacingOccurrences(of: "http://", with: "http://ann:s3cret@") + "/family.ics"
+                for url in [slow, quick] {
+                    _ = try await stack.store.request("plan.busy.subscribe", args: ["url": .string(url)])
+                }
+                let sources = try await stack.store.request("plan.busy.sources").decode(BusySources.self).sources
+                let calendars = CalendarSubscriptions(
+                    home: stack.home.path, store: stack.store, clock: stack.clock, deadline: .seconds(2))
+                let started = ContinuousClock.now
+                let reads = try await SchedulerService.readEach(sources, calendars: calendars)
+                let took = ContinuousClock.now - started
+                await calendars.shutdown()
+                let slowRead = try #require(reads.first { $0.url == slow })
+                let quickRead = try #require(reads.first { $0.url == quick })
+                #expect(
+                    slowRead.error == "127.0.0.1:\(port) did not send the whole calendar within 2 s",
+                    "\(String(describing: slowRead.error))")
+                #expect(quickRead.error == nil && (quickRead.imported?.events ?? 0) >= 1, "\(quickRead)")
+                // Bounded by the deadline, not the server's 600 s; both read side by side.
+                #expect(took < .seconds(6), "\(took)")
+            }
+        }
+    }
 }

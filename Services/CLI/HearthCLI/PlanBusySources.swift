@@ -27,7 +27,7 @@ extension Plan.Busy {
             let reads = try await Plan.Busy.read(options, url: source.url)
             if options.json { return try Output.reply(reads ?? BusyReads(reads: [])) }
             Output.line("subscribed to \(BusySubscription.shown(source.url))")
-            Plan.Busy.report(reads)
+            try await Plan.Busy.report(reads, options)
         }
     }
 
@@ -44,7 +44,9 @@ extension Plan.Busy {
             if reads?.reads.isEmpty == true {
                 return Output.line("no calendars subscribed: hearth plan busy subscribe URL")
             }
-            Plan.Busy.report(reads)
+            try await Plan.Busy.report(reads, options)
+            // A calendar that could not be read is a failure to say so to a script too.
+            if reads?.reads.contains(where: { $0.error != nil }) == true { throw ExitCode(1) }
         }
     }
 
@@ -75,9 +77,15 @@ extension Plan.Busy {
         }
     }
 
-    /// What each read gave, one line each; or that the scheduler will read when it runs.
-    static func report(_ reads: BusyReads?) {
+    /// What each read gave, one line each; or, with no answer, whether the scheduler is still
+    /// reading (a slow server: it said "not running", which was false) or not running.
+    static func report(_ reads: BusyReads?, _ options: GlobalOptions) async throws {
         guard let reads else {
+            if case .success = try await ServiceCall.attempt(options, .scheduler, "ping") {
+                return Output.line(
+                    "hearth-scheduler is still reading (a calendar server is slow to answer); it records what it reads: hearth plan busy list shows it"
+                )
+            }
             return Output.line("hearth-scheduler is not running: it reads the calendar when it starts")
         }
         for read in reads.reads {

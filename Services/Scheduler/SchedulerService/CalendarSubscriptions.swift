@@ -23,8 +23,10 @@ import NIOPosix
 actor CalendarSubscriptions {
     /// Each response's body is at most the store's largest calendar file.
     static let maximumBytes = 32 * 1024 * 1024
-    /// A read that has not finished in this long fails.
-    static let deadline: TimeAmount = .seconds(30)
+    /// A read (headers and the whole body) that has not finished in this long fails: a server
+    /// sending a byte every 10 s kept a read alive for 14 minutes when only the headers were
+    /// bounded (issue 62).
+    let deadline: Duration
 
     private let store: CommandClient
     private let directory: String
@@ -36,8 +38,8 @@ actor CalendarSubscriptions {
     /// no calendar subscribed runs no thread for them.
     private var http: (client: HTTPClient, loop: MultiThreadedEventLoopGroup)?
 
-    init(home: String, store: CommandClient, clock: any SchedulerClock) {
-        (self.store, self.clock) = (store, clock)
+    init(home: String, store: CommandClient, clock: any SchedulerClock, deadline: Duration = .seconds(30)) {
+        (self.store, self.clock, self.deadline) = (store, clock, deadline)
         directory = (home as NSString).appendingPathComponent("calendars")
     }
 
@@ -147,23 +149,52 @@ actor CalendarSubscriptions {
             if let etag = source.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let date = source.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }
         }
+        let (deadline, prepared) = (self.deadline, request)
         do {
-            let response = try await http.execute(request, deadline: .now() + Self.deadline)
-            switch response.status {
-            case .notModified where conditional: return .unchanged
-            case .ok:
-                let body = try await response.body.collect(upTo: Self.maximumBytes)
-                return .fetched(
-                    body, etag: response.headers.first(name: "ETag"),
-                    lastModified: response.headers.first(name: "Last-Modified"))
-            default:
-                return .failed("the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            return try await Self.within(deadline) {
+                let response = try await http.execute(prepared, deadline: .now() + .milliseconds(deadline.milliseconds))
+                switch response.status {
+                case .notModified where conditional: return .unchanged
+                case .ok:
+                    let body = try await response.body.collect(upTo: Self.maximumBytes)
+                    return .fetched(
+                        body, etag: response.headers.first(name: "ETag"),
+                        lastModified: response.headers.first(name: "Last-Modified"))
+                default:
+                    return .failed("the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                }
             }
+        } catch is WholeReadTimeout {
+            return .failed(
+                "\(Self.place(parts)) did not send the whole calendar within \(deadline.milliseconds / 1_000) s")
         } catch is NIOTooManyBytesError {
             return .failed("the calendar is over the \(Self.maximumBytes / 1_048_576) MiB limit")
         } catch {
             return .failed(Self.reason(error, host: parts.host ?? "", port: parts.port))
         }
+    }
+
+    /// A read that ran past its deadline.
+    struct WholeReadTimeout: Error {}
+
+    /// `work`'s result if it finishes within `limit`; past it, `work` is cancelled (the
+    /// connection closes) and `WholeReadTimeout` thrown.
+    static func within<Result: Sendable>(
+        _ limit: Duration, _ work: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw WholeReadTimeout()
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    private static func place(_ parts: URLComponents) -> String {
+        parts.port.map { "\(parts.host ?? ""):\($0)" } ?? parts.host ?? ""
     }
 
     /// A transport failure in a person's words.

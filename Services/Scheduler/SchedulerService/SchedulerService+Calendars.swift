@@ -16,18 +16,14 @@ extension SchedulerService {
             do {
                 let sources = try await store.request("plan.busy.sources").decode(BusySources.self).sources
                 await calendars.forget(except: sources)
-                var read = false
-                for source in sources {
-                    let due = source.next.flatMap(Timestamp.parse)
-                    guard due.map({ $0 <= now }) ?? true else { continue }
-                    let outcome = try await calendars.read(source)
-                    read = true
+                let due = sources.filter { source in source.next.flatMap(Timestamp.parse).map { $0 <= now } ?? true }
+                for outcome in try await Self.readEach(due, calendars: calendars) {
                     if let error = outcome.error {
-                        logger.warning("hearth-scheduler: cannot read \(BusySubscription.shown(source.url)): \(error)")
+                        logger.warning("hearth-scheduler: cannot read \(BusySubscription.shown(outcome.url)): \(error)")
                     }
                 }
                 // What the reads recorded moved each source's next read on: look again.
-                if read { continue }
+                if !due.isEmpty { continue }
                 next = sources.compactMap { $0.next.flatMap(Timestamp.parse) }.min()
             } catch {
                 if Task.isCancelled { return }
@@ -59,8 +55,21 @@ extension SchedulerService {
                     code: "not_found", message: "'url': \(BusySubscription.shown(url)) is not subscribed to")
             }
         }
-        var reads: [BusyReads.Read] = []
-        for source in sources { reads.append(try await calendars.read(source)) }
-        return try JSONValue(encoding: BusyReads(reads: reads))
+        return try JSONValue(encoding: BusyReads(reads: try await readEach(sources, calendars: calendars)))
+    }
+
+    /// Reads each of `sources` side by side, so a slow server delays only its own calendar; the
+    /// reads in the order of `sources`.
+    static func readEach(
+        _ sources: [BusySource], calendars: CalendarSubscriptions
+    ) async throws -> [BusyReads.Read] {
+        try await withThrowingTaskGroup(of: (Int, BusyReads.Read).self) { group in
+            for (index, source) in sources.enumerated() {
+                group.addTask { (index, try await calendars.read(source)) }
+            }
+            var reads = [BusyReads.Read?](repeating: nil, count: sources.count)
+            for try await (index, read) in group { reads[index] = read }
+            return reads.compactMap { $0 }
+        }
     }
 }
