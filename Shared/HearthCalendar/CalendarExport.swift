@@ -24,6 +24,10 @@ public enum CalendarExport {
         public var lastModified: Date?
         /// An RRULE (RFC 5545 text), with `start` (or `days.first`) its first occurrence.
         public var rule: String?
+        /// The zone whose wall clock `start` and `end` are written on, with its `TZID` (the
+        /// calendar then holds its `VTIMEZONE`: `CalendarTimeZone`): a repeating time in UTC
+        /// moves an hour at each daylight-saving change. `nil`: in UTC.
+        public var zone: TimeZone?
 
         public init(
             uid: String, summary: String, start: Date, end: Date, cancelled: Bool, sequence: Int,
@@ -39,12 +43,16 @@ public enum CalendarExport {
         }
     }
 
-    /// The calendar text of `events`, stamped `stamp` (DTSTAMP).
+    /// The calendar text of `events`, stamped `stamp` (DTSTAMP), with the `VTIMEZONE` of each
+    /// zone their times are written in.
     public static func text(_ events: [Event], stamp: Date, name: String) -> String {
         _ = LibICal.ready
-        return LibICal.text(
+        let text = LibICal.text(
             vevents(events, stamp: stamp),
             in: LibICal.calendar(product: "Social planner", method: ICAL_METHOD_PUBLISH, name: name))
+        let zones = Set(events.compactMap(\.zone)).compactMap(CalendarTimeZone.text).sorted()
+        guard !zones.isEmpty, let body = text.range(of: "BEGIN:VEVENT") else { return text }
+        return text.replacingCharacters(in: body.lowerBound..<body.lowerBound, with: zones.joined())
     }
 
     /// The `VEVENT`s of `events` alone, without a calendar around them (a feed joins several).
@@ -62,6 +70,13 @@ public enum CalendarExport {
                 icalcomponent_add_property(component, icalproperty_new_dtstart(LibICal.floating(days.first)))
                 icalcomponent_add_property(
                     component, icalproperty_new_dtend(LibICal.floating(days.last.adding(days: 1))))
+            } else if let zone = event.zone, CalendarTimeZone.writesTZID(zone) {
+                let start = icalproperty_new_dtstart(LibICal.wall(event.start, in: zone))!
+                icalproperty_add_parameter(start, icalparameter_new_tzid(zone.identifier))
+                icalcomponent_add_property(component, start)
+                let end = icalproperty_new_dtend(LibICal.wall(event.end, in: zone))!
+                icalproperty_add_parameter(end, icalparameter_new_tzid(zone.identifier))
+                icalcomponent_add_property(component, end)
             } else {
                 icalcomponent_add_property(component, icalproperty_new_dtstart(LibICal.utc(event.start)))
                 icalcomponent_add_property(component, icalproperty_new_dtend(LibICal.utc(event.end)))

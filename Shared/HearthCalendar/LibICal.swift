@@ -48,6 +48,19 @@ enum LibICal {
             time_t(date.timeIntervalSince1970.rounded(.down)), 0, icaltimezone_get_utc_timezone())
     }
 
+    /// An instant as a DATE-TIME on `zone`'s wall clock (converted by Foundation, not libical),
+    /// for a property that names the zone with `TZID`.
+    static func wall(_ date: Date, in zone: TimeZone) -> icaltimetype {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        var value = icaltime_null_time()
+        (value.year, value.month, value.day) = (Int32(parts.year!), Int32(parts.month!), Int32(parts.day!))
+        (value.hour, value.minute, value.second) = (Int32(parts.hour!), Int32(parts.minute!), Int32(parts.second!))
+        value.is_date = 0
+        return value
+    }
+
     /// A day as a DATE, or with `time` as a floating DATE-TIME (the household's wall clock).
     static func floating(_ day: LocalDate, _ time: LocalTime? = nil) -> icaltimetype {
         var value = icaltime_null_time()

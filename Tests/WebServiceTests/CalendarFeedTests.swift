@@ -129,6 +129,47 @@ struct CalendarFeedTests {
         await fixture.close()
     }
 
+    @Test(
+        "a repeating todo's time stays on the household's wall clock in the feed: recurring-ical-events reads 08:00 across both clock changes"
+    )
+    func repeatingTimesKeepTheWallClock() async throws {
+        let packages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/python-ical").path
+        try #require(
+            FileManager.default.fileExists(atPath: packages + "/recurring_ical_events"),
+            "recurring-ical-events is not unpacked in \(packages): run deploy/bootstrap test")
+        let fixture = try await WebFixture(environment: ["HEARTH_TIME_ZONE": "Europe/London"])
+        _ = try await fixture.store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+        _ = try await fixture.store.request(
+            "todo.add",
+            args: ["title": "Stretch", "collection": "Habits", "due": "2026-10-01", "time": "08:00", "repeat": "daily"])
+        let feed = try await fixture.withClient { client in try await client.get("/calendar/todo-events.ics").text }
+        await fixture.close()
+        #expect(feed.contains("DTSTART;TZID=Europe/London:20261001T080000"), "\(feed)")
+        #expect(feed.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/London"), "\(feed)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).ics").path
+        try feed.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let script = """
+            import sys, json, datetime, zoneinfo, icalendar, recurring_ical_events
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+            london = zoneinfo.ZoneInfo("Europe/London")
+            seen = []
+            for first, last in [("2026-10-20", "2026-11-05"), ("2027-03-20", "2027-04-05")]:
+                for event in recurring_ical_events.of(calendar).between(
+                        datetime.date.fromisoformat(first), datetime.date.fromisoformat(last)):
+                    seen.append(event["DTSTART"].dt.astimezone(london).strftime("%Y-%m-%d %H:%M"))
+            print(json.dumps(sorted(seen)))
+            """
+        let run = try await ChildProcess.run(
+            "/usr/bin/python3", ["-c", script, file], environment: ["PYTHONPATH": packages], timeout: .seconds(60))
+        try #require(run.status == 0, "\(run.stderr)")
+        let times = try JSONDecoder().decode([String].self, from: Data(run.stdout.utf8))
+        // 16 days before and after each change (25 October 2026, 28 March 2027), each at 08:00.
+        #expect(times.count == 32, "\(times)")
+        #expect(times.allSatisfy { $0.hasSuffix(" 08:00") }, "\(times)")
+    }
+
     @Test("the ETag is the feed's content: a render a second later (another DTSTAMP) has the same one")
     func etagIgnoresTheStamp() {
         let first = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTAMP:20261127T203700Z\r\nSUMMARY:Tea\r\nEND:VEVENT\r\n"

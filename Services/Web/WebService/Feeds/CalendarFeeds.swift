@@ -48,8 +48,12 @@ struct CalendarFeeds: Sendable {
             return found
         }
         let name = area.map { "Hearth: \($0.rawValue)" } ?? "Hearth"
+        // The household's zone, which repeating times are written in (`CalendarTimeZone`).
+        let zone =
+            CalendarTimeZone.text(timeZone).map { $0.replacingOccurrences(of: "\r\n", with: "\n") }
+            .map { $0.replacingOccurrences(of: "\n", with: "\r\n") } ?? ""
         return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth//Household feed//EN\r\nX-WR-CALNAME:\(name)\r\n"
-            + blocks.joined() + "END:VCALENDAR\r\n"
+            + zone + blocks.joined() + "END:VCALENDAR\r\n"
     }
 
     /// An area's components (its `VEVENT`s or `VTODO`s, without a calendar around them) as
@@ -132,6 +136,8 @@ struct CalendarFeeds: Sendable {
             if time == nil { event.days = (due, due) }
             event.rule =
                 Recurrence(todoRepeat: todo.repeat, due: todo.due, until: todo.until, monthEnd: todo.monthEnd)?.rule
+            // A repeating time stays on the household's wall clock across daylight-saving changes.
+            if event.rule != nil, time != nil { event.zone = timeZone }
             event.lastModified = Timestamp.parse(todo.modifiedAt)
             return event
         }
