@@ -215,8 +215,27 @@ extension TodoFile {
         {
             defer { icalmemory_free_buffer(value) }
             try repeats(String(cString: value), into: &todo, zones: &zones, household: household)
+        } else if let unread = unreadRule(component) {
+            // libical drops an RRULE it cannot read (a 180,000-entry BYDAY, a 200,000-digit or a
+            // zero UNTIL) and says so in an X-LIC-ERROR: the todo would import as a one-off
+            // without a word (issue 62).
+            throw CalendarFile.FileError(
+                description: "has an RRULE that cannot be read as a rule (\(unread)), so it cannot repeat here")
         }
         return todo
+    }
+
+    /// The start of an RRULE libical could not read (from its X-LIC-ERROR), or `nil`.
+    private static func unreadRule(_ component: OpaquePointer) -> String? {
+        var error = icalcomponent_get_first_property(component, ICAL_XLICERROR_PROPERTY)
+        while let current = error {
+            if let text = icalproperty_get_xlicerror(current).map({ String(cString: $0) }), text.contains("RRULE") {
+                let rule = text.range(of: "property: ").map { String(text[$0.upperBound...]) } ?? text
+                return rule.count > 60 ? rule.prefix(60) + "… \(rule.count) characters" : rule
+            }
+            error = icalcomponent_get_next_property(component, ICAL_XLICERROR_PROPERTY)
+        }
+        return nil
     }
 
     /// A rule Hearth's repeats keep: FREQ (daily to yearly), UNTIL, and RFC 7529's
