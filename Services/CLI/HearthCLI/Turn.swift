@@ -46,7 +46,7 @@ struct Turn: AsyncParsableCommand {
     /// "Game over: Bob took longest: 1 min 30 s", then a line per player.
     static func statisticsLines(_ statistics: TurnStatistics) -> [String] {
         guard !statistics.tallies.isEmpty else { return [] }
-        let total = "\(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))"
+        let total = statistics.summary
         return ["", "  \(total)" + (statistics.longestLine.map { "; \($0)" } ?? "")]
             + statistics.lines.map { "    " + $0 }
     }

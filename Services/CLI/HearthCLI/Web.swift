@@ -50,7 +50,8 @@ struct Web: AsyncParsableCommand {
                 for line in Web.draw(modules) { Output.line(line) }
             }
             if web.isLoopback {
-                Output.line("(on this machine only: for phones, set [web] listen = \"0.0.0.0:8470\" in hearth.toml)")
+                Output.line(
+                    "(on this machine only: for phones, set [web] listen = \"0.0.0.0:\(web.port)\" in hearth.toml)")
             }
         }
     }
@@ -78,7 +79,7 @@ struct Web: AsyncParsableCommand {
                 Output.line(base)
                 Output.line(
                     "The page listens on this machine only, with no token. For phones, set [web] listen = "
-                        + "\"0.0.0.0:8470\" in hearth.toml, restart hearth-web, and run this again.")
+                        + "\"0.0.0.0:\(web.port)\" in hearth.toml, restart hearth-web, and run this again.")
                 return
             }
             let token =

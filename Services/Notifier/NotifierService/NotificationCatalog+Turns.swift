@@ -185,7 +185,7 @@ extension NotificationCatalog {
         guard !statistics.tallies.isEmpty else { return .ignore }
         let body = ([statistics.longestLine].compactMap { $0 } + statistics.shortLines).joined(separator: "\n")
         return gamePopup(
-            "turn.over", "Game over · \(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
+            "turn.over", "Game over · \(statistics.summary)",
             body, urgency: .normal, timeout: 60_000)
     }
 }

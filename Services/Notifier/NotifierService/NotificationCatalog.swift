@@ -287,7 +287,7 @@ struct NotificationCatalog {
         var what: [String] = []
         if let title = suggestion.title { what.append("'\(title)'") }
         if let location = suggestion.location { what.append("at \(location)") }
-        if let day = suggestion.day { what.append("on the \(day)\(Self.ordinalSuffix(Int64(day)))") }
+        if let day = suggestion.day { what.append("on the \(Ordinal.english(day))") }
         let notification = DesktopNotification(
             summary: "\(who) suggested \(what.isEmpty ? "a change" : what.joined(separator: " ")) for \(month)",
             body: "Year planner, \(month) \(suggestion.year)",
@@ -300,15 +300,5 @@ struct NotificationCatalog {
                     "accept": Button(service: .store, command: "event.accept", arguments: ["id": .string(id)]),
                     "decline": Button(service: .store, command: "event.decline", arguments: ["id": .string(id)]),
                 ]))
-    }
-
-    static func ordinalSuffix(_ day: Int64) -> String {
-        if (11...13).contains(day % 100) { return "th" }
-        switch day % 10 {
-        case 1: return "st"
-        case 2: return "nd"
-        case 3: return "rd"
-        default: return "th"
-        }
     }
 }

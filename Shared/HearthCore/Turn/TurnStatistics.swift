@@ -57,6 +57,11 @@ public struct TurnStatistics: Codable, Sendable, Equatable {
     /// Milliseconds of play counted, all players together.
     public var total: Int64 { tallies.reduce(0) { $0 + $1.total } }
 
+    /// "1 turn in 45 s", "12 turns in 8 min": the game so far in words.
+    public var summary: String {
+        "\(turns) turn\(turns == 1 ? "" : "s") in \(TurnClock.spoken(milliseconds: total))"
+    }
+
     /// Who took longest: the player with the longest single turn (the first such, on a tie).
     public var longest: Tally? {
         tallies.reduce(nil) { best, tally in (best?.longest ?? -1) < tally.longest ? tally : best }

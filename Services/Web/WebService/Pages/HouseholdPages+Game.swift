@@ -49,7 +49,7 @@ extension HouseholdPages {
             "statistics": session.state != .ended || statistics.tallies.isEmpty
                 ? false
                 : [
-                    "summary": "\(statistics.turns) turns in \(TurnClock.spoken(milliseconds: statistics.total))",
+                    "summary": statistics.summary,
                     "longest": statistics.longestLine ?? "",
                     "players": statistics.tallies.map { tally -> [String: Any] in
                         func time(_ milliseconds: Int64) -> String {

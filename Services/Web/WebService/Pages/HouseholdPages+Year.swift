@@ -23,7 +23,9 @@ extension HouseholdPages {
         }
         for suggestion in suggestions.suggestions where suggestion.year == year {
             var list = byMonth[suggestion.month]?["suggestions"] as? [[String: Any]] ?? []
-            list.append(try JSONValue(reply: suggestion).mustacheObject)
+            var values = try JSONValue(reply: suggestion).mustacheObject
+            values["day_ordinal"] = suggestion.day.map(Ordinal.english)
+            list.append(values)
             byMonth[suggestion.month]?["suggestions"] = list
         }
         let prefix = String(format: "%04d-", year)
