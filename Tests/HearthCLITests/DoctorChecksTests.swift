@@ -49,6 +49,20 @@ struct DoctorChecksTests {
         #expect(far.fix?.contains("timedatectl set-ntp true") == true)
     }
 
+    @Test("a loopback broadcast leaves by lo, as the kernel routes it (doctor named eth0: issue 63)")
+    func loopbackBroadcastInterface() throws {
+        let route = try #require(BroadcastInterfaces.leavingBy("127.255.255.255"))
+        #expect(route.name == "lo" && route.address == "127.0.0.1", "\(route)")
+        #expect(BroadcastInterfaces.leavingBy("not an address") == nil)
+        var settings = DiscoverySettings()
+        settings.beaconAddress = "127.255.255.255"
+        settings.beaconPort = 40_000 + Int.random(in: 0..<20_000)
+        let check = DoctorChecks.beacon(settings, nearby: nil)
+        if check.status == .ok {
+            #expect(check.verdict.contains("leave by lo (127.0.0.1)"), "\(check)")
+        }
+    }
+
     @Test("a beacon port another program holds is a problem naming it and the setting that moves Hearth's")
     func beaconPortHeld() throws {
         // A UDP socket this test process holds, on a port the kernel picked (close-on-exec: a

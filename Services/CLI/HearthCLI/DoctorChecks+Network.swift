@@ -43,7 +43,11 @@ extension DoctorChecks {
                     "set [discovery] beacon_address to this network's broadcast address (\(interfaces[0].broadcast)), or list the other devices in [discovery] peers"
             )
         }
-        let names = interfaces.map { "\($0.name) (\($0.address), broadcast \($0.broadcast))" }.joined(separator: ", ")
+        // The interface the kernel sends it by (lo for a loopback broadcast, which doctor named
+        // eth0: issue 63), else every interface that carries broadcasts.
+        let names =
+            BroadcastInterfaces.leavingBy(settings.beaconAddress).map { "\($0.name) (\($0.address))" }
+            ?? interfaces.map { "\($0.name) (\($0.address), broadcast \($0.broadcast))" }.joined(separator: ", ")
         let heard = nearby.map { "; hearth-sync hears \(Output.count($0, "device")) nearby" } ?? ""
         let ports = "\(settings.port(for: .turn)) and \(settings.port(for: .sync))"
         return .ok(
@@ -118,6 +122,47 @@ enum BroadcastInterfaces {
                 Interface(name: String(cString: entry.ifa_name), address: text(address), broadcast: text(broadcast)))
         }
         return interfaces
+    }
+
+    /// The interface a datagram to `address` leaves by, as the kernel routes it: the local
+    /// address a UDP socket connected to it takes, and the interface holding that address
+    /// (loopback included); nil when there is no route.
+    static func leavingBy(_ address: String) -> (name: String, address: String)? {
+        guard let target = IPv4.parse(address) else { return nil }
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &on, socklen_t(MemoryLayout<Int32>.size))
+        var destination = sockaddr_in()
+        destination.sin_family = sa_family_t(AF_INET)
+        destination.sin_port = in_port_t(9).bigEndian
+        destination.sin_addr.s_addr = target  // already in network order
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let routed = withUnsafePointer(to: &destination) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) == 0 }
+        }
+        guard routed,
+            withUnsafeMutablePointer(
+                to: &local,
+                {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+                })
+        else { return nil }
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var cursor = list
+        while let entry = cursor?.pointee {
+            defer { cursor = entry.ifa_next }
+            guard let held = entry.ifa_addr, held.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            let same = held.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                $0.pointee.sin_addr.s_addr == local.sin_addr.s_addr
+            }
+            if same { return (String(cString: entry.ifa_name), text(held)) }
+        }
+        return nil
     }
 
     /// Sends one empty datagram to `address` on a port of its own (nobody listens there):
