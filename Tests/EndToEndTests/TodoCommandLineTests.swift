@@ -177,9 +177,10 @@ struct TodoExportTests {
                 .filter { !$0.hasPrefix("DTSTAMP") }.sorted()
         }
         #expect(try content(again) == content(file))
-        // Imported again where it came from: the same todos updated, none doubled.
+        // Imported again where it came from: the same todos, none doubled, and nothing changed
+        // is counted as nothing (issue 63: it said "2 updated, 1 days done").
         let back = try await hearth(["todo", "import", again, "--confirm"])
-        #expect(back.1.contains("imported 0 new todos, 2 updated"), "\(back.1)\(back.2)")
+        #expect(back.1.contains("imported 0 new todos, 0 updated, 0 subtasks, 0 days done"), "\(back.1)\(back.2)")
 
         // Another app's file: its UIDs name the same todos on every import; a rule Hearth's
         // repeats cannot keep is refused with the reason, the rest imported.
@@ -207,10 +208,16 @@ struct TodoExportTests {
         #expect(foreign.1.contains("imported 1 new todos"), "\(foreign.1)\(foreign.2)")
         #expect(foreign.1.contains("7654321@tasks.org") && foreign.1.contains("COUNT"), "\(foreign.1)")
         let twice = try await hearth(["todo", "import", tasks, "--collection", "Home", "--confirm"])
-        #expect(twice.1.contains("imported 0 new todos, 1 updated"), "\(twice.1)")
+        #expect(twice.1.contains("imported 0 new todos, 0 updated"), "\(twice.1)")
+        // The other app changed it: counted as updated.
+        let changedTasks = try String(contentsOfFile: tasks, encoding: .utf8)
+            .replacingOccurrences(of: "PRIORITY:5", with: "PRIORITY:1")
+        try changedTasks.write(toFile: tasks, atomically: true, encoding: .utf8)
+        let changedAgain = try await hearth(["todo", "import", tasks, "--collection", "Home", "--confirm"])
+        #expect(changedAgain.1.contains("imported 0 new todos, 1 updated"), "\(changedAgain.1)")
         let plants = try JSONValue.parse(try await hearth(["todo", "export", "--format", "json"]).1)["todos"]?
             .arrayValue?.first { $0["title"] == "Water the plants" }
-        #expect(plants?["due"] == "2026-12-01" && plants?["time"] == "14:00" && plants?["priority"] == "medium")
+        #expect(plants?["due"] == "2026-12-01" && plants?["time"] == "14:00" && plants?["priority"] == "high")
         // --collection is for todos whose file names none: a todo with CATEGORIES goes to that
         // collection, made when missing (issue 63: it went to Home).
         let shopping = stack.home.file("shopping.ics")

@@ -135,12 +135,7 @@ struct StoreCommands: Sendable {
     ) throws -> JSONValue {
         let (operation, log) = try database.makeOperation(entity, values: values, in: db)
         // Saving what is already there writes nothing: no operation, no history line, no event.
-        // (A field in conflict is never "already there": setting it resolves the conflict.)
-        let unchanged = values.allSatisfy { name, value in
-            guard let state = log.field(entity, name) else { return value == .null }
-            return !state.isConflict && state.value == value
-        }
-        if unchanged {
+        if Self.holds(values, of: entity, log) {
             let description = try StoreDomains.domain(of: entity.kind).describe(entity, in: db)
             return .object(description.merging(["unchanged": true]) { $1 })
         }
@@ -151,6 +146,20 @@ struct StoreCommands: Sendable {
         let description = try outbox.add(operation, seq: seq, in: db)
         outbox.wrote(operation)
         return .object(description.merging(["seq": .int(seq), "op": .string(operation.id.description)]) { $1 })
+    }
+
+    /// Whether `entity`'s log already holds every one of `values` (a field in conflict never
+    /// does: setting it resolves the conflict), so saving them would write nothing.
+    static func holds(_ values: [String: FieldValue], of entity: EntityRef, _ log: OperationLog) -> Bool {
+        values.allSatisfy { name, value in
+            guard let state = log.field(entity, name) else { return value == .null }
+            return !state.isConflict && state.value == value
+        }
+    }
+
+    /// Whether saving `values` on `entity` would change it (`commit` writes nothing otherwise).
+    static func wouldChange(_ entity: EntityRef, _ values: [String: FieldValue], in db: Database) throws -> Bool {
+        !holds(values, of: entity, try StoreDatabase.log(of: entity, in: db))
     }
 
     /// Runs a domain rule check, turning its `RuleError` into the command's refusal naming the

@@ -93,8 +93,18 @@ extension TodosCommands {
                     .init(todo: "todo '\(todo.title)' (UID \(todo.uid))", reason: "'\(error.field)' \(error.rule)"))
                 return
             }
-            if exists { updated += 1 } else { added += 1 }
-            completions += todo.completions.count
+            // Only what changes is counted: an unchanged export imported again reported "17
+            // updated, 64 days done" (issue 63).
+            let entity = EntityRef(kind: Todos.todoKind, id: id)
+            if !exists {
+                added += 1
+            } else if try StoreCommands.wouldChange(entity, values, in: db) {
+                updated += 1
+            }
+            for day in todo.completions
+            where try StoreCommands.wouldChange(Todos.completion(of: id, on: day), ["done": .bool(true)], in: db) {
+                completions += 1
+            }
             guard let outbox else { return }
             try commands.commit(EntityRef(kind: Todos.todoKind, id: id), values, in: db, outbox: outbox)
             for day in todo.completions {
@@ -141,9 +151,7 @@ extension TodosCommands {
             guard let parent = todo.parent, let parentID = ids[parent] else { continue }
             let todoExists =
                 try Bool.fetchOne(db, sql: "SELECT 1 FROM todo WHERE id = ?", arguments: [parentID]) == true
-            guard todoExists || outbox == nil else { continue }
-            subtasks += 1
-            guard let outbox, let id = ids[todo.uid] else { continue }
+            guard todoExists || outbox == nil, let id = ids[todo.uid] else { continue }
             let position =
                 try positions[parentID]
                 ?? (Int64.fetchOne(
@@ -152,12 +160,15 @@ extension TodosCommands {
             let existing = try Int64.fetchOne(
                 db, sql: "SELECT position FROM todo_subtask WHERE id = ?", arguments: [id])
             if existing == nil { positions[parentID] = position + 1 }
-            try commands.commit(
-                EntityRef(kind: Todos.subtaskKind, id: id),
-                [
-                    "todo": .text(parentID), "title": .text(todo.title), "completed": .bool(todo.completed),
-                    "position": .int(existing ?? position + 1),
-                ], in: db, outbox: outbox)
+            let entity = EntityRef(kind: Todos.subtaskKind, id: id)
+            let values: [String: FieldValue] = [
+                "todo": .text(parentID), "title": .text(todo.title), "completed": .bool(todo.completed),
+                "position": .int(existing ?? position + 1),
+            ]
+            // Counted when it is new or changes, as todos are.
+            if try StoreCommands.wouldChange(entity, values, in: db) { subtasks += 1 }
+            guard let outbox else { continue }
+            try commands.commit(entity, values, in: db, outbox: outbox)
         }
         return try JSONValue(
             reply: TodoImportReport(
