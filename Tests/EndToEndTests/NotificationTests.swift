@@ -118,7 +118,8 @@ struct DemoTests {
                 "Your turn, Ann", "Your turn, Bob", "Your turn, Ann", "Your turn, Bob", "Your turn, Ann",
             ])
         #expect(
-            summaries.contains("\(DeviceIdentity.hostName()) suggested 'Camping' at Lake District on the 20th for July")
+            summaries.contains(
+                "\(DeviceIdentity.hostName()) suggested 'Camping' at the Lake District on the 20th for July")
         )
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
