@@ -48,8 +48,19 @@ struct TurnWatchTests {
         let watch = try await ChildProcess("hearth", ["turn", "watch", code, "--bell"], environment: stack.environment)
         #expect(await watch.output.waitForLine(containing: "left of 1:30") != nil, "\(watch.output.text)")
         #expect(watch.output.text.filter { $0 == "\u{07}" }.count == 1)
-        // Both players sit here: Bob's turn is this device's turn too, and rings again.
-        _ = try await hearthSucceeding(stack, ["turn", "done", code])
+        // Both players sit here: Done says whose turn ends (typed twice, it ended both: issue 63).
+        let unnamed = try await stack.hearth(["turn", "done", code])
+        #expect(unnamed.status == 2 && unnamed.stderr.contains("Ann and Bob sit at this device"), "\(unnamed)")
+        let status = try JSONValue.parse(try await hearthSucceeding(stack, ["turn", "status", code, "--json"]))
+        let seq = try #require(status["seq"]?.intValue)
+        // Bob's turn is this device's turn too, and rings again.
+        _ = try await hearthSucceeding(stack, ["turn", "done", code, "--seq", String(seq)])
+        // The same command again is stale: one Done, not two.
+        let again = try await stack.hearth(["turn", "done", code, "--seq", String(seq)])
+        #expect(again.status == 2, "\(again)")
+        #expect(
+            try JSONValue.parse(try await hearthSucceeding(stack, ["turn", "status", code, "--json"]))["current_name"]
+                == "Bob")
         #expect(await watch.output.waitForLine(containing: "turn 2") != nil, "\(watch.output.text)")
         #expect(watch.output.text.filter { $0 == "\u{07}" }.count == 2)
         _ = try await hearthSucceeding(stack, ["turn", "end", code])

@@ -178,16 +178,23 @@ struct Turn: AsyncParsableCommand {
     struct Done: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "End your turn; the next player is notified.",
-            discussion: "Without --player: the player at this device whose turn it is.")
+            discussion: """
+                Without --player: the player at this device whose turn it is. With several players at \
+                this device, say which (--player), or give the game's seq (--seq, from turn status) so \
+                the same command typed twice ends one turn, not two.
+                """)
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Option(
             name: [.customLong("player"), .customLong("name")],
             help: "The player (name; --name as join takes it), when several sit at this device.")
         var player: String?
+        @OptionGroup var seq: SeqOption
 
         func run() async throws {
-            try await Turn.simple(options, "done", code, player.map { ["player": .string($0)] } ?? [:])
+            var arguments = seq.arguments
+            if let player { arguments["player"] = .string(player) }
+            try await Turn.simple(options, "done", code, arguments)
         }
     }
 

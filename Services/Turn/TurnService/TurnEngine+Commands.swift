@@ -178,6 +178,13 @@ extension TurnEngine {
         let player: TurnSession.Player
         if let named = arguments.player {
             player = try held.session.player(idOrName: named)
+        } else if command == "done", local.count > 1, arguments.seq == nil {
+            // Two players at one device: `turn done` twice ended both their turns (issue 63).
+            // Which one, or the state it was typed against, must be said.
+            throw CommandError.invalidArgument(
+                "player",
+                "is required: \(local.map(\.name).joined(separator: " and ")) sit at this device; say whose turn ends (--player NAME), or the game's seq from turn status (--seq N)"
+            )
         } else if command == "done", let current = held.session.currentPlayer, current.device == device {
             player = current
         } else if local.count == 1 {
