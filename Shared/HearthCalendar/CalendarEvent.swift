@@ -29,6 +29,10 @@ extension CalendarFile {
         /// EXDATEs given as dates against a timed series: every occurrence on those days goes.
         let exceptionDays: Set<LocalDate>
         let recurrence: Recurrence?
+        /// Which version of its UID this is (RFC 5545 §3.8.7.4, §3.8.7.3, §3.8.7.2): of two
+        /// components with one UID (and one RECURRENCE-ID, or none), the higher SEQUENCE wins,
+        /// then the later LAST-MODIFIED, then the later DTSTAMP.
+        let version: Version
         /// What was wrong but did not stop the event.
         private(set) var warnings: [String] = []
 
@@ -39,6 +43,17 @@ extension CalendarFile {
             /// Given as a DATE: it names its series' occurrence on that day, whatever the time.
             let day: LocalDate?
             let thisAndFuture: Bool
+        }
+
+        /// SEQUENCE, LAST-MODIFIED and DTSTAMP, compared in that order.
+        struct Version: Comparable {
+            let sequence: Int
+            let modified: Date
+            let stamp: Date
+
+            static func < (lhs: Version, rhs: Version) -> Bool {
+                (lhs.sequence, lhs.modified, lhs.stamp) < (rhs.sequence, rhs.modified, rhs.stamp)
+            }
         }
 
         init(_ component: OpaquePointer, zones: inout CalendarZones) throws(FileError) {
@@ -99,7 +114,18 @@ extension CalendarFile {
                 } ?? false
             busy = !transparent && icalcomponent_get_status(component) != ICAL_STATUS_CANCELLED
             var rules: [String] = []
+            let replacesOne =
+                Self.firstProperty(component, ICAL_RECURRENCEID_PROPERTY).map { property in
+                    icalproperty_get_first_parameter(property, ICAL_RANGE_PARAMETER).map(icalparameter_get_range)
+                        != ICAL_RANGE_THISANDFUTURE
+                } ?? false
             for property in Self.properties(component, ICAL_RRULE_PROPERTY) {
+                // An override of one occurrence replaces that one and does not repeat, even when
+                // it carries its series' RRULE (Evolution and Outlook write it): issue 63.
+                if replacesOne {
+                    warnings.append("replaces one occurrence (RECURRENCE-ID) but carries an RRULE: read as that one")
+                    break
+                }
                 let rule = icalproperty_get_rrule(property)
                 guard rule.freq != ICAL_NO_RECURRENCE, let text = icalproperty_get_value_as_string_r(property) else {
                     warnings.append("has an RRULE libical cannot read: left out")
@@ -133,7 +159,7 @@ extension CalendarFile {
                 }
                 extra.append((instant, own))
             }
-            self.extra = extra
+            self.extra = replacesOne ? [] : extra
             var excluded: Set<Date> = []
             var excludedDays: Set<LocalDate> = []
             for property in Self.properties(component, ICAL_EXDATE_PROPERTY) {
@@ -159,6 +185,16 @@ extension CalendarFile {
             } else {
                 recurrence = nil
             }
+            let time = { (kind: icalproperty_kind, read: (OpaquePointer) -> icaltimetype) -> Date in
+                guard let property = Self.firstProperty(component, kind), case let value = read(property),
+                    icaltime_is_null_time(value) == 0
+                else { return .distantPast }
+                return Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet(value)))
+            }
+            version = Version(
+                sequence: Int(icalcomponent_get_sequence(component)),
+                modified: time(ICAL_LASTMODIFIED_PROPERTY, icalproperty_get_lastmodified),
+                stamp: time(ICAL_DTSTAMP_PROPERTY, icalproperty_get_dtstamp))
             self.warnings = warnings
         }
 
@@ -166,6 +202,17 @@ extension CalendarFile {
         /// again gets the same one (`FNV1a` of its text: it names, it does not protect).
         private static func derivedUID(_ component: OpaquePointer) -> String {
             "hearth-derived-" + String(FNV1a.hash(LibICal.text(component).utf8), radix: 16)
+        }
+
+        /// Whether `recurrence` names one of this series' occurrences (by its instant, or by its
+        /// day when given as a DATE), looking a day either side of it.
+        func hasOccurrence(at recurrence: Recurrence, budget: inout Budget) throws(FileError) -> Bool {
+            let day = recurrence.day ?? self.day(of: recurrence.instant)
+            let near = try occurrences(from: day.adding(days: -1), through: day.adding(days: 1), budget: &budget)
+            return near.contains { occurrence in
+                occurrence.start == recurrence.instant
+                    || recurrence.day.map { self.day(of: occurrence.start) == $0 } == true
+            }
         }
 
         /// Every occurrence that starts on `from...through` (or began up to its length before),

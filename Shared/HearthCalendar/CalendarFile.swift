@@ -103,7 +103,6 @@ public enum CalendarFile {
             do {
                 let event = try Event(component, zones: &zones)
                 reading.uids.insert(event.uid)
-                if let recurrence = event.recurrence { overrides[event.uid, default: []].append((recurrence, event)) }
                 parsed.append((index, event))
                 for warning in event.warnings { reading.warnings.append((name, warning)) }
             } catch {
@@ -112,6 +111,15 @@ public enum CalendarFile {
             }
         }
         for warning in zones.warnings { reading.warnings.append(("the file", warning)) }
+        parsed = Self.latestVersions(parsed, warnings: &reading.warnings)
+        var series: [String: Event] = [:]
+        for (_, event) in parsed {
+            if let recurrence = event.recurrence {
+                overrides[event.uid, default: []].append((recurrence, event))
+            } else {
+                series[event.uid] = event
+            }
+        }
         let firstInstant = HouseholdTime(timeZone: zone).instant(from, LocalTime(hour: 0, minute: 0)!)
         let lastInstant = HouseholdTime(timeZone: zone).instant(through.adding(days: 1), LocalTime(hour: 0, minute: 0)!)
         var budget = Budget(steps: maximumFileSteps, deadline: ContinuousClock.now + timeLimit, limit: timeLimit)
@@ -122,6 +130,16 @@ public enum CalendarFile {
                 continue
             }
             do {
+                if let recurrence = event.recurrence, !recurrence.thisAndFuture, let of = series[event.uid],
+                    try !of.hasOccurrence(at: recurrence, budget: &budget)
+                {
+                    reading.warnings.append(
+                        (
+                            "event \(index + 1) (UID \(event.uid))",
+                            "its RECURRENCE-ID names no occurrence of its series: left out"
+                        ))
+                    continue
+                }
                 let replacing = event.recurrence == nil ? overrides[event.uid] ?? [] : []
                 for occurrence in try event.occurrences(from: from, through: through, budget: &budget) {
                     guard let (start, length) = Self.overridden(occurrence, of: event, by: replacing), length > 0
@@ -139,6 +157,29 @@ public enum CalendarFile {
         }
         reading.busy.sort { ($0.start, $0.uid) < ($1.start, $1.uid) }
         return reading
+    }
+
+    /// Of the components that share a UID and a RECURRENCE-ID (or have none), the latest
+    /// version (`Event.Version`; the last in the file when equal): two versions of one event
+    /// were both expanded (issue 63). The others are left out, each with a warning.
+    private static func latestVersions(
+        _ parsed: [(index: Int, event: Event)], warnings: inout [(event: String, reason: String)]
+    ) -> [(index: Int, event: Event)] {
+        var latest: [String: Int] = [:]
+        for (position, (_, event)) in parsed.enumerated() {
+            let key = event.uid + "\u{0}" + (event.recurrence.map { "\($0.instant.timeIntervalSince1970)" } ?? "")
+            if let kept = latest[key], parsed[kept].event.version > event.version { continue }
+            latest[key] = position
+        }
+        let kept = Set(latest.values)
+        for (position, (index, event)) in parsed.enumerated() where !kept.contains(position) {
+            warnings.append(
+                (
+                    "event \(index + 1) (UID \(event.uid))",
+                    "an older version of an event the file has again (SEQUENCE, LAST-MODIFIED): left out"
+                ))
+        }
+        return parsed.enumerated().filter { kept.contains($0.offset) }.map(\.element)
     }
 
     /// A series' occurrence as its overrides leave it: gone when an override replaces it (the

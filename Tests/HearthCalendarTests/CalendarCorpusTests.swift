@@ -38,6 +38,10 @@ struct CalendarCorpusTests {
         "events-event_with_recurrence.ics":
             "a floating DTSTART with EXDATEs in UTC (RFC 5545 §3.8.5.1 wants the same value type): the "
             + "reference then reads the whole series as UTC, Hearth keeps DTSTART floating in the household's zone",
+        "hearth-override_of_no_occurrence.ics":
+            "an override (RECURRENCE-ID) naming no occurrence of its series in the file: RFC 5545 §3.8.4.4 "
+            + "says it identifies one of the series' instances, so Hearth leaves it out with a warning; the "
+            + "reference keeps it as an event of its own",
         "events-issue_464_invalid_rdate.ics":
             "an RDATE line with one valid period and one malformed: Hearth keeps the valid one (libical "
             + "drops only the bad value), the reference drops the line",
