@@ -76,7 +76,8 @@ public final class SyncService: Service {
             curveDomain: Self.replicationDomain, logger: logger,
             handler: { request in try await engine.fromPeer(request) })
         pairing = try CommandServer(
-            context: context, endpoint: Self.anyPort(of: configuration.sync.endpoint), service: "sync-pairing",
+            context: context, endpoint: Self.port(configuration.sync.pairingPort, of: configuration.sync.endpoint),
+            service: "sync-pairing",
             maximumMessageBytes: 64 * 1024, curveSecretKey: keyPair.secretKey, curveDomain: Self.pairingDomain,
             logger: logger, handler: { request in try await engine.fromPairing(request) })
         guard let replicationPort = Self.port(of: replication.endpoint),
@@ -101,7 +102,12 @@ public final class SyncService: Service {
         commands = try CommandServer(
             context: context, endpoint: configuration.commandEndpoint(.sync), service: "sync",
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
-            pingInfo: { [endpoint] in ["endpoint": .string(endpoint), "device": .string(device)] },
+            pingInfo: { [endpoint, pairingEndpoint = pairing.endpoint] in
+                [
+                    "endpoint": .string(endpoint), "pairing_endpoint": .string(pairingEndpoint),
+                    "device": .string(device),
+                ]
+            },
             handler: { request in try await engine.command(request) })
     }
 
@@ -156,11 +162,12 @@ public final class SyncService: Service {
         endpoint.split(separator: ":").last.flatMap { Int($0) }
     }
 
-    /// `endpoint` with any free port: the pairing socket listens where replication does.
-    static func anyPort(of endpoint: String) -> String {
+    /// `endpoint` with `port` (0: any free port): the pairing socket listens where replication
+    /// does, on `[sync] pairing_port`.
+    static func port(_ port: Int, of endpoint: String) -> String {
         guard let colon = endpoint.lastIndex(of: ":"), endpoint[..<colon].count > "tcp://".count else {
             return endpoint
         }
-        return String(endpoint[..<colon]) + ":*"
+        return String(endpoint[..<colon]) + ":" + (port == 0 ? "*" : String(port))
     }
 }

@@ -116,6 +116,9 @@ extension HearthConfiguration {
                 default: "\"\(sync.interval.components.seconds / 60)m\"",
                 "At most one automatic sync of a pair of devices this often."),
             ConfigurationKey(
+                "sync.pairing_port", takes: "a TCP port, 0 to 65535", default: "\(sync.pairingPort)",
+                "Where other devices ask this one to pair, at [sync] endpoint's address; 0: any free port."),
+            ConfigurationKey(
                 "web.listen", environment: "HEARTH_WEB_LISTEN", takes: "\"host:port\"",
                 default: "\"\(WebSettings.defaultListen)\"",
                 "Where hearth-web serves the household page. Beyond loopback every request needs the household token."

@@ -27,6 +27,7 @@ extension HearthConfiguration {
         case "turn.peer": return .string(turn.peerEndpoint)
         case "sync.endpoint": return .string(sync.endpoint)
         case "sync.interval": return seconds(sync.interval)
+        case "sync.pairing_port": return .int(Int64(sync.pairingPort))
         case "web.listen": return .string("\(web.host):\(web.port)")
         case "web.host_names": return .array(web.hostNames.map(JSONValue.string))
         case "web.header_timeout": return seconds(web.headerTimeout)

@@ -8,12 +8,16 @@ import TOMLKit
 ///     [sync]
 ///     endpoint = "tcp://*:*"   # where paired devices connect (CURVE); any free port
 ///     interval = "5m"          # at most one automatic sync per pair this often (5m at least)
+///     pairing_port = 0         # where devices ask to pair (at the endpoint's address); 0: any free
 public struct SyncSettings: Sendable, Equatable {
     /// The shortest interval allowed between two automatic syncs of one pair (SPEC part 1).
     public static let minimumInterval: Duration = .seconds(300)
 
     public var endpoint = "tcp://*:*"
     public var interval = SyncSettings.minimumInterval
+    /// The pairing socket's TCP port, at the endpoint's address; 0: any free port (a firewall
+    /// that must let pairing in names a fixed one).
+    public var pairingPort = 0
 
     public init() {}
 
@@ -26,6 +30,13 @@ public struct SyncSettings: Sendable, Equatable {
                 settings.endpoint = try endpoint(value.string ?? "", key: "sync.endpoint", origin: "hearth.toml")
             case "interval":
                 settings.interval = try interval(value.string ?? "", key: "sync.interval", origin: "hearth.toml")
+            case "pairing_port":
+                guard let port = value.int, (0...65535).contains(port) else {
+                    throw ConfigurationError(
+                        origin: "hearth.toml", key: "sync.pairing_port",
+                        rule: "must be a TCP port, 0 to 65535 (0: any free)")
+                }
+                settings.pairingPort = port
             default:
                 throw ConfigurationError(origin: "hearth.toml", key: "sync.\(key)", rule: "is not a Hearth setting")
             }
