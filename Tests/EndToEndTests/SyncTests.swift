@@ -247,6 +247,11 @@ extension SeveralDevices {
             // on loopback every device shares one.
             try await Self.pair(bob, ann)
             #expect(try await bob.json(["sync", "now", "Ann"])["syncs"]?.arrayValue?.first?["outcome"] == "completed")
+            // Both of a paired device's fingerprints, each named for what it is (issue 63).
+            let relisted = try await hearthSucceeding(bob.stack, ["device", "list"])
+            #expect(
+                relisted.contains("Ann  paired · connection key ") && relisted.contains(" · signing key "),
+                "\(relisted)")
 
             // Bob away when Ann forgets it: it learns at its next sync (Ann refuses it, then says why
             // on the pairing link), and can pair again.

@@ -65,11 +65,11 @@ struct Device: AsyncParsableCommand {
                     } else if peer.forgotten {
                         line += "  forgotten"
                     } else {
-                        line += "  paired \(peer.fingerprint)"
+                        line += "  paired · connection key \(peer.fingerprint)"
                         line += "  last sync \(peer.lastSyncAt.map { Dates.wall($0, zone) } ?? "never")"
                     }
                 }
-                if let key = device.signingKey { line += "  signs as \(key)" }
+                if let key = device.signingKey { line += "  · signing key \(key)" }
                 Output.line(line)
                 if let conflict = device.keyConflict {
                     Output.line(
@@ -93,7 +93,7 @@ struct Device: AsyncParsableCommand {
             let zone = try Dates.zone(options)
             for device in reply.devices {
                 Output.line(
-                    "\(device.id.prefix(8))  \(device.name)  \(device.fingerprint)  "
+                    "\(device.id.prefix(8))  \(device.name)  connection key \(device.fingerprint)  "
                         + "\(device.paired ? "paired" : "not paired")  at \(device.host)"
                         + "  heard \(Dates.wall(device.lastHeard, zone))")
             }
@@ -113,7 +113,7 @@ struct Device: AsyncParsableCommand {
                 patient, .sync, "device.pair", ["device": .string(device)], as: PairingView.self)
             if options.json { return try Output.reply(reply) }
             let name = reply.name
-            Output.line("Pairing with \(name) (\(reply.fingerprint)): code \(reply.code ?? "?")")
+            Output.line("Pairing with \(name) (connection key \(reply.fingerprint)): code \(reply.code ?? "?")")
             Output.line("Check that \(name) shows the same code, then confirm on both devices:")
             Output.line(
                 "  hearth device confirm \(reply.device.prefix(8)) --code \(reply.code?.filter(\.isNumber) ?? "")")
@@ -234,7 +234,7 @@ struct Device: AsyncParsableCommand {
             if options.json { return Output.json(reply) }
             Output.line(
                 reply["removed"] == true
-                    ? "\(id.prefix(8)) no longer signs here (key \(reply["fingerprint"]?.stringValue ?? "?") forgotten)"
+                    ? "\(id.prefix(8)) no longer signs here (signing key \(reply["fingerprint"]?.stringValue ?? "?") forgotten)"
                     : "\(id.prefix(8)) had no key here")
         }
     }

@@ -65,7 +65,7 @@ struct Ops: AsyncParsableCommand {
                 """)
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The file.") var file: String
-        @Option(help: "The exporting device's key fingerprint, as `hearth device list` shows it there.")
+        @Option(help: "The exporting device's signing key fingerprint, as `hearth device list` shows it there.")
         var trust: String?
 
         func run() async throws {
