@@ -100,6 +100,16 @@ struct HouseholdViewTests {
         let items =
             try await fixture.store.request("todo.list", args: ["collection": .string(list)])["todos"]?.arrayValue ?? []
         #expect(Set(items.compactMap { $0["title"]?.stringValue }) == ["Milk", "Eggs", "Bread"])
+        // A list whose open todos all have dates says how many, not "Nothing on it" (issue 63).
+        _ = try await fixture.store.request("collection.add", args: ["name": "Home", "kind": "list"])
+        for title in ["Bins", "Boiler"] {
+            _ = try await fixture.store.request(
+                "todo.add", args: ["title": .string(title), "collection": "Home", "due": "2030-01-10"])
+        }
+        try await fixture.withClient { client in
+            let page = try await client.get("/today").text
+            #expect(page.contains("Nothing undated; 2 open with a date, shown on their days."), "\(page)")
+        }
         await fixture.close()
     }
 

@@ -86,7 +86,8 @@ extension HouseholdPages {
     }
 
     /// The household's lists (collections of kind `list`), each with its open items that have no
-    /// date (a dated one shows on its day): a kitchen display is where the shopping list lives.
+    /// date (a dated one shows on its day, and the list says how many do): a kitchen display is
+    /// where the shopping list lives.
     /// With `assignee` (a member's name), only the items for that member.
     func lists(
         _ collections: CollectionList, priority: String?, assignee: String?, path: String
@@ -98,9 +99,11 @@ extension HouseholdPages {
             var arguments: [String: JSONValue] = ["collection": .string(collection.id)]
             if let assignee { arguments["for"] = .string(assignee) }
             let reply = try await store.request("todo.list", args: arguments).decode(TodoList.self)
-            let open = try reply.todos.filter { todo in
-                !todo.completed && todo.due == nil && priority.map { todo.priority == $0 } ?? true
-            }.map { todo in
+            let wanted = reply.todos.filter { todo in !todo.completed && priority.map { todo.priority == $0 } ?? true }
+            // Dated ones show on their days; the list says how many, rather than "Nothing on it"
+            // when all of them have dates (issue 63).
+            let dated = wanted.filter { $0.due != nil }.count
+            let open = try wanted.filter { $0.due == nil }.map { todo in
                 var values = try JSONValue(reply: todo).mustacheObject
                 values["path"] = path
                 return values
@@ -108,6 +111,8 @@ extension HouseholdPages {
             lists.append([
                 "id": collection.id, "name": collection.name, "icon": collection.icon ?? "", "items": open,
                 "empty": open.isEmpty, "path": path, "done": collection.done,
+                "dated_note": dated == 0
+                    ? nil : "\(dated) open with a date, shown on \(dated == 1 ? "its day" : "their days")",
             ])
         }
         return lists
