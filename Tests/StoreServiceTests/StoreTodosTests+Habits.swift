@@ -76,6 +76,15 @@ extension StoreTodosTests {
                 let shown = try await store.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self)
                 #expect(shown.skips == ["2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06"])
                 #expect(shown.completions == ["2026-03-01", "2026-03-02", "2026-03-07"])
+                // Occurrences say which days were skipped or paused (they showed as not done).
+                let occurrences = try await store.request(
+                    "todo.occurrences", args: ["id": .string(id), "from": "2026-03-01", "to": "2026-03-07"]
+                ).decode(TodoOccurrences.self).occurrences
+                #expect(
+                    occurrences.filter { $0.skipped == true }.map(\.date) == [
+                        "2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06",
+                    ], "\(occurrences)")
+                #expect(occurrences.filter(\.done).map(\.date) == ["2026-03-01", "2026-03-02", "2026-03-07"])
                 // Neither a day done nor a skipped one reminds anybody.
                 let sources = try await store.request("reminder.sources").decode(ReminderSources.self)
                 #expect(

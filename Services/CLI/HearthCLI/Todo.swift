@@ -282,7 +282,12 @@ struct Todo: AsyncParsableCommand {
                     "to": .string(try Dates.day(to, options)),
                 ], as: TodoOccurrences.self)
             if options.json { return try Output.reply(reply) }
-            for occurrence in reply.occurrences { Output.line("\(occurrence.done ? "[x]" : "[ ]") \(occurrence.date)") }
+            // A skipped (or paused) day is neither done nor missed: it was shown as [ ] (issue 63).
+            for occurrence in reply.occurrences {
+                let mark = occurrence.done ? "[x]" : occurrence.skipped == true ? "[-]" : "[ ]"
+                Output.line(
+                    "\(mark) \(occurrence.date)" + (occurrence.skipped == true && !occurrence.done ? " skipped" : ""))
+            }
         }
     }
 

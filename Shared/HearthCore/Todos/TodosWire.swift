@@ -258,8 +258,12 @@ public struct TodoOccurrences: Codable, Sendable, Equatable {
     public struct Occurrence: Codable, Sendable, Equatable {
         public let date: String
         public let done: Bool
+        /// Skipped (or in a pause): neither done nor missed. Absent when not.
+        @OmittedWhenNil public var skipped: Bool?
 
-        public init(date: String, done: Bool) { (self.date, self.done) = (date, done) }
+        public init(date: String, done: Bool, skipped: Bool? = nil) {
+            (self.date, self.done, self.skipped) = (date, done, skipped)
+        }
     }
 
     public let occurrences: [Occurrence]

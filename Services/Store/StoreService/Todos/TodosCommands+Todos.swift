@@ -268,10 +268,18 @@ extension TodosCommands {
                 try String.fetchAll(
                     db, sql: "SELECT date FROM todo_completion WHERE template = ? AND date BETWEEN ? AND ?",
                     arguments: [id, from.description, to.description]))
+            let skipped = Set(
+                try String.fetchAll(
+                    db, sql: "SELECT date FROM todo_skip WHERE template = ? AND date BETWEEN ? AND ?",
+                    arguments: [id, from.description, to.description]))
             let dates = recurrence.occurrences(from: from, through: to)
             return try JSONValue(
                 reply: TodoOccurrences(
-                    occurrences: dates.map { .init(date: $0.description, done: done.contains($0.description)) }))
+                    occurrences: dates.map {
+                        .init(
+                            date: $0.description, done: done.contains($0.description),
+                            skipped: skipped.contains($0.description) ? true : nil)
+                    }))
         }
     }
 
