@@ -111,6 +111,16 @@ struct TurnPopupTests {
         #expect(try plan(try Self.session(seq: 11), .resumed, "id-Ann") == .close(["turn.J7X-3.paused"]))
     }
 
+    @Test("a skip is a popup of its own: the next notice (a reverse, a timer) no longer replaces it (issue 63)")
+    mutating func skipKeepsItsPopup() throws {
+        let skipped = try NotificationCatalogTests.popup(plan(try Self.session(seq: 12), .skipped, "id-Ann"))
+        #expect(
+            skipped.key == "turn.J7X-3.skipped" && skipped.notification.summary == "Ann, you are skipped this round")
+        let reversed = try NotificationCatalogTests.popup(plan(try Self.session(seq: 13), .reversed, "id-Bob"))
+        #expect(reversed.key == "turn.J7X-3.roster" && reversed.notification.summary == "Bob reversed the order")
+        #expect(NotificationCatalog.turnKeys("J7X-3").contains("turn.J7X-3.skipped"), "the end closes it too")
+    }
+
     @Test("sitting out: I'm back on the player's device, a notice elsewhere; back closes it")
     mutating func sittingOut() throws {
         var session = try Self.session(seq: 12)

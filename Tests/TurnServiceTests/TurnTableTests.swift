@@ -87,6 +87,28 @@ struct TurnTableTests {
         await bob.close()
     }
 
+    @Test("the leader and the player whose turn it is at one device: reverse says who, and credits them (issue 63)")
+    func reverseAtASharedDevice() async throws {
+        let port = LoopbackTurns.randomPort()
+        let ann = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        let bob = try await TurnDevice(beaconPort: port, timing: Self.timing)
+        let code = try await Self.game([(ann, "Ann"), (bob, "Bob")])
+        // Sam joins at Ann's device (the leader's); Ann's turn, then Bob's, then Sam's.
+        _ = try await ann.command("join", ["code": .string(code), "name": "Sam"])
+        _ = try await ann.command("done", ["code": .string(code), "player": "Ann"])
+        var bobEvents = bob.events.makeAsyncIterator()
+        _ = try await bob.command("done", ["code": .string(code)])
+        #expect(try await Self.status(ann, code).0.currentPlayer?.name == "Sam")
+        await #expect(throws: CommandClientError.self) { try await ann.command("reverse", ["code": .string(code)]) }
+        _ = try await ann.command("reverse", ["code": .string(code), "player": "Ann"])
+        let reversed = await bob.nextChange(&bobEvents) { $0.change?.kind == .reversed }
+        #expect(
+            reversed?.change?.player?.name == "Ann",
+            "the leader's reverse credited to \(String(describing: reversed?.change?.player?.name))")
+        await ann.close()
+        await bob.close()
+    }
+
     @Test(
         "pause stops the clock (no time's up however long), resume goes on where it stopped; a stale pause is refused")
     func pauseAndResume() async throws {

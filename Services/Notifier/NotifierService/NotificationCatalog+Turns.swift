@@ -6,16 +6,17 @@ import HearthNotify
 
 /// The popups of board games: whose turn it is, the timer, pause, sitting out and the end.
 ///
-/// Every game's popups live under keys made from its code (`turn.CODE`, `.roster`, `.leader`,
-/// `.timer`, `.paused`, `.out`); the end closes them all. The statistics shown at the end go
+/// Every game's popups live under keys made from its code (`turn.CODE`, `.roster`, `.skipped`,
+/// `.leader`, `.timer`, `.paused`, `.out`); the end closes them all. A skip has a key of its own:
+/// under `.roster`, "Dad, you are skipped" was replaced by the next notice 0.1 s later (issue 63). The statistics shown at the end go
 /// under `turn.over`, a key without the code: the notifier's record of popups on screen
 /// (`PopupRecord`) keeps keys, and nothing of a game may stay on disk after it ends.
 extension NotificationCatalog {
     /// Every key a game's popups use.
     static func turnKeys(_ code: String) -> [String] {
         [
-            "turn.\(code)", "turn.\(code).roster", "turn.\(code).leader", "turn.\(code).timer", "turn.\(code).paused",
-            "turn.\(code).out",
+            "turn.\(code)", "turn.\(code).roster", "turn.\(code).skipped", "turn.\(code).leader", "turn.\(code).timer",
+            "turn.\(code).paused", "turn.\(code).out",
         ]
     }
 
@@ -92,9 +93,9 @@ extension NotificationCatalog {
         case .leader:
             return notice("turn.\(code).leader", "\(name) leads the game now")
         case .skipped where here:
-            return notice("turn.\(code).roster", "\(name), you are skipped this round", urgency: .normal)
+            return notice("turn.\(code).skipped", "\(name), you are skipped this round", urgency: .normal)
         case .skipped:
-            return notice("turn.\(code).roster", "\(name) is skipped this round")
+            return notice("turn.\(code).skipped", "\(name) is skipped this round")
         case .reversed:
             return notice("turn.\(code).roster", "\(name) reversed the order")
         case .timer:

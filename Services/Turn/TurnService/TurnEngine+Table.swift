@@ -48,6 +48,16 @@ extension TurnEngine {
         let player: TurnSession.Player
         if let named = arguments.player {
             player = try session.player(idOrName: named)
+        } else if command == "reverse", let current = session.currentPlayer, current.device == device,
+            let leader = session.leaderPlayer, leader.device == device, leader.id != current.id
+        {
+            // The leader and the player whose turn it is share this device: either may reverse,
+            // and the popup credits whoever did (it said "Sam reversed the order" for the
+            // leader's reverse: issue 63).
+            throw CommandError.invalidArgument(
+                "player",
+                "is required: \(leader.name) (who leads) and \(current.name) (whose turn it is) sit at this device; say who reverses (--player NAME)"
+            )
         } else if command == "reverse", let current = session.currentPlayer, current.device == device {
             player = current
         } else if command == "back", let out = local.filter({ session.sittingOut.contains($0.id) }).first {
