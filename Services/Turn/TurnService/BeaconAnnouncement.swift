@@ -10,8 +10,12 @@ struct BeaconAnnouncement: Codable, Sendable, Equatable {
         /// The leader's name.
         let leader: String?
         let state: TurnSession.State
-        /// The players' names, in order.
+        /// The players' names, in order, while the game waits to start; empty once it is under
+        /// way, when only `playerCount` is told (a stranger on the LAN read the names of a game in
+        /// progress and offered a forged copy of it: issue 62).
         let players: [String]
+        /// How many players it has.
+        var playerCount: Int?
         /// The devices the players sit at: a restarted device finds its games here.
         let devices: [String]
         /// The lead's term and the `seq` of the copy there: a device holding an older-ranked copy

@@ -90,7 +90,8 @@ extension TurnEngine {
         for (device, peer) in peers where now() - peer.lastSeen < timing.awayAfter {
             for entry in peer.announcement.sessions where ended[entry.code] == nil {
                 list[entry.code] = SessionListing(
-                    code: entry.code, leader: entry.leader, state: entry.state, players: entry.players.count,
+                    code: entry.code, leader: entry.leader, state: entry.state,
+                    players: entry.playerCount ?? entry.players.count,
                     device: device, joined: false)
             }
         }

@@ -62,7 +62,8 @@ extension TurnEngine {
         let led = sessions.values.filter { $0.leaderDevice == device && $0.session.state != .ended }.map { held in
             BeaconAnnouncement.Session(
                 code: held.session.code, leader: held.session.leaderPlayer?.name, state: held.session.state,
-                players: held.session.players.map(\.name), devices: held.session.devices, term: held.session.term,
+                players: held.session.state == .open ? held.session.players.map(\.name) : [],
+                playerCount: held.session.players.count, devices: held.session.devices, term: held.session.term,
                 seq: held.session.seq)
         }
         let announcement = BeaconAnnouncement(device: device, key: keyPair.publicKey, port: peerPort, sessions: led)

@@ -141,7 +141,15 @@ extension TurnEngine {
                 // heartbeat (its copy names another leader): continue above it.
                 if awaitingOffers.contains(awaiting) {
                     awaitingOffers.remove(awaiting)
-                    sessions[code]?.session.raiseSeq(to: theirs + 1)
+                    // By a bounded step: a heartbeat claiming a seq near 2^53 stuck the game for
+                    // good (issue 62).
+                    if theirs - held.session.seq <= Self.maximumSeqStep {
+                        sessions[code]?.session.raiseSeq(to: theirs + 1)
+                    } else {
+                        logger.warning(
+                            "hearth-turn: \(sender) claims \(code) at seq \(theirs), \(theirs - held.session.seq) past this copy: ignored"
+                        )
+                    }
                 } else {
                     awaitingOffers.insert(awaiting)
                 }
@@ -161,9 +169,13 @@ extension TurnEngine {
     /// state anyone saw instead of going back a turn.
     private func adopt(_ offered: TurnSession, offeredBy sender: String) {
         let code = offered.code
+        // Only from a player's device, a small step ahead, and with exactly the players this copy
+        // knows, as they are here: a stranger who joined offered a copy with a player removed, the
+        // leader renamed and a seq near 2^53, and it was taken and pushed to all (issue 62).
         guard let held = sessions[code], held.leaderDevice == device, offered.leaderPlayer?.device == device,
-            offered.seq > held.session.seq, held.session.players.contains(where: { $0.device == sender }),
-            offered.players.allSatisfy({ player in held.session.players.contains { $0.id == player.id } })
+            offered.seq > held.session.seq, offered.seq - held.session.seq <= Self.maximumSeqStep,
+            held.session.players.contains(where: { $0.device == sender }),
+            Self.samePlayers(offered.players, held.session.players)
         else { return }
         let previous = held.session
         logger.notice(
@@ -178,6 +190,16 @@ extension TurnEngine {
             sendToMember(member, .state(.init(session: offered, change: nil, keys: keys, age: 0)))
         }
         reconcile(code)
+    }
+
+    /// How far past this leader's copy a member's `seq` may lead it: a game moves a few steps a
+    /// turn, and a copy that saw more than this leader saw a few turns at most.
+    static let maximumSeqStep: Int64 = 1_000
+
+    /// The same players (id, name, device), whatever their order (a reverse reorders them).
+    static func samePlayers(_ offered: [TurnSession.Player], _ known: [TurnSession.Player]) -> Bool {
+        let key = { (player: TurnSession.Player) in "\(player.id)\u{0}\(player.name)\u{0}\(player.device)" }
+        return offered.count == known.count && Set(offered.map(key)) == Set(known.map(key))
     }
 
     private func memberRequest(
