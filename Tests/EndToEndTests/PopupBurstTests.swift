@@ -198,6 +198,13 @@ struct PopupBurstTests {
         #expect(Set(shown) == Set((0..<50).map { "reminder.r\($0)" }))
         #expect(shown.count == 50, "each reported shown once")
         // …at the first server or, for those it never answered, at the second, with their buttons.
+        // Each server records a call as it reads it, but this test reads their pipes a little
+        // behind the bus: wait (bounded) for the records before reading them (a run beside two
+        // builds read the second server's before its last lines came).
+        _ = try await Polling.eventually(timeout: .seconds(10)) {
+            let recorded = try (Self.calls(first) + Self.calls(second)).compactMap { $0["summary"]?.stringValue }
+            return Set(recorded).isSuperset(of: titles)
+        }
         let atFirst = Set(try Self.calls(first).compactMap { $0["summary"]?.stringValue })
         let atSecond = try Self.calls(second).filter { $0["call"] == "Notify" }
         #expect(atFirst.count >= 10 && atFirst.count < 50)
