@@ -49,9 +49,7 @@ struct CalendarFeeds: Sendable {
         }
         let name = area.map { "Hearth: \($0.rawValue)" } ?? "Hearth"
         // The household's zone, which repeating times are written in (`CalendarTimeZone`).
-        let zone =
-            CalendarTimeZone.text(timeZone).map { $0.replacingOccurrences(of: "\r\n", with: "\n") }
-            .map { $0.replacingOccurrences(of: "\n", with: "\r\n") } ?? ""
+        let zone = CalendarTimeZone.text(timeZone) ?? ""
         return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth//Household feed//EN\r\nX-WR-CALNAME:\(name)\r\n"
             + zone + blocks.joined() + "END:VCALENDAR\r\n"
     }
