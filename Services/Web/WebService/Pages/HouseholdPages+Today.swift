@@ -108,12 +108,14 @@ extension HouseholdPages {
                 values["path"] = path
                 return values
             }
-            lists.append([
+            var list: [String: Any] = [
                 "id": collection.id, "name": collection.name, "icon": collection.icon ?? "", "items": open,
                 "empty": open.isEmpty, "path": path, "done": collection.done,
-                "dated_note": dated == 0
-                    ? nil : "\(dated) open with a date, shown on \(dated == 1 ? "its day" : "their days")",
-            ])
+            ]
+            if dated > 0 {
+                list["dated_note"] = "\(dated) open with a date, shown on \(dated == 1 ? "its day" : "their days")"
+            }
+            lists.append(list)
         }
         return lists
     }
