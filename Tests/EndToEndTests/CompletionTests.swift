@@ -54,6 +54,11 @@ struct CompletionTests {
         #expect(try await complete("hearth focus Gro", script: script, environment: stack.environment) == ["Groceries"])
         #expect(try await complete("hearth focus X", script: script, environment: stack.environment) == [])
         #expect(try await complete("hearth member remove ", script: script, environment: stack.environment) == ["Ann"])
+        // A member option too (it completed nothing: issue 63).
+        #expect(
+            try await complete("hearth timetable day --member ", script: script, environment: stack.environment) == [
+                "Ann"
+            ])
 
         // With the stack down nothing is offered, and quickly.
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }

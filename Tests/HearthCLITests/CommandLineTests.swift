@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthBus
 import HearthCore
+import HearthHost
 import HearthTesting
 import Testing
 
@@ -165,6 +166,19 @@ struct TurnCommandLineTests {
         #expect(settings.on == ["turns"])
         #expect(settings.quietHours == "22:00-07:00")
         #expect(settings.criticalBreaksQuietHours == true)
+    }
+
+    @Test("--quiet-hours \"\" turns quiet hours off, as hearth.toml writes none (it was refused: issue 63)")
+    func quietHoursEmpty() async throws {
+        let home = try TemporaryHome()
+        let environment = ["HEARTH_HOME": home.path]
+        let set = try await ChildProcess.run(
+            "hearth", ["notify", "settings", "--quiet-hours", "22:00-07:00", "--json"], environment: environment)
+        #expect(set.status == 0 && set.stdout.contains("22:00-07:00"), "\(set)")
+        let cleared = try await ChildProcess.run(
+            "hearth", ["notify", "settings", "--quiet-hours", "", "--json"], environment: environment)
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        #expect(try HearthConfiguration.load(home: home.path).notify.quietHours == nil)
     }
 }
 

@@ -67,7 +67,8 @@ struct Notify: AsyncParsableCommand {
         var on: [String] = []
         @Option(name: .customLong("off"), help: "Turn a category off (repeatable).")
         var off: [String] = []
-        @Option(help: "Quiet hours as HH:MM-HH:MM, or \"off\".") var quietHours: String?
+        @Option(help: "Quiet hours as HH:MM-HH:MM, or \"off\" (or \"\", as hearth.toml writes none).")
+        var quietHours: String?
         @Option(help: "Whether \"Your turn\" may pop up during quiet hours: true or false.")
         var criticalBreaksQuietHours: Bool?
         @Option(help: "Whether popups play their sound (never during quiet hours): true or false.")
@@ -96,7 +97,9 @@ struct Notify: AsyncParsableCommand {
             for name in off { settings.enabled.remove(try category(name, "--off")) }
             if let quietHours {
                 do {
-                    settings.quietHours = quietHours == "off" ? nil : try QuietHours(parsing: quietHours)
+                    // "" is how hearth.toml and hearth config write none (issue 63: it was refused).
+                    let none = ["off", ""].contains(quietHours.trimmingCharacters(in: .whitespaces).lowercased())
+                    settings.quietHours = none ? nil : try QuietHours(parsing: quietHours)
                 } catch {
                     Output.error("hearth notify settings: --quiet-hours \(quietHours): \(error.rule)")
                     throw ExitCode(2)

@@ -107,7 +107,8 @@ struct Timetable: AsyncParsableCommand {
 
     /// The `--member` option every member's command takes.
     struct MemberOption: ParsableArguments {
-        @Option(help: "The member (default: this device's profile).") var member: String?
+        @Option(help: "The member (default: this device's profile).", completion: Completions.member)
+        var member: String?
 
         var arguments: [String: JSONValue] { member.map { ["member": .string($0)] } ?? [:] }
     }
