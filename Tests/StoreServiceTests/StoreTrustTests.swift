@@ -208,7 +208,8 @@ struct StoreTrustTests {
             }
             // distrust forgets the key: Gran's operations are refused until she pairs again.
             let gone = try await running.commands.request("device.distrust", args: ["device": .string(Self.gran)])
-            #expect(gone["removed"] == true)
+                .decode(DeviceDistrusted.self)
+            #expect(gone.removed && gone.fingerprint == TestHousehold.key(Self.gran).publicKey.fingerprint)
             let after = TestHousehold.signed(Self.card("\(Self.gran):4", month: 8, title: "After"))
             #expect(try await importing(running, [after])["refused_count"] == 1)
             let local = JSONValue.string(running.store.database.localDevice)

@@ -230,11 +230,12 @@ struct Device: AsyncParsableCommand {
                 )
                 throw ExitCode(2)
             }
-            let reply = try await ServiceCall.run(options, .store, "device.distrust", ["device": .string(id)])
-            if options.json { return Output.json(reply) }
+            let reply = try await ServiceCall.run(
+                options, .store, "device.distrust", ["device": .string(id)], as: DeviceDistrusted.self)
+            if options.json { return try Output.reply(reply) }
             Output.line(
-                reply["removed"] == true
-                    ? "\(id.prefix(8)) no longer signs here (signing key \(reply["fingerprint"]?.stringValue ?? "?") forgotten)"
+                reply.removed
+                    ? "\(id.prefix(8)) no longer signs here (signing key \(reply.fingerprint ?? "?") forgotten)"
                     : "\(id.prefix(8)) had no key here")
         }
     }

@@ -126,10 +126,10 @@ extension StoreCommands {
             let key = try String.fetchOne(db, sql: "SELECT key FROM device_key WHERE device = ?", arguments: [device])
             try db.execute(sql: "DELETE FROM device_key WHERE device = ?", arguments: [device])
             try db.execute(sql: "DELETE FROM device_key_conflict WHERE device = ?", arguments: [device])
-            return [
-                "device": .string(device), "removed": .bool(key != nil),
-                "fingerprint": key.flatMap(SigningPublicKey.init(text:)).map { .string($0.fingerprint) } ?? .null,
-            ]
+            return try JSONValue(
+                reply: DeviceDistrusted(
+                    device: device, removed: key != nil,
+                    fingerprint: key.flatMap(SigningPublicKey.init(text:))?.fingerprint))
         }
     }
 

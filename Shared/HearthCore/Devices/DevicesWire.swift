@@ -80,6 +80,18 @@ public struct DeviceRenamed: Codable, Sendable, Equatable {
     public init(id: String, name: String) { (self.id, self.name) = (id, name) }
 }
 
+/// `device.distrust` (the store's): the device, whether it had a key here, and that key's
+/// fingerprint.
+public struct DeviceDistrusted: Codable, Sendable, Equatable {
+    public let device: String
+    public let removed: Bool
+    public let fingerprint: String?
+
+    public init(device: String, removed: Bool, fingerprint: String?) {
+        (self.device, self.removed, self.fingerprint) = (device, removed, fingerprint)
+    }
+}
+
 /// A device heard on this network now (`device.nearby`, `sync.diag`).
 public struct NearbyDevice: Codable, Sendable, Equatable {
     public let id: String
