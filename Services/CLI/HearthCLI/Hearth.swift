@@ -35,11 +35,16 @@ extension Hearth {
     /// Spelled out because on Linux `Hearth.main()` resolves to the synchronous entry point of
     /// `ParsableCommand`, which refuses asynchronous commands.
     public static func runFromCommandLine() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if FishCompletion.isRequested(by: arguments) {
+            print(FishCompletion.script, terminator: "")
+            return
+        }
         do {
             // The asynchronous parse: a shell's request for completions (`---completion …`) may
             // run an asynchronous completion (`Completions`, which asks the stack).
             var command = try await asyncParseAsRoot(
-                GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
+                GlobalOptions.movingLeadingOptions(arguments))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
