@@ -230,4 +230,64 @@ struct BusySubscriptionTests {
             }
         }
     }
+
+    @Test(
+        "a redirect to this device's own hearth-web is refused before anything is read from it; one elsewhere is followed, without the redirecting URL's password"
+    )
+    func redirects() async throws {
+        try await SchedulerTestStack.run(at: instant("2026-11-23T09:00:00Z")) { stack in
+            let own = CalendarServer { Date() }
+            own.serve(Self.calendar([("own@hearth", "Our own lesson", "20261126T170000")]), etag: "\"own\"")
+            let elsewhere = CalendarServer { Date() }
+            elsewhere.serve(Self.calendar([("swim@nas", "Swimming", "20261126T170000")]), etag: "\"v1\"")
+            try await own.run { ownBase in
+                try await elsewhere.run { elsewhereBase in
+                    // Answers /own and /elsewhere with a redirect to each server.
+                    let script = """
+                        import http.server, sys
+                        class H(http.server.BaseHTTPRequestHandler):
+                            def do_GET(self):
+                                target = {"/own": sys.argv[1], "/elsewhere": sys.argv[2]}.get(self.path)
+                                self.send_response(302 if target else 404)
+                                if target: self.send_header("Location", target)
+                                self.send_header("Content-Length", "0"); self.end_headers()
+                            def log_message(self, *a): pass
+                        s = http.server.HTTPServer(("127.0.0.1", 0), H)
+                        print(s.server_address[1], flush=True); s.serve_forever()
+                        """
+                    let ownPort = try #require(URLComponents(string: ownBase)?.port)
+                    let redirector = try await ChildProcess(
+                        "/usr/bin/python3",
+                        [
+                            "-u", "-c", script, "http://localhost:\(ownPort)/calendar.ics",
+                            elsewhereBase + "/family.ics",
+                        ])
+                    defer { redirector.signal(SIGKILL) }
+                    let port = try #require(await redirector.output.waitForLine { Int($0) != nil })
+                    let toOwn = "http://127.0.0.1:\(port)/own"
+                    let toElsewhere = "http://ann:s3cret@127.0.0.1:\(port)/elsewhere"
+                    for url in [toOwn, toElsewhere] {
+                        _ = try await stack.store.request("plan.busy.subscribe", args: ["url": .string(url)])
+                    }
+                    let sources = try await stack.store.request("plan.busy.sources").decode(BusySources.self).sources
+                    let calendars = CalendarSubscriptions(
+                        home: stack.home.path, store: stack.store, clock: stack.clock, ownPorts: [ownPort])
+                    let reads = try await SchedulerService.readEach(sources, calendars: calendars)
+                    await calendars.shutdown()
+                    let ownRead = try #require(reads.first { $0.url == toOwn })
+                    let elsewhereRead = try #require(reads.first { $0.url.hasSuffix("/elsewhere") })
+                    #expect(
+                        ownRead.error
+                            == "localhost:\(ownPort) is this device's own hearth-web: its feeds are this household's "
+                            + "own times, not busy times (a redirect there is refused)",
+                        "\(String(describing: ownRead.error))")
+                    #expect(own.requests.isEmpty, "the own listener was read: \(own.requests)")
+                    // Followed to the other server, which asks for its password: the redirector's
+                    // was not handed on.
+                    #expect(elsewhere.requests.count == 1 && elsewhere.requests.first?.authorization == nil)
+                    #expect(elsewhereRead.error == "the server answered HTTP 401 Unauthorized", "\(elsewhereRead)")
+                }
+            }
+        }
+    }
 }

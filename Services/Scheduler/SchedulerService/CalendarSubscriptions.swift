@@ -27,6 +27,12 @@ actor CalendarSubscriptions {
     /// sending a byte every 10 s kept a read alive for 14 minutes when only the headers were
     /// bounded (issue 62).
     let deadline: Duration
+    /// Redirects followed at most.
+    static let maximumRedirects = 5
+    /// The ports this device's own listeners serve (hearth-web's): a source may not redirect to
+    /// one of them on this machine, or the household's own feed would be read as busy times
+    /// (issue 62).
+    let ownPorts: Set<Int>
 
     private let store: CommandClient
     private let directory: String
@@ -38,15 +44,19 @@ actor CalendarSubscriptions {
     /// no calendar subscribed runs no thread for them.
     private var http: (client: HTTPClient, loop: MultiThreadedEventLoopGroup)?
 
-    init(home: String, store: CommandClient, clock: any SchedulerClock, deadline: Duration = .seconds(30)) {
-        (self.store, self.clock, self.deadline) = (store, clock, deadline)
+    init(
+        home: String, store: CommandClient, clock: any SchedulerClock, deadline: Duration = .seconds(30),
+        ownPorts: Set<Int> = []
+    ) {
+        (self.store, self.clock, self.deadline, self.ownPorts) = (store, clock, deadline, ownPorts)
         directory = (home as NSString).appendingPathComponent("calendars")
     }
 
     private func client() -> HTTPClient {
         if let http { return http.client }
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            // Redirects are followed by `get`, which checks where each one leads.
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(5), read: .seconds(30)), decompression: .enabled(limit: .ratio(50)))
         configuration.httpVersion = .automatic
         // A refused connection fails at once (the client would retry it for the whole connect
@@ -136,32 +146,58 @@ actor CalendarSubscriptions {
         }
     }
 
-    /// The GET, conditional on the validators of the last good read when its copy is kept.
+    /// The GET, conditional on the validators of the last good read when its copy is kept,
+    /// following at most `maximumRedirects` redirects, none to this device's own listeners. The
+    /// URL's credentials go only to the host it names.
     private nonisolated func get(_ source: BusySource, conditional: Bool, with http: HTTPClient) async -> Outcome {
         guard var parts = URLComponents(string: source.url) else { return .failed("not a URL") }
         let (user, password) = (parts.user, parts.password)
         (parts.user, parts.password) = (nil, nil)
-        var request = HTTPClientRequest(url: parts.string ?? source.url)
-        if let user { request.setBasicAuth(username: user, password: password ?? "") }
-        request.headers.add(name: "User-Agent", value: "Hearth (busy times from a subscribed calendar)")
-        request.headers.add(name: "Accept", value: "text/calendar, */*;q=0.1")
-        if conditional {
-            if let etag = source.etag { request.headers.add(name: "If-None-Match", value: etag) }
-            if let date = source.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }
-        }
-        let (deadline, prepared) = (self.deadline, request)
+        let (deadline, first, ownPorts) = (self.deadline, parts, self.ownPorts)
         do {
-            return try await Self.within(deadline) {
-                let response = try await http.execute(prepared, deadline: .now() + .milliseconds(deadline.milliseconds))
-                switch response.status {
-                case .notModified where conditional: return .unchanged
-                case .ok:
-                    let body = try await response.body.collect(upTo: Self.maximumBytes)
-                    return .fetched(
-                        body, etag: response.headers.first(name: "ETag"),
-                        lastModified: response.headers.first(name: "Last-Modified"))
-                default:
-                    return .failed("the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            return try await Self.within(deadline) { () async throws -> Outcome in
+                var current = first
+                var seen: Set<String> = []
+                while true {
+                    let place = Self.place(current)
+                    let url = current.string ?? source.url
+                    guard seen.insert(url).inserted, seen.count <= Self.maximumRedirects + 1 else {
+                        return .failed("\(Self.place(first)) redirects in a loop or more than 5 times")
+                    }
+                    if let refusal = await Self.ownListener(current, ports: ownPorts) { return .failed(refusal) }
+                    var request = HTTPClientRequest(url: url)
+                    if let user, current.host == first.host, current.port == first.port {
+                        request.setBasicAuth(username: user, password: password ?? "")
+                    }
+                    request.headers.add(name: "User-Agent", value: "Hearth (busy times from a subscribed calendar)")
+                    request.headers.add(name: "Accept", value: "text/calendar, */*;q=0.1")
+                    if conditional {
+                        if let etag = source.etag { request.headers.add(name: "If-None-Match", value: etag) }
+                        if let date = source.lastModified {
+                            request.headers.add(name: "If-Modified-Since", value: date)
+                        }
+                    }
+                    let response = try await http.execute(
+                        request, deadline: .now() + .milliseconds(deadline.milliseconds))
+                    switch response.status.code {
+                    case 301, 302, 303, 307, 308:
+                        guard let location = response.headers.first(name: "Location"),
+                            let next = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
+                            next.scheme == "http" || next.scheme == "https",
+                            let components = URLComponents(url: next, resolvingAgainstBaseURL: false),
+                            components.host?.isEmpty == false
+                        else { return .failed("\(place) redirects without an http(s) address to go to") }
+                        current = components
+                    case 304 where conditional: return .unchanged
+                    case 200:
+                        let body = try await response.body.collect(upTo: Self.maximumBytes)
+                        return .fetched(
+                            body, etag: response.headers.first(name: "ETag"),
+                            lastModified: response.headers.first(name: "Last-Modified"))
+                    default:
+                        return .failed(
+                            "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                    }
                 }
             }
         } catch is WholeReadTimeout {
@@ -172,6 +208,16 @@ actor CalendarSubscriptions {
         } catch {
             return .failed(Self.reason(error, host: parts.host ?? "", port: parts.port))
         }
+    }
+
+    /// Why `parts` may not be read, when it is one of this device's own listeners (a port of
+    /// `ports` on this machine), or `nil`.
+    static func ownListener(_ parts: URLComponents, ports: Set<Int>) async -> String? {
+        let port = parts.port ?? (parts.scheme == "https" ? 443 : 80)
+        guard ports.contains(port), let host = parts.host else { return nil }
+        guard await offPool({ MachineAddresses.isThisMachine(host) }) else { return nil }
+        return "\(place(parts)) is this device's own hearth-web: its feeds are this household's own times, "
+            + "not busy times (a redirect there is refused)"
     }
 
     /// A read that ran past its deadline.

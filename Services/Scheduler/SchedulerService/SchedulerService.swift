@@ -83,7 +83,10 @@ public final class SchedulerService: Service {
         self.wake = wake
         let reloads = ReminderReloads()
         self.reloads = reloads
-        let calendars = CalendarSubscriptions(home: configuration.home, store: store, clock: clock)
+        // hearth-web's port, when it has a fixed one: no subscription reads the household's own feed.
+        let calendars = CalendarSubscriptions(
+            home: configuration.home, store: store, clock: clock,
+            ownPorts: configuration.web.port == 0 ? [] : [configuration.web.port])
         self.calendars = calendars
         let handler = SchedulerCommands(
             board: board, classes: classes, plans: plans, calendars: calendars, store: store,

@@ -19,7 +19,7 @@ struct HostAllowlist: Sendable {
         if settings.host == "0.0.0.0" || settings.host == "::" {
             let host = DeviceIdentity.hostName().lowercased()
             names.formUnion([host, host + ".local"])
-            names.formUnion(Self.interfaceAddresses())
+            names.formUnion(MachineAddresses.interfaces())
         } else {
             names.insert(settings.host.lowercased())
         }
@@ -53,29 +53,5 @@ struct HostAllowlist: Sendable {
         let authority = String(text[range.upperBound...])
         guard scheme == "http" || scheme == "https", !authority.isEmpty, !authority.contains("/") else { return nil }
         return (scheme, authority)
-    }
-
-    /// This machine's IPv4 and IPv6 addresses (`getifaddrs`).
-    private static func interfaceAddresses() -> Set<String> {
-        var first: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&first) == 0 else { return [] }
-        defer { freeifaddrs(first) }
-        var addresses: Set<String> = []
-        var next = first
-        while let entry = next {
-            defer { next = entry.pointee.ifa_next }
-            guard let address = entry.pointee.ifa_addr else { continue }
-            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            let length =
-                address.pointee.sa_family == UInt16(AF_INET6)
-                ? socklen_t(MemoryLayout<sockaddr_in6>.size) : socklen_t(MemoryLayout<sockaddr_in>.size)
-            guard address.pointee.sa_family == UInt16(AF_INET) || address.pointee.sa_family == UInt16(AF_INET6),
-                getnameinfo(address, length, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0
-            else { continue }
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // A link-local IPv6 address comes with its zone (`fe80::1%eth0`); a Host never has it.
-            addresses.insert(String(text.prefix { $0 != "%" }).lowercased())
-        }
-        return addresses
     }
 }
