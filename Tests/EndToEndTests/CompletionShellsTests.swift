@@ -81,7 +81,10 @@ struct CompletionShellsTests {
             try await pane.send(line, literal: true)
             try await pane.send("Enter")
         }
-        try await pane.waitForScreen(timeout: .seconds(10), "a prompt") { $0.hasPrefix("$") }
+        // Typing waits for the bare prompt: keys typed while the shell still runs `clear` are
+        // echoed by the terminal before the prompt, and the screen's first line is then theirs.
+        let barePrompt = { (screen: String) in screen.split(separator: "\n").map(String.init) == ["$"] }
+        try await pane.waitForScreen(timeout: .seconds(10), "a prompt", until: barePrompt)
 
         // bash puts `$` and backticks on the line unescaped (CompletionCandidates says why): it
         // is not offered those names, and the line stays as typed; zsh and fish complete them all.
@@ -108,7 +111,7 @@ struct CompletionShellsTests {
             }
             try await pane.send("clear", literal: true)
             try await pane.send("Enter")
-            try await pane.waitForScreen(timeout: .seconds(10), "a cleared screen") { !$0.contains(marker) }
+            try await pane.waitForScreen(timeout: .seconds(10), "a cleared screen", until: barePrompt)
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: ran)
         #expect(leftovers.isEmpty, "\(shellName) ran code held in a name: \(leftovers)")

@@ -61,6 +61,7 @@ struct DoctorTests {
         #expect(try report.check("home").status == "ok")
         #expect(try report.check("time zone").status == "ok")
         #expect(try report.check("paired devices").verdict.contains("none paired"))
+        #expect(try report.check("device keys").verdict.hasPrefix("one signing key for each of"))
         #expect(try report.check("databases").verdict.contains("hearth.sqlite passes SQLite's integrity check"))
         #expect(try report.check("disk").status != "skipped")
 

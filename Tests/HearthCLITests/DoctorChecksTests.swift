@@ -34,6 +34,26 @@ struct DoctorChecksTests {
         #expect(DoctorChecks.lastSyncs([], now: now).status == .ok)
     }
 
+    @Test("a device with a vouched key and a pinned one is a warning naming both fingerprints and how to settle it")
+    func keys() {
+        let bob = DeviceList.Device(
+            id: "6af7dfc8-d151-41c4-9b15-63f83a0798d7", name: "Bob's phone", local: false, lastSyncAt: nil,
+            firstSeenAt: "2026-11-28T10:00:00.000Z", signingKey: "PINN-ED00", vouchedBy: nil)
+        let fine = DoctorChecks.keys([bob])
+        #expect(fine.status == .ok && fine.verdict == "one signing key for each of 1 device")
+        var squatted = bob
+        squatted.keyConflict = DeviceList.KeyConflict(
+            vouchedFingerprint: "FAKE-0001", vouchedBy: "3cb4ba64-5481-4a95-a7f7-0be9d5a14247",
+            pinnedFingerprint: "PINN-ED00", at: "2026-11-28T10:00:00.000Z")
+        let warned = DoctorChecks.keys([squatted, bob])
+        #expect(warned.status == .warning)
+        #expect(
+            warned.verdict
+                == "Bob's phone has two keys: 3cb4ba64 vouched for FAKE-0001, this device pinned PINN-ED00 (the pin is used)"
+        )
+        #expect(warned.fix?.contains("hearth device distrust 6af7dfc8") == true)
+    }
+
     @Test("clock skew: within 5 s fine, beyond a warning, beyond the hour syncs allow a problem")
     func clocks() {
         #expect(DoctorChecks.clocks([device("Bob", synced: nil, offset: nil)]).verdict.contains("not measured yet"))

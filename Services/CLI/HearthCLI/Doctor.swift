@@ -121,6 +121,11 @@ struct DoctorExamination: Sendable {
             checks.append(.skipped("paired devices", "hearth-sync is not running: it keeps the paired devices"))
             checks.append(.skipped("clocks", "hearth-sync is not running: it measures the paired devices' clocks"))
         }
+        if up.contains(.store), let known = try? await calls.call(.store, "device.list", as: DeviceList.self) {
+            checks.append(DoctorChecks.keys(known.devices))
+        } else {
+            checks.append(.skipped("device keys", "hearth-store is not running: it keeps the devices' keys"))
+        }
         checks.append(await offPool { DoctorChecks.disk(home) })
         checks.append(await DoctorChecks.databases(configuration.home))
         await calls.close()

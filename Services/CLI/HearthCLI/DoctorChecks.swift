@@ -93,6 +93,25 @@ enum DoctorChecks {
         )
     }
 
+    /// A device with two keys (one another device vouched for, one this device pinned): the pin
+    /// is used, and a person settles which is the device's (issue 62).
+    static func keys(_ devices: [DeviceList.Device]) -> DoctorCheck {
+        let conflicts = devices.compactMap { device in device.keyConflict.map { (device, $0) } }
+        guard let (first, _) = conflicts.first else {
+            return .ok(
+                "device keys", "one signing key for each of \(devices.count) device\(devices.count == 1 ? "" : "s")")
+        }
+        let lines = conflicts.map { device, conflict in
+            "\(device.name) has two keys: \(conflict.vouchedBy.prefix(8)) vouched for \(conflict.vouchedFingerprint), "
+                + "this device pinned \(conflict.pinnedFingerprint) (the pin is used)"
+        }
+        return .warning(
+            "device keys", lines.joined(separator: "; "),
+            fix:
+                "compare the pinned fingerprint with the one '\(first.name)' shows (hearth device list on it): "
+                + "if they differ, hearth device distrust \(first.id.prefix(8)), then pair with it again")
+    }
+
     /// Clock skew against each paired device, as the last sync with it measured.
     static func clocks(_ devices: [PairedList.Device]) -> DoctorCheck {
         let measured = devices.compactMap { device in device.clockOffsetMilliseconds.map { (device.name, $0) } }
