@@ -182,4 +182,73 @@ struct StoreUndoTests {
             #expect(try await shown(a).0 == "Buy soy milk")
         }
     }
+
+    @Test(
+        "undoing what holds another device's work leaves it: a list with Bob's todo, a todo with his subtask, a day he ticked too"
+    )
+    func othersWorkInside() async throws {
+        try await withTwoStores(context: context) { a, b in
+            _ = try await a.request("collection.add", args: ["name": "Home", "kind": "list"])
+            let todo = try #require(
+                try await a.request("todo.add", args: ["title": "Paint the shed", "collection": "Home"])["todo"]?["id"]?
+                    .stringValue)
+            try await exchange(a, b)
+            // Bob adds a subtask to Ann's todo and a todo of his own to her list.
+            _ = try await b.request("subtask.add", args: ["todo": .string(todo), "title": "Buy brushes"])
+            let gate = try #require(
+                try await b.request("todo.add", args: ["title": "Fix the gate", "collection": "Home"])["todo"]?["id"]?
+                    .stringValue)
+            try await exchange(a, b)
+
+            // Ann's todo holds Bob's subtask: left, and it says whose.
+            let creation = try await undo(a)
+            #expect(creation.step.command == "todo.add" && creation.restored.isEmpty, "\(creation)")
+            #expect(
+                creation.left.count == 1
+                    && creation.left[0].hasPrefix("todo 'Paint the shed': holds subtask 'Buy brushes' added on ")
+                    && creation.left[0].hasSuffix("; left as it is"), "\(creation.left)")
+            // Ann's list holds Bob's todo (and hers, left just now): left.
+            let list = try await undo(a)
+            #expect(list.step.command == "collection.add" && list.restored.isEmpty, "\(list)")
+            #expect(list.left.first?.hasPrefix("collection 'Home': holds ") == true, "\(list.left)")
+            try await exchange(a, b)
+            for store in [a, b] {
+                for id in [todo, gate] {
+                    let shown = try await store.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self)
+                    #expect(shown.collectionName == "Home", "\(shown)")
+                }
+                let shown = try await store.request("todo.show", args: ["id": .string(todo)]).decode(TodoView.self)
+                #expect(shown.subtasks.map(\.title) == ["Buy brushes"])
+            }
+
+            // A shared chore: both tick the same day before they sync; Ann's undo leaves Bob's tick.
+            _ = try await a.request("collection.add", args: ["name": "Chores", "kind": "habit"])
+            let chore = try #require(
+                try await a.request(
+                    "todo.add",
+                    args: ["title": "Feed the cat", "collection": "Chores", "due": "2026-03-01", "repeat": "daily"]
+                )["todo"]?["id"]?.stringValue)
+            try await exchange(a, b)
+            for store in [a, b] {
+                _ = try await store.request("todo.done", args: ["id": .string(chore), "date": "2026-03-02"])
+            }
+            try await exchange(a, b)
+            let tick = try await undo(a)
+            #expect(tick.step.command == "todo.done" && tick.restored.isEmpty, "\(tick)")
+            #expect(tick.left.first?.contains("done changed on ") == true, "\(tick.left)")
+            try await exchange(a, b)
+            for store in [a, b] {
+                let reply = try await store.request(
+                    "todo.occurrences", args: ["id": .string(chore), "from": "2026-03-01", "to": "2026-03-03"])
+                let done = (reply["occurrences"]?.arrayValue ?? []).filter { $0["done"] == true }
+                #expect(done.compactMap { $0["date"]?.stringValue } == ["2026-03-02"])
+            }
+
+            // What the step alone put inside what it made goes with it: a list and its own todo.
+            _ = try await a.request("collection.add", args: ["name": "Garden", "kind": "list"])
+            _ = try await a.request("todo.add", args: ["title": "Mow", "collection": "Garden"])
+            #expect(try await undo(a).restored == ["todo 'Mow': removed"])
+            #expect(try await undo(a).restored == ["collection 'Garden': removed"])
+        }
+    }
 }

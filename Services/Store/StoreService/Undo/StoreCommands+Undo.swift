@@ -87,54 +87,125 @@ extension StoreCommands {
                 writes[operation.entity, default: [:]][name] = (first, operation)
             }
         }
+        // Children before what holds them (a todo before its list), so what the step made inside
+        // what it made goes first, and whatever is still inside after is someone else's.
+        let ranked = order.enumerated().sorted {
+            (Self.holderRank($0.element), $0.offset) < (Self.holderRank($1.element), $1.offset)
+        }
+        var outcomes: [EntityRef: (restored: String?, left: String?)] = [:]
+        for (_, entity) in ranked {
+            outcomes[entity] = try reverse(entity, writes[entity] ?? [:], mine: mine, in: db, outbox: outbox)
+        }
+        // Reported in the order the step wrote them.
         var (restored, left) = ([String](), [String]())
         for entity in order {
-            let fields = writes[entity] ?? [:]
-            let state = try StoreDatabase.log(of: entity, in: db).entity(entity)
-            // Named from the values just read, not by reading the entity's log again.
-            let name = try UndoLog.name(of: entity, written: state.mapValues(\.value), in: db)
-            // Changed since: the field's value is no longer what the step left (or is in
-            // conflict); a write of the same value, by anyone, takes nothing from them.
-            let changed = fields.filter { field, pair in
-                guard let now = state[field] else { return true }
-                return now.isConflict || now.value != pair.last.fields[field]?.value
-            }.keys.sorted()
-            var values: [String: FieldValue] = [:]
-            if try created(entity, by: fields.values.map(\.first), in: db), Self.deletable(entity) {
-                // Deleting what the step made would also delete what others wrote on it since.
-                // (A field cleared since, to null, holds nothing of theirs.)
-                let others = state.filter { field, now in
-                    fields[field] == nil && !now.heads.allSatisfy { mine.contains($0.id.description) }
-                        && (now.isConflict || now.value != .null)
-                }.keys.sorted()
-                guard changed.isEmpty && others.isEmpty else {
-                    left.append(try leftLine(name, changed + others, state, in: db))
-                    continue
-                }
-                values = ["deleted": .bool(true)]
-            } else {
-                for (field, pair) in fields where !changed.contains(field) {
-                    values[field] = try previous(field, before: pair.first, in: db)
-                }
-                if !changed.isEmpty { left.append(try leftLine(name, changed, state, in: db)) }
-            }
-            guard !values.isEmpty else { continue }
-            do {
-                try db.inSavepoint {
-                    try commit(entity, values, in: db, outbox: outbox)
-                    return .commit
-                }
-                let fields = values.keys.filter { $0 != "deleted" }.sorted().joined(separator: ", ")
-                switch values["deleted"] {
-                case .bool(true)?: restored.append("\(name): removed")
-                case .bool(false)?: restored.append("\(name): back" + (fields.isEmpty ? "" : ", \(fields)"))
-                default: restored.append("\(name): \(fields)")
-                }
-            } catch let error as RuleError {
-                left.append("\(name): cannot be restored (\(error))")
-            }
+            if let line = outcomes[entity]?.restored { restored.append(line) }
+            if let line = outcomes[entity]?.left { left.append(line) }
         }
         return (restored, left)
+    }
+
+    /// Takes back one entity's writes: the line for what was restored, or for what was left.
+    private func reverse(
+        _ entity: EntityRef, _ fields: [String: (first: Operation, last: Operation)], mine: Set<String>,
+        in db: Database, outbox: ChangeOutbox
+    ) throws -> (restored: String?, left: String?) {
+        let state = try StoreDatabase.log(of: entity, in: db).entity(entity)
+        // Named from the values just read, not by reading the entity's log again.
+        let name = try UndoLog.name(of: entity, written: state.mapValues(\.value), in: db)
+        // Changed since: the field's value is no longer what the step left (or is in
+        // conflict), or someone else wrote it since, even the same value: a tick on a shared
+        // chore made on two devices is both of theirs, and an undo takes back only its own.
+        let changed = fields.filter { field, pair in
+            guard let now = state[field] else { return true }
+            return now.isConflict || now.value != pair.last.fields[field]?.value
+                || !now.heads.allSatisfy { $0.id.device == pair.last.id.device }
+        }.keys.sorted()
+        var values: [String: FieldValue] = [:]
+        var left: String?
+        if try created(entity, by: fields.values.map(\.first), in: db), Self.deletable(entity) {
+            // Deleting what the step made would also delete what others wrote on it since.
+            // (A field cleared since, to null, holds nothing of theirs.)
+            let others = state.filter { field, now in
+                fields[field] == nil && !now.heads.allSatisfy { mine.contains($0.id.description) }
+                    && (now.isConflict || now.value != .null)
+            }.keys.sorted()
+            guard changed.isEmpty && others.isEmpty else {
+                return (nil, try leftLine(name, changed + others, state, in: db))
+            }
+            // Nor what others put in it: a list with Bob's todo, a todo with his subtask.
+            if let line = try heldLine(name, entity, in: db) { return (nil, line) }
+            values = ["deleted": .bool(true)]
+        } else {
+            for (field, pair) in fields where !changed.contains(field) {
+                values[field] = try previous(field, before: pair.first, in: db)
+            }
+            if !changed.isEmpty { left = try leftLine(name, changed, state, in: db) }
+        }
+        guard !values.isEmpty else { return (nil, left) }
+        do {
+            try db.inSavepoint {
+                try commit(entity, values, in: db, outbox: outbox)
+                return .commit
+            }
+        } catch let error as RuleError {
+            return (nil, "\(name): cannot be restored (\(error))")
+        }
+        let restoredFields = values.keys.filter { $0 != "deleted" }.sorted().joined(separator: ", ")
+        switch values["deleted"] {
+        case .bool(true)?: return ("\(name): removed", left)
+        case .bool(false)?:
+            return ("\(name): back" + (restoredFields.isEmpty ? "" : ", \(restoredFields)"), left)
+        default: return ("\(name): \(restoredFields)", left)
+        }
+    }
+
+    /// Kinds whose entities others add to, and where: the table of what they hold, its id, the
+    /// column naming the holder, and the kind of what is held.
+    private static let held: [String: [(table: String, id: String, column: String, kind: String)]] = [
+        Todos.collectionKind: [("todo", "id", "collection", Todos.todoKind)],
+        Todos.todoKind: [
+            ("todo_subtask", "id", "todo", Todos.subtaskKind),
+            ("todo_completion", "template || '@' || date", "template", Todos.completionKind),
+            ("todo_skip", "template || '@' || date", "template", Todos.completionKind),
+        ],
+        Hub.memberKind: [
+            ("timetable_entry", "id", "member", Hub.entryKind), ("todo", "id", "assignee", Todos.todoKind),
+        ],
+        Social.personKind: [
+            ("social_goal", "person", "person", Social.goalKind), ("plan_item", "id", "person", Social.itemKind),
+            ("interaction", "id", "person", Social.interactionKind),
+        ],
+    ]
+
+    /// What is taken back first: what is held (0), a todo (1, held by a list), then what holds
+    /// only (2).
+    private static func holderRank(_ entity: EntityRef) -> Int {
+        guard held[entity.kind] != nil else { return 0 }
+        return entity.kind == Todos.todoKind ? 1 : 2
+    }
+
+    /// `collection 'Home': holds todo 'Milk' added on Bob's phone (and 2 more); left as it is`, when
+    /// `entity` still holds anything (what the step itself put in it and could take back is gone
+    /// by now: what is held is taken back first).
+    private func heldLine(_ name: String, _ entity: EntityRef, in db: Database) throws -> String? {
+        var inside: [EntityRef] = []
+        for place in Self.held[entity.kind] ?? [] {
+            let ids = try String.fetchAll(
+                db, sql: "SELECT \(place.id) FROM \(place.table) WHERE \(place.column) = ? ORDER BY 1 LIMIT 21",
+                arguments: [entity.id])
+            inside += ids.map { EntityRef(kind: place.kind, id: $0) }
+        }
+        guard let first = inside.first else { return nil }
+        let author = try String.fetchOne(
+            db,
+            sql: """
+                SELECT COALESCE(d.name, o.device) FROM operation o LEFT JOIN device d ON d.id = o.device
+                WHERE o.entity_kind = ? AND o.entity_id = ? ORDER BY o.wall, o.logical LIMIT 1
+                """, arguments: [first.kind, first.id])
+        let more = inside.count > 1 ? " (and \(inside.count > 20 ? "20+" : String(inside.count - 1)) more)" : ""
+        return "\(name): holds \(try UndoLog.name(of: first, in: db))"
+            + (author.map { " added on \($0)" } ?? "") + "\(more); left as it is"
     }
 
     /// Whether the step's earliest write of `entity` is the entity's first operation at all.
