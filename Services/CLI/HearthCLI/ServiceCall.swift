@@ -10,9 +10,10 @@ enum ServiceCall {
         _ options: GlobalOptions,
         _ service: HearthService,
         _ command: String,
-        _ arguments: [String: JSONValue] = [:]
+        _ arguments: [String: JSONValue] = [:],
+        patience: Duration? = nil
     ) async throws -> JSONValue {
-        switch try await attempt(options, service, command, arguments) {
+        switch try await attempt(options, service, command, arguments, patience: patience) {
         case .success(let data): return data
         case .failure(let error): throw failure(error, service, options)
         }
@@ -25,9 +26,10 @@ enum ServiceCall {
         _ service: HearthService,
         _ command: String,
         _ arguments: [String: JSONValue] = [:],
-        as type: Reply.Type
+        as type: Reply.Type,
+        patience: Duration? = nil
     ) async throws -> Reply {
-        let data = try await run(options, service, command, arguments)
+        let data = try await run(options, service, command, arguments, patience: patience)
         do {
             return try data.decode(Reply.self)
         } catch let error as DecodingError {

@@ -85,7 +85,11 @@ extension Todo {
                 "path": .string(URL(fileURLWithPath: file).standardizedFileURL.path), "confirm": .bool(confirm),
             ]
             if let collection { arguments["collection"] = .string(collection) }
-            let reply = try await ServiceCall.run(options, .store, "todo.import", arguments, as: TodoImportReport.self)
+            // A big file takes a while (about 0.8 ms a todo): one attempt, waited for, rather than
+            // "not answering" while the store still writes it.
+            let reply = try await ServiceCall.run(
+                options, .store, "todo.import", arguments, as: TodoImportReport.self,
+                patience: confirm ? .seconds(600) : .seconds(60))
             if options.json { return try Output.reply(reply) }
             let verb = reply.confirmed ? "imported" : "would import"
             Output.line(

@@ -74,6 +74,38 @@ enum UndoLog {
         }
     }
 
+    /// Makes the steps one command wrote in several transactions (a big import, each part its
+    /// own `requests` id) one step, in the last one's place: undo takes it back whole.
+    static func merge(requests: [String], in db: Database) throws {
+        guard requests.count > 1 else { return }
+        let marks = Array(repeating: "?", count: requests.count).joined(separator: ", ")
+        let rows = try Row.fetchAll(
+            db,
+            sql: "SELECT * FROM undo_step WHERE state = 'done' AND request IN (\(marks)) ORDER BY seq",
+            arguments: StatementArguments(requests))
+        guard let first = rows.first, let last = rows.last, rows.count > 1 else { return }
+        func strings(_ row: Row, _ column: String) throws -> [JSONValue] {
+            try JSONValue.parse(row[column] as String).arrayValue ?? []
+        }
+        let operations = try rows.flatMap { try strings($0, "ops") }
+        let changes = try rows.flatMap { try strings($0, "changes") }.prefix(20)
+        let entities = rows.reduce(0) { $0 + ($1["entities"] as Int) }
+        // The first part's summary names the first entity (`todo 'Milk' and 499 more`).
+        let firstSummary: String = first["summary"]
+        let firstEntities: Int = first["entities"]
+        let suffix = firstEntities > 1 ? " and \(firstEntities - 1) more" : ""
+        let name = firstSummary.hasSuffix(suffix) ? String(firstSummary.dropLast(suffix.count)) : firstSummary
+        try db.execute(
+            sql: "UPDATE undo_step SET summary = ?, changes = ?, entities = ?, ops = ? WHERE seq = ?",
+            arguments: [
+                name + (entities > 1 ? " and \(entities - 1) more" : ""), JSONValue.array(Array(changes)).jsonText,
+                entities, JSONValue.array(operations).jsonText, last["seq"] as Int64,
+            ])
+        for row in rows.dropLast() {
+            try db.execute(sql: "DELETE FROM undo_step WHERE seq = ?", arguments: [row["seq"] as Int64])
+        }
+    }
+
     static func ids(_ operations: [Operation]) -> String {
         JSONValue.array(operations.map { .string($0.id.description) }).jsonText
     }
