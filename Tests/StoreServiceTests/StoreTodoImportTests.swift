@@ -82,6 +82,9 @@ struct StoreTodoImportTests {
             #expect(try await count(running, "todo_subtask") == 0)
             #expect(try await count(running, "todo_collection") == 0)
             #expect(try await count(running, "daily_note") == 1)
+            // Then the note, named by its day whole (it read `note 2026-12-`).
+            let note = try await running.commands.request("undo").decode(UndoReport.self)
+            #expect(note.restored == ["note 2026-12-06: text"], "\(note)")
             await importer.close()
         }
     }

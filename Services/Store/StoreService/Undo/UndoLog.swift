@@ -178,6 +178,7 @@ enum UndoLog {
             }
         }
         if entity.kind == YearPlanner.entityKind { return "card \(entity.id)" }
-        return "\(kind) \(entity.id.prefix(8))"
+        // A UUID by its start; an id that is a name already (a note's day) whole.
+        return "\(kind) \(Todos.isEntityID(entity.id) ? String(entity.id.prefix(8)) : entity.id)"
     }
 }
