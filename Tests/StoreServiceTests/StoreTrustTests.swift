@@ -386,4 +386,60 @@ struct StoreTrustTests {
             #expect(next["op"]?.stringValue == "\(local):41")
         }
     }
+
+    @Test(
+        "a forgotten device's key is revoked: what it makes after is refused, relayed or by another's revocation; pairing again lifts it"
+    )
+    func revoked() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            try await TestHousehold.trust([Self.dad, Self.gran], store: running.commands)
+            let dadKey = TestHousehold.key(Self.dad).publicKey
+            #expect(
+                try await importing(running, [TestHousehold.signed(Self.card("\(Self.dad):1", title: "Before"))])[
+                    "received"] == 1)
+            let revocation = try await running.commands.request("device.revoke", args: ["device": .string(Self.dad)])
+            #expect(revocation["revoked"] == true && revocation["revoked_after"] == 1, "\(revocation)")
+            // Made after it was forgotten, relayed by Gran: refused, naming why.
+            let later = TestHousehold.signed(Self.card("\(Self.dad):2", month: 9, title: "After"))
+            let relayed = try await importing(running, [later], ["source": .string(Self.gran)])
+            #expect(relayed["received"] == 0, "\(relayed)")
+            #expect(
+                relayed["refused"]?.arrayValue?.first?["rule"]?.stringValue?.contains(
+                    "after its key was revoked") == true, "\(relayed)")
+            // The revocation is an operation like a vouch: it goes to the other devices.
+            let exported = try await running.commands.request("ops.export")
+            #expect(
+                (exported["operations"]?.arrayValue ?? []).contains {
+                    $0["entity"]?["kind"] == "device_key" && $0["fields"]?["revoked_after"]?["value"] == 1
+                }, "\(exported)")
+
+            // Pairing again lifts it: what Dad makes is taken again.
+            let again = try await running.commands.request(
+                "device.trust", args: ["device": .string(Self.dad), "key": .string(dadKey.text)])
+            #expect(again["pinned"] == "restored", "\(again)")
+            #expect(try await importing(running, [later])["received"] == 1)
+
+            // Gran forgets Dad later: her revocation, in the page, refuses his newer operation in it.
+            let now = Int64(Date().timeIntervalSince1970 * 1000) + 1_000
+            let granRevokes: JSONValue = [
+                "id": .string("\(Self.gran):1"), "time": ["wall": .int(now), "logical": 0],
+                "entity": ["kind": "device_key", "id": .string(Self.dad)],
+                "fields": [
+                    "key": ["value": .string(dadKey.text), "overwrites": []],
+                    "revoked_after": ["value": 2, "overwrites": []],
+                ],
+            ]
+            let page = [
+                TestHousehold.signed(Self.card("\(Self.dad):3", month: 10, title: "Later still")),
+                TestHousehold.signed(granRevokes),
+            ]
+            let travelled = try await importing(running, page, ["source": .string(Self.gran)])
+            #expect(travelled["received"] == 1 && travelled["refused_count"] == 1, "\(travelled)")
+            #expect(
+                try await running.commands.request("event.show", args: ["year": 2026, "month": 10])["empty"] == true)
+            // What was held before stays.
+            #expect(
+                try await running.commands.request("event.show", args: ["year": 2026, "month": 9])["title"] == "After")
+        }
+    }
 }

@@ -48,15 +48,20 @@ struct ImportScreening: Sendable {
     private(set) var vouched: [String: SigningPublicKey] = [:]
     /// How many keys each device has vouched for, in the store and then in this page.
     private var vouchesBy: [String: Int]
+    /// Forgotten devices' keys, revoked after their operation `after`: the store's, then the
+    /// page's newer ones.
+    private(set) var revocations: [String: TrustedKeys.Revocation]
 
     init(
         localDevice: String, keys: [String: SigningPublicKey], heldSigned: Set<String>,
-        vouchesBy: [String: Int] = [:], validate: @escaping @Sendable (Operation) throws(RuleError) -> Void
+        vouchesBy: [String: Int] = [:], revocations: [String: TrustedKeys.Revocation] = [:],
+        validate: @escaping @Sendable (Operation) throws(RuleError) -> Void
     ) {
         self.localDevice = localDevice
         self.keys = keys
         self.heldSigned = heldSigned
         self.vouchesBy = vouchesBy
+        self.revocations = revocations
         self.validate = validate
     }
 
@@ -91,6 +96,7 @@ struct ImportScreening: Sendable {
                 refuseUnknownAuthor(operation, at: index)
                 continue
             }
+            if !heldSigned.contains(operation.id.description), refuseRevoked(operation, at: index) { continue }
             if heldSigned.contains(operation.id.description) {
                 accepted.append(Accepted(index: index, operation: operation, signature: signature.text, key: key))
                 continue
@@ -165,6 +171,7 @@ struct ImportScreening: Sendable {
     ) {
         let path = "operations[\(index)]"
         let id = operation.id.description
+        if !heldSigned.contains(id), refuseRevoked(operation, at: index) { return }
         guard
             heldSigned.contains(id)
                 || verify([SignatureCheck(operation: operation, signature: signature, key: authorKey)]) == [true]
@@ -209,7 +216,36 @@ struct ImportScreening: Sendable {
             keys[device] = key
             vouched[device] = key
         }
+        if let revoked = operation.fields["revoked_after"] {
+            guard device != localDevice else {
+                refused.append(
+                    Refusal(
+                        id: id, field: "\(path).entity.id",
+                        rule: "revokes this device's own key: a device that forgot this one has no say in what it signs"
+                    ))
+                return
+            }
+            // The newest revocation or pairing again wins, as in the store.
+            if revocations[device].map({ $0.time < operation.time }) ?? true {
+                let after: UInt64? = if case .int(let counter) = revoked.value { UInt64(counter) } else { nil }
+                revocations[device] = .init(after: after, by: operation.author, time: operation.time)
+            }
+        }
         accepted.append(Accepted(index: index, operation: operation, signature: signature.text, key: authorKey))
+    }
+
+    /// Refuses an operation its author made after its key was revoked (the device was forgotten).
+    private mutating func refuseRevoked(_ operation: Operation, at index: Int) -> Bool {
+        guard let revocation = revocations[operation.author], let after = revocation.after,
+            operation.id.counter > after
+        else { return false }
+        refused.append(
+            Refusal(
+                id: operation.id.description, field: "operations[\(index)].id",
+                rule:
+                    "was made by device \(operation.author.prefix(8)) after its key was revoked (device \(revocation.by.prefix(8)) forgot it after its operation \(after)): pair it again to take what it makes"
+            ))
+        return true
     }
 
     private mutating func refuseUnknownAuthor(_ operation: Operation, at index: Int) {

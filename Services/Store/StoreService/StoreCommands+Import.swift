@@ -45,7 +45,7 @@ extension StoreCommands {
         let exporter = try ImportExporter(arguments)
         let ids = list.compactMap { $0["id"]?.stringValue }
         let local = database.localDevice
-        let (keys, heldSigned, vouchesBy, pinnedHere) = try await database.pool.read { db in
+        let (keys, heldSigned, vouchesBy, pinnedHere, revocations) = try await database.pool.read { db in
             (
                 try TrustedKeys.load(in: db),
                 Set(
@@ -54,7 +54,8 @@ extension StoreCommands {
                         sql:
                             "SELECT id FROM operation WHERE signature IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
                         arguments: [JSONValue.array(ids.map(JSONValue.string)).jsonText])),
-                try TrustedKeys.vouchCounts(in: db, local: local), try TrustedKeys.pinned(in: db, local: local)
+                try TrustedKeys.vouchCounts(in: db, local: local), try TrustedKeys.pinned(in: db, local: local),
+                try TrustedKeys.revocations(in: db)
             )
         }
         let pin = try exporter?.check(against: keys, pinned: pinnedHere)
@@ -62,7 +63,8 @@ extension StoreCommands {
         let trusted = keys.merging(pin.map { [$0.device: $0.key] } ?? [:]) { _, pinned in pinned }
         let screening = await offPool { () -> ImportScreening in
             var screening = ImportScreening(
-                localDevice: local, keys: trusted, heldSigned: heldSigned, vouchesBy: vouchesBy
+                localDevice: local, keys: trusted, heldSigned: heldSigned, vouchesBy: vouchesBy,
+                revocations: pin == nil ? revocations : revocations.filter { $0.key != pin?.device }
             ) { (operation) throws(RuleError) in
                 try StoreDomains.domain(of: operation.entity.kind).validate(operation)
             }

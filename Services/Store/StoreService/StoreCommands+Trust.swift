@@ -27,6 +27,32 @@ enum TrustedKeys {
         return counts
     }
 
+    /// Each revoked device's revocation, and each device's newest pairing again (`after` nil): the
+    /// newest by time wins, here and within a page.
+    static func revocations(in db: Database) throws -> [String: Revocation] {
+        var revocations: [String: Revocation] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT k.device, k.revoked_after, k.revoked_by, o.wall, o.logical FROM device_key k
+                JOIN operation o ON o.id = k.revoked_op
+                """)
+        {
+            let after: Int64? = row["revoked_after"]
+            revocations[row["device"]] = Revocation(
+                after: after.map(UInt64.init), by: row["revoked_by"],
+                time: HybridTime(wall: row["wall"], logical: row["logical"]))
+        }
+        return revocations
+    }
+
+    /// A device's key revoked after its operation `after` (nil: in force again), by `by`, at `time`.
+    struct Revocation: Sendable, Equatable {
+        let after: UInt64?
+        let by: String
+        let time: HybridTime
+    }
+
     /// The devices whose key this device pinned itself (pairing, a fingerprint a person typed):
     /// no vouch, and no other pin, replaces those.
     static func pinned(in db: Database, local: String) throws -> Set<String> {
@@ -67,10 +93,14 @@ extension StoreCommands {
         return try await writes.once(requestID) { db, outbox in
             let reply: JSONValue = ["device": .string(device), "fingerprint": .string(key.fingerprint)]
             if let known = try Row.fetchOne(
-                db, sql: "SELECT key, vouched_by FROM device_key WHERE device = ?", arguments: [device])
+                db, sql: "SELECT key, vouched_by, revoked_after FROM device_key WHERE device = ?", arguments: [device])
             {
                 let knownKey: String = known["key"]
-                if knownKey == key.text { return reply.merging(["pinned": "known"]) }
+                if knownKey == key.text {
+                    guard (known["revoked_after"] as Int64?) != nil else { return reply.merging(["pinned": "known"]) }
+                    try pin(device, key, in: db, outbox: outbox)
+                    return reply.merging(["pinned": "restored", "via": .string(via)])
+                }
                 let fingerprint = SigningPublicKey(text: knownKey)?.fingerprint ?? "unreadable"
                 guard known["vouched_by"] as String != local else {
                     throw CommandError(
@@ -95,8 +125,13 @@ extension StoreCommands {
     func pin(_ device: String, _ key: SigningPublicKey, in db: Database, outbox: ChangeOutbox) throws {
         let local = database.localDevice
         let known = try Row.fetchOne(
-            db, sql: "SELECT key, vouched_by FROM device_key WHERE device = ?", arguments: [device])
-        try commit(EntityRef(kind: Devices.keyKind, id: device), ["key": .text(key.text)], in: db, outbox: outbox)
+            db, sql: "SELECT key, vouched_by, revoked_after FROM device_key WHERE device = ?", arguments: [device])
+        // Paired again after it was forgotten: its key is in force again, on every device.
+        let revoked = (known?["revoked_after"] as Int64?) != nil
+        try commit(
+            EntityRef(kind: Devices.keyKind, id: device),
+            ["key": .text(key.text)].merging(revoked ? ["revoked_after": .null] : [:]) { $1 }, in: db,
+            outbox: outbox)
         guard let known, known["key"] as String != key.text else { return }
         let now = Timestamp.format(Date())
         try db.execute(
@@ -110,6 +145,37 @@ extension StoreCommands {
         try db.execute(
             sql: "UPDATE device_key SET key = ?, vouched_by = ?, at = ? WHERE device = ?",
             arguments: [key.text, local, now, device])
+    }
+
+    /// `device.revoke {device}` (`hearth-sync` when a person forgets a paired device): its key is
+    /// revoked for every operation after the last of its this device holds, by a `device_key`
+    /// operation that travels like a vouch, so every device that trusts this one refuses what it
+    /// makes from now on, relayed or from a file (issue 62). Pairing it again lifts it.
+    /// - Returns: the device, `revoked` (false when no key of it is known: nothing it signs is
+    ///   taken anyway), and `revoked_after` with its key's fingerprint.
+    func revokeDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
+        guard let device = try arguments.optionalString("device"), DeviceID.isValid(device) else {
+            throw CommandError.invalidArgument("device", "must be a device id (a lower-case UUID)")
+        }
+        guard device != database.localDevice else {
+            throw CommandError.invalidArgument("device", "is this device: its own key cannot be revoked here")
+        }
+        return try await writes.once(requestID) { [self] db, outbox in
+            guard
+                let key = try String.fetchOne(
+                    db, sql: "SELECT key FROM device_key WHERE device = ?", arguments: [device])
+            else { return ["device": .string(device), "revoked": false] }
+            let after =
+                try Int64.fetchOne(db, sql: "SELECT MAX(counter) FROM operation WHERE device = ?", arguments: [device])
+                ?? 0
+            try commit(
+                EntityRef(kind: Devices.keyKind, id: device), ["key": .text(key), "revoked_after": .int(after)],
+                in: db, outbox: outbox)
+            return [
+                "device": .string(device), "revoked": true, "revoked_after": .int(after),
+                "fingerprint": SigningPublicKey(text: key).map { .string($0.fingerprint) } ?? .null,
+            ]
+        }
     }
 
     /// `device.distrust {device}`: forgets another device's signing key (one never met, vouched

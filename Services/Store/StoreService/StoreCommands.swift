@@ -47,6 +47,7 @@ struct StoreCommands: Sendable {
             case "ops.forks": return try await forkedOperations()
             case "device.trust": return try await trustDevice(request.id, arguments)
             case "device.distrust": return try await distrustDevice(arguments)
+            case "device.revoke": return try await revokeDevice(request.id, arguments)
             case "ops.resume": return resumeAfterRestore()
             case "backup": return try await backup(arguments)
             case "search": return try await search(arguments)

@@ -98,6 +98,17 @@ extension SyncEngine {
         paired.remove(device: other)
         try await database.forget(other, at: Date())
         running.removeValue(forKey: other)?.cancel()
+        // Its key revoked for what it makes from now on, on every device that trusts this one:
+        // forgotten here, its operations would still come relayed by another device or in a file.
+        let revocation: String
+        do {
+            let reply = try await store.request("device.revoke", args: ["device": .string(other)])
+            revocation =
+                reply["revoked"] == true
+                ? "; its key is revoked for operations after its \(reply["revoked_after"]?.intValue ?? 0)" : ""
+        } catch {
+            revocation = "; its key could not be revoked (\(error)): what it makes still comes relayed"
+        }
         do {
             try await dropPeerConnections()
         } catch {
@@ -105,7 +116,7 @@ extension SyncEngine {
         }
         note(
             "forgotten",
-            "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on"
+            "forgot \(peer.name) (\(peer.fingerprint)); its key is refused from now on" + revocation
                 + (told ? "; it was told" : "; it is told at its next sync"), device: other)
         publish("device.forgotten", DeviceForgottenEvent(device: other, name: peer.name))
         return try JSONValue(reply: DeviceForgotten(forgotten: other, name: peer.name, told: told))

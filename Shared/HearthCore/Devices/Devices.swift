@@ -13,6 +13,11 @@
 /// never replaces a known key: one naming another key for it is refused. A key this device pinned
 /// itself beats a vouch: pairing with the device (or a fingerprint a person typed) replaces a key
 /// another device vouched for, and the conflict is kept for a person to see (`device list`).
+///
+/// A forgotten device's key is revoked for what it makes after: a `device_key` operation naming
+/// its key with `revoked_after`, the last of its operations the forgetting device held. Every
+/// device that trusts the forgetting one refuses that device's later operations, relayed or
+/// imported from a file; the newest revocation wins (a pairing again writes `revoked_after` null).
 public enum Devices: DomainRules {
     public static let kind = "device"
     /// A signing key vouched for by the operation's author.
@@ -45,7 +50,7 @@ public enum Devices: DomainRules {
             throw RuleError(
                 field: "entity.id", rule: "a device cannot vouch for its own key (the device that paired with it does)")
         }
-        try operation.check(fields: ["key": keyRule])
+        try operation.check(fields: ["key": keyRule, "revoked_after": .integer(0...(1 << 53))])
         guard operation.fields["key"] != nil else { throw RuleError(field: "key", rule: "is required") }
     }
 

@@ -36,6 +36,16 @@ enum DevicesDomain: StoreDomain {
                 table.column("at", .text).notNull()
             }
         }
+        migrator.registerMigration("devices: a forgotten device's key revoked") { db in
+            // The last of the device's operations still taken (`revoked_after`; null: none
+            // revoked), the device that revoked it, and the revocation's operation (its time
+            // orders it against a revocation or a pairing arriving later).
+            try db.alter(table: "device_key") { table in
+                table.add(column: "revoked_after", .integer)
+                table.add(column: "revoked_by", .text)
+                table.add(column: "revoked_op", .text)
+            }
+        }
     }
 
     static func handler(for command: String) -> StoreCommands.Handler? { nil }
@@ -61,12 +71,20 @@ enum DevicesDomain: StoreDomain {
     static func materialize(_ entity: EntityRef, from log: OperationLog, in db: Database) throws {
         if entity.kind == Devices.keyKind {
             // The first key stays: the import refuses a vouch naming another one.
-            guard let state = log.entity(entity)["key"], case .text(let key) = state.value else { return }
+            let fields = log.entity(entity)
+            guard let state = fields["key"], case .text(let key) = state.value else { return }
             try db.execute(
                 sql: """
                     INSERT INTO device_key (device, key, vouched_by, at) VALUES (?, ?, ?, ?)
                     ON CONFLICT(device) DO NOTHING
                     """, arguments: [entity.id, key, state.winner.device, Timestamp.format(Date())])
+            // The newest revocation (or pairing again, null) wins.
+            if let revoked = fields["revoked_after"] {
+                let after: Int64? = if case .int(let counter) = revoked.value { counter } else { nil }
+                try db.execute(
+                    sql: "UPDATE device_key SET revoked_after = ?, revoked_by = ?, revoked_op = ? WHERE device = ?",
+                    arguments: [after, revoked.winner.device, revoked.winner.description, entity.id])
+            }
             return
         }
         guard case .text(let name) = log.entity(entity)["name"]?.value else { return }
