@@ -16,7 +16,8 @@ enum UndoLog {
     /// themselves, what arrives from other devices, and the services' bookkeeping (a reminder
     /// or class notification recorded as raised, a calendar that failed to fetch).
     static let notRecorded: Set<String> = [
-        "undo", "redo", "ops.import", "device.trust", "device.revoke", "device.rename", "reminder.record", "class.record",
+        "undo", "redo", "ops.import", "device.trust", "device.revoke", "device.rename", "reminder.record",
+        "class.record",
         "plan.record", "plan.busy.failed", "member.use",
     ]
 
