@@ -398,7 +398,9 @@ struct StoreTrustTests {
                 try await importing(running, [TestHousehold.signed(Self.card("\(Self.dad):1", title: "Before"))])[
                     "received"] == 1)
             let revocation = try await running.commands.request("device.revoke", args: ["device": .string(Self.dad)])
-            #expect(revocation["revoked"] == true && revocation["revoked_after"] == 1, "\(revocation)")
+                .decode(DeviceRevoked.self)
+            #expect(revocation.revoked && revocation.revokedAfter == 1, "\(revocation)")
+            #expect(revocation.fingerprint == dadKey.fingerprint)
             // Made after it was forgotten, relayed by Gran: refused, naming why.
             let later = TestHousehold.signed(Self.card("\(Self.dad):2", month: 9, title: "After"))
             let relayed = try await importing(running, [later], ["source": .string(Self.gran)])

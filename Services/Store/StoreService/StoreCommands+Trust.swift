@@ -164,17 +164,20 @@ extension StoreCommands {
             guard
                 let key = try String.fetchOne(
                     db, sql: "SELECT key FROM device_key WHERE device = ?", arguments: [device])
-            else { return ["device": .string(device), "revoked": false] }
+            else {
+                return try JSONValue(
+                    reply: DeviceRevoked(device: device, revoked: false, revokedAfter: nil, fingerprint: nil))
+            }
             let after =
                 try Int64.fetchOne(db, sql: "SELECT MAX(counter) FROM operation WHERE device = ?", arguments: [device])
                 ?? 0
             try commit(
                 EntityRef(kind: Devices.keyKind, id: device), ["key": .text(key), "revoked_after": .int(after)],
                 in: db, outbox: outbox)
-            return [
-                "device": .string(device), "revoked": true, "revoked_after": .int(after),
-                "fingerprint": SigningPublicKey(text: key).map { .string($0.fingerprint) } ?? .null,
-            ]
+            return try JSONValue(
+                reply: DeviceRevoked(
+                    device: device, revoked: true, revokedAfter: after,
+                    fingerprint: SigningPublicKey(text: key)?.fingerprint))
         }
     }
 

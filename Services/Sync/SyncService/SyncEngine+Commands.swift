@@ -103,9 +103,9 @@ extension SyncEngine {
         let revocation: String
         do {
             let reply = try await store.request("device.revoke", args: ["device": .string(other)])
+                .decode(DeviceRevoked.self)
             revocation =
-                reply["revoked"] == true
-                ? "; its key is revoked for operations after its \(reply["revoked_after"]?.intValue ?? 0)" : ""
+                reply.revoked ? "; its key is revoked for operations after its \(reply.revokedAfter ?? 0)" : ""
         } catch {
             revocation = "; its key could not be revoked (\(error)): what it makes still comes relayed"
         }

@@ -92,6 +92,25 @@ public struct DeviceDistrusted: Codable, Sendable, Equatable {
     }
 }
 
+/// `device.revoke` (the store's, asked by `hearth-sync` when a device is forgotten): whether its
+/// key was revoked (false when no key of it is known), after which of its operations, and the
+/// key's fingerprint.
+public struct DeviceRevoked: Codable, Sendable, Equatable {
+    public let device: String
+    public let revoked: Bool
+    public let revokedAfter: Int64?
+    public let fingerprint: String?
+
+    public init(device: String, revoked: Bool, revokedAfter: Int64?, fingerprint: String?) {
+        (self.device, self.revoked, self.revokedAfter, self.fingerprint) = (device, revoked, revokedAfter, fingerprint)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, revoked, fingerprint
+        case revokedAfter = "revoked_after"
+    }
+}
+
 /// A device heard on this network now (`device.nearby`, `sync.diag`).
 public struct NearbyDevice: Codable, Sendable, Equatable {
     public let id: String
