@@ -96,11 +96,12 @@ struct ImportScreening: Sendable {
                 refuseUnknownAuthor(operation, at: index)
                 continue
             }
-            if !heldSigned.contains(operation.id.description), refuseRevoked(operation, at: index) { continue }
+            // Held already: made before any revocation could name it.
             if heldSigned.contains(operation.id.description) {
                 accepted.append(Accepted(index: index, operation: operation, signature: signature.text, key: key))
                 continue
             }
+            if refuseRevoked(operation, at: index) { continue }
             items.append(SignatureCheck(operation: operation, signature: signature, key: key))
             pending.append((index, operation, signature))
         }
