@@ -32,6 +32,15 @@ struct ImportScreening: Sendable {
         var wire: OperationsRefusedEvent.Refusal { .init(id: id, field: field, rule: rule) }
     }
 
+    /// A device's key revoked after its operation `after` (nil: in force again), by `by`, at `time`
+    /// (`TrustedKeys.revocations` reads them; here, beside the screening, so the fuzz target that
+    /// compiles this file alone has it).
+    struct Revocation: Sendable, Equatable {
+        let after: UInt64?
+        let by: String
+        let time: HybridTime
+    }
+
     let localDevice: String
     /// The keys trusted so far: the store's, then those the page vouches for.
     private(set) var keys: [String: SigningPublicKey]
@@ -50,11 +59,11 @@ struct ImportScreening: Sendable {
     private var vouchesBy: [String: Int]
     /// Forgotten devices' keys, revoked after their operation `after`: the store's, then the
     /// page's newer ones.
-    private(set) var revocations: [String: TrustedKeys.Revocation]
+    private(set) var revocations: [String: Revocation]
 
     init(
         localDevice: String, keys: [String: SigningPublicKey], heldSigned: Set<String>,
-        vouchesBy: [String: Int] = [:], revocations: [String: TrustedKeys.Revocation] = [:],
+        vouchesBy: [String: Int] = [:], revocations: [String: Revocation] = [:],
         validate: @escaping @Sendable (Operation) throws(RuleError) -> Void
     ) {
         self.localDevice = localDevice

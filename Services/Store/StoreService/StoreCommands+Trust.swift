@@ -29,8 +29,8 @@ enum TrustedKeys {
 
     /// Each revoked device's revocation, and each device's newest pairing again (`after` nil): the
     /// newest by time wins, here and within a page.
-    static func revocations(in db: Database) throws -> [String: Revocation] {
-        var revocations: [String: Revocation] = [:]
+    static func revocations(in db: Database) throws -> [String: ImportScreening.Revocation] {
+        var revocations: [String: ImportScreening.Revocation] = [:]
         for row in try Row.fetchAll(
             db,
             sql: """
@@ -39,18 +39,11 @@ enum TrustedKeys {
                 """)
         {
             let after: Int64? = row["revoked_after"]
-            revocations[row["device"]] = Revocation(
+            revocations[row["device"]] = ImportScreening.Revocation(
                 after: after.map(UInt64.init), by: row["revoked_by"],
                 time: HybridTime(wall: row["wall"], logical: row["logical"]))
         }
         return revocations
-    }
-
-    /// A device's key revoked after its operation `after` (nil: in force again), by `by`, at `time`.
-    struct Revocation: Sendable, Equatable {
-        let after: UInt64?
-        let by: String
-        let time: HybridTime
     }
 
     /// The devices whose key this device pinned itself (pairing, a fingerprint a person typed):
