@@ -28,23 +28,12 @@ test: test-deps
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --filter NetworkTests
 
 ## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages,
-## web its wrk).
+## web its wrk). BENCH_PROFILE=quick runs CI's shorter profile (Benchmarks/run --quick).
 bench: deps test-deps
 	$(SWIFT) build $(RELEASE)
-	.build/release/hearth-bench bus --json
-	.build/release/hearth-bench store --json
-	.build/release/hearth-bench notify --json
-	.build/release/hearth-bench turn --json
-	.build/release/hearth-bench scheduler --json
-	.build/release/hearth-bench timetable --json
-	.build/release/hearth-bench todos --json
-	.build/release/hearth-bench social --json
-	.build/release/hearth-bench sync --json
-	.build/release/hearth-bench web --json
-	.build/release/hearth-bench lan --json
-	.build/release/hearth-bench soak --minutes $(or $(SOAK_MINUTES),2) --json
+	SOAK_MINUTES=$(or $(SOAK_MINUTES),2) Benchmarks/run $(if $(filter quick,$(BENCH_PROFILE)),--quick)
 
-## Build each fuzz target (libFuzzer + AddressSanitizer) and run it for FUZZ_SECONDS (default 60).
+## Build the fuzz targets (one libFuzzer + AddressSanitizer binary) and run each for FUZZ_SECONDS (default 60).
 fuzz:
 	Fuzz/run $(or $(FUZZ_SECONDS),60)
 
