@@ -66,6 +66,10 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         .systemLibrary(
+            name: "CMalloc",
+            path: "Shared/CMalloc"
+        ),
+        .systemLibrary(
             name: "CZlib",
             path: "Shared/CZlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -177,7 +181,7 @@ let package = Package(
         .target(
             name: "BusService",
             dependencies: [
-                "HearthBus", "HearthHost",
+                "CMalloc", "HearthBus", "HearthHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

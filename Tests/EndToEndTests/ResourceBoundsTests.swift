@@ -20,10 +20,25 @@ struct ResourceBoundsTests {
 
     static let budget = 128 * 1_024 * 1_024
 
+    /// The events of a flood: their size and how many (a stuck subscriber would make the bus hold
+    /// 320 MB of the large ones, up to the 100,000-event high-water mark of the small ones), and
+    /// how far the flood may run ahead of the live subscriber.
+    struct Flood: Sendable, CustomTestStringConvertible {
+        let bytes: Int
+        let count: Int
+        let ahead: Int
+        var testDescription: String { "\(count) events of \(bytes) bytes" }
+    }
+
     @Test(
-        "a subscriber that never reads holds the bus to 128 MiB, then is dropped and counted; a live one gets everything"
-    )
-    func stuckSubscriber() async throws {
+        "a subscriber that never reads holds the bus to 128 MiB, then is dropped and counted; a live one gets everything",
+        arguments: [
+            Flood(bytes: 200_000, count: 1_600, ahead: 300),
+            // Small events: the kernel stops the bus's writes with its send queue a quarter full,
+            // so only a queue that stays the same shows the subscriber stuck (issue 62).
+            Flood(bytes: 2_000, count: 150_000, ahead: 10_000),
+        ])
+    func stuckSubscriber(flood: Flood) async throws {
         let stack = try await TestStack([.bus], context: context)
         let pid = stack.process
         // The stuck one: a raw SUB that takes one event into its own queue, then never reads.
@@ -31,6 +46,8 @@ struct ResourceBoundsTests {
         try stuck.setLinger(milliseconds: 0)
         try stuck.setHighWaterMarks(send: 1, receive: 1)
         try stuck.setOption(ZMQ_RCVBUF, Int32(4_096))
+        // Once dropped it stays away (libzmq would connect again, and be dropped again).
+        try stuck.setOption(ZMQ_RECONNECT_IVL, Int32(-1))
         try stuck.subscribe("")
         try stuck.connect(stack.configuration.busSubscribeEndpoint)
         let bus = CommandClient(context: context, endpoint: stack.configuration.commandEndpoint(.bus))
@@ -41,15 +58,16 @@ struct ResourceBoundsTests {
             context: context, endpoint: stack.configuration.busPublishEndpoint, source: "flood", device: "test")
         #expect(await publisher.waitUntilConnected(timeout: .seconds(5)))
         let before = try Self.memory(pid, "VmRSS")
-        // 1,600 events of 200 KB: 320 MB a stuck subscriber would make the bus hold.
-        let count = 1_600
-        let body = JSONValue.string(String(repeating: "x", count: 200_000))
-        // The live one reads as fast as it can; the flood is paced to it (never more than 300
-        // events, 60 MB, ahead of what it has read), so a test process short of CPU among the
-        // suites running beside it is not taken for a stuck reader. The stuck one reads nothing
-        // either way.
+        let count = flood.count
+        let body = JSONValue.string(String(repeating: "x", count: flood.bytes))
+        // The live one reads as fast as it can; the flood is paced to it (never more than
+        // `flood.ahead` events ahead of what it has read), so a test process short of CPU among
+        // the suites running beside it is not taken for a stuck reader. The stuck one reads
+        // nothing either way.
         let checkpoints = Dictionary(
-            uniqueKeysWithValues: stride(from: 300, to: count, by: 300).map { ($0, AsyncLatch<Void>()) })
+            uniqueKeysWithValues: stride(from: flood.ahead, to: count, by: flood.ahead).map {
+                ($0, AsyncLatch<Void>())
+            })
         let received = Task {
             var seen = 0
             for await message in live {
@@ -60,8 +78,10 @@ struct ResourceBoundsTests {
             return seen
         }
         for index in 0..<count {
-            if let read = checkpoints[index - 300] {
-                #expect(await read.wait(timeout: .seconds(60)) != nil, "the live subscriber stopped at \(index - 300)")
+            if let read = checkpoints[index - flood.ahead] {
+                #expect(
+                    await read.wait(timeout: .seconds(60)) != nil,
+                    "the live subscriber stopped at \(index - flood.ahead)")
             }
             _ = try publisher.publish(topic: "big.\(index % 10)", type: "big", data: ["body": body])
         }
@@ -92,6 +112,11 @@ struct ResourceBoundsTests {
         let counters = try await bus.request("ping")
         #expect(counters["counters"]?["dropped_subscribers"] == 1, "\(counters)")
         #expect(stack.process.errors.lines.contains { $0.contains("dropped a subscriber that stopped reading") })
+        // What the dropped queue held is given back to the system, not kept in malloc's arenas.
+        let settled = await Polling.eventually(timeout: .seconds(10)) {
+            (try? Self.memory(pid, "VmRSS")).map { $0 - before < 64 * 1_024 * 1_024 } ?? false
+        }
+        #expect(settled, "hearth-bus kept \(((try? Self.memory(pid, "VmRSS")) ?? 0) / 1_048_576) MiB after the drop")
         stuck.close()
         await live.close()
         await publisher.close()
