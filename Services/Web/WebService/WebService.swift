@@ -117,18 +117,39 @@ public final class WebService: Service {
         serverLogger.logLevel = max(logger.logLevel, .notice)  // no line per request
         let (url, logger) = (url, logger)
         let headerTimeout = TimeAmount.nanoseconds(Int64(settings.headerTimeout.seconds * 1e9))
+        // Beyond loopback, connections that have not shown the token share a few slots of their
+        // own, each for a short time (`ConnectionShare`).
+        let share: ConnectionShare? =
+            settings.isLoopback
+            ? nil
+            : ConnectionShare(
+                share: ConnectionShare.share(of: settings.maximumConnections),
+                lifetime: min(headerTimeout, .seconds(2)), token: token)
         let application = Application(
             responder: responder,
             // A connection that sends no request is closed (`HeaderTimeout`), an idle kept-alive
-            // one too, and at most `max_connections` are served at once (more wait to be accepted).
+            // one too, and at most `max_connections` are served at once (more wait to be
+            // accepted), plus the share of those without the token.
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [HeaderTimeout(timeout: headerTimeout)],
+                    additionalChannelHandlers: [HeaderTimeout(timeout: headerTimeout)]
+                        + (share.map { [ConnectionShareHandler(share: $0)] } ?? []),
                     idleTimeout: .nanoseconds(Int64(settings.idleTimeout.seconds * 1e9)))),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.host, port: settings.port), serverName: nil,
-                availableConnectionsDelegate: .maximum(settings.maximumConnections, logger: serverLogger)),
+                availableConnectionsDelegate: .maximum(
+                    settings.maximumConnections + (share?.share ?? 0), logger: serverLogger)),
             onServerRunning: { channel in
+                if share != nil {
+                    do {
+                        try await channel.setOption(
+                            ChannelOptions.socket(SocketOptionLevel(IPPROTO_TCP), TCP_DEFER_ACCEPT),
+                            value: ConnectionShare.deferAccept
+                        ).get()
+                    } catch {
+                        logger.warning("hearth-web: cannot defer accepting silent connections: \(error)")
+                    }
+                }
                 let address = settings.url(port: channel.localAddress?.port)
                 url.set(address)
                 logger.info("hearth-web up: \(address)\(settings.isLoopback ? "" : " (token required)")")

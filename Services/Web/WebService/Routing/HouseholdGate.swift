@@ -70,7 +70,7 @@ struct HouseholdGate: Sendable {
         if tokenRequired {
             let expected = token.current
             let fromQuery = request.uri.queryParameters.get("token")
-            let given = fromQuery ?? request.cookies[Self.cookieName]?.value ?? bearer(request)
+            let given = Self.presentedToken(request.head)
             guard let expected, let given, HouseholdToken.matches(given, expected) else {
                 return Self.refusal(
                     .unauthorized,
@@ -100,8 +100,12 @@ struct HouseholdGate: Sendable {
         request.headers[HTTPField.Name("Host")!] ?? request.head.authority
     }
 
-    private func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.hasPrefix("Bearer ") else { return nil }
+    /// The token a request shows: `?token=`, the `hearth_token` cookie, or `Authorization:
+    /// Bearer` (also read per connection, by `ConnectionShare`).
+    static func presentedToken(_ head: HTTPRequest) -> String? {
+        if let fromQuery = URI(head.path ?? "").queryParameters.get("token") { return fromQuery }
+        if let cookie = Cookies(from: head.headerFields[values: .cookie])[cookieName] { return cookie.value }
+        guard let value = head.headerFields[.authorization], value.hasPrefix("Bearer ") else { return nil }
         return String(value.dropFirst("Bearer ".count))
     }
 
