@@ -1,5 +1,3 @@
-import ArgumentParser
-
 /// Completion candidates made safe for the shell that asked for them.
 ///
 /// Names come from household data that any paired device writes (a collection, a member, a
@@ -17,10 +15,17 @@ import ArgumentParser
 ///
 /// A name holding a control character (a newline would split it into two candidates, a tab
 /// would end it) is not offered in any shell.
+///
+/// Free of swift-argument-parser (`Completions` maps its `CompletionShell`), so that the fuzz target
+/// `completion-candidates` compiles it alone and checks every output against bash itself.
 enum CompletionCandidates {
-    /// `names` as the requesting shell's completion script must read them to offer each one
-    /// literally; with no shell known (a person running the completion call by hand), as bash.
-    static func quoted(_ names: [String], for shell: CompletionShell?) -> [String] {
+    /// The shells whose completion scripts swift-argument-parser generates.
+    enum Shell: Sendable, CaseIterable {
+        case bash, zsh, fish
+    }
+
+    /// `names` as `shell`'s completion script must read them to offer each one literally.
+    static func quoted(_ names: [String], for shell: Shell) -> [String] {
         names.filter { name in
             !name.isEmpty && !name.unicodeScalars.contains(where: isControl)
                 && (shell == .zsh || shell == .fish || !name.contains(where: { $0 == "$" || $0 == "`" }))

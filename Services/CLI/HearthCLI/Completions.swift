@@ -52,3 +52,17 @@ enum Completions {
             candidates(reply).filter { $0.lowercased().hasPrefix(lowered) }, for: CompletionShell.requesting)
     }
 }
+
+extension CompletionCandidates {
+    /// `names` as the requesting shell's completion script must read them; with no shell known (a
+    /// person running the completion call by hand), as bash.
+    static func quoted(_ names: [String], for shell: CompletionShell?) -> [String] {
+        let known: Shell =
+            switch shell {
+            case .zsh: .zsh
+            case .fish: .fish
+            default: .bash
+            }
+        return quoted(names, for: known)
+    }
+}
