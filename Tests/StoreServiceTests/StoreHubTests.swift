@@ -175,6 +175,44 @@ struct StoreHubTests {
         }
     }
 
+    @Test(
+        "a student's profile cannot undo or redo, nor see in the undo list, a change to another member's lessons; its own it can"
+    )
+    func studentUndo() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            _ = try await add(running, "Ann", "student")
+            _ = try await add(running, "Bob", "student")
+            // Made on this device with no profile chosen (a parent at the kitchen screen).
+            _ = try await running.commands.request(
+                "timetable.add",
+                args: ["member": "Bob", "week": 1, "day": "Mon", "period": 1, "subject": "Maths", "room": "R1"])
+            _ = try await running.commands.request("member.use", args: ["member": "ann"])
+            let list = try await running.commands.request("undo.list").decode(UndoList.self)
+            #expect(!list.steps.contains { $0.command == "timetable.add" }, "\(list.steps.map(\.summary))")
+            let before = try await operationCount(running)
+            let error = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request("undo")
+            }
+            guard case .refused(let refusal)? = error else {
+                Issue.record("undo: \(String(describing: error))")
+                return
+            }
+            #expect(refusal.code == "not_allowed", "\(refusal)")
+            #expect(refusal.message.contains("Bob's timetable"), "\(refusal)")
+            #expect(try await operationCount(running) == before)
+            let lessons = try await DatabaseQueue(path: running.home.file("hearth.sqlite")).read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM timetable_entry WHERE subject = 'Maths'")
+            }
+            #expect(lessons == 1, "Bob's lesson is still there")
+            // Her own lesson she can take back.
+            _ = try await running.commands.request("member.use", args: ["member": "ann"])
+            _ = try await running.commands.request(
+                "timetable.add", args: ["week": 1, "day": "Tue", "period": 2, "subject": "Art", "room": "A1"])
+            let undone = try await running.commands.request("undo").decode(UndoReport.self)
+            #expect(undone.step.command == "timetable.add" && undone.restoredTotal == 1, "\(undone)")
+        }
+    }
+
     @Test("a student's profile reading or editing another member's timetable is refused; a parent's may")
     func roles() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -17,9 +17,19 @@ extension StoreCommands {
             throw CommandError.invalidArgument("limit", "must be 1–\(UndoLog.kept)")
         }
         return try await database.pool.read { db in
-            let steps = try Row.fetchAll(
-                db, sql: "SELECT * FROM undo_step ORDER BY seq DESC LIMIT ?", arguments: [limit]
-            ).map(Self.step)
+            // A student's profile is not shown the steps it may not take back (another member's
+            // lessons, the school's settings), as it is not let to edit those directly.
+            let profile = try HubCommands.profile(in: db)
+            var steps: [UndoStep] = []
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM undo_step ORDER BY seq DESC") {
+                if steps.count == limit { break }
+                if let profile, profile.role == .student,
+                    try Self.refusal(of: try Self.stepOperations(row, "ops", in: db), to: profile, in: db) != nil
+                {
+                    continue
+                }
+                steps.append(try Self.step(row))
+            }
             func exists(_ state: String) throws -> Bool {
                 try Bool.fetchOne(
                     db, sql: "SELECT EXISTS (SELECT 1 FROM undo_step WHERE state = ?)", arguments: [state]) ?? false
@@ -46,6 +56,17 @@ extension StoreCommands {
             let ids =
                 try JSONValue.parse((row[redo ? "undo_ops" : "ops"] as String?) ?? "[]").arrayValue?
                 .compactMap(\.stringValue) ?? []
+            // What a student's profile may not edit, it may not take back either (issue 62: undo
+            // deleted another member's lesson that editing refused).
+            if let profile = try HubCommands.profile(in: db), profile.role == .student,
+                let what = try Self.refusal(of: try Self.stepOperations(row, "ops", in: db), to: profile, in: db)
+            {
+                throw CommandError(
+                    code: "not_allowed",
+                    message:
+                        "this device's profile is \(profile.name)'s, a student's: it may not \(redo ? "redo" : "undo") a change to \(what) (a parent's profile may)"
+                )
+            }
             let (restored, left) = try reverse(ids, in: db, outbox: outbox)
             let written = UndoLog.ids(outbox.written)
             if redo {
@@ -252,6 +273,40 @@ extension StoreCommands {
 
     /// Whether the entity's kind removes one by `deleted` (todos, lessons, people…; a year
     /// planner card is cleared instead, field by field).
+    /// The operations a step's `column` (`ops`, `undo_ops`) names, as held.
+    private static func stepOperations(_ row: Row, _ column: String, in db: Database) throws -> [Operation] {
+        let ids = try JSONValue.parse((row[column] as String?) ?? "[]").arrayValue?.compactMap(\.stringValue) ?? []
+        return try ids.compactMap { try OperationRecord.held($0, in: db)?.operation }
+    }
+
+    /// What in `operations` a student's `profile` may not edit (another member's lessons or
+    /// profile, the school's settings), named; nil when it may edit all of it.
+    private static func refusal(
+        of operations: [Operation], to profile: HubCommands.Member, in db: Database
+    ) throws -> String? {
+        func memberName(_ id: String) throws -> String {
+            try String.fetchOne(db, sql: "SELECT name FROM member WHERE id = ?", arguments: [id]) ?? "another member"
+        }
+        for operation in operations {
+            switch operation.entity.kind {
+            case Hub.entryKind:
+                var owner: String?
+                if case .text(let member)? = operation.fields["member"]?.value { owner = member }
+                owner =
+                    try owner
+                    ?? String.fetchOne(
+                        db, sql: "SELECT member FROM timetable_entry WHERE id = ?", arguments: [operation.entity.id])
+                if let owner, owner != profile.id { return "\(try memberName(owner))'s timetable" }
+            case Hub.memberKind where operation.entity.id != profile.id:
+                return "\(try memberName(operation.entity.id))'s profile"
+            case Hub.bellKind, Hub.holidayKind, Hub.overrideKind, Hub.settingsKind:
+                return "the school's settings"
+            default: continue
+            }
+        }
+        return nil
+    }
+
     private static func deletable(_ entity: EntityRef) -> Bool {
         let probe = Operation(
             id: OperationID(device: "probe", counter: 1), time: HybridTime(wall: 0), entity: entity,
