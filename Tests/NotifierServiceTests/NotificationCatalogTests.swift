@@ -34,6 +34,38 @@ struct NotificationCatalogTests {
         return popup
     }
 
+    @Test(
+        "a pinned key over a vouched one: a critical 'Two signing keys' popup naming both; a key change without a conflict shows nothing"
+    )
+    mutating func keyConflict() throws {
+        let device = "3f2a9c1e-0000-4000-8000-000000000001"
+        let conflict = DeviceList.KeyConflict(
+            vouchedFingerprint: "AAAA-BBBB", vouchedBy: "7c1d0e2f-0000-4000-8000-000000000002",
+            pinnedFingerprint: "CCCC-DDDD", at: "2026-12-06T20:00:00Z")
+        let data = try JSONValue(
+            reply: DeviceKeyChange.Event(
+                deviceKey: DeviceKeyChange(
+                    device: device, fingerprint: "CCCC-DDDD", vouchedBy: Self.here, keyConflict: conflict)))
+        let popup = try Self.popup(
+            catalog.plan(topic: "store.device_key.changed", envelope: Self.event("store.changed", data)))
+        #expect(popup.key == "device.key.\(device)")
+        #expect(popup.category == .sync)
+        #expect(popup.notification.summary == "Two signing keys for device 3f2a9c1e")
+        #expect(popup.notification.body.contains("7c1d0e2f vouched for AAAA-BBBB"))
+        #expect(popup.notification.body.contains("pinned CCCC-DDDD"))
+        #expect(popup.notification.urgency == .critical)
+        let quiet = try JSONValue(
+            reply: DeviceKeyChange.Event(
+                deviceKey: DeviceKeyChange(
+                    device: device, fingerprint: "CCCC-DDDD", vouchedBy: Self.here, keyConflict: nil)))
+        guard
+            case .ignore = catalog.plan(topic: "store.device_key.changed", envelope: Self.event("store.changed", quiet))
+        else {
+            Issue.record("a key change without a conflict showed a popup")
+            return
+        }
+    }
+
     @Test("your turn: critical, stays, Done sends done (as the CLI does) with the game, player and seq")
     mutating func yourTurnHere() throws {
         let popup = try Self.popup(

@@ -201,6 +201,13 @@ struct StoreTrustTests {
             #expect(gran.vouchedBy == running.store.database.localDevice)
             #expect(gran.keyConflict?.vouchedFingerprint == squat.publicKey.fingerprint)
             #expect(gran.keyConflict?.vouchedBy == Self.eve)
+            // And carried by the pin's `store.device_key.changed`, for the notifier's popup.
+            let described = try await running.store.database.pool.read { db in
+                try DevicesDomain.describe(EntityRef(kind: Devices.keyKind, id: Self.gran), in: db)
+            }
+            let change = try JSONValue.object(described).decode(DeviceKeyChange.Event.self).deviceKey
+            #expect(change.fingerprint == TestHousehold.key(Self.gran).publicKey.fingerprint)
+            #expect(change.keyConflict?.vouchedFingerprint == squat.publicKey.fingerprint, "\(change)")
             // A pin of this device's own is never replaced by another pin.
             await #expect(throws: CommandClientError.self) {
                 try await running.commands.request(

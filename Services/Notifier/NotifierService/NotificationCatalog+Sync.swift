@@ -84,6 +84,25 @@ extension NotificationCatalog {
                 ]))
     }
 
+    /// "Two signing keys for device 3f2a9c1e": this device pinned a key (pairing, or a fingerprint
+    /// typed with `--trust`) where another device had vouched for a different one (issue 62: a
+    /// paired device could squat a key). The pin is in force; a person settles which is real.
+    func keyConflict(_ change: DeviceKeyChange) -> NotificationPlan {
+        guard let conflict = change.keyConflict else { return .ignore }
+        let device = change.device.prefix(8)
+        return .show(
+            Popup(
+                key: "device.key.\(change.device)", category: .sync,
+                notification: DesktopNotification(
+                    summary: "Two signing keys for device \(device)",
+                    body: "Device \(conflict.vouchedBy.prefix(8)) vouched for \(conflict.vouchedFingerprint); "
+                        + "this device pinned \(conflict.pinnedFingerprint), which is in use. "
+                        + "Compare with the device itself: hearth device list; then hearth device trust \(device) --key … "
+                        + "or hearth device distrust \(device)",
+                    icon: "dialog-warning", urgency: .critical, category: "hearth.sync", timeout: 0),
+                buttons: [:]))
+    }
+
     /// "Another device is using this device's identity": a copied home announcing this id.
     func clone(_ event: DeviceCloneEvent) -> NotificationPlan {
         .show(

@@ -126,6 +126,9 @@ struct NotificationCatalog {
         case "device.clone":
             guard let event = try? data.decode(DeviceCloneEvent.self) else { return .ignore }
             return clone(event)
+        case "store.changed" where topic == "store.device_key.changed":
+            guard let event = try? data.decode(DeviceKeyChange.Event.self) else { return .ignore }
+            return keyConflict(event.deviceKey)
         case "store.changed" where topic == "store.suggestion.changed":
             guard let suggestion = try? data.decode(SuggestionMade.self).suggestion else { return .ignore }
             return self.suggestion(suggestion)

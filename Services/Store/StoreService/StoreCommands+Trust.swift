@@ -116,16 +116,22 @@ extension StoreCommands {
     /// which also vouches for it to the devices that trust this one). A key another device
     /// vouched for is replaced, and the conflict kept for a person to see.
     func pin(_ device: String, _ key: SigningPublicKey, in db: Database, outbox: ChangeOutbox) throws {
-        let local = database.localDevice
         let known = try Row.fetchOne(
             db, sql: "SELECT key, vouched_by, revoked_after FROM device_key WHERE device = ?", arguments: [device])
         // Paired again after it was forgotten: its key is in force again, on every device.
         let revoked = (known?["revoked_after"] as Int64?) != nil
+        // The conflict first, so that the change's event carries it (the notifier's popup).
+        if let known, known["key"] as String != key.text { try replaceVouched(device, known, by: key, in: db) }
         try commit(
             EntityRef(kind: Devices.keyKind, id: device),
             ["key": .text(key.text)].merging(revoked ? ["revoked_after": .null] : [:]) { $1 }, in: db,
             outbox: outbox)
-        guard let known, known["key"] as String != key.text else { return }
+    }
+
+    /// Keeps the conflict between the key another device vouched for (`known`) and `key`, pinned
+    /// here, and puts the pin in the vouched key's place.
+    private func replaceVouched(_ device: String, _ known: Row, by key: SigningPublicKey, in db: Database) throws {
+        let local = database.localDevice
         let now = Timestamp.format(Date())
         try db.execute(
             sql: """

@@ -209,6 +209,37 @@ public struct DeviceForgottenEvent: Codable, Sendable, Equatable {
     }
 }
 
+/// What `store.device_key.changed` says of a device's signing key (its `device_key`): the key in
+/// force, who vouched for it (this device for a pin), and a conflict between a vouched key and the
+/// one pinned here (the notifier's "Two signing keys" popup).
+public struct DeviceKeyChange: Codable, Sendable, Equatable {
+    public let device: String
+    public let fingerprint: String?
+    public let vouchedBy: String?
+    @OmittedWhenNil public var keyConflict: DeviceList.KeyConflict?
+
+    public init(device: String, fingerprint: String?, vouchedBy: String?, keyConflict: DeviceList.KeyConflict?) {
+        (self.device, self.fingerprint, self.vouchedBy, self.keyConflict) = (
+            device, fingerprint, vouchedBy, keyConflict
+        )
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, fingerprint
+        case vouchedBy = "vouched_by"
+        case keyConflict = "key_conflict"
+    }
+
+    /// The event's data: `{"device_key": …}` beside the entity and operation.
+    public struct Event: Codable, Sendable, Equatable {
+        public let deviceKey: DeviceKeyChange
+
+        public init(deviceKey: DeviceKeyChange) { self.deviceKey = deviceKey }
+
+        enum CodingKeys: String, CodingKey { case deviceKey = "device_key" }
+    }
+}
+
 /// `device.clone`: another device announces this device's id (a copied home).
 public struct DeviceCloneEvent: Codable, Sendable, Equatable {
     public let host: String

@@ -53,16 +53,22 @@ enum DevicesDomain: StoreDomain {
     static func describe(_ entity: EntityRef, in db: Database) throws -> [String: JSONValue] {
         if entity.kind == Devices.keyKind {
             let row = try Row.fetchOne(
-                db, sql: "SELECT key, vouched_by FROM device_key WHERE device = ?", arguments: [entity.id])
-            return [
-                "device_key": [
-                    "device": .string(entity.id),
-                    "fingerprint": (row.flatMap { SigningPublicKey(text: $0["key"]) }?.fingerprint).map(
-                        JSONValue.string)
-                        ?? .null,
-                    "vouched_by": (row?["vouched_by"] as String?).map(JSONValue.string) ?? .null,
-                ]
-            ]
+                db,
+                sql: """
+                    SELECT k.key, k.vouched_by, c.vouched_key, c.vouched_by AS conflict_vouched_by, c.pinned_key, c.at
+                    FROM device_key k LEFT JOIN device_key_conflict c ON c.device = k.device WHERE k.device = ?
+                    """, arguments: [entity.id])
+            let fingerprint = { (text: String?) in text.flatMap(SigningPublicKey.init(text:))?.fingerprint }
+            let conflict = (row?["at"] as String?).map { at in
+                DeviceList.KeyConflict(
+                    vouchedFingerprint: fingerprint(row?["vouched_key"]) ?? "unreadable",
+                    vouchedBy: row?["conflict_vouched_by"] ?? "",
+                    pinnedFingerprint: fingerprint(row?["pinned_key"]) ?? "unreadable", at: at)
+            }
+            let change = DeviceKeyChange(
+                device: entity.id, fingerprint: fingerprint(row?["key"]), vouchedBy: row?["vouched_by"],
+                keyConflict: conflict)
+            return ["device_key": try JSONValue(reply: change)]
         }
         let name = try String.fetchOne(db, sql: "SELECT name FROM device WHERE id = ?", arguments: [entity.id])
         return ["device": ["id": .string(entity.id), "name": name.map(JSONValue.string) ?? .null]]
