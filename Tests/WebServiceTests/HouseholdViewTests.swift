@@ -180,6 +180,29 @@ struct HouseholdViewTests {
         await fixture.close()
     }
 
+    @Test("timetable on a Sunday: the next lesson is Monday's, and the grids show the coming fortnight")
+    func timetableSunday() async throws {
+        // Sunday 29 November 2026, noon; week 1 was the week just ending.
+        let fixture = try await WebFixture(clock: { Date(timeIntervalSince1970: 1_795_953_600) })
+        _ = try await fixture.store.request("member.add", args: ["name": "Ann", "role": "student"])
+        _ = try await fixture.store.request("timetable.configure", args: ["week1_start": "2026-11-23"])
+        _ = try await fixture.store.request("timetable.bells", args: ["bells": ["1=09:00-10:00", "2=10:00-11:00"]])
+        _ = try await fixture.store.request(
+            "timetable.add",
+            args: ["member": "Ann", "week": 2, "day": "Mon", "period": "1", "subject": "Maths", "room": "12"])
+        _ = try await fixture.store.request(
+            "timetable.add",
+            args: ["member": "Ann", "week": 1, "day": "Tue", "period": "2", "subject": "Art", "room": "3"])
+        let page = try await fixture.withClient { client in try await client.get("/timetable?member=Ann") }
+        #expect(page.status == .ok)
+        #expect(
+            page.text.contains("No more lessons today. Next: <strong>Maths tomorrow at 09:00</strong>"), "\(page.text)")
+        let coming = try #require(page.text.range(of: "<caption>Week 2"))
+        let after = try #require(page.text.range(of: "<caption>Week 1"))
+        #expect(coming.lowerBound < after.lowerBound, "the coming week's grid first")
+        await fixture.close()
+    }
+
     @Test("devices: each one paired, forgotten or not paired here; the log has no dangling separator")
     func deviceStates() async throws {
         let fixture = try await WebFixture()

@@ -25,7 +25,8 @@ struct WebFixture {
     /// What a form posted by the page itself carries.
     static let sameOrigin: HTTPFields = [.origin: "http://\(host)", HTTPField.Name("Host")!: host]
 
-    init(environment: [String: String] = [:]) async throws {
+    /// - Parameter clock: now, for the views (a fixed time shows a chosen day as today).
+    init(environment: [String: String] = [:], clock: @escaping @Sendable () -> Date = { Date() }) async throws {
         context = try ZMQContext()
         let environment = ["HEARTH_TIME_ZONE": "UTC"].merging(environment) { $1 }
         stack = try await TestStack([.bus, .store, .turn, .sync], environment: environment, context: context)
@@ -35,7 +36,8 @@ struct WebFixture {
             context: context, endpoint: stack.configuration.commandEndpoint(.turn), timeout: .seconds(5))
         device = try DeviceIdentity.load(home: stack.home.path)
         web = try WebService(
-            configuration: stack.configuration, context: context, device: device, logger: Logger(label: "test.web"))
+            configuration: stack.configuration, context: context, device: device, logger: Logger(label: "test.web"),
+            clock: clock)
     }
 
     /// Runs `body` with a test client of the page's router.

@@ -36,8 +36,14 @@ public final class WebService: Service {
     /// The address served, set once the server listens (`http://127.0.0.1:8470`; its port may
     /// be any free one).
     private let url = AsyncLatch<String>()
+    /// Now, for the views (a test passes a fixed time).
+    private let clock: @Sendable () -> Date
 
-    public init(configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger) throws {
+    public init(
+        configuration: HearthConfiguration, context: ZMQContext, device: String, logger: Logger,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        self.clock = clock
         self.configuration = configuration
         self.device = device
         self.logger = logger
@@ -94,7 +100,7 @@ public final class WebService: Service {
         let pages = HouseholdPages(
             store: store, turn: turn, sync: sync, device: device, renderer: renderer,
             timeZone: configuration.household.timeZone, weekStart: configuration.household.weekStart,
-            cache: cache)
+            cache: cache, clock: clock)
         return WebRouter(
             pages: pages, live: live,
             gate: HouseholdGate(

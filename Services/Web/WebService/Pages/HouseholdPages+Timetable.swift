@@ -15,15 +15,18 @@ extension HouseholdPages {
         }
         let today = todayDate
         let day = query["date"].flatMap { try? LocalDate(parsing: $0, field: "date") } ?? today
+        // On a weekend the grids show the coming fortnight, not the week just ending.
         let monday = SchoolCalendar.monday(of: day)
+        let gridMonday = day.weekday >= 6 ? monday.adding(days: 7) : monday
         let days = try await store.request(
             "timetable.days",
             args: [
                 "member": .string(member), "from": .string(monday.description),
-                "to": .string(monday.adding(days: 13).description),
+                "to": .string(gridMonday.adding(days: 13).description),
             ]
         ).decode(TimetableDays.self).days
-        let now = LocalTime(Date(), in: timeZone)
+        let gridDays = days.filter { $0.date >= gridMonday.description }
+        let now = LocalTime(clock(), in: timeZone)
         let isToday = day == today
         // The chosen day: the lesson on now and the next one marked (today only).
         let chosen = days.first { $0.date == day.description }
@@ -46,11 +49,28 @@ extension HouseholdPages {
             "school": chosen?.isSchoolDay ?? false, "lessons": lessons, "no_lessons": lessons.isEmpty,
             "current_subject": current.map { dayLessons[$0].subject } ?? false,
             "next_subject": next.map { "\(dayLessons[$0].subject) at \(dayLessons[$0].start ?? "")" } ?? false,
-            "grids": try [Array(days.prefix(7)), Array(days.dropFirst(7).prefix(7))].map {
+            // Nothing more today: the first lesson of the next day that has one (Monday's, on a
+            // Sunday), so the page never ends at "No more lessons today".
+            "next_later": (isToday && next == nil && current == nil ? Self.firstLater(after: day, in: days) : nil)
+                ?? false,
+            "grids": try [Array(gridDays.prefix(7)), Array(gridDays.dropFirst(7).prefix(7))].map {
                 try Self.grid($0, today: isToday ? today.description : nil, now: now)
             },
         ]
     }
+
+    /// "Maths on Monday at 08:50": the first lesson after `day` in `days`.
+    static func firstLater(after day: LocalDate, in days: [TimetableDayView]) -> String? {
+        guard let later = days.first(where: { $0.date > day.description && !$0.lessons.isEmpty }),
+            let lesson = later.lessons.first
+        else { return nil }
+        let date = (try? LocalDate(parsing: later.date, field: "date"))
+        let weekday = date.map { Self.weekdayNames[$0.weekday - 1] } ?? later.date
+        let when = date == day.adding(days: 1) ? "tomorrow" : "on \(weekday)"
+        return "\(lesson.subject) \(when)" + (lesson.start.map { " at \($0)" } ?? "")
+    }
+
+    private static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
     /// One week as a grid: its periods (ordered by start time) down, Monday to Friday across.
     static func grid(_ days: [TimetableDayView], today: String?, now: LocalTime) throws -> [String: Any] {

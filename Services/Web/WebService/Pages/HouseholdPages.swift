@@ -20,6 +20,8 @@ struct HouseholdPages: Sendable {
     let weekStart: Int
     /// Rendered views, kept until their area changes (at most a second).
     let cache: PageCache
+    /// Now: the real time, or a test's fixed one (what day "today" is decides what views show).
+    var clock: @Sendable () -> Date = { Date() }
 
     /// The query of a view's address.
     typealias Query = [String: String]
@@ -140,5 +142,5 @@ struct HouseholdPages: Sendable {
     }
 
     /// Today on the household's clock.
-    var todayDate: LocalDate { LocalDate(Date(), in: timeZone) }
+    var todayDate: LocalDate { LocalDate(clock(), in: timeZone) }
 }
