@@ -408,6 +408,9 @@ struct StoreTrustTests {
                 .decode(DeviceRevoked.self)
             #expect(revocation.revoked && revocation.revokedAfter == 1, "\(revocation)")
             #expect(revocation.fingerprint == dadKey.fingerprint)
+            // device list says so.
+            let listed = try await running.commands.request("device.list").decode(DeviceList.self).devices
+            #expect(listed.first { $0.id == Self.dad }?.revokedAfter == 1, "\(listed)")
             // Made after it was forgotten, relayed by Gran: refused, naming why.
             let later = TestHousehold.signed(Self.card("\(Self.dad):2", month: 9, title: "After"))
             let relayed = try await importing(running, [later], ["source": .string(Self.gran)])
@@ -426,6 +429,8 @@ struct StoreTrustTests {
             let again = try await running.commands.request(
                 "device.trust", args: ["device": .string(Self.dad), "key": .string(dadKey.text)])
             #expect(again["pinned"] == "restored", "\(again)")
+            let relisted = try await running.commands.request("device.list").decode(DeviceList.self).devices
+            #expect(relisted.first { $0.id == Self.dad }.map { $0.revokedAfter == nil } == true, "\(relisted)")
             #expect(try await importing(running, [later])["received"] == 1)
 
             // Gran forgets Dad later: her revocation, in the page, refuses his newer operation in it.

@@ -70,6 +70,9 @@ struct Device: AsyncParsableCommand {
                     }
                 }
                 if let key = device.signingKey { line += "  · signing key \(key)" }
+                if let after = device.revokedAfter {
+                    line += " (revoked: nothing it made after its operation \(after) is taken)"
+                }
                 Output.line(line)
                 if let conflict = device.keyConflict {
                     Output.line(

@@ -211,7 +211,7 @@ extension StoreCommands {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT device.*, device_key.key AS signing_key, device_key.vouched_by,
+                    SELECT device.*, device_key.key AS signing_key, device_key.vouched_by, device_key.revoked_after,
                            c.vouched_key AS conflict_vouched_key, c.vouched_by AS conflict_vouched_by,
                            c.pinned_key AS conflict_pinned_key, c.at AS conflict_at
                     FROM device LEFT JOIN device_key ON device_key.device = device.id
@@ -233,7 +233,7 @@ extension StoreCommands {
                                     vouchedFingerprint: fingerprint(row["conflict_vouched_key"]) ?? "unreadable",
                                     vouchedBy: row["conflict_vouched_by"],
                                     pinnedFingerprint: fingerprint(row["conflict_pinned_key"]) ?? "unreadable", at: at)
-                            })
+                            }, revokedAfter: row["revoked_after"])
                     }))
         }
     }

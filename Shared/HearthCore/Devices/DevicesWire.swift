@@ -26,14 +26,17 @@ public struct DeviceList: Codable, Sendable, Equatable {
         /// A key another device vouched for, which this device's own pin replaced: for a person
         /// to settle (absent when there is none).
         @OmittedWhenNil public var keyConflict: KeyConflict?
+        /// Its key revoked (`device forget`): operations it numbered after this counter are
+        /// refused (absent when the key is in force).
+        @OmittedWhenNil public var revokedAfter: Int64?
 
         public init(
             id: String, name: String, local: Bool, lastSyncAt: String?, firstSeenAt: String, signingKey: String?,
-            vouchedBy: String?, keyConflict: KeyConflict? = nil
+            vouchedBy: String?, keyConflict: KeyConflict? = nil, revokedAfter: Int64? = nil
         ) {
             (self.id, self.name, self.local, self.lastSyncAt) = (id, name, local, lastSyncAt)
             (self.firstSeenAt, self.signingKey, self.vouchedBy) = (firstSeenAt, signingKey, vouchedBy)
-            self.keyConflict = keyConflict
+            (self.keyConflict, self.revokedAfter) = (keyConflict, revokedAfter)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -43,6 +46,7 @@ public struct DeviceList: Codable, Sendable, Equatable {
             case signingKey = "signing_key"
             case vouchedBy = "vouched_by"
             case keyConflict = "key_conflict"
+            case revokedAfter = "revoked_after"
         }
     }
 
