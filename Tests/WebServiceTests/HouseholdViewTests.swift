@@ -203,6 +203,16 @@ struct HouseholdViewTests {
         await fixture.close()
     }
 
+    @Test("people on the week's last day: the coming week, not the one just ending")
+    func peopleSunday() async throws {
+        // Sunday 29 November 2026, noon, in a household whose week starts on Monday.
+        let fixture = try await WebFixture(clock: { Date(timeIntervalSince1970: 1_795_953_600) })
+        let page = try await fixture.withClient { client in try await client.get("/people") }
+        #expect(page.status == .ok)
+        #expect(page.text.contains("Next week (Mon 30 Nov – Sun 6 Dec)"), "\(page.text)")
+        await fixture.close()
+    }
+
     @Test("devices: each one paired, forgotten or not paired here; the log has no dangling separator")
     func deviceStates() async throws {
         let fixture = try await WebFixture()

@@ -9,9 +9,19 @@ extension HouseholdPages {
     static let snoozes: [(label: String, minutes: Int)] = [("1 hour", 60), ("1 day", 1_440), ("3 days", 4_320)]
 
     func people(_ query: Query) async throws -> [String: Any] {
+        // The household's week (its first day `weekStart`); on its last day, the coming one, not
+        // the week just ending.
+        let today = todayDate
+        let current = today.week(startingOn: weekStart)
+        let week = today == current.last ? today.adding(days: 1).week(startingOn: weekStart) : current
+        // From the current week's start, so a check-in moved into the coming week still says where
+        // from; only the shown week's are listed.
+        let range: [String: JSONValue] = [
+            "from": .string(current.first.description), "to": .string(week.last.description),
+        ]
         async let nextReply = store.request("plan.next")
-        async let weekReply = store.request("plan.list")
-        let (next, week) = try await (nextReply.decode(PlanItems.self), weekReply.decode(PlanItems.self))
+        async let weekReply = store.request("plan.list", args: range)
+        let (next, planned) = try await (nextReply.decode(PlanItems.self), weekReply.decode(PlanItems.self))
         let nextItems = next.items
         // Each check-in's free times for Reschedule, asked for together (a missing answer leaves
         // its list empty; Done and Snooze still work).
@@ -33,8 +43,11 @@ extension HouseholdPages {
         }
         // Only live check-ins: one snoozed or rescheduled lives on as its successor, which says
         // where it moved from (a superseded row shown beside it read as a second check-in).
-        let byID = Dictionary(week.items.map { ($0.id, $0) }) { first, _ in first }
-        let items = try week.items.filter { !["snoozed", "rescheduled"].contains($0.status) }.map {
+        let byID = Dictionary(planned.items.map { ($0.id, $0) }) { first, _ in first }
+        let shown = planned.items.filter { item in
+            Timestamp.parse(item.start).map { LocalDate($0, in: timeZone) >= week.first } ?? true
+        }
+        let items = try shown.filter { !["snoozed", "rescheduled"].contains($0.status) }.map {
             item -> [String: Any] in
             var values = try JSONValue(reply: item).mustacheObject
             values["when"] = Self.localTime(item.start, timeZone)
@@ -44,7 +57,8 @@ extension HouseholdPages {
         }
         return [
             "next": upcoming, "no_next": upcoming.isEmpty, "week": items, "no_week": items.isEmpty,
-            "from": Self.dayLabel(week.from ?? ""), "to": Self.dayLabel(week.to ?? ""),
+            "coming": week.first > today, "from": Self.dayLabel(week.first.description),
+            "to": Self.dayLabel(week.last.description),
         ]
     }
 
