@@ -139,6 +139,26 @@ struct StoreHistoryTests {
             await #expect(throws: CommandClientError.self) {
                 try await running.commands.request("conflicts.resolve", args: ["id": "2026-08/title", "keep": "x"])
             }
+
+            // Undoing "Keep this" puts the conflict back as it was: both values open again.
+            let undone = try await running.commands.request("undo").decode(UndoReport.self)
+            #expect(undone.step.command == "conflicts.resolve", "\(undone)")
+            #expect(undone.restored.first?.contains("title in conflict again") == true, "\(undone)")
+            let reopened = try await running.commands.request("conflicts")
+            let back = try #require(reopened["conflicts"]?.arrayValue?.first, "\(reopened)")
+            #expect(back["id"] == "2026-08/title")
+            #expect(
+                Set(back["values"]?.arrayValue?.compactMap { $0["value"]?.stringValue } ?? []) == [
+                    "Beach weekend", "Camping",
+                ])
+            #expect(
+                try await running.commands.request("event.list", args: ["year": 2026])["cards"]?.arrayValue?[7][
+                    "conflicted"] == true)
+            // Redone: resolved again, to the value kept.
+            _ = try await running.commands.request("redo")
+            #expect(try await running.commands.request("conflicts")["conflicts"]?.arrayValue?.isEmpty == true)
+            let card = try await running.commands.request("event.list", args: ["year": 2026])["cards"]?.arrayValue?[7]
+            #expect(card?["title"] == "Beach weekend" && card?["conflicted"] == false, "\(String(describing: card))")
         }
     }
 

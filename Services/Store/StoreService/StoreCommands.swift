@@ -129,14 +129,27 @@ struct StoreCommands: Sendable {
     }
 
     /// Appends a local operation and publishes the change once the transaction has committed.
+    /// - Parameter overwriting: for a field, the writes it overwrites, instead of all the field's
+    ///   current ones (undo reopening a conflict writes each side over the resolution alone, so
+    ///   the sides stand beside each other again); such a write is made even of a value held.
     /// - Returns: the change's `seq`, the operation's id, and what its domain says of the entity.
     @discardableResult
     func commit(
-        _ entity: EntityRef, _ values: [String: FieldValue], in db: Database, outbox: ChangeOutbox
+        _ entity: EntityRef, _ values: [String: FieldValue], overwriting: [String: Set<OperationID>] = [:],
+        in db: Database, outbox: ChangeOutbox
     ) throws -> JSONValue {
-        let (operation, log) = try database.makeOperation(entity, values: values, in: db)
+        let made = try database.makeOperation(entity, values: values, in: db)
+        var operation = made.operation
+        let log = made.log
+        if !overwriting.isEmpty {
+            var fields = operation.fields
+            for (name, replaced) in overwriting where fields[name] != nil {
+                fields[name] = FieldWrite(value: fields[name]!.value, overwrites: replaced)
+            }
+            operation = Operation(id: operation.id, time: operation.time, entity: entity, fields: fields)
+        }
         // Saving what is already there writes nothing: no operation, no history line, no event.
-        if Self.holds(values, of: entity, log) {
+        if overwriting.isEmpty && Self.holds(values, of: entity, log) {
             let description = try StoreDomains.domain(of: entity.kind).describe(entity, in: db)
             return .object(description.merging(["unchanged": true]) { $1 })
         }

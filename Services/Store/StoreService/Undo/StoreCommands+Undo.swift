@@ -139,9 +139,17 @@ extension StoreCommands {
         // chore made on two devices is both of theirs, and an undo takes back only its own.
         let changed = fields.filter { field, pair in
             guard let now = state[field] else { return true }
+            // A conflict this step's own writes reopened (the redo of an undone resolution).
+            if now.isConflict && now.heads.allSatisfy({ mine.contains($0.id.description) }) { return false }
             return now.isConflict || now.value != pair.last.fields[field]?.value
                 || !now.heads.allSatisfy { $0.id.device == pair.last.id.device }
         }.keys.sorted()
+        // Fields whose first write here resolved a conflict ("Keep this"): taken back, the
+        // conflict is open again, each side as it was.
+        var reopen: [String: [FieldValue]] = [:]
+        for (field, pair) in fields where !changed.contains(field) {
+            if let sides = try Self.conflictSides(field, resolvedBy: pair.first, in: db) { reopen[field] = sides }
+        }
         var values: [String: FieldValue] = [:]
         var left: String?
         if try created(entity, by: fields.values.map(\.first), in: db), Self.deletable(entity) {
@@ -158,21 +166,29 @@ extension StoreCommands {
             if let line = try heldLine(name, entity, in: db) { return (nil, line) }
             values = ["deleted": .bool(true)]
         } else {
-            for (field, pair) in fields where !changed.contains(field) {
+            for (field, pair) in fields where !changed.contains(field) && reopen[field] == nil {
                 values[field] = try previous(field, before: pair.first, in: db)
             }
             if !changed.isEmpty { left = try leftLine(name, changed, state, in: db) }
         }
-        guard !values.isEmpty else { return (nil, left) }
+        guard !values.isEmpty || !reopen.isEmpty else { return (nil, left) }
         do {
             try db.inSavepoint {
-                try commit(entity, values, in: db, outbox: outbox)
+                if !values.isEmpty { try commit(entity, values, in: db, outbox: outbox) }
+                for (field, sides) in reopen.sorted(by: { $0.key < $1.key }) {
+                    // Each side over the resolution alone: none overwrites another.
+                    let resolution = Set(state[field]?.heads.map(\.id) ?? [])
+                    for side in sides {
+                        try commit(entity, [field: side], overwriting: [field: resolution], in: db, outbox: outbox)
+                    }
+                }
                 return .commit
             }
         } catch let error as RuleError {
             return (nil, "\(name): cannot be restored (\(error))")
         }
-        let restoredFields = values.keys.filter { $0 != "deleted" }.sorted().joined(separator: ", ")
+        let reopened = reopen.keys.sorted().map { "\($0) in conflict again" }
+        let restoredFields = (values.keys.filter { $0 != "deleted" }.sorted() + reopened).joined(separator: ", ")
         switch values["deleted"] {
         case .bool(true)?: return ("\(name): removed", left)
         case .bool(false)?:
@@ -240,6 +256,21 @@ extension StoreCommands {
                 """,
             arguments: [entity.kind, entity.id, first.time.wall, first.time.wall, Int64(first.time.logical)])
         return older == 0
+    }
+
+    /// The values in conflict that `operation`'s write of `field` resolved (two or more writes it
+    /// overwrote, with different values), oldest first; nil when it resolved none.
+    private static func conflictSides(
+        _ field: String, resolvedBy operation: Operation, in db: Database
+    ) throws
+        -> [FieldValue]?
+    {
+        guard let overwritten = operation.fields[field]?.overwrites, overwritten.count > 1 else { return nil }
+        let writes = try overwritten.compactMap { try OperationRecord.held($0.description, in: db)?.operation }
+            .sorted { $0.time < $1.time }.compactMap { $0.fields[field]?.value }
+        var sides: [FieldValue] = []
+        for value in writes where !sides.contains(value) { sides.append(value) }
+        return sides.count > 1 ? sides : nil
     }
 
     /// A field's value before `operation` wrote it: the latest of the writes it overwrote; never
