@@ -35,6 +35,38 @@ struct SneakernetTests {
         }
     }
 
+    @Test(
+        "a todo's time edited apart on two homes: conflicts names the todo by its title and short id, todo show says so, resolve takes both and --keep 07:30"
+    )
+    func todoConflict() async throws {
+        let mum = try await TestStack([.bus, .store], context: context)
+        let dad = try await TestStack([.bus, .store], context: context)
+        _ = try await hearthSucceeding(mum, ["collection", "add", "Home", "--kind", "list"])
+        let added = try JSONValue.parse(
+            try await hearthSucceeding(
+                mum, ["todo", "add", "Water the plants", "--collection", "Home", "--due", "2026-12-07", "--json"]))
+        let id = try #require(added["todo"]?["id"]?.stringValue)
+        let short = String(id.prefix(8))
+        let first = try await export(mum, ["--all"], to: "mum-1.json")
+        _ = try await hearthSucceeding(dad, ["ops", "import", first, "--trust", try await signingFingerprint(mum)])
+        _ = try await hearthSucceeding(mum, ["todo", "edit", short, "--time", "07:30"])
+        _ = try await hearthSucceeding(dad, ["todo", "edit", short, "--time", "08:15"])
+        let fromDad = try await export(dad, ["--all"], to: "dad-1.json")
+        _ = try await hearthSucceeding(mum, ["ops", "import", fromDad, "--trust", try await signingFingerprint(dad)])
+
+        let listed = try await hearthSucceeding(mum, ["conflicts"])
+        #expect(listed.contains("\(short)/due_time  todo 'Water the plants'"), "\(listed)")
+        #expect(!listed.contains(id), "the whole id: \(listed)")
+        let shown = try await hearthSucceeding(mum, ["todo", "show", short])
+        #expect(shown.contains("! edited on two devices at once"), "\(shown)")
+        let resolved = try await hearthSucceeding(
+            mum, ["conflicts", "resolve", "\(short)/due_time", "--keep", "07:30"])
+        #expect(resolved.contains("kept 07:30"), "\(resolved)")
+        #expect(!resolved.contains("?"), "\(resolved)")
+        #expect(try await hearthSucceeding(mum, ["conflicts"]).contains("no open conflicts"))
+        for stack in [mum, dad] { for status in await stack.stop().values { #expect(status == 0) } }
+    }
+
     @Test("two homes editing one card apart, exchanging files both ways, end identical with the same open conflict")
     func twoHomes() async throws {
         let mum = try await TestStack([.bus, .store], context: context)

@@ -93,13 +93,29 @@ struct StoreTodosTests {
             _ = try await b.request("todo.edit", args: ["id": .string(id), "title": "Paint the fence blue"])
             try await exchange(a, b)
             for store in [a, b] {
-                let conflicts = try await store.request("conflicts")["conflicts"]?.arrayValue ?? []
-                #expect(conflicts.map { $0["id"]?.stringValue ?? "" } == ["\(id)/title"])
-                #expect(conflicts.first?["kind"] == "todo")
+                let conflicts = try await store.request("conflicts").decode(ConflictList.self).conflicts
+                #expect(conflicts.map(\.id) == ["\(id)/title"])
+                #expect(conflicts.first?.kind == "todo")
+                // Named as the household names it, not by its id.
+                #expect(conflicts.first?.name?.hasPrefix("todo 'Paint the fence") == true, "\(conflicts)")
                 #expect(try await store.request("todo.show", args: ["id": .string(id)])["conflicted"] == true)
             }
+            // The id by its start, as `conflicts` shows it; the reply says what was kept.
+            let resolved = try await a.request(
+                "conflicts.resolve", args: ["id": .string("\(id.prefix(8))/title"), "keep": "Paint the fence blue"]
+            ).decode(ConflictResolved.self)
+            #expect(resolved.kept == .text("Paint the fence blue"), "\(resolved)")
+            #expect(resolved.name == "todo 'Paint the fence blue'", "\(resolved)")
+            // A time kept as people type it (07:30 for 07:30:00).
+            _ = try await a.request("todo.edit", args: ["id": .string(id), "due": "2026-12-07", "time": "07:30"])
+            _ = try await b.request("todo.edit", args: ["id": .string(id), "due": "2026-12-07", "time": "08:15"])
+            try await exchange(a, b)
+            let times = try await a.request("conflicts").decode(ConflictList.self).conflicts.filter {
+                $0.field == "due_time"
+            }
+            #expect(times.count == 1, "\(times)")
             _ = try await a.request(
-                "conflicts.resolve", args: ["id": .string("\(id)/title"), "keep": "Paint the fence blue"])
+                "conflicts.resolve", args: ["id": .string("\(id.prefix(8))/due_time"), "keep": "07:30"])
             try await exchange(a, b)
             for store in [a, b] {
                 #expect(try await store.request("conflicts")["conflicts"] == [])

@@ -20,7 +20,10 @@ struct Conflicts: AsyncParsableCommand {
             let zone = try Dates.zone(options)
             if reply.conflicts.isEmpty { Output.line("no open conflicts") }
             for conflict in reply.conflicts {
-                Output.line("\(conflict.id)  shown: \(try History.show(conflict.shown))")
+                // A todo's (or any UUID's) id by its start, which `resolve` takes.
+                let short = conflict.entity.count == 36 ? "\(conflict.entity.prefix(8))/\(conflict.field)" : conflict.id
+                let name = conflict.name.map { "  \($0)" } ?? ""
+                Output.line("\(short)\(name)  shown: \(try History.show(conflict.shown))")
                 for value in conflict.values {
                     Output.line(
                         "  \(try History.show(value.value))  by \(value.deviceName) at "
@@ -39,11 +42,26 @@ struct Conflicts: AsyncParsableCommand {
         @Argument(help: "The conflict, such as 2026-08/title.") var id: String
         @Option(help: "What to keep.") var keep: String
 
+        /// A kept value as people typed it: text as it is, a time without its seconds (07:30).
+        static func plain(_ value: FieldJSON) throws -> String {
+            guard case .text(let text) = value else { return try History.show(value) }
+            if (try? LocalTime(parsing: text, field: "keep")) != nil, text.count == 8, text.hasSuffix(":00") {
+                return String(text.prefix(5))
+            }
+            return Output.visible(text)
+        }
+
         func run() async throws {
             let reply = try await ServiceCall.run(
                 options, .store, "conflicts.resolve", ["id": .string(id), "keep": .string(keep)])
             if options.json { return Output.json(reply) }
-            Output.line("resolved \(id): " + Event.describe(try reply.decode(ConflictResolved.self).card))
+            let resolved = try reply.decode(ConflictResolved.self)
+            if let card = resolved.card {
+                Output.line("resolved \(id): " + Event.describe(card))
+            } else {
+                let kept = try resolved.kept.map(Self.plain) ?? "nothing"
+                Output.line("resolved \(id)\(resolved.name.map { " (\($0))" } ?? ""): kept \(kept)")
+            }
         }
     }
 }

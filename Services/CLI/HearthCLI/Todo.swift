@@ -230,6 +230,11 @@ struct Todo: AsyncParsableCommand {
                 Output.line(Todo.skippedLine(skips))
             }
             if let habit = reply.habit { Output.line("  " + habit.summary) }
+            if reply.conflicted {
+                Output.line(
+                    "  ! edited on two devices at once: hearth conflicts shows both values, "
+                        + "hearth conflicts resolve \(reply.id.prefix(8))/FIELD --keep VALUE settles it")
+            }
         }
     }
 

@@ -151,7 +151,7 @@ extension StoreCommands {
                                     op: head.id.description, value: head.value.fieldJSON, device: head.id.device,
                                     deviceName: devices[head.id.device] ?? String(head.id.device.prefix(8)),
                                     time: Timestamp.format(Date(milliseconds: head.time.wall)))
-                            }))
+                            }, name: try UndoLog.name(of: entity, in: db)))
                 }
             }
             return try JSONValue(reply: ConflictList(conflicts: list))
@@ -173,12 +173,22 @@ extension StoreCommands {
         }
         let field = parts[1]
         return try await writes.once(requestID) { db, outbox in
-            // The entity's kind, whatever its domain, from the open conflicts.
-            guard
-                let kind = try String.fetchOne(
-                    db, sql: "SELECT entity_kind FROM conflict WHERE entity_id = ?", arguments: [parts[0]])
-            else { throw CommandError(code: "not_found", message: "there is no open conflict \(id)") }
-            let entity = EntityRef(kind: kind, id: parts[0])
+            // The entity's kind, whatever its domain, from the open conflicts; an id may be
+            // shortened to its start (8 characters, as `conflicts` shows a todo's), if one matches.
+            var rows = try Row.fetchAll(
+                db, sql: "SELECT entity_kind, entity_id FROM conflict WHERE entity_id = ?", arguments: [parts[0]])
+            if rows.isEmpty && parts[0].count >= 4 {
+                rows = try Row.fetchAll(
+                    db, sql: "SELECT entity_kind, entity_id FROM conflict WHERE substr(entity_id, 1, ?) = ?",
+                    arguments: [parts[0].count, parts[0]])
+            }
+            guard rows.count == 1, let row = rows.first else {
+                throw rows.isEmpty
+                    ? CommandError(code: "not_found", message: "there is no open conflict \(id)")
+                    : CommandError.invalidArgument(
+                        "id", "'\(parts[0])' starts \(rows.count) conflicts' ids: give more of it")
+            }
+            let entity = EntityRef(kind: row["entity_kind"], id: row["entity_id"])
             let log = try StoreDatabase.log(of: entity, in: db)
             guard let state = log.field(entity, field), state.isConflict else {
                 throw CommandError(code: "not_found", message: "there is no open conflict \(id)")
@@ -192,6 +202,8 @@ extension StoreCommands {
                         Self.matches(keep, id: $0.id.device, name: devices[$0.id.device] ?? "")
                     })
                     ?? state.heads.first(where: { $0.value.description == keep })
+                    // A time as people type it: 07:30 for 07:30:00.
+                    ?? state.heads.first(where: { $0.value.description == keep + ":00" })
             else {
                 let choices = state.heads.map { "\($0.id) (\(devices[$0.id.device] ?? "?"): \($0.value))" }
                 throw CommandError.invalidArgument(
@@ -200,7 +212,8 @@ extension StoreCommands {
                         + choices.joined(separator: ", "))
             }
             let chosen = head.value
-            return try commit(entity, [field: chosen], in: db, outbox: outbox)
+            let reply = try commit(entity, [field: chosen], in: db, outbox: outbox)
+            return reply.merging(["kept": chosen.json, "name": .string(try UndoLog.name(of: entity, in: db))])
         }
     }
 

@@ -203,11 +203,17 @@ public struct ConflictList: Codable, Sendable, Equatable {
         /// The value shown until it is resolved.
         public let shown: FieldJSON
         public let values: [Value]
+        /// The entity as the household names it (`todo 'Paint the fence'`, `card 2026-08`).
+        @OmittedWhenNil public var name: String?
 
-        public init(id: String, entity: String, kind: String, field: String, shown: FieldJSON, values: [Value]) {
+        public init(
+            id: String, entity: String, kind: String, field: String, shown: FieldJSON, values: [Value],
+            name: String? = nil
+        ) {
             (self.id, self.entity, self.kind, self.field, self.shown, self.values) = (
                 id, entity, kind, field, shown, values
             )
+            self.name = name
         }
     }
 
@@ -220,4 +226,7 @@ public struct ConflictList: Codable, Sendable, Equatable {
 /// a card's (the reply describes whatever entity was resolved).
 public struct ConflictResolved: Decodable, Sendable, Equatable {
     public let card: CardView?
+    /// The value kept, and the entity as the household names it.
+    public let kept: FieldJSON?
+    public let name: String?
 }
