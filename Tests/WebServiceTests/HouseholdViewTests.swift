@@ -210,6 +210,8 @@ struct HouseholdViewTests {
         let page = try await fixture.withClient { client in try await client.get("/people") }
         #expect(page.status == .ok)
         #expect(page.text.contains("Next week (Mon 30 Nov – Sun 6 Dec)"), "\(page.text)")
+        // Changes is in the navigation, as every view is.
+        #expect(page.text.contains("<li><a href=\"/changes\">Changes</a></li>"), "\(page.text)")
         await fixture.close()
     }
 

@@ -187,13 +187,16 @@ extension StoreCommands {
         } catch let error as RuleError {
             return (nil, "\(name): cannot be restored (\(error))")
         }
-        let reopened = reopen.keys.sorted().map { "\($0) in conflict again" }
-        let restoredFields = (values.keys.filter { $0 != "deleted" }.sorted() + reopened).joined(separator: ", ")
+        let reopened = reopen.keys.sorted().map { "\(UndoLog.fieldWord($0)) in conflict again" }
+        let restoredFields = (values.keys.filter { $0 != "deleted" }.sorted().map(UndoLog.fieldWord) + reopened)
+            .joined(separator: ", ")
+        // Named by what it is now (`todo 'Buy milk': title`, not the title just taken back).
+        let now = values["deleted"] == .bool(true) ? name : try UndoLog.name(of: entity, written: values, in: db)
         switch values["deleted"] {
-        case .bool(true)?: return ("\(name): removed", left)
+        case .bool(true)?: return ("\(now): removed", left)
         case .bool(false)?:
-            return ("\(name): back" + (restoredFields.isEmpty ? "" : ", \(restoredFields)"), left)
-        default: return ("\(name): \(restoredFields)", left)
+            return ("\(now): back" + (restoredFields.isEmpty ? "" : ", \(restoredFields)"), left)
+        default: return ("\(now): \(restoredFields)", left)
         }
     }
 

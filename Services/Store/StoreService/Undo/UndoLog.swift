@@ -129,11 +129,22 @@ enum UndoLog {
         }
         let names = try order.prefix(20).map { try name(of: $0, written: written[$0] ?? [:], in: db) }
         let changes = zip(order.prefix(20), names).map { entity, name in
-            "\(name): \((fields[entity] ?? []).joined(separator: ", "))"
+            "\(name): \((fields[entity] ?? []).map(fieldWord).joined(separator: ", "))"
         }
         let summary = (names.first ?? "nothing") + (order.count > 1 ? " and \(order.count - 1) more" : "")
         return (summary, changes, order.count)
     }
+
+    /// A field as a person says it (`shown in calendar`, not `show_in_calendar`).
+    static func fieldWord(_ field: String) -> String {
+        fieldWords[field] ?? field.replacingOccurrences(of: "_", with: " ")
+    }
+
+    private static let fieldWords: [String: String] = [
+        "show_in_calendar": "shown in calendar", "due_date": "due", "due_time": "time", "done": "done",
+        "remind": "reminder", "month_end": "month end", "week1_start": "week 1 start", "deleted": "removed",
+        "sort_order": "order", "class_alert": "class alerts",
+    ]
 
     /// What a person calls each kind of entity.
     static let kindNames: [String: String] = [
@@ -157,6 +168,8 @@ enum UndoLog {
         for field in naming {
             if case .text(let text)? = written[field] { return "\(kind) '\(text.prefix(60))'" }
         }
+        // A bell by its period as people read it ("AM Registration", not `am_registration`).
+        if entity.kind == Hub.bellKind { return "bell '\(Period(code: entity.id)?.name ?? entity.id)'" }
         let log = try StoreDatabase.log(of: entity, in: db)
         func text(_ field: String) -> String? {
             guard let state = log.field(entity, field), case .text(let text) = state.value else { return nil }
@@ -166,15 +179,20 @@ enum UndoLog {
             if let text = text(field) { return "\(kind) '\(text)'" }
         }
         let owners: [(field: String, kind: String, word: String)] = [
-            ("todo", Todos.todoKind, "on"), ("person", Social.personKind, "for"), ("member", Hub.memberKind, "for"),
+            ("todo", Todos.todoKind, "on"), ("template", Todos.todoKind, "on"), ("person", Social.personKind, "for"),
+            ("member", Hub.memberKind, "for"),
         ]
+        // A day's mark (`template@date`): its todo's title and the day.
+        let mark = entity.kind == Todos.completionKind ? entity.id.split(separator: "@").map(String.init) : []
+        let day = mark.count == 2 ? " for \(mark[1])" : nil
         for owner in owners {
-            guard let id = text(owner.field) else { continue }
+            guard let id = text(owner.field) ?? (owner.field == "template" && mark.count == 2 ? mark[0] : nil)
+            else { continue }
             let parent = EntityRef(kind: owner.kind, id: id)
             let parentLog = try StoreDatabase.log(of: parent, in: db)
             for field in ["title", "name"] {
                 if let state = parentLog.field(parent, field), case .text(let name) = state.value {
-                    return "\(kind) \(owner.word) '\(name.prefix(60))'"
+                    return "\(kind) \(owner.word) '\(name.prefix(60))'\(day ?? "")"
                 }
             }
         }

@@ -15,12 +15,11 @@ struct PageRenderer: Sendable {
     /// The views, in the navigation's order, with their titles.
     static let views: [(name: String, title: String)] = [
         ("year", "Year"), ("today", "Today"), ("stats", "Stats"), ("timetable", "Timetable"), ("people", "People"),
-        ("game", "Game"), ("devices", "Devices"),
+        ("game", "Game"), ("devices", "Devices"), ("changes", "Changes"),
     ]
 
-    /// The views reached otherwise than from the navigation: search, from the box in the header;
-    /// the changes, from the undo bar.
-    static let unlisted: [(name: String, title: String)] = [("search", "Search"), ("changes", "Changes")]
+    /// The views reached otherwise than from the navigation: search, from the box in the header.
+    static let unlisted: [(name: String, title: String)] = [("search", "Search")]
 
     private let library: MustacheLibrary
     /// The static files by name, with their content types, read once at start (no file is read
