@@ -250,6 +250,54 @@ struct StoreSocialTests {
         }
     }
 
+    @Test(
+        "busy times that arrive after planning move each clashing check-in to the next free time, or name it when none is free"
+    )
+    func busyAfterPlanning() async throws {
+        try await withSocialStore { running in
+            try await addPerson(running, "Sam", every: 14, windows: ["Mon-Wed 18:30-21:00"], last: "2026-11-02")
+            try await addPerson(running, "Ann", every: 14, windows: ["Mon 18:00-19:00"], last: "2026-11-02")
+            let plan = try await request(running, "plan.week", ["now": Self.ms(Self.monday)])
+            let placed = (plan["placed"]?.arrayValue ?? []).compactMap { $0["start"]?.stringValue }
+            // Ann at 18:00, Sam after her at 19:00, both on Monday.
+            #expect(Set(placed) == ["2026-11-23T18:00:00.000Z", "2026-11-23T19:00:00.000Z"], "\(plan)")
+            // An evening class every Monday from 18:00 to 20:00 arrives from a calendar.
+            let path = running.home.file("class.ics")
+            try Data(
+                """
+                BEGIN:VCALENDAR\r
+                BEGIN:VEVENT\r
+                UID:evening-class\r
+                SUMMARY:Evening class\r
+                DTSTART;TZID=Europe/London:20261123T180000\r
+                DURATION:PT2H\r
+                RRULE:FREQ=WEEKLY;BYDAY=MO\r
+                END:VEVENT\r
+                END:VCALENDAR\r
+
+                """.utf8
+            ).write(to: URL(fileURLWithPath: path))
+            let imported = try await request(
+                running, "plan.busy.import", ["path": .string(path), "now": Self.ms(Self.monday)]
+            ).decode(BusyImport.self)
+            // Sam's 19:00 goes to his next free time, 20:00 when the class ends; Ann has only Monday
+            // 18:00-19:00, busy every week now: named, not moved into a clash.
+            #expect(imported.rescheduled?.map(\.name) == ["Sam"], "\(imported)")
+            #expect(imported.rescheduled?.first?.start == "2026-11-23T20:00:00.000Z", "\(imported)")
+            #expect(imported.unplaced?.count == 1, "\(imported)")
+            #expect(imported.unplaced?.first?.event.contains("Ann") == true, "\(imported)")
+            #expect(imported.unplaced?.first?.reason.contains("busy time") == true, "\(imported)")
+            // No pending check-in is left inside the class but Ann's, which is named above.
+            let pending = try await running.store.database.pool.read { db in
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM plan_item WHERE status = 'pending' AND start = ?",
+                    arguments: [Int64(Self.at("2026-11-23T19:00:00Z").timeIntervalSince1970 * 1000)])
+            }
+            #expect(pending == 0)
+        }
+    }
+
     @Test("the export carries every check-in with a stable UID and a SEQUENCE that rises when it changes")
     func export() async throws {
         try await withSocialStore { running in

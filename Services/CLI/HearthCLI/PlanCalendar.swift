@@ -70,6 +70,14 @@ extension Plan {
                 for warning in reply.warnings ?? [] {
                     Output.line("  ! \(Output.visible(warning.event)): \(Output.visible(warning.reason))")
                 }
+                let zone = try options.loadConfiguration().household.timeZone
+                for item in reply.rescheduled ?? [] {
+                    Output.line(
+                        "  moved: check-in with \(Output.visible(item.name)) to \(Dates.wall(item.start, zone))")
+                }
+                for item in reply.unplaced ?? [] {
+                    Output.line("  ! \(Output.visible(item.event)): \(Output.visible(item.reason))")
+                }
             }
         }
 

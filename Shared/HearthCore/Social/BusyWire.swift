@@ -50,6 +50,11 @@ public struct BusyImport: Codable, Sendable, Equatable {
     /// What was wrong in events that were still read (an empty property, a time zone read as
     /// floating…): the first 100, absent when there were none.
     @OmittedWhenNil public var warnings: [Problem]?
+    /// Check-ins still to come that the new busy times clashed with, moved to the next free time
+    /// by the planner's rules; and those for which no time was free (left where they were, their
+    /// clash named). Absent when there were none.
+    @OmittedWhenNil public var rescheduled: [PlanItemView]?
+    @OmittedWhenNil public var unplaced: [Problem]?
 
     public init(
         file: String, busy: Int, events: Int, free: Int, errors: [Problem], omittedErrors: Int,
@@ -62,7 +67,7 @@ public struct BusyImport: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case file, busy, events, free, errors, warnings
+        case file, busy, events, free, errors, warnings, rescheduled, unplaced
         case omittedErrors = "omitted_errors"
     }
 }

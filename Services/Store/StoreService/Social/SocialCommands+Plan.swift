@@ -195,6 +195,46 @@ extension SocialCommands {
         }
     }
 
+    /// The pending check-ins still to come that now clash with a busy time or quiet hours (after
+    /// busy times changed: an import, a subscription's refresh): each moved to the next valid
+    /// slot after its time by the planner's rules, or, when none is free, left and named.
+    func recheckPlanned(
+        now: Date, in db: Database, outbox: ChangeOutbox
+    ) throws -> (
+        moved: [PlanItemView], unplaced: [BusyImport.Problem]
+    ) {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM plan_item WHERE status = 'pending' AND start >= ? ORDER BY start",
+            arguments: [Self.milliseconds(now)])
+        guard !rows.isEmpty else { return ([], []) }
+        let preferences = try Self.preferences(in: db)
+        var moved: [PlanItemView] = []
+        var unplaced: [BusyImport.Problem] = []
+        for row in rows {
+            let id: String = row["id"]
+            let start = Date(milliseconds: row["start"])
+            let duration: Int = row["duration"]
+            let planner = try planner(in: db, now: now, preferences: preferences, excluding: [id])
+            let minute = wallMinute(start)
+            guard let clash = planner.clash(minute, minute + duration) else { continue }
+            do {
+                moved.append(
+                    try move(
+                        id, row: row, to: start, status: .rescheduled, exact: false, now: now, in: db, outbox: outbox))
+            } catch let error as CommandError where error.code == "no_slot" {
+                let name =
+                    try String.fetchOne(
+                        db, sql: "SELECT name FROM person WHERE id = ?", arguments: [row["person"] as String])
+                    ?? "someone"
+                unplaced.append(
+                    .init(
+                        event: "check-in with \(name) at \(Self.wallText(minute))",
+                        reason: "\(clash), and no other time is free in the \(preferences.horizon) days after"))
+            }
+        }
+        return (moved, unplaced)
+    }
+
     /// Closes `id` with `status` and plans its successor at `start`: there if free, else (unless
     /// `exact`, which refuses a clash) at the next valid slot after it.
     private func move(

@@ -77,7 +77,7 @@ extension SocialCommands {
             through: today.adding(days: Int(Social.horizonRange.upperBound)), zone: timeZone
         ) { done, total in progress.report(token, done: done, total: total, unit: "events") }
         let file = source ?? (path as NSString).lastPathComponent
-        return try await writes.once(request.id) { db, _ in
+        return try await writes.once(request.id) { db, outbox in
             if let source {
                 _ = try Self.subscribed(source, in: db)
                 try db.execute(sql: "DELETE FROM social_busy WHERE file = ?", arguments: [source])
@@ -100,14 +100,18 @@ extension SocialCommands {
                     source, at: now, events: reading.uids.count, busy: reading.busy.count, etag: etag,
                     lastModified: lastModified, in: db)
             }
-            return try JSONValue(
-                reply: BusyImport(
-                    file: BusySubscription.shown(file), busy: reading.busy.count, events: reading.uids.count,
-                    free: reading.free,
-                    errors: reading.errors.prefix(100).map { .init(event: $0.event, reason: $0.reason) },
-                    omittedErrors: max(0, reading.errors.count - 100),
-                    warnings: reading.warnings.isEmpty
-                        ? nil : reading.warnings.prefix(100).map { .init(event: $0.event, reason: $0.reason) }))
+            var reply = BusyImport(
+                file: BusySubscription.shown(file), busy: reading.busy.count, events: reading.uids.count,
+                free: reading.free,
+                errors: reading.errors.prefix(100).map { .init(event: $0.event, reason: $0.reason) },
+                omittedErrors: max(0, reading.errors.count - 100),
+                warnings: reading.warnings.isEmpty
+                    ? nil : reading.warnings.prefix(100).map { .init(event: $0.event, reason: $0.reason) })
+            // The busy times changed: check-ins planned before may clash now (issue 63).
+            let (moved, unplaced) = try recheckPlanned(now: now, in: db, outbox: outbox)
+            if !moved.isEmpty { reply.rescheduled = moved }
+            if !unplaced.isEmpty { reply.unplaced = unplaced }
+            return try JSONValue(reply: reply)
         }
     }
 
