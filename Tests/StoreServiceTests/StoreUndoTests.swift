@@ -21,6 +21,17 @@ struct StoreUndoTests {
         return try database.read { db in try String.fetchOne(db, sql: sql, arguments: arguments) }
     }
 
+    /// A daily habit "Stretch" in a collection "Habits", its day 2026-03-02 ticked: its id.
+    private func tickedHabit(_ store: CommandClient) async throws -> String {
+        _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
+        let habit = try #require(
+            try await store.request(
+                "todo.add", args: ["title": "Stretch", "collection": "Habits", "due": "2026-03-01", "repeat": "daily"]
+            )["todo"]?["id"]?.stringValue)
+        _ = try await store.request("todo.done", args: ["id": .string(habit), "date": "2026-03-02"])
+        return habit
+    }
+
     private func undo(_ client: CommandClient, redo: Bool = false) async throws -> UndoReport {
         try await client.request(redo ? "redo" : "undo").decode(UndoReport.self)
     }
@@ -32,13 +43,7 @@ struct StoreUndoTests {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let store = running.commands
             _ = try await store.request("timetable.bells", args: ["bells": ["AM Registration=08:40-09:00"]])
-            _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
-            let habit = try #require(
-                try await store.request(
-                    "todo.add",
-                    args: ["title": "Stretch", "collection": "Habits", "due": "2026-03-01", "repeat": "daily"]
-                )["todo"]?["id"]?.stringValue)
-            _ = try await store.request("todo.done", args: ["id": .string(habit), "date": "2026-03-02"])
+            _ = try await tickedHabit(store)
             _ = try await store.request("collection.edit", args: ["collection": "Habits", "show_in_calendar": false])
             let steps = try await store.request("undo.list").decode(UndoList.self).steps
             let lines = steps.flatMap(\.changes) + steps.map(\.summary)
@@ -82,13 +87,7 @@ struct StoreUndoTests {
             #expect(try value(running, title) == "Buy oat milk")
 
             // A habit's day ticked (a completion of its own, `done` never set before): undone, redone.
-            _ = try await store.request("collection.add", args: ["name": "Habits", "kind": "habit"])
-            let habit = try #require(
-                try await store.request(
-                    "todo.add",
-                    args: ["title": "Stretch", "collection": "Habits", "due": "2026-03-01", "repeat": "daily"]
-                )["todo"]?["id"]?.stringValue)
-            _ = try await store.request("todo.done", args: ["id": .string(habit), "date": "2026-03-02"])
+            let habit = try await tickedHabit(store)
             func done() async throws -> [String] {
                 let reply = try await store.request(
                     "todo.occurrences", args: ["id": .string(habit), "from": "2026-03-01", "to": "2026-03-03"])
