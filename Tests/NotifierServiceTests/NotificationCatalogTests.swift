@@ -66,6 +66,26 @@ struct NotificationCatalogTests {
         }
     }
 
+    @Test("a check-in with no free time after a calendar's read: one popup naming it, its clash and the calendar")
+    mutating func unplacedCheckIn() throws {
+        let data = try JSONValue(
+            reply: PlanUnplacedEvent(
+                source: "https://nas.local/family.ics",
+                unplaced: [
+                    .init(
+                        event: "check-in with Ann at Mon 23 Nov 18:00", reason: "it clashes with a busy time ('Class')"),
+                    .init(
+                        event: "check-in with Bo at Tue 24 Nov 18:00", reason: "it clashes with a busy time ('Class')"),
+                ]))
+        let popup = try Self.popup(catalog.plan(topic: "plan.unplaced", envelope: Self.event("plan.unplaced", data)))
+        #expect(popup.key == "plan.unplaced")
+        #expect(popup.category == .reminders)
+        #expect(popup.notification.summary == "No free time for check-in with Ann at Mon 23 Nov 18:00")
+        #expect(
+            popup.notification.body.contains("it clashes with a busy time ('Class') (https://nas.local/family.ics)"))
+        #expect(popup.notification.body.contains("… and 1 more"))
+    }
+
     @Test("your turn: critical, stays, Done sends done (as the CLI does) with the game, player and seq")
     mutating func yourTurnHere() throws {
         let popup = try Self.popup(

@@ -153,6 +153,60 @@ struct BusySubscriptionTests {
     }
 
     @Test(
+        "a subscribed calendar that takes every free time of a planned check-in: plan.unplaced names it on the bus"
+    )
+    func unplacedCheckIn() async throws {
+        try await SchedulerTestStack.run(at: instant("2026-11-23T09:00:00Z")) { stack in
+            let (clock, store) = (stack.clock, stack.store)
+            let ms = { JSONValue.int(Int64((clock.now().timeIntervalSince1970 * 1000).rounded())) }
+            // Ann can be met on Mondays 18:00-19:00 only; planned before any calendar is read.
+            _ = try await store.request("people.add", args: ["name": "Ann"])
+            _ = try await store.request(
+                "people.goal",
+                args: [
+                    "person": "Ann", "every": 7, "duration": "1h", "windows": ["Mon 18:00-19:00"], "last": "2026-11-02",
+                ])
+            let plan = try await store.request("plan.week", args: ["now": ms()])
+            #expect(plan["placed"]?.arrayValue?.first?["start"] == "2026-11-23T18:00:00.000Z", "\(plan)")
+            // Her Mondays' hour is busy for the next four weeks.
+            let server = CalendarServer { clock.now() }
+            server.serve(
+                Self.calendar(
+                    ["20261123", "20261130", "20261207", "20261214"].map {
+                        ("class-\($0)@nas", "Class", "\($0)T180000")
+                    }),
+                etag: "\"v1\"")
+            let events = try Subscriber(
+                context: stack.context, endpoint: stack.configuration.busSubscribeEndpoint, prefixes: ["plan.unplaced"])
+            let bus = CommandClient(context: stack.context, endpoint: stack.configuration.commandEndpoint(.bus))
+            #expect(await events.waitUntilSubscribed(bus: bus, timeout: .seconds(5)))
+            await bus.close()
+            try await server.run { base in
+                let url = base.replacingOccurrences(of: "http://", with: "http://ann:s3cret@") + "/family.ics"
+                _ = try await store.request("plan.busy.subscribe", args: ["url": .string(url), "now": ms()])
+                try await stack.withScheduler {
+                    // The scheduler reads the new source at once; the store finds Ann's check-in
+                    // clashing and nowhere to go; the scheduler says so on the bus.
+                    let heard = await withTimeout(.seconds(10)) { () async -> PlanUnplacedEvent? in
+                        for await message in events {
+                            if case .event(_, let envelope) = message {
+                                return try? envelope.data.decode(PlanUnplacedEvent.self)
+                            }
+                        }
+                        return nil
+                    }
+                    let event = try #require(heard ?? nil, "no plan.unplaced")
+                    #expect(event.source.hasSuffix("/family.ics"), "\(event)")
+                    #expect(
+                        event.unplaced.count == 1 && event.unplaced.first?.event.contains("Ann") == true, "\(event)")
+                    #expect(event.unplaced.first?.reason.contains("busy time") == true, "\(event)")
+                }
+            }
+            await events.close()
+        }
+    }
+
+    @Test(
         "a URL that is not http(s) or webcal is refused naming the field; an unreachable server is an error on the source"
     )
     func badSources() async throws {

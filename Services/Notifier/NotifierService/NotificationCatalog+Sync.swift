@@ -103,6 +103,21 @@ extension NotificationCatalog {
                 buttons: [:]))
     }
 
+    /// "No free time for a check-in": a subscribed calendar's new busy times clash with planned
+    /// check-ins that the planner could move nowhere (each named with its clash).
+    func unplaced(_ event: PlanUnplacedEvent) -> NotificationPlan {
+        guard let first = event.unplaced.first else { return .ignore }
+        let more = event.unplaced.count > 1 ? "\n… and \(event.unplaced.count - 1) more" : ""
+        return .show(
+            Popup(
+                key: "plan.unplaced", category: .reminders,
+                notification: DesktopNotification(
+                    summary: "No free time for \(first.event)",
+                    body: "\(first.reason) (\(event.source)).\(more)\nhearth plan reschedule ID, or plan week",
+                    icon: "dialog-warning", urgency: .normal, category: "hearth.plan", timeout: 0),
+                buttons: [:]))
+    }
+
     /// "Another device is using this device's identity": a copied home announcing this id.
     func clone(_ event: DeviceCloneEvent) -> NotificationPlan {
         .show(

@@ -102,6 +102,9 @@ struct NotificationCatalog {
         case "reminder.done", "reminder.rescheduled", "reminder.cancelled":
             guard let event = try? data.decode(ReminderClosedEvent.self) else { return .ignore }
             return .close(["reminder.\(event.reminder.id)"])
+        case "plan.unplaced":
+            guard let event = try? data.decode(PlanUnplacedEvent.self) else { return .ignore }
+            return unplaced(event)
         case "class.next":
             guard let event = try? data.decode(ClassNextEvent.self) else { return .ignore }
             return nextClass(event.lesson)

@@ -19,7 +19,8 @@ struct SchedulerCommands: Sendable {
     func handle(_ request: CommandRequest) async throws -> JSONValue {
         if request.command == "busy.read" {
             return try await SchedulerService.readNow(
-                try request.arguments(as: BusyReadArguments.self), store: store, calendars: calendars)
+                try request.arguments(as: BusyReadArguments.self), store: store, calendars: calendars,
+                publish: publish)
         }
         let arguments = try request.arguments(as: ReminderCommandArguments.self)
         if let id = arguments.id, id.hasPrefix(PlanBoard.prefix) {

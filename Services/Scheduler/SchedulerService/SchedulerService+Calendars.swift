@@ -21,6 +21,7 @@ extension SchedulerService {
                     if let error = outcome.error {
                         logger.warning("hearth-scheduler: cannot read \(BusySubscription.shown(outcome.url)): \(error)")
                     }
+                    Self.announceUnplaced(outcome, publish: publish)
                 }
                 // What the reads recorded moved each source's next read on: look again.
                 if !due.isEmpty { continue }
@@ -36,9 +37,18 @@ extension SchedulerService {
         }
     }
 
+    /// `plan.unplaced` when a read left check-ins with no free time (a person may not be looking
+    /// when the daily read finds the clash: the notifier shows it).
+    static func announceUnplaced(_ read: BusyReads.Read, publish: (String, JSONValue) -> Void) {
+        guard let unplaced = read.imported?.unplaced, !unplaced.isEmpty else { return }
+        publish(
+            "plan.unplaced", Wire.data(PlanUnplacedEvent(source: BusySubscription.shown(read.url), unplaced: unplaced)))
+    }
+
     /// `busy.read {url?}`: reads that source (or every one) now, whatever its next read.
     static func readNow(
-        _ arguments: BusyReadArguments, store: CommandClient, calendars: CalendarSubscriptions
+        _ arguments: BusyReadArguments, store: CommandClient, calendars: CalendarSubscriptions,
+        publish: (String, JSONValue) -> Void
     ) async throws -> JSONValue {
         var sources = try await store.request("plan.busy.sources").decode(BusySources.self).sources
         await calendars.forget(except: sources)
@@ -55,7 +65,9 @@ extension SchedulerService {
                     code: "not_found", message: "'url': \(BusySubscription.shown(url)) is not subscribed to")
             }
         }
-        return try JSONValue(encoding: BusyReads(reads: try await readEach(sources, calendars: calendars)))
+        let reads = try await readEach(sources, calendars: calendars)
+        for read in reads { announceUnplaced(read, publish: publish) }
+        return try JSONValue(encoding: BusyReads(reads: reads))
     }
 
     /// Reads each of `sources` side by side, so a slow server delays only its own calendar; the

@@ -72,6 +72,16 @@ public struct BusyImport: Codable, Sendable, Equatable {
     }
 }
 
+/// `plan.unplaced` (the scheduler's, after it read a subscribed calendar): check-ins the new busy
+/// times clash with and no free time could take (the notifier's popup).
+public struct PlanUnplacedEvent: Codable, Sendable, Equatable {
+    /// The calendar read, as people are shown it (no password).
+    public let source: String
+    public let unplaced: [BusyImport.Problem]
+
+    public init(source: String, unplaced: [BusyImport.Problem]) { (self.source, self.unplaced) = (source, unplaced) }
+}
+
 /// `plan.busy.list`: busy times still to come (the first 500), and how many are held.
 public struct BusyList: Codable, Sendable, Equatable {
     public struct Busy: Codable, Sendable, Equatable {
