@@ -225,13 +225,11 @@ extension StoreCommands {
                 db,
                 sql: """
                     SELECT device.*, device_key.key AS signing_key, device_key.vouched_by, device_key.revoked_after,
-                           c.vouched_key AS conflict_vouched_key, c.vouched_by AS conflict_vouched_by,
-                           c.pinned_key AS conflict_pinned_key, c.at AS conflict_at
+                           \(TrustedKeys.conflictColumns)
                     FROM device LEFT JOIN device_key ON device_key.device = device.id
                     LEFT JOIN device_key_conflict AS c ON c.device = device.id
                     ORDER BY is_local DESC, name
                     """)
-            let fingerprint = { (text: String?) in text.flatMap(SigningPublicKey.init(text:))?.fingerprint }
             return try JSONValue(
                 reply: DeviceList(
                     devices: rows.map { row in
@@ -240,13 +238,8 @@ extension StoreCommands {
                             firstSeenAt: row["first_seen_at"],
                             // The key its operations are verified with, as people compare it, and
                             // the device that vouched for it (itself for this one).
-                            signingKey: fingerprint(row["signing_key"]), vouchedBy: row["vouched_by"],
-                            keyConflict: (row["conflict_at"] as String?).map { at in
-                                DeviceList.KeyConflict(
-                                    vouchedFingerprint: fingerprint(row["conflict_vouched_key"]) ?? "unreadable",
-                                    vouchedBy: row["conflict_vouched_by"],
-                                    pinnedFingerprint: fingerprint(row["conflict_pinned_key"]) ?? "unreadable", at: at)
-                            }, revokedAfter: row["revoked_after"])
+                            signingKey: TrustedKeys.fingerprint(row["signing_key"]), vouchedBy: row["vouched_by"],
+                            keyConflict: TrustedKeys.keyConflict(in: row), revokedAfter: row["revoked_after"])
                     }))
         }
     }

@@ -46,6 +46,25 @@ enum TrustedKeys {
         return revocations
     }
 
+    /// The columns `keyConflict(in:)` reads, joined as `c` on `device_key_conflict`.
+    static let conflictColumns = """
+        c.vouched_key AS conflict_vouched_key, c.vouched_by AS conflict_vouched_by,
+        c.pinned_key AS conflict_pinned_key, c.at AS conflict_at
+        """
+
+    /// A key's fingerprint as people compare it (nil for none or an unreadable key).
+    static func fingerprint(_ text: String?) -> String? { text.flatMap(SigningPublicKey.init(text:))?.fingerprint }
+
+    /// The conflict a row selected with `conflictColumns` holds, if any.
+    static func keyConflict(in row: Row) -> DeviceList.KeyConflict? {
+        (row["conflict_at"] as String?).map { at in
+            DeviceList.KeyConflict(
+                vouchedFingerprint: fingerprint(row["conflict_vouched_key"]) ?? "unreadable",
+                vouchedBy: row["conflict_vouched_by"] ?? "",
+                pinnedFingerprint: fingerprint(row["conflict_pinned_key"]) ?? "unreadable", at: at)
+        }
+    }
+
     /// The devices whose key this device pinned itself (pairing, a fingerprint a person typed):
     /// no vouch, and no other pin, replaces those.
     static func pinned(in db: Database, local: String) throws -> Set<String> {

@@ -55,19 +55,12 @@ enum DevicesDomain: StoreDomain {
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT k.key, k.vouched_by, c.vouched_key, c.vouched_by AS conflict_vouched_by, c.pinned_key, c.at
+                    SELECT k.key, k.vouched_by, \(TrustedKeys.conflictColumns)
                     FROM device_key k LEFT JOIN device_key_conflict c ON c.device = k.device WHERE k.device = ?
                     """, arguments: [entity.id])
-            let fingerprint = { (text: String?) in text.flatMap(SigningPublicKey.init(text:))?.fingerprint }
-            let conflict = (row?["at"] as String?).map { at in
-                DeviceList.KeyConflict(
-                    vouchedFingerprint: fingerprint(row?["vouched_key"]) ?? "unreadable",
-                    vouchedBy: row?["conflict_vouched_by"] ?? "",
-                    pinnedFingerprint: fingerprint(row?["pinned_key"]) ?? "unreadable", at: at)
-            }
             let change = DeviceKeyChange(
-                device: entity.id, fingerprint: fingerprint(row?["key"]), vouchedBy: row?["vouched_by"],
-                keyConflict: conflict)
+                device: entity.id, fingerprint: TrustedKeys.fingerprint(row?["key"]), vouchedBy: row?["vouched_by"],
+                keyConflict: row.flatMap(TrustedKeys.keyConflict(in:)))
             return ["device_key": try JSONValue(reply: change)]
         }
         let name = try String.fetchOne(db, sql: "SELECT name FROM device WHERE id = ?", arguments: [entity.id])

@@ -21,8 +21,9 @@ extension StoreCommands {
             // lessons, the school's settings), as it is not let to edit those directly.
             let profile = try HubCommands.profile(in: db)
             var steps: [UndoStep] = []
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM undo_step ORDER BY seq DESC") {
-                if steps.count == limit { break }
+            // A cursor: read no further than the steps shown.
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM undo_step ORDER BY seq DESC")
+            while steps.count < limit, let row = try rows.next() {
                 if let profile, profile.role == .student,
                     try Self.refusal(of: try Self.stepOperations(row, "ops", in: db), to: profile, in: db) != nil
                 {

@@ -41,7 +41,6 @@ final class ConnectionShare: Sendable {
 
     /// The waiting connections, oldest first.
     private let waiting = Mutex<[Waiting]>([])
-    private let closedCount = Atomic<Int>(0)
 
     init(share: Int, lifetime: TimeAmount, token: TokenHolder) {
         self.share = share
@@ -57,9 +56,6 @@ final class ConnectionShare: Sendable {
     /// How long after it opens a connection that has sent nothing counts as waiting.
     static let grace = TimeAmount.milliseconds(250)
 
-    /// How many waiting connections were closed to make room for newer ones.
-    var closedForRoom: Int { closedCount.load(ordering: .relaxed) }
-
     /// A connection that did not show the token: counted as waiting; the oldest waiting one is
     /// closed when the share is full.
     func waits(_ channel: any Channel, asked: Bool) {
@@ -71,10 +67,7 @@ final class ConnectionShare: Sendable {
             list.append(Waiting(channel: channel, asked: asked))
             return oldest
         }
-        if let oldest {
-            closedCount.add(1, ordering: .relaxed)
-            oldest.close(promise: nil)
-        }
+        oldest?.close(promise: nil)
     }
 
     /// Whether a request shows the household token.
@@ -136,7 +129,7 @@ final class ConnectionShareHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        count(context)
+        countAfterGrace(context.channel)
         context.fireChannelReadComplete()
     }
 
@@ -149,9 +142,8 @@ final class ConnectionShareHandler: ChannelDuplexHandler, RemovableChannelHandle
         timers.append(loop.scheduleTask(in: ConnectionShare.grace) { handler.value.countAfterGrace(channel) })
     }
 
-    /// Counts the connection as waiting, once, unless it showed the token.
-    private func count(_ context: ChannelHandlerContext) { countAfterGrace(context.channel) }
-
+    /// Counts the connection as waiting (after its first read or its grace), once, unless it
+    /// showed the token.
     private func countAfterGrace(_ channel: any Channel) {
         guard started, !counted, !proven, channel.isActive else { return }
         counted = true
