@@ -205,7 +205,7 @@ struct ReminderTests {
     }
 
     @Test(
-        "a todo for a member pops only on devices whose profile is theirs; todo list --for filters and names them"
+        "a todo for a member pops only on devices whose profile is theirs (a shared device's popup names them); todo list --for filters and names them"
     )
     func assignedToAMember() async throws {
         let household = try await household()
@@ -257,6 +257,13 @@ struct ReminderTests {
             await household.monitor.output.waitForLine { $0.contains("reminder.due") && $0.contains(cat) } != nil)
         #expect(!reminderEvents(household.monitor).contains(gran))
         #expect(!household.server.output.lines.contains { $0.contains("Call Gran") })
+        // Dad's own popup says nothing of whom it is for; a shared device's names the member.
+        let dads = household.server.output.lines.first { $0.contains("Feed the cat") } ?? ""
+        #expect(!dads.contains("For Dad"), "\(dads)")
+        _ = try await hearthSucceeding(household.stack, ["member", "use", "--none"])
+        _ = try await add("Book the vet", for: "Mum", due: ahead(2))
+        let shared = try #require(await household.server.output.waitForLine { $0.contains("Book the vet") })
+        #expect(shared.contains("For Mum"), "\(shared)")
         await finish(household)
     }
 

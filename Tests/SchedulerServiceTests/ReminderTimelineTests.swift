@@ -133,7 +133,7 @@ struct ReminderTimelineTests {
         missed.armedAt = ReminderBoard.milliseconds(instant("2026-11-27T07:00:00Z"))
         let late = try #require(missed.next(now: made, clock: clock))
         #expect(wall([late.due], "Europe/London") == ["2026-11-27 08:00"])
-        let event = ReminderBoard.dueEvent(late, title: "Drink water", now: made)
+        let event = ReminderBoard.dueEvent(late, title: "Drink water", for: nil, now: made)
         #expect(event.reminder.detail == "Late: was due 2 h 53 min ago")
         #expect(ReminderBoard.ago(5 * 60 + 30) == "5 min")
         #expect(ReminderBoard.ago(3 * 86_400 + 4 * 3_600) == "3 days 4 h")

@@ -329,7 +329,9 @@ struct StoreHubTests {
         }
     }
 
-    @Test("class sources hold school days of the right week only: no weekend, no holiday, the override honoured")
+    @Test(
+        "class sources hold school days of the right week only: no weekend, no holiday, the override honoured; only the profile's member's on a device with one"
+    )
     func classSources() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in
             _ = try await add(running, "Ann", "student")
@@ -348,7 +350,8 @@ struct StoreHubTests {
             func classes(_ from: String, _ to: String) async throws -> [String] {
                 let reply = try await running.commands.request(
                     "class.sources", args: ["from": .string(from), "to": .string(to)])
-                return (reply["members"]?.arrayValue?.first?["classes"]?.arrayValue ?? []).map {
+                let ann = reply["members"]?.arrayValue?.first { $0["name"] == "Ann" }
+                return (ann?["classes"]?.arrayValue ?? []).map {
                     "\($0["date"]?.stringValue ?? "") \($0["subject"]?.stringValue ?? "") \($0["start"]?.stringValue ?? "")"
                 }
             }
@@ -359,7 +362,16 @@ struct StoreHubTests {
                 "timetable.override", args: ["week": 1, "from": "2026-11-16", "to": "2026-11-20"])
             #expect(
                 try await classes("2026-11-16", "2026-11-17") == ["2026-11-16 Maths 09:00", "2026-11-17 French 09:00"])
+            // Whose popups this device raises: its profile's member's; a parent's laptop none of Ann's.
+            _ = try await add(running, "Mum", "parent")
+            _ = try await running.commands.request("member.use", args: ["member": "Mum"])
+            #expect(try await classes("2026-11-16", "2026-11-17") == [])
+            _ = try await running.commands.request("member.use", args: ["member": "Ann"])
+            #expect(try await classes("2026-11-16", "2026-11-17").count == 2)
+            _ = try await running.commands.request("member.use", args: ["member": .null])
+            #expect(try await classes("2026-11-16", "2026-11-17").count == 2)
             _ = try await running.commands.request("member.notify", args: ["member": "Ann", "off": true])
+            _ = try await running.commands.request("member.notify", args: ["member": "Mum", "off": true])
             #expect(
                 try await running.commands.request("class.sources", args: ["from": "2026-11-16", "to": "2026-11-17"])[
                     "members"] == [])

@@ -129,7 +129,9 @@ actor ReminderBoard {
     /// The reminders on screen now, as `reminder.due` events (for a notifier that starts late).
     func showing() -> [ReminderDueEvent] {
         sources.values.compactMap { source in
-            source.showing(clock: clock).map { Self.dueEvent($0, title: source.popupTitle($0), now: now()) }
+            source.showing(clock: clock).map {
+                Self.dueEvent($0, title: source.popupTitle($0), for: source.forMember, now: now())
+            }
         }
         .sorted { $0.reminder.id < $1.reminder.id }
     }
@@ -145,14 +147,22 @@ actor ReminderBoard {
             })
     }
 
-    /// `reminder.due`'s data, as the notifier catalog specifies; a reminder over a minute late
-    /// (the scheduler was down at its time) says so.
-    static func dueEvent(_ reminder: ReminderSource.Reminder, title: String, now: Date) -> ReminderDueEvent {
+    /// `reminder.due`'s data, as the notifier catalog specifies: whom it is for, on a device
+    /// without that member's profile ("For Dad"), and whether it is over a minute late (the
+    /// scheduler was down at its time).
+    static func dueEvent(
+        _ reminder: ReminderSource.Reminder, title: String, for member: String?, now: Date
+    ) -> ReminderDueEvent {
         let late = !reminder.snoozed && now.timeIntervalSince(reminder.due) > 60
+        let lines = [
+            member.map { "For \($0)" },
+            late ? "Late: was due \(Self.ago(now.timeIntervalSince(reminder.due))) ago" : nil,
+        ]
+        .compactMap { $0 }
         return ReminderDueEvent(
             .init(
                 id: reminder.id, title: title, due: Timestamp.format(reminder.due),
-                detail: late ? "Late: was due \(Self.ago(now.timeIntervalSince(reminder.due))) ago" : nil))
+                detail: lines.isEmpty ? nil : lines.joined(separator: " · ")))
     }
 
     /// A duration as a person says it: "5 min", "2 h 53 min", "3 days 4 h".

@@ -25,6 +25,8 @@ struct ReminderSource: Sendable, Equatable {
     var armedAt: Int64?
     /// A habit's streak as the store counted it on `through`, that day left open.
     var streak: Streak?
+    /// The member it is for, on a device without that member's profile ("For Dad").
+    var forMember: String?
 
     struct Streak: Sendable, Equatable {
         let through: LocalDate
@@ -53,6 +55,7 @@ struct ReminderSource: Sendable, Equatable {
                 Streak(through: $0, current: streak.current, unit: streak.unit)
             }
         }
+        forMember = wire.forMember
     }
 
     /// What the popup of `reminder` says: the title, with a habit's streak that day ("Drink

@@ -32,7 +32,8 @@ import ServiceLifecycle
 /// notifications loaded).
 ///
 /// Next-class notifications (`class.next`) come from a second loop over `ClassBoard`: today's and
-/// tomorrow's lessons of every member whose notifications are on (`class.sources`), loaded again
+/// tomorrow's lessons of each member whose notifications are on and who uses this device (its
+/// profile's; everyone's on a device with no profile) (`class.sources`), loaded again
 /// at midnight and whenever a hub entity changes, each raised once at its member's lead before
 /// the lesson (recorded in the store first, so a restart never raises it twice).
 public final class SchedulerService: Service {
@@ -250,8 +251,11 @@ public final class SchedulerService: Service {
             let now = clock.now()
             for reminder in await board.ready() {
                 await board.fired(reminder)
-                let title = await board.source(reminder.todo)?.popupTitle(reminder) ?? ""
-                publish("reminder.due", Wire.data(ReminderBoard.dueEvent(reminder, title: title, now: now)))
+                let source = await board.source(reminder.todo)
+                let title = source?.popupTitle(reminder) ?? ""
+                publish(
+                    "reminder.due",
+                    Wire.data(ReminderBoard.dueEvent(reminder, title: title, for: source?.forMember, now: now)))
             }
             await clock.wait(until: await board.nextWake(lead: Self.recordLead), or: wake)
         }

@@ -169,6 +169,9 @@ public struct ReminderSources: Codable, Sendable, Equatable {
         public let armedAt: Int64?
         /// A habit's streak, for its popup ("Drink water — 12-day streak").
         public var streak: ReminderStreak?
+        /// The member the todo is for, when this device has no profile of that member (a shared
+        /// device): its popup says whom it reminds ("For Dad").
+        public var forMember: String?
 
         public init(
             id: String, title: String, due: String, time: String, repeat: String, until: String?, monthEnd: String,
@@ -189,6 +192,7 @@ public struct ReminderSources: Codable, Sendable, Equatable {
             case snoozedDate = "snoozed_date"
             case armedAt = "armed_at"
             case streak
+            case forMember = "for"
         }
     }
 

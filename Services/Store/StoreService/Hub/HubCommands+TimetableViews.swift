@@ -95,7 +95,9 @@ extension HubCommands {
 
     // MARK: - Next-class notifications
 
-    /// For `hearth-scheduler`: each member whose notifications are on, with their lead, how far
+    /// For `hearth-scheduler`: each member whose notifications are on and who uses this device
+    /// (the member of its profile; every member on a device with no profile, a shared one: a
+    /// parent's laptop raises no child's next-class popups), with their lead, how far
     /// this device has raised their notifications (`alerted_until`, ms), and their lessons on
     /// school days from `from` to `to` (at most 14 days) with wall-clock times (the scheduler
     /// turns them into instants in the household's zone). Lessons without times are left out.
@@ -116,7 +118,11 @@ extension HubCommands {
                 db,
                 sql: """
                     SELECT m.id, m.name, m.lead, a.fired_start FROM member AS m
-                    LEFT JOIN class_alert AS a ON a.member = m.id WHERE m.notify ORDER BY m.id
+                    LEFT JOIN class_alert AS a ON a.member = m.id
+                    WHERE m.notify
+                      AND (NOT EXISTS (SELECT 1 FROM hub_profile AS p JOIN member AS pm ON pm.id = p.member)
+                           OR m.id = (SELECT member FROM hub_profile WHERE id = 1))
+                    ORDER BY m.id
                     """)
             {
                 let id: String = row["id"]

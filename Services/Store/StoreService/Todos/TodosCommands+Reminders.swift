@@ -15,7 +15,8 @@ extension TodosCommands {
     ///
     /// Only the reminders this device raises: a todo for one member (`assignee`) pops on devices
     /// whose profile is that member's, and on a device with no profile chosen (a shared one); an
-    /// unassigned todo's, or one whose member was removed, on every device.
+    /// unassigned todo's, or one whose member was removed, on every device. A todo for a member
+    /// shown on a device without that member's profile carries the member's name (`for`).
     func reminderSources(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let after = try arguments.optionalString("after") ?? ""
@@ -34,7 +35,9 @@ extension TodosCommands {
                 db,
                 sql: """
                     SELECT todo.id, todo.title, todo.due_date, todo.due_time, todo.repeat, todo.until,
-                           todo.month_end, todo.completed, s.fired_due, s.snoozed_until, s.snoozed_date
+                           todo.month_end, todo.completed, s.fired_due, s.snoozed_until, s.snoozed_date,
+                           (SELECT name FROM member WHERE id = todo.assignee
+                              AND id IS NOT (SELECT member FROM hub_profile WHERE id = 1)) AS for_member
                     FROM todo LEFT JOIN reminder_state AS s ON s.id = todo.id
                     WHERE todo.remind AND todo.due_date IS NOT NULL AND todo.due_time IS NOT NULL AND \(filter)
                       AND (todo.assignee IS NULL
@@ -68,6 +71,7 @@ extension TodosCommands {
                     until: row["until"], monthEnd: row["month_end"], completed: row["completed"], completions: done,
                     firedDue: row["fired_due"], snoozedUntil: row["snoozed_until"], snoozedDate: row["snoozed_date"],
                     armedAt: try Int64.fetchOne(armed, arguments: [id]))
+                reminder.forMember = row["for_member"]
                 if repeating != "none", let habit = try Self.habitProgress(id, today: today, leavingToday: true, in: db)
                 {
                     reminder.streak = ReminderStreak(
