@@ -175,6 +175,16 @@ struct SocialPlannerEndToEndTests {
         #expect(busy.stdout.contains("Thu 4 Dec all day  Conference"), "\(busy.stdout)")
         #expect(busy.stdout.contains("Mon 8 Dec – Tue 9 Dec all day  Trip"), "\(busy.stdout)")
         #expect(!busy.stdout.contains("00:00–00:00"), "\(busy.stdout)")
+        // The file is listed as a source, and removing it forgets its busy times alone.
+        #expect(busy.stdout.contains("away.ics · imported: 2 busy times"), "\(busy.stdout)")
+        let unknown = try await hearth(["plan", "busy", "remove", "work.ics"])
+        #expect(
+            unknown.status != 0 && unknown.stderr.contains("no imported calendar 'work.ics' (imported: away.ics)"),
+            "\(unknown.stderr)")
+        let removed = try await hearth(["plan", "busy", "remove", "away.ics"])
+        #expect(removed.stdout.contains("removed away.ics: 2 busy times"), "\(removed.stdout)")
+        let after = try await hearth(["plan", "busy", "list"])
+        #expect(!after.stdout.contains("Conference") && !after.stdout.contains("away.ics"), "\(after.stdout)")
         _ = await stack.stop()
     }
 }

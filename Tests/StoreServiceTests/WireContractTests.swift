@@ -60,6 +60,7 @@ struct WireContractTests {
         "plan.busy.sources": WireFixtures.roundTrip(BusySources.self),
         "plan.busy.list+sources": WireFixtures.roundTrip(BusyList.self),
         "plan.busy.unsubscribe": WireFixtures.roundTrip(BusyUnsubscribed.self),
+        "plan.busy.remove": WireFixtures.roundTrip(BusyRemoved.self),
         "collection.add": WireFixtures.roundTrip(CollectionChange.self),
         "collection.edit": WireFixtures.roundTrip(CollectionChange.self),
         "collection.list": WireFixtures.roundTrip(CollectionList.self),
@@ -251,6 +252,9 @@ struct WireContractTests {
         try await script.keep("plan.busy.sources", "plan.busy.sources")
         try await script.keep("plan.busy.list+sources", "plan.busy.list", ["now": now])
         try await script.keep("plan.busy.unsubscribe", "plan.busy.unsubscribe", ["url": .string(nas)])
+        _ = try await request("plan.busy.import", ["path": .string(path), "now": now])
+        try await script.keep(
+            "plan.busy.remove", "plan.busy.remove", ["file": .string((path as NSString).lastPathComponent)])
         try await script.keep("people.remove", "people.remove", ["person": "Max"])
         return script.replies
     }

@@ -44,7 +44,9 @@ extension Plan {
     struct Busy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Busy times the planner avoids, from iCalendar (.ics) files and subscribed calendars.",
-            subcommands: [Import.self, Subscribe.self, Refresh.self, Unsubscribe.self, List.self, Clear.self])
+            subcommands: [
+                Import.self, Remove.self, Subscribe.self, Refresh.self, Unsubscribe.self, List.self, Clear.self,
+            ])
 
         struct Import: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
@@ -91,6 +93,9 @@ extension Plan {
                 if options.json { return try Output.reply(reply) }
                 let zone = try options.loadConfiguration().household.timeZone
                 for source in reply.sources ?? [] { Output.line(Busy.describe(source, zone)) }
+                for file in reply.files ?? [] {
+                    Output.line("\(Output.visible(file.file)) · imported: \(Output.count(file.busy, "busy time"))")
+                }
                 if reply.busy.isEmpty {
                     return Output.line("no busy times: hearth plan busy import FILE.ics, or subscribe URL")
                 }
@@ -109,6 +114,21 @@ extension Plan {
                     let days = last.map { $0 == first ? first : "\(first) – \($0)" } ?? first
                     Output.line("\(days) all day  \(summary)")
                 }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Forget the busy times one imported file left (its name as busy list shows it).")
+
+            @OptionGroup var options: GlobalOptions
+            @Argument(help: "The file's name, as busy list shows it (work.ics).") var file: String
+
+            func run() async throws {
+                let reply = try await ServiceCall.run(
+                    options, .store, "plan.busy.remove", ["file": .string(file)], as: BusyRemoved.self)
+                if options.json { return try Output.reply(reply) }
+                Output.line("removed \(Output.visible(reply.file)): \(Output.count(reply.removed, "busy time"))")
             }
         }
 

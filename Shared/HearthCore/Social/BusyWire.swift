@@ -110,11 +110,32 @@ public struct BusyList: Codable, Sendable, Equatable {
     public let busy: [Busy]
     /// The calendars subscribed to by URL and what their last read gave; absent when none are.
     @OmittedWhenNil public var sources: [BusySource]?
+    /// The calendar files imported once (`plan busy import`), each with its busy times held;
+    /// absent when none are.
+    @OmittedWhenNil public var files: [BusyFile]?
 
-    public init(total: Int, busy: [Busy], sources: [BusySource]? = nil) {
+    public init(total: Int, busy: [Busy], sources: [BusySource]? = nil, files: [BusyFile]? = nil) {
         (self.total, self.busy) = (total, busy)
         self.sources = sources.flatMap { $0.isEmpty ? nil : $0 }
+        self.files = files.flatMap { $0.isEmpty ? nil : $0 }
     }
+}
+
+/// A calendar file imported by `plan busy import`: its name (as the import reported it) and how
+/// many busy times it left, past ones included.
+public struct BusyFile: Codable, Sendable, Equatable {
+    public let file: String
+    public let busy: Int
+
+    public init(file: String, busy: Int) { (self.file, self.busy) = (file, busy) }
+}
+
+/// `plan.busy.remove`: an imported file's busy times forgotten.
+public struct BusyRemoved: Codable, Sendable, Equatable {
+    public let file: String
+    public let removed: Int
+
+    public init(file: String, removed: Int) { (self.file, self.removed) = (file, removed) }
 }
 
 /// `plan.busy.clear`: how many busy times were removed.

@@ -162,7 +162,39 @@ extension SocialCommands {
                             end: Timestamp.format(Date(milliseconds: row["end"])), allDay: row["all_day"],
                             file: BusySubscription.shown(row["file"]))
                     },
-                    sources: try Self.busySources(in: db).map(\.shown)))
+                    sources: try Self.busySources(in: db).map(\.shown),
+                    files: try Self.busyFiles(in: db)))
+        }
+    }
+
+    /// The files imported once: every `file` of a busy time that is not a subscribed URL.
+    static func busyFiles(in db: Database) throws -> [BusyFile] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT file, COUNT(*) AS busy FROM social_busy
+                WHERE file NOT IN (SELECT url FROM busy_source) GROUP BY file ORDER BY file
+                """
+        ).map { BusyFile(file: $0["file"], busy: $0["busy"]) }
+    }
+
+    /// Forgets the busy times one imported file left (`file`, its name as `plan.busy.list` gives
+    /// it). A subscribed calendar is refused here: `plan.busy.unsubscribe` stops its reads too.
+    func removeBusyFile(_ request: CommandRequest) async throws -> JSONValue {
+        let file = try Arguments(request.arguments).requiredString("file")
+        return try await writes.once(request.id) { db, _ in
+            let files = try Self.busyFiles(in: db)
+            guard files.contains(where: { $0.file == file }) else {
+                if let url = try? BusySubscription.normalised(file), try Self.busySource(url, in: db) != nil {
+                    throw CommandError.invalidArgument(
+                        "file", "\(BusySubscription.shown(url)) is subscribed to: hearth plan busy unsubscribe URL")
+                }
+                let known =
+                    files.isEmpty ? "none is imported" : "imported: " + files.map(\.file).joined(separator: ", ")
+                throw CommandError(code: "not_found", message: "'file': no imported calendar '\(file)' (\(known))")
+            }
+            try db.execute(sql: "DELETE FROM social_busy WHERE file = ?", arguments: [file])
+            return try JSONValue(reply: BusyRemoved(file: file, removed: db.changesCount))
         }
     }
 

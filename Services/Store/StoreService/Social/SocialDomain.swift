@@ -130,6 +130,7 @@ enum SocialDomain: StoreDomain {
             "plan.prefs.set": { commands, request in try await commands.setPlanPreferences(request) },
             "plan.busy.import": { commands, request in try await commands.importBusy(request) },
             "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
+            "plan.busy.remove": { commands, request in try await commands.removeBusyFile(request) },
             "plan.busy.subscribe": { commands, request in try await commands.subscribeBusy(request) },
             "plan.busy.unsubscribe": { commands, request in try await commands.unsubscribeBusy(request) },
             "plan.busy.failed": { commands, request in try await commands.busyReadFailed(request) },
