@@ -59,7 +59,9 @@ extension CalendarFile {
         init(_ component: OpaquePointer, zones: inout CalendarZones) throws(FileError) {
             var warnings: [String] = []
             for error in Self.properties(component, ICAL_XLICERROR_PROPERTY) {
-                warnings.append(icalproperty_get_xlicerror(error).map { String(cString: $0) } ?? "a malformed line")
+                warnings.append(
+                    icalproperty_get_xlicerror(error).map { Self.plainParseError(String(cString: $0)) }
+                        ?? "a malformed line")
             }
             guard let startProperty = Self.firstProperty(component, ICAL_DTSTART_PROPERTY) else {
                 // libical drops a DTSTART it cannot read and says why in an X-LIC-ERROR.
@@ -334,6 +336,22 @@ extension CalendarFile {
 
         private static func firstProperty(_ component: OpaquePointer, _ kind: icalproperty_kind) -> OpaquePointer? {
             icalcomponent_get_first_property(component, kind)
+        }
+
+        /// libical's X-LIC-ERROR text as a person reads it: its "Removing entire property:" tail
+        /// (with nothing after it for an empty value) becomes what was dropped. "No value for
+        /// DESCRIPTION property. Removing entire property:" reads "DESCRIPTION has no value: left
+        /// out"; "Parse error in value string for DTSTART property. Removing entire property:
+        /// nope" reads "Parse error in value string for DTSTART property ('nope'): left out".
+        static func plainParseError(_ text: String) -> String {
+            guard let match = text.firstMatch(of: /^(?<head>.*?)\.?\s*Removing entire property:?\s*(?<value>.*)$/)
+            else { return text }
+            var head = String(match.head)
+            if let empty = head.firstMatch(of: /^No value for (?<name>[A-Za-z0-9-]+) property$/) {
+                head = "\(empty.name) has no value"
+            }
+            let value = match.value.trimmingCharacters(in: .whitespaces)
+            return head + (value.isEmpty ? "" : " ('\(value.prefix(80))')") + ": left out"
         }
 
         private static func properties(_ component: OpaquePointer, _ kind: icalproperty_kind) -> [OpaquePointer] {
