@@ -148,6 +148,18 @@ extension SeveralDevices {
             #expect(ContinuousClock.now - confirmed < .seconds(5), "\(ContinuousClock.now - confirmed)")
             #expect(synced["sent"]?.intValue ?? 0 > 0)
             #expect(try await bob.json(["sync", "diag"])["refusals"] == 0)
+            // The answering side logs the same exchange, with the bytes and time Ann measured, and
+            // raises its own popup's event (it logged "0 bytes, 0 ms" and raised none).
+            let served = try #require(
+                await bob.event("sync.completed", timeout: .seconds(20)) {
+                    $0["peer"]?["device"]?.stringValue == ann.id
+                })
+            #expect(served["received"] == synced["sent"] && served["sent"] == synced["received"], "\(served)")
+            #expect(served["bytes"]?.intValue ?? 0 > 0 && served["bytes"] == synced["bytes"], "\(served) \(synced)")
+            let bobLog = try await bob.json(["sync", "log"])["entries"]?.arrayValue ?? []
+            #expect(
+                bobLog.contains { $0["bytes"] == synced["bytes"] && $0["peer"]?["name"]?.stringValue == "Ann" },
+                "\(bobLog)")
             await ann.stop()
             await bob.stop()
         }

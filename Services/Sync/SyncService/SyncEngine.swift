@@ -68,6 +68,17 @@ actor SyncEngine {
     var lastSync: [String: ContinuousClock.Instant] = [:]
     /// Syncs in progress, by peer: a second request for one joins it.
     var running: [String: Task<SyncDatabase.Entry, Never>] = [:]
+    /// Syncs a peer started with this device, by peer, from its `sync.vector` to its `sync.done`:
+    /// what its pages brought here, logged (with the bytes and time the peer measured) when it
+    /// says it is done.
+    var served: [String: Served] = [:]
+
+    struct Served {
+        let at: Date
+        var received = 0
+        var conflicts = 0
+        var relayed = 0
+    }
     /// The last diagnostics lines (`hearth sync diag`), newest last.
     var diagnostics: [SyncDiagLine] = []
     static let diagnosticsKept = 200
@@ -271,10 +282,22 @@ actor SyncEngine {
                 key: request.peerKey ?? "", address: "", reason: "sent a request but is not paired (forgotten?)")
             throw CommandError(code: "not_paired", message: "this device is not paired with yours")
         }
-        if request.command == "sync.vector" {
+        switch request.command {
+        case "sync.vector":
             // The pair is syncing now, started by the other side: the interval counts from here.
             lastSync[peer.device] = now()
             note("sync", "\(peer.name) started a sync", device: peer.device)
+            // A peer of an earlier version never says it is done: what its last sync brought is
+            // logged now, without the bytes and time it alone measured.
+            if let earlier = served[peer.device], earlier.received > 0 {
+                await logServed(earlier, from: peer, done: nil)
+            }
+            served[peer.device] = Served(at: Date())
+        case "sync.done":
+            let done = try JSONValue.object(request.arguments).decode(SyncDone.self)
+            await logServed(served.removeValue(forKey: peer.device) ?? Served(at: Date()), from: peer, done: done)
+            return [:]
+        default: break
         }
         let (reply, applied) = try await replicator.answer(request, from: peer)
         if let applied { refusedFrom(peer, Refusals(refused: applied.refused, count: applied.refusedCount)) }
@@ -284,17 +307,36 @@ actor SyncEngine {
                 "\(applied.received) operations from \(peer.name)"
                     + (applied.relayed > 0 ? " (\(applied.relayed) relayed for other devices)" : ""),
                 device: peer.device)
-            try? await database.log(
-                SyncDatabase.Entry(
-                    at: Date(), peer: peer.device, peerName: peer.name, outcome: .completed,
-                    received: applied.received, conflicts: applied.conflicts,
-                    resolution: applied.conflicts > 0
-                        ? "both values kept; the latest shown until someone picks one" : "",
-                    detail: "sent by \(peer.name)"
-                        + (applied.relayed > 0 ? "; \(applied.relayed) relayed for other devices" : "")))
+            served[peer.device, default: Served(at: Date())].received += applied.received
+            served[peer.device]?.conflicts += applied.conflicts
+            served[peer.device]?.relayed += applied.relayed
             announceChanges(CardsChangedEvent.changes(merging: applied.announced), from: peer)
         }
         return reply
+    }
+
+    /// Logs a sync `peer` started with this device, with the bytes and time it measured (`done`),
+    /// and raises its popup as a sync started here does.
+    private func logServed(_ served: Served, from peer: SyncDatabase.Peer, done: SyncDone?) async {
+        var entry = SyncDatabase.Entry(
+            at: served.at, peer: peer.device, peerName: peer.name, outcome: .completed, received: served.received,
+            sent: done?.received ?? 0, conflicts: served.conflicts,
+            resolution: served.conflicts > 0 ? "both values kept; the latest shown until someone picks one" : "",
+            detail: "started by \(peer.name)"
+                + (served.relayed > 0 ? "; \(served.relayed) relayed for other devices" : ""))
+        // The peer's received are what this side sent (above); its bytes and time are this one's.
+        if let done {
+            entry.bytes = done.bytes
+            entry.duration = .milliseconds(done.durationMs)
+        }
+        try? await database.log(entry)
+        note("completed", Self.describe(entry), device: peer.device)
+        publish(
+            "sync.completed",
+            SyncCompletedEvent(
+                peer: PeerRef(device: peer.device, name: peer.name), received: entry.received, sent: entry.sent,
+                conflicts: entry.conflicts, bytes: entry.bytes, durationMs: entry.duration.milliseconds,
+                detail: entry.detail))
     }
 
     // MARK: - Refusals and clones

@@ -139,6 +139,28 @@ public struct PageApplied: Codable, Sendable, Equatable {
     }
 }
 
+/// `sync.done`: the device that started a sync tells the one it synced with what the exchange
+/// moved, as it measured it, so both ends log the same bytes and time (and the answering side
+/// raises its own "Synced with" popup). Sent last, when the exchange completed; a device of an
+/// earlier version answers `unknown_command`, which the sender ignores.
+public struct SyncDone: Codable, Sendable, Equatable {
+    /// What the sender took in (the answering side sent) and sent.
+    public let received: Int
+    public let sent: Int
+    /// The bytes of every request and reply of the exchange, and its time.
+    public let bytes: Int
+    public let durationMs: Int64
+
+    public init(received: Int, sent: Int, bytes: Int, durationMs: Int64) {
+        (self.received, self.sent, self.bytes, self.durationMs) = (received, sent, bytes, durationMs)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case received, sent, bytes
+        case durationMs = "duration_ms"
+    }
+}
+
 /// An operation as the exchange format writes it (`hearth ops export`, the change feed):
 /// for showing one; importing reads operations strictly by `Operation(json:at:)` instead.
 public struct ExchangedOperation: Codable, Sendable, Equatable {
