@@ -68,11 +68,21 @@ struct DoctorTests {
         // A file of the data directory opened to others is a problem with its fix. (The
         // directory itself is made 0700 again by every process that loads the configuration.)
         chmod(stack.home.file("hearth.sqlite"), 0o644)
+        // And one inside a folder: every one is named, not the first alone.
+        try FileManager.default.createDirectory(
+            atPath: stack.home.file("calendars"), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        #expect(
+            FileManager.default.createFile(
+                atPath: stack.home.file("calendars/work.ics"), contents: Data(), attributes: [.posixPermissions: 0o644])
+        )
         let opened = try await doctor(stack)
         #expect(try opened.check("home").status == "problem")
-        #expect(try opened.check("home").verdict.contains("hearth.sqlite (mode 644)"))
+        let verdict = try opened.check("home").verdict
+        #expect(verdict.contains("2 entries: calendars/work.ics (mode 644), hearth.sqlite (mode 644)"), "\(verdict)")
         #expect(try opened.check("home").fix == "chmod -R go-rwx \(stack.home.path)")
         chmod(stack.home.file("hearth.sqlite"), 0o600)
+        chmod(stack.home.file("calendars/work.ics"), 0o600)
 
         let scheduler = try #require(stack.processes[.scheduler])
         scheduler.signal(SIGTERM)

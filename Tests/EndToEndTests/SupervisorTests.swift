@@ -54,6 +54,7 @@ struct SupervisorTests {
         var failure: (any Error)?
         do {
             try await killEachInTurn(configuration)
+            try await doctorSpeaksRunit(configuration, services: services, environment: environment)
         } catch {
             failure = error
         }
@@ -86,6 +87,28 @@ struct SupervisorTests {
         }
         withExtendedLifetime(home) {}  // the service directories live in it until here
         if let failure { throw failure }
+    }
+
+    /// With a service taken down by `sv down`, `hearth doctor` suggests runit's command for it,
+    /// not systemd's (issue 63: it said `systemctl` under `make run`).
+    private func doctorSpeaksRunit(
+        _ configuration: HearthConfiguration, services: String, environment: [String: String]
+    ) async throws {
+        let down = try await ChildProcess.run("/usr/bin/sv", ["-w", "5", "down", "\(services)/scheduler"])
+        #expect(down.status == 0, "\(down.stdout)\(down.stderr)")
+        let endpoint = configuration.commandEndpoint(.scheduler)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await ping(endpoint) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))  // polled: nothing announces an exit here
+        }
+        let run = try await ChildProcess.run(
+            "hearth", ["doctor", "--json", "--timeout", "1000"], environment: environment, timeout: .seconds(60))
+        let checks = try JSONValue.parse(run.stdout)["checks"]?.arrayValue ?? []
+        let check = try #require(checks.first { $0["name"]?.stringValue == "services" }, "\(run.stdout)")
+        let fix = check["fix"]?.stringValue ?? ""
+        #expect(check["verdict"]?.stringValue == "hearth-scheduler is not running (no answer)", "\(check)")
+        #expect(fix.hasPrefix("sv up \(services)/scheduler ") && !fix.contains("systemctl"), "\(fix)")
+        _ = try await ChildProcess.run("/usr/bin/sv", ["-w", "5", "up", "\(services)/scheduler"])
     }
 
     /// Whether `pid` runs: its `/proc` entry exists and is not a zombie's.

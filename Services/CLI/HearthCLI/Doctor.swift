@@ -103,11 +103,13 @@ struct DoctorExamination: Sendable {
         }
         let calls = ServiceCalls(configuration: configuration, timeout: options.timeoutDuration)
         let pings = await calls.pingAll()
-        checks.append(Self.services(pings))
-        let up = Set(pings.compactMap { service, reply in reply == nil ? nil : service })
-        checks.append(await notifications(calls, up: up))
-        // The checks that read the file system and /proc run off the cooperative pool.
+        // The fixes name the commands of what runs this stack (runit under `make run`, systemd).
         let home = configuration.home
+        let supervisor = await offPool { StackSupervisor.detect(home: home) }
+        checks.append(Self.services(pings, supervisor: supervisor))
+        let up = Set(pings.compactMap { service, reply in reply == nil ? nil : service })
+        checks.append(await notifications(calls, up: up, supervisor: supervisor))
+        // The checks that read the file system and /proc run off the cooperative pool.
         checks.append(await offPool { DoctorChecks.home(home) })
         checks.append(DoctorChecks.timeZone(household: configuration.household.timeZone, system: .current))
         let nearby = up.contains(.sync) ? try? await calls.call(.sync, "device.nearby", as: NearbyList.self) : nil
@@ -127,7 +129,7 @@ struct DoctorExamination: Sendable {
             checks.append(.skipped("device keys", "hearth-store is not running: it keeps the devices' keys"))
         }
         checks.append(await offPool { DoctorChecks.disk(home) })
-        checks.append(await DoctorChecks.databases(configuration.home))
+        checks.append(await DoctorChecks.databases(configuration.home, supervisor: supervisor))
         await calls.close()
         return DoctorReport(
             checks: checks, healthy: !checks.contains { $0.status == .problem }, version: HearthVersion.version,
@@ -164,16 +166,13 @@ struct DoctorExamination: Sendable {
         }
     }
 
-    static func services(_ pings: [(HearthService, PingReply?)]) -> DoctorCheck {
+    static func services(_ pings: [(HearthService, PingReply?)], supervisor: StackSupervisor) -> DoctorCheck {
         let down = pings.filter { $0.1 == nil }.map(\.0.rawValue)
         if !down.isEmpty {
             let names = down.map { "hearth-\($0)" }.joined(separator: ", ")
-            let units = down.map { "hearth-\($0).service" }.joined(separator: " ")
             return .problem(
                 "services", "\(names) \(down.count == 1 ? "is" : "are") not running (no answer)",
-                fix:
-                    "systemctl --user start \(units) (journalctl --user -u \(units.split(separator: " ")[0]) says why it stopped), or run the stack with `make run`"
-            )
+                fix: supervisor.start(down))
         }
         let mine = "\(HearthVersion.version) (commit \(HearthVersion.commit))"
         let other = pings.compactMap { service, reply -> String? in
@@ -184,28 +183,29 @@ struct DoctorExamination: Sendable {
         if !other.isEmpty {
             return .problem(
                 "services", other.joined(separator: "; ") + "; this hearth is \(mine)",
-                fix:
-                    "restart the stack so every service runs the installed build: systemctl --user restart hearth.target"
-            )
+                fix: "restart the stack so every service runs the installed build: \(supervisor.restart())")
         }
         return .ok("services", "all \(pings.count) up, each running \(mine)")
     }
 
-    private func notifications(_ calls: ServiceCalls, up: Set<HearthService>) async -> DoctorCheck {
+    private func notifications(
+        _ calls: ServiceCalls, up: Set<HearthService>, supervisor: StackSupervisor
+    ) async -> DoctorCheck {
         guard up.contains(.notifier) else {
             return .skipped("notifications", "hearth-notifier is not running: it is what shows popups")
         }
         guard let server = try? await calls.call(.notifier, "server", as: NotificationServerReply.self) else {
             return .problem(
                 "notifications", "hearth-notifier did not say which notification server it reaches",
-                fix: "systemctl --user restart hearth-notifier.service")
+                fix: supervisor.restart("notifier"))
         }
         if let problem = server.problem {
             return .problem(
                 "notifications", problem,
-                fix:
-                    "run a notification daemon in the desktop session (your desktop's own, or dunst); for the services under systemd, pass them the session: systemctl --user import-environment DBUS_SESSION_BUS_ADDRESS DISPLAY WAYLAND_DISPLAY, then systemctl --user restart hearth-notifier.service"
-            )
+                fix: "run a notification daemon in the desktop session (your desktop's own, or dunst); "
+                    + (supervisor == .systemd
+                        ? "for the services under systemd, pass them the session: systemctl --user import-environment DBUS_SESSION_BUS_ADDRESS DISPLAY WAYLAND_DISPLAY, then "
+                        : "then ") + supervisor.restart("notifier"))
         }
         let vendor = server.vendor.map { " by \($0)" } ?? ""
         return .ok(

@@ -8,7 +8,11 @@ import HearthHost
 enum DoctorChecks {
     // MARK: - The data directory
 
-    /// The data directory is this user's, and no one else can read or write it or its files.
+    /// The most entries of the data directory the home check looks at.
+    static let maximumExamined = 20_000
+
+    /// The data directory is this user's, and no one else can read or write it or anything in
+    /// it, at any depth: each one open to others is counted, the first five named.
     static func home(_ home: String) -> DoctorCheck {
         var status = stat()
         guard stat(home, &status) == 0 else {
@@ -23,7 +27,11 @@ enum DoctorChecks {
         var open: [String] = []
         if status.st_mode & 0o077 != 0 { open.append("\(home) (mode \(String(status.st_mode & 0o777, radix: 8)))") }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: home)) ?? []
-        for name in entries.sorted() {
+        // Every file and folder inside, at any depth (calendars, logs, backups), up to a bound.
+        var examined = 0
+        let walker = FileManager.default.enumerator(atPath: home)
+        while examined < maximumExamined, let name = walker?.nextObject() as? String {
+            examined += 1
             let path = (home as NSString).appendingPathComponent(name)
             var entry = stat()
             guard lstat(path, &entry) == 0, entry.st_mode & S_IFMT == S_IFREG || entry.st_mode & S_IFMT == S_IFDIR
@@ -31,8 +39,11 @@ enum DoctorChecks {
             if entry.st_mode & 0o077 != 0 { open.append("\(name) (mode \(String(entry.st_mode & 0o777, radix: 8)))") }
         }
         if !open.isEmpty {
+            let named = open.sorted().prefix(5).joined(separator: ", ")
             return .problem(
-                "home", "others can reach the household's data: \(open.joined(separator: ", "))",
+                "home",
+                "others can reach the household's data: \(Output.count(open.count, "entry", plural: "entries")): \(named)"
+                    + (open.count > 5 ? " and \(open.count - 5) more" : ""),
                 fix: "chmod -R go-rwx \(home)")
         }
         guard access(home, W_OK) == 0 else {
@@ -170,7 +181,7 @@ enum DoctorChecks {
 
     /// SQLite's `integrity_check` of the household's database and the sync service's, read-only
     /// (a running store keeps writing; the check reads one consistent snapshot).
-    static func databases(_ home: String) async -> DoctorCheck {
+    static func databases(_ home: String, supervisor: StackSupervisor) async -> DoctorCheck {
         var lines: [String] = []
         var broken: [String] = []
         for name in ["hearth.sqlite", "sync.sqlite"] {
@@ -199,7 +210,7 @@ enum DoctorChecks {
         return .problem(
             "databases", lines.joined(separator: "; "),
             fix:
-                "stop the stack (systemctl --user stop hearth.target), then restore the latest backup: hearth restore FILE; or sync from a paired device into a fresh data directory"
+                "stop the stack (\(supervisor.stopAll)), then restore the latest backup: hearth restore FILE; or sync from a paired device into a fresh data directory"
         )
     }
 }
