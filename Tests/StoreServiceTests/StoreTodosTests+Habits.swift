@@ -101,6 +101,25 @@ extension StoreTodosTests {
                 "todo.pause", args: ["id": .string(id), "from": "2026-03-04", "to": "2026-03-06", "resume": true])
             #expect(
                 try await a.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self).skips == nil)
+            // A pause still to come, resumed without naming its days: every day from today on.
+            let today = LocalDate(Date(), in: TimeZone(identifier: "UTC")!)
+            _ = try await a.request(
+                "todo.pause",
+                args: [
+                    "id": .string(id), "from": .string(today.adding(days: 2).description),
+                    "to": .string(today.adding(days: 4).description),
+                ])
+            let resumed = try await a.request("todo.pause", args: ["id": .string(id), "resume": true])
+                .decode(TodoPaused.self)
+            #expect(resumed.days == (2...4).map { today.adding(days: $0).description }, "\(resumed.days)")
+            #expect(
+                try await a.request("todo.show", args: ["id": .string(id)]).decode(TodoView.self).skips == nil)
+            do {
+                _ = try await a.request("todo.pause", args: ["id": .string(id), "resume": true])
+                Issue.record("a resume with nothing paused ahead was taken")
+            } catch {
+                #expect("\(error)".contains("no day from today"), "\(error)")
+            }
 
             // Refusals name the field and the rule.
             let once = try await a.request("todo.add", args: ["title": "Once", "collection": "habits"])

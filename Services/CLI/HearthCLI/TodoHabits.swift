@@ -27,21 +27,32 @@ extension Todo {
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pause a habit for a range of days (a holiday): every day it falls on is skipped.",
-            discussion: "At most 366 days at once. --resume makes those days ordinary again.")
+            discussion: """
+                At most 366 days at once. --resume makes those days ordinary again; without \
+                --from and --to, every day paused or skipped from today on.
+                """)
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
-        @Option(help: "The first day: YYYY-MM-DD, today, tomorrow or yesterday.") var from: String
-        @Option(help: "The last day.") var to: String
-        @Flag(help: "Those days are no longer skipped.") var resume = false
+        @Option(help: "The first day: YYYY-MM-DD, today, tomorrow or yesterday.") var from: String?
+        @Option(help: "The last day.") var to: String?
+        @Flag(help: "Those days are no longer skipped (without --from/--to: every one from today on).")
+        var resume = false
+
+        func validate() throws {
+            guard resume || (from != nil && to != nil) else {
+                throw ValidationError("give --from and --to: the first and last day of the pause")
+            }
+            guard (from == nil) == (to == nil) else { throw ValidationError("give both --from and --to, or neither") }
+        }
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.pause",
-                [
-                    "id": .string(id), "from": .string(try Dates.day(from, options)),
-                    "to": .string(try Dates.day(to, options)), "resume": .bool(resume),
-                ], as: TodoPaused.self)
+            var arguments: [String: JSONValue] = ["id": .string(id), "resume": .bool(resume)]
+            if let from, let to {
+                arguments["from"] = .string(try Dates.day(from, options))
+                arguments["to"] = .string(try Dates.day(to, options))
+            }
+            let reply = try await ServiceCall.run(options, .store, "todo.pause", arguments, as: TodoPaused.self)
             if options.json { return try Output.reply(reply) }
             let days = "\(reply.days.count) day\(reply.days.count == 1 ? "" : "s")"
             Output.line((resume ? "resumed \(days) of " : "paused for \(days): ") + Todo.describe(reply.todo))

@@ -41,22 +41,37 @@ extension TodosCommands {
     func pauseTodo(_ request: CommandRequest) async throws -> JSONValue {
         let arguments = Arguments(request.arguments)
         let given = try arguments.requiredString("id")
-        guard let from = try arguments.optionalDate("from") else {
-            throw CommandError.invalidArgument("from", "is required: the first day of the pause")
-        }
-        guard let to = try arguments.optionalDate("to") else {
-            throw CommandError.invalidArgument("to", "is required: the last day of the pause")
-        }
-        guard from <= to else { throw CommandError.invalidArgument("to", "must not be before 'from' (\(from))") }
-        guard to.dayNumber - from.dayNumber < Self.maximumPauseDays else {
-            throw CommandError.invalidArgument("to", "must be within \(Self.maximumPauseDays) days of 'from'")
-        }
         let resume = try arguments.optionalBool("resume") ?? false
+        let (from, to) = (try arguments.optionalDate("from"), try arguments.optionalDate("to"))
+        // A resume without days: every day skipped from today on (the habit is back today).
+        let resumeAll = resume && from == nil && to == nil
+        if !resumeAll {
+            guard let from else {
+                throw CommandError.invalidArgument("from", "is required: the first day of the pause")
+            }
+            guard let to else { throw CommandError.invalidArgument("to", "is required: the last day of the pause") }
+            guard from <= to else { throw CommandError.invalidArgument("to", "must not be before 'from' (\(from))") }
+            guard to.dayNumber - from.dayNumber < Self.maximumPauseDays else {
+                throw CommandError.invalidArgument("to", "must be within \(Self.maximumPauseDays) days of 'from'")
+            }
+        }
+        let today = LocalDate(Date(), in: timeZone)
         return try await writes.once(request.id) { db, outbox in
             let (id, recurrence) = try Self.repeating(given, in: db)
-            let dates = recurrence.occurrences(from: from, through: to)
-            guard !dates.isEmpty else {
-                throw CommandError.invalidArgument("from", "the todo falls on no day from \(from) to \(to)")
+            let dates: [LocalDate]
+            if let from, let to {
+                dates = recurrence.occurrences(from: from, through: to)
+                guard !dates.isEmpty else {
+                    throw CommandError.invalidArgument("from", "the todo falls on no day from \(from) to \(to)")
+                }
+            } else {
+                dates = try String.fetchAll(
+                    db, sql: "SELECT date FROM todo_skip WHERE template = ? AND date >= ? ORDER BY date",
+                    arguments: [id, today.description]
+                ).compactMap { try? LocalDate(parsing: $0, field: "date") }
+                guard !dates.isEmpty else {
+                    throw CommandError.invalidArgument("id", "no day from today (\(today)) on is paused or skipped")
+                }
             }
             for date in dates {
                 _ = try commit(Todos.completion(of: id, on: date), ["skipped": .bool(!resume)], in: db, outbox: outbox)
