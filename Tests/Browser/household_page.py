@@ -88,7 +88,6 @@ def no_script_errors(driver, refused_events=False):
     script or style under the content security policy, a failed request). With refused_events,
     a refused reconnection of the event stream is expected: the test stopped the server."""
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
-              and "favicon" not in entry["message"]
               and not (refused_events and entry["source"] == "network" and "/events" in entry["message"]
                        and "ERR_CONNECTION_REFUSED" in entry["message"])]
     if errors:
@@ -108,8 +107,35 @@ def screenshots(driver, args):
                 "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
             if overflow > 0:
                 raise AssertionError(f"/{view} is {overflow} px wider than a {width} px screen")
+            # No heading, column header or navigation word is broken across two lines.
+            broken = driver.execute_script(BROKEN_WORDS)
+            if broken:
+                raise AssertionError(f"/{view} at {width} px breaks words across lines: {broken}")
             driver.save_screenshot(os.path.join(args.shots, f"{view}-{name}.png"))
     driver.set_window_size(1280, 900)
+
+
+# The words of headings, column headers and navigation laid out on more than one line (a word
+# broken mid-way, as "Colle/ction"): each word's text range, its boxes' distinct tops.
+BROKEN_WORDS = """
+const broken = [];
+for (const el of document.querySelectorAll('h1, h2, thead th, nav a')) {
+  if (!el.offsetParent) continue;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const words = /\\S+/g;
+    let match;
+    while ((match = words.exec(node.data))) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+      if (tops.size > 1) broken.push(`${el.tagName.toLowerCase()} '${match[0]}'`);
+    }
+  }
+}
+return broken;
+"""
 
 
 # Every button's text against what is behind it, in the browser: the first background that is not

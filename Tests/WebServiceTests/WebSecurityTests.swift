@@ -32,6 +32,17 @@ struct WebSecurityTests {
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
             #expect(try await client.get("/assets/..%2FTemplates%2Flayout.mustache").status == .notFound)
             #expect(try await client.get("/assets/missing.js").status == .notFound)
+            // The tab's icon: named by every page, and at /favicon.ico for what asks there.
+            let page = try await client.get("/year")
+            #expect(
+                String(buffer: page.body).contains(#"<link rel="icon" href="/assets/hearth-icon.svg""#),
+                "the page names no icon")
+            for uri in ["/assets/hearth-icon.svg", "/favicon.ico"] {
+                let icon = try await client.get(uri)
+                #expect(icon.status == .ok, "\(uri)")
+                #expect(icon.headers[.contentType] == "image/svg+xml", "\(uri)")
+                #expect(String(buffer: icon.body).hasPrefix("<svg "), "\(uri)")
+            }
         }
         await fixture.close()
     }
@@ -129,7 +140,7 @@ struct WebSecurityTests {
             // Every route, read or change, without the token.
             for uri in [
                 "/", "/year", "/today", "/stats", "/timetable", "/people", "/game", "/devices", "/search", "/events",
-                "/assets/hearth.css",
+                "/assets/hearth.css", "/favicon.ico",
             ] {
                 #expect(try await client.get(uri).status == .unauthorized, "\(uri)")
             }

@@ -34,7 +34,9 @@ struct PageRenderer: Sendable {
         let (templates, folder) = try Self.resourceFolders()
         self.folder = templates.path
         library = try await MustacheLibrary(directory: templates.path)
-        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        let types = [
+            "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml",
+        ]
         var assets: [String: (type: String, bytes: ByteBuffer)] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             guard let type = types[(name as NSString).pathExtension],

@@ -39,6 +39,8 @@ struct WebRouter {
         }
         router.get("/events") { _, _ in await events() }
         router.get("/assets/:file") { _, context in try asset(try context.parameters.require("file")) }
+        // Asked for by browsers and feed readers that do not read the page's <link rel="icon">.
+        router.get("/favicon.ico") { _, _ in try asset("hearth-icon.svg") }
         addYearActions(router)
         addTodayActions(router)
         addPeopleActions(router)
@@ -130,7 +132,7 @@ struct WebRouter {
             })
     }
 
-    /// A static file from memory (`hearth.css`, `hearth.js`).
+    /// A static file from memory (`hearth.css`, `hearth.js`, `hearth-icon.svg`).
     private func asset(_ name: String) throws -> Response {
         guard let (type, bytes) = pages.renderer.assets[name] else { throw HTTPError(.notFound) }
         return Response(
