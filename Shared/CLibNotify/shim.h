@@ -89,6 +89,23 @@ static inline guint hearth_notify_subscribe(
         G_DBUS_SIGNAL_FLAGS_NONE, callback, data, free_data);
 }
 
+/// Subscribes to the bus's `NameOwnerChanged` for the notification server's name: it comes when
+/// a server takes the name (starts, or restarts after a crash), gives it up, or is replaced.
+static inline guint hearth_owner_subscribe(
+    GDBusConnection *connection, GDBusSignalCallback callback, gpointer data, GDestroyNotify free_data) {
+    return g_dbus_connection_signal_subscribe(
+        connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
+        HEARTH_NOTIFICATIONS_NAME, G_DBUS_SIGNAL_FLAGS_NONE, callback, data, free_data);
+}
+
+/// `NameOwnerChanged(s name, s old_owner, s new_owner)`'s new owner ("" when the name was given
+/// up); `FALSE` for any other signature. `owner` points into `parameters`.
+static inline gboolean hearth_signal_new_owner(GVariant *parameters, const char **owner) {
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sss)"))) return FALSE;
+    g_variant_get(parameters, "(&s&s&s)", NULL, NULL, owner);
+    return TRUE;
+}
+
 /// `ActionInvoked(u id, s action)`'s arguments; `FALSE` for any other signature. `action`
 /// points into `parameters`.
 static inline gboolean hearth_signal_action(GVariant *parameters, guint32 *id, const char **action) {

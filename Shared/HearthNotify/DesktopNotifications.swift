@@ -26,8 +26,12 @@ import Synchronization
 public final class DesktopNotifications: Sendable {
     /// Buttons pressed, in order.
     public let actions: AsyncStream<NotificationAction>
+    /// A notification server took the name (one started, or one restarted after a crash): the
+    /// popups an earlier one showed, if any, are gone with it.
+    public let serverReplaced: AsyncStream<Void>
 
     private let continuation: AsyncStream<NotificationAction>.Continuation
+    private let replacedKick: AsyncStream<Void>.Continuation
     private let loop: LoopHandle
     private let appName: String
     /// Touched only on the GLib thread; a mutex so the compiler can check that.
@@ -44,6 +48,7 @@ public final class DesktopNotifications: Sendable {
         self.appName = appName
         self.busAddress = busAddress
         (actions, continuation) = AsyncStream.makeStream(of: NotificationAction.self)
+        (serverReplaced, replacedKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // A private main context, thread-default on the GLib thread: jobs invoked on it from other
         // threads always become sources that run there (on the global default context GLib may
         // run them on the caller's thread instead), and the D-Bus replies and signals of calls
@@ -81,6 +86,7 @@ public final class DesktopNotifications: Sendable {
             g_main_loop_quit(loop.loop)
         }
         continuation.finish()
+        replacedKick.finish()
     }
 
     /// Shows `notification` under `key`, replacing whatever was shown under that key.
@@ -258,6 +264,17 @@ public final class DesktopNotifications: Sendable {
                 owner.received(String(cString: signal), parameters)
             }, Unmanaged.passRetained(SignalSink(owner: self)).toOpaque(),
             { data in Unmanaged<SignalSink>.fromOpaque(data!).release() })
+        connection.ownerSubscription = hearth_owner_subscribe(
+            pointer,
+            { _, _, _, _, _, parameters, data in
+                let owner = Unmanaged<SignalSink>.fromOpaque(data!).takeUnretainedValue().owner
+                var name: UnsafePointer<CChar>?
+                guard let owner, let parameters, hearth_signal_new_owner(parameters, &name) != 0, let name else {
+                    return
+                }
+                owner.ownerChanged(String(cString: name))
+            }, Unmanaged.passRetained(SignalSink(owner: self)).toOpaque(),
+            { data in Unmanaged<SignalSink>.fromOpaque(data!).release() })
         bus.withLock { $0 = connection }
         // Ids a server gave on an earlier connection still name its popups (the server may well
         // be the same one): they are kept for replacing and closing.
@@ -275,6 +292,15 @@ public final class DesktopNotifications: Sendable {
             let key = pipeline.withLock({ $0.key(of: id) })
         else { return }
         continuation.yield(NotificationAction(key: key, action: String(cString: action)))
+    }
+
+    /// The notification server's name changed hands. Given up (`""`): nothing to do until the
+    /// next one. Taken: what the previous server showed died with it, so no id it gave names a
+    /// popup any more; the owner of this object is told, to show again what should be on screen.
+    private func ownerChanged(_ owner: String) {
+        guard !owner.isEmpty else { return }
+        pipeline.withLock { $0.serverReplaced() }
+        replacedKick.yield()
     }
 
     private static func unanswered(_ message: String) -> NotificationError {
@@ -351,6 +377,7 @@ private final class SessionBus: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Set once, on the GLib thread, right after the connection opens.
     var subscription: UInt32 = 0
+    var ownerSubscription: UInt32 = 0
 
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
 
@@ -359,6 +386,7 @@ private final class SessionBus: @unchecked Sendable {
 
     deinit {
         if subscription != 0 { g_dbus_connection_signal_unsubscribe(pointer, subscription) }
+        if ownerSubscription != 0 { g_dbus_connection_signal_unsubscribe(pointer, ownerSubscription) }
         g_dbus_connection_close(pointer, nil, nil, nil)
         hearth_object_unref(UnsafeMutableRawPointer(pointer))
     }

@@ -64,6 +64,13 @@ struct PopupPipeline {
         return popup.id
     }
 
+    /// Another server took over: the ids the old one gave name nothing now. A key's next show is
+    /// a new popup (its buttons' presses come under the new id); shows in flight keep their keys.
+    mutating func serverReplaced() {
+        keys.removeAll()
+        for key in popups.keys { popups[key]?.id = 0 }
+    }
+
     /// The key of the popup the server calls `id`.
     func key(of id: UInt32) -> String? { keys[id] }
 

@@ -88,4 +88,40 @@ struct NotifierTests {
         #expect(await monitor.waitForExit(timeout: .seconds(2)) == 0)
         for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
     }
+
+    @Test(
+        "when the notification server restarts, a popup that waits for an answer is shown again on the new one, and its buttons work"
+    )
+    func serverRestarts() async throws {
+        let session = try await DBusSession(notificationServer: true)
+        let first = try #require(session.server)
+        let stack = try await TestStack([.bus, .store, .notifier], environment: session.environment, context: context)
+        let made = try await ChildProcess.run(
+            "hearth", ["event", "suggest", "aug", "--year", "2026", "--title", "Camping", "--json"],
+            environment: stack.environment)
+        let id = try #require(try JSONValue.parse(made.stdout)["suggestion"]?["id"]?.stringValue, "\(made.stderr)")
+        try #require(await first.output.waitForLine(timeout: .seconds(20)) { $0.contains("'Camping'") } != nil)
+
+        // The desktop's notification daemon restarts: what it showed is gone.
+        first.signal(SIGTERM)
+        _ = await first.waitForExit(timeout: .seconds(5))
+        let second = try await session.startNotificationServer()
+        let again = try JSONValue.parse(
+            try #require(await second.output.waitForLine(timeout: .seconds(20)) { $0.contains("'Camping'") }))
+        #expect(again["actions"] == ["accept", "Accept", "decline", "Decline"], "\(again)")
+        #expect(again["replaces_id"] == 0, "a new popup on the new server: \(again)")
+        // Its button reaches the store under the new server's id.
+        let monitor = try await ChildProcess(
+            "hearth", ["monitor", "--json", "store.suggestion."], environment: stack.environment)
+        try #require(await monitor.errors.waitForLine(containing: "watching") != nil)
+        let popup = try #require(again["id"]?.intValue.flatMap { UInt32(exactly: $0) })
+        #expect(try await session.press(id: popup, action: "accept") == 0)
+        #expect(
+            await monitor.output.waitForLine(timeout: .seconds(10)) {
+                $0.contains(id) && $0.contains("\"status\":\"accepted\"")
+            } != nil)
+        monitor.signal(SIGTERM)
+        second.signal(SIGTERM)
+        for (service, status) in await stack.stop() { #expect(status == 0, "\(service)") }
+    }
 }

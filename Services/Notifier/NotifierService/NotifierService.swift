@@ -103,7 +103,8 @@ public final class NotifierService: Service {
                     await publisher.close()
                 },
                 ServiceLoop("events to popups", showEvents), ServiceLoop("button presses", handlePresses),
-                ServiceLoop("retries", retryUndelivered), ServiceLoop("quiet-hours release", releaseHeld), commands,
+                ServiceLoop("retries", retryUndelivered), ServiceLoop("quiet-hours release", releaseHeld),
+                ServiceLoop("server restarts", showAgainOnNewServer), commands,
             ], logger: logger
         ).run()
     }
@@ -193,6 +194,15 @@ public final class NotifierService: Service {
                 guard await board.redeliver() else { break }
                 delay = min(delay * 2, .seconds(30))
             }
+        }
+    }
+
+    /// After the notification server is replaced (a desktop's notification daemon restarted,
+    /// or another started), shows again what should still be on screen.
+    private func showAgainOnNewServer() async {
+        for await _ in notifications.serverReplaced {
+            logger.info("hearth-notifier: the notification server changed; showing the open popups again")
+            await board.serverReplaced()
         }
     }
 

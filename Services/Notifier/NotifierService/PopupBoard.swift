@@ -51,9 +51,9 @@ actor PopupBoard {
     /// Keys whose last show failed: a failure is reported once, not on every retry.
     private var failing: Set<String> = []
     /// Each popup a server took: its id (kept so a restarted notifier can take it over) and
-    /// what it shows (`nil` for one taken over from an earlier run), so the same popup is not
-    /// shown twice.
-    private var onScreen: [String: (id: UInt32, notification: DesktopNotification?)] = [:]
+    /// what it shows with its event (`nil` for one taken over from an earlier run), so the same
+    /// popup is not shown twice, and one lost with its server can be shown again.
+    private var onScreen: [String: (id: UInt32, item: Pending?)] = [:]
     private let record: @Sendable ([String: UInt32]) -> Void
     private let sink: any PopupSink
     private let now: @Sendable () -> Date
@@ -144,7 +144,7 @@ actor PopupBoard {
                 // The same popup that stays until acted on, again (a snapshot and the live event
                 // both bringing it), is not shown twice; a brief notice may well have expired.
                 if popup.notification.timeout == 0, shown[key] == popup.buttons,
-                    onScreen[key]?.notification == popup.notification, undelivered[key] == nil
+                    onScreen[key]?.item?.notification == popup.notification, undelivered[key] == nil
                 {
                     return
                 }
@@ -202,7 +202,7 @@ actor PopupBoard {
             let current = undelivered[key] == nil || undelivered[key]?.envelope.id == item.envelope.id
             // (Closed meanwhile, it is not on screen: the close queued after this show took it off.)
             if shown[key] != nil {
-                let known = onScreen.updateValue((id, current ? item.notification : nil), forKey: key)?.id
+                let known = onScreen.updateValue((id, current ? item : nil), forKey: key)?.id
                 if known != id { record(onScreen.mapValues(\.id)) }
             }
             if current { undelivered.removeValue(forKey: key) }
@@ -220,6 +220,31 @@ actor PopupBoard {
                 report("notify.failed", ["key": .string(key), "reason": .string("\(error)")])
             }
             retryKick.yield()
+        }
+    }
+
+    /// The notification server was replaced (it crashed and came back, or another took over):
+    /// what it showed went with it. Each popup that stays until acted on (a turn, a reminder) is
+    /// shown again with its buttons, without its sound, oldest event first; a brief notice, or one taken over from an
+    /// earlier run (its contents unknown here), is forgotten.
+    func serverReplaced() {
+        let lost = onScreen
+        onScreen.removeAll()
+        var again: [(String, Pending)] = []
+        for (key, entry) in lost {
+            guard let item = entry.item, item.notification.timeout == 0, shown[key] != nil else {
+                // Still undelivered or held, it is shown from there; otherwise it is gone.
+                if undelivered[key] == nil && held[key] == nil { shown.removeValue(forKey: key) }
+                continue
+            }
+            again.append((key, item))
+        }
+        record(onScreen.mapValues(\.id))
+        for (key, item) in again.sorted(by: { $0.1.envelope.timestamp < $1.1.envelope.timestamp }) {
+            // Shown again, not new: silently.
+            var quiet = item.notification
+            quiet.sound = nil
+            present(key, Pending(notification: quiet, envelope: item.envelope))
         }
     }
 
