@@ -10,8 +10,12 @@ import HearthCore
 /// PRIORITY (high 1, medium 5, low 9, RFC 5545 §3.8.1.9), STATUS, CATEGORIES (its collection)
 /// and, for a repeating one, its RRULE (`RSCALE=GREGORIAN;…;SKIP=BACKWARD` when month ends
 /// clamp, RFC 7529). Each day a repeating todo was done is an override of that occurrence
-/// (RECURRENCE-ID) with STATUS:COMPLETED; each subtask a `VTODO` of its own, RELATED-TO its todo
-/// (RELTYPE=PARENT).
+/// (RECURRENCE-ID) with STATUS:COMPLETED, and each day skipped or paused an EXDATE (it is not due
+/// that day, in every app's expansion); each subtask a `VTODO` of its own, RELATED-TO its todo
+/// (RELTYPE=PARENT). A todo with a reminder carries a `VALARM` at its due time (TRIGGER
+/// RELATED=END, PT0S: RFC 5545 §3.8.6.3 relates a VTODO's end to its DUE); one for a member,
+/// `X-HEARTH-FOR` with the member's name (another app keeps it as it came, Hearth's import reads
+/// it back).
 public enum TodoFile {
     /// The calendar text of `todos`, stamped `stamp` (DTSTAMP).
     public static func text(_ todos: [TodoView], stamp: Date, name: String) -> String {
@@ -62,6 +66,9 @@ public enum TodoFile {
         todo.time.flatMap { try? LocalTime(parsing: $0, field: "time") }
     }
 
+    /// The property naming the member a todo is for.
+    static let forProperty = "X-HEARTH-FOR"
+
     /// One todo's `VTODO` (or, `completed`, an occurrence of it marked done).
     private static func component(_ todo: TodoView, stamp: icaltimetype, completed: Bool? = nil) -> OpaquePointer {
         let component = icalcomponent_new_vtodo()!
@@ -95,6 +102,24 @@ public enum TodoFile {
             icalcomponent_add_property(component, icalproperty_new_dtstart(start))
             let recurrence = icalrecurrencetype_from_string(rule.rule)
             icalcomponent_add_property(component, icalproperty_new_rrule(recurrence))
+            for date in todo.skips ?? [] {
+                guard let day = try? LocalDate(parsing: date, field: "date") else { continue }
+                icalcomponent_add_property(component, icalproperty_new_exdate(LibICal.floating(day, time(todo))))
+            }
+        }
+        if completed == nil, let member = todo.assignee?.name {
+            let property = icalproperty_new_x(member)!
+            icalproperty_set_x_name(property, forProperty)
+            icalcomponent_add_property(component, property)
+        }
+        if completed == nil, todo.remind {
+            let alarm = icalcomponent_new_valarm()!
+            icalcomponent_add_property(alarm, icalproperty_new_action(ICAL_ACTION_DISPLAY))
+            icalcomponent_add_property(alarm, icalproperty_new_description(todo.title))
+            let trigger = icalproperty_new_trigger(icaltriggertype_from_string("PT0S"))!
+            icalproperty_add_parameter(trigger, icalparameter_new_related(ICAL_RELATED_END))
+            icalcomponent_add_property(alarm, trigger)
+            icalcomponent_add_component(component, alarm)
         }
         return component
     }
@@ -121,6 +146,12 @@ extension TodoFile {
         public var completions: [LocalDate] = []
         /// The UID of its parent (RELATED-TO, RELTYPE=PARENT): it is a subtask.
         public var parent: String?
+        /// The days of a repeating todo skipped (EXDATE).
+        public var skips: [LocalDate] = []
+        /// The member it is for (`X-HEARTH-FOR`), by name.
+        public var member: String?
+        /// It has an alarm (a `VALARM`): its reminder is on.
+        public var remind = false
     }
 
     /// What a file gave: its todos, and those refused with why.
@@ -200,6 +231,17 @@ extension TodoFile {
             let type = icalproperty_get_first_parameter(property, ICAL_RELTYPE_PARAMETER).map(icalparameter_get_reltype)
             if type == nil || type == ICAL_RELTYPE_PARENT { todo.parent = parent }
         }
+        var property = icalcomponent_get_first_property(component, ICAL_X_PROPERTY)
+        while let current = property {
+            if icalproperty_get_x_name(current).map({ String(cString: $0).uppercased() }) == forProperty,
+                let name = icalproperty_get_x(current).map({ String(cString: $0) }),
+                !name.trimmingCharacters(in: .whitespaces).isEmpty
+            {
+                todo.member = name.trimmingCharacters(in: .whitespaces)
+            }
+            property = icalcomponent_get_next_property(component, ICAL_X_PROPERTY)
+        }
+        todo.remind = icalcomponent_get_first_component(component, ICAL_VALARM_COMPONENT) != nil
         let due = icalcomponent_get_first_property(component, ICAL_DUE_PROPERTY).flatMap { property in
             wall(icalproperty_get_due(property), property, &zones, household)
         }
@@ -215,6 +257,13 @@ extension TodoFile {
         {
             defer { icalmemory_free_buffer(value) }
             try repeats(String(cString: value), into: &todo, zones: &zones, household: household)
+            var exdate = icalcomponent_get_first_property(component, ICAL_EXDATE_PROPERTY)
+            while let current = exdate {
+                if let day = wall(icalproperty_get_exdate(current), current, &zones, household)?.date {
+                    todo.skips.append(day)
+                }
+                exdate = icalcomponent_get_next_property(component, ICAL_EXDATE_PROPERTY)
+            }
         } else if let unread = unreadRule(component) {
             // libical drops an RRULE it cannot read (a 180,000-entry BYDAY, a 200,000-digit or a
             // zero UNTIL) and says so in an X-LIC-ERROR: the todo would import as a one-off

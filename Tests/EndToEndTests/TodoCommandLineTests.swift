@@ -105,7 +105,23 @@ struct TodoExportTests {
             if 'RRULE' in todo: fields.append('RRULE=' + todo['RRULE'].to_ical().decode())
             if 'PRIORITY' in todo: fields.append('PRIORITY=' + str(todo['PRIORITY']))
             if 'RELATED-TO' in todo: fields.append('parent')
+            if 'EXDATE' in todo:
+                dates = todo['EXDATE'] if isinstance(todo['EXDATE'], list) else [todo['EXDATE']]
+                fields.append('EXDATE=' + ','.join(d.dts[0].dt.isoformat() for d in dates))
+            if 'X-HEARTH-FOR' in todo: fields.append('FOR=' + str(todo['X-HEARTH-FOR']))
+            for alarm in todo.walk('VALARM'):
+                fields.append('ALARM ' + str(alarm['ACTION']) + ' ' + alarm['TRIGGER'].to_ical().decode()
+                              + ' RELATED=' + str(alarm['TRIGGER'].params.get('RELATED')))
             print(' | '.join(fields))
+        """
+
+    /// The repeating todos' days from January to May as recurring-ical-events expands them.
+    static let expander = """
+        import sys, datetime, icalendar, recurring_ical_events
+        calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
+        for todo in recurring_ical_events.of(calendar, components=['VTODO']).between(
+                datetime.date(2026, 1, 1), datetime.date(2026, 6, 1)):
+            print(str(todo['SUMMARY']), todo['DUE'].dt.isoformat(), str(todo.get('STATUS')))
         """
 
     @Test("a repeating todo with a day done, a subtask and a priority: python icalendar reads them; CSV and JSON too")
@@ -123,8 +139,12 @@ struct TodoExportTests {
         #expect(rent.0 == 0, "\(rent.2)")
         let id = try #require(try JSONValue.parse(rent.1)["todo"]?["id"]?.stringValue)
         #expect(try await hearth(["todo", "done", id, "--date", "2026-02-28"]).0 == 0)
+        // A day skipped, a reminder and a member it is for: kept in the file (issue 63, item 20).
+        #expect(try await hearth(["todo", "skip", id, "--date", "2026-03-31"]).0 == 0)
+        #expect(try await hearth(["member", "add", "Dad", "--role", "parent"]).0 == 0)
         let bins = try await hearth([
             "--json", "todo", "add", "Bins out", "--collection", "Home", "--due", "2026-11-30", "--time", "07:30",
+            "--remind", "--for", "Dad",
         ])
         let bin = try #require(try JSONValue.parse(bins.1)["todo"]?["id"]?.stringValue)
         #expect(try await hearth(["todo", "subtask", "add", bin, "Recycling"]).0 == 0)
@@ -138,17 +158,18 @@ struct TodoExportTests {
         #expect(read.status == 0, "\(read.stderr)")
         #expect(
             read.stdout.split(separator: "\n").sorted() == [
-                "Bins out | NEEDS-ACTION | DUE=2026-11-30T07:30:00",
+                "Bins out | NEEDS-ACTION | DUE=2026-11-30T07:30:00 | FOR=Dad | ALARM DISPLAY P0D RELATED=END",
                 "Pay rent, on time | COMPLETED | DUE=2026-02-28 | RECURRENCE-ID=2026-02-28 | PRIORITY=1",
-                "Pay rent, on time | NEEDS-ACTION | DUE=2026-01-31 | RRULE=RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD | PRIORITY=1",
+                "Pay rent, on time | NEEDS-ACTION | DUE=2026-01-31 | RRULE=RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD | PRIORITY=1 | EXDATE=2026-03-31",
                 "Recycling | NEEDS-ACTION | parent",
             ], "\(read.stdout)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("TRIGGER;RELATED=END:PT0S\r\n"))
 
         let csv = try await hearth(["todo", "export", "--format", "csv", "--collection", "Home"])
         let lines = csv.1.components(separatedBy: "\r\n")
         #expect(
             lines.first
-                == "id,collection,title,description,due,time,priority,repeat,until,month_end,completed,completions,subtasks,for"
+                == "id,collection,title,description,due,time,priority,repeat,until,month_end,completed,completions,subtasks,for,skipped,remind"
         )
         #expect(lines.contains { $0.contains("\"Pay rent, on time\"") && $0.contains("2026-02-28") }, "\(csv.1)")
         let json = try await hearth(["todo", "export", "--format", "json"])
@@ -162,10 +183,12 @@ struct TodoExportTests {
             let result = try await ChildProcess.run("hearth", arguments, environment: other.environment)
             return (result.status, result.stdout, result.stderr)
         }
+        #expect(try await otherHearth(["member", "add", "Dad", "--role", "parent"]).0 == 0)
         let preview = try await otherHearth(["todo", "import", file])
         #expect(preview.0 == 0, "\(preview.2)")
         #expect(
-            preview.1.contains("would import 2 new todos, 0 updated, 1 subtasks, 1 days done; new collections: Home"),
+            preview.1.contains(
+                "would import 2 new todos, 0 updated, 1 subtasks, 1 days done, 1 skipped; new collections: Home"),
             "\(preview.1)")
         #expect(try await otherHearth(["--json", "todo", "export", "--format", "json"]).1.contains("\"todos\":[]"))
         let confirmed = try await otherHearth(["todo", "import", file, "--confirm"])
@@ -252,6 +275,27 @@ struct TodoExportTests {
         // file was read whole first): /dev/zero never ends, and is refused at once.
         let endless = try await hearth(["todo", "import", "/dev/zero"])
         #expect(endless.0 == 2 && endless.2.contains("'path' is over 8 MiB"), "\(endless)")
+
+        // Expanded by the reference expander (recurring-ical-events reads no RSCALE, so a weekly
+        // habit of its own): a day paused is no occurrence, the day done is done.
+        #expect(try await hearth(["collection", "add", "Habits", "--kind", "habit"]).0 == 0)
+        let swim = try await hearth([
+            "--json", "todo", "add", "Swim", "--collection", "Habits", "--due", "2026-03-02", "--repeat", "weekly",
+            "--until", "2026-03-30",
+        ])
+        let swimID = try #require(try JSONValue.parse(swim.1)["todo"]?["id"]?.stringValue, "\(swim.2)")
+        #expect(try await hearth(["todo", "done", swimID, "--date", "2026-03-09"]).0 == 0)
+        #expect(try await hearth(["todo", "pause", swimID, "--from", "2026-03-14", "--to", "2026-03-24"]).0 == 0)
+        let habits = stack.home.file("habits.ics")
+        #expect(try await hearth(["todo", "export", "--collection", "Habits", "--output", habits]).0 == 0)
+        let expanded = try await ChildProcess.run(
+            "/usr/bin/python3", ["-c", Self.expander, habits], environment: ["PYTHONPATH": CalendarCorpusPaths.packages]
+        )
+        #expect(expanded.status == 0, "\(expanded.stderr)")
+        #expect(
+            expanded.stdout.split(separator: "\n") == [
+                "Swim 2026-03-02 NEEDS-ACTION", "Swim 2026-03-09 COMPLETED", "Swim 2026-03-30 NEEDS-ACTION",
+            ], "\(expanded.stdout)")
         _ = await other.stop()
         _ = await stack.stop()
     }

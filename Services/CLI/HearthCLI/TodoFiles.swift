@@ -24,7 +24,7 @@ extension Todo {
         /// The CSV columns, in order.
         static let columns = [
             "id", "collection", "title", "description", "due", "time", "priority", "repeat", "until", "month_end",
-            "completed", "completions", "subtasks", "for",
+            "completed", "completions", "subtasks", "for", "skipped", "remind",
         ]
 
         func run() async throws {
@@ -58,7 +58,7 @@ extension Todo {
                     todo.time ?? "", todo.priority, todo.repeat, todo.until ?? "", todo.monthEnd,
                     todo.completed ? "yes" : "no", (todo.completions ?? []).joined(separator: "\n"),
                     todo.subtasks.map { "[\($0.completed ? "x" : " ")] \($0.title)" }.joined(separator: "\n"),
-                    todo.assignee?.name ?? "",
+                    todo.assignee?.name ?? "", (todo.skips ?? []).joined(separator: "\n"), todo.remind ? "yes" : "no",
                 ])
             }
             writer.stream.close()
@@ -95,6 +95,7 @@ extension Todo {
             Output.line(
                 "\(reply.file): \(verb) \(reply.added) new todos, \(reply.updated) updated, \(reply.subtasks) subtasks, "
                     + "\(reply.completions) days done"
+                    + (reply.skips.map { ", \($0) skipped" } ?? "")
                     + (reply.collections.isEmpty
                         ? "" : "; new collections: \(reply.collections.joined(separator: ", "))"))
             for problem in reply.problems {

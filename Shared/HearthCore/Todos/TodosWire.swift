@@ -347,6 +347,8 @@ public struct TodoImportReport: Codable, Sendable, Equatable {
     public let subtasks: Int
     /// Days of repeating todos marked done.
     public let completions: Int
+    /// Days of repeating todos marked skipped (EXDATE); absent when none.
+    @OmittedWhenNil public var skips: Int?
     /// Collections it makes (named by the todos' CATEGORIES).
     public let collections: [String]
     public let problems: [Problem]

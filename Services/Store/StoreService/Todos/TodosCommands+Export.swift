@@ -4,7 +4,7 @@ import HearthBus
 import HearthCore
 
 /// Todos out, for other apps (`hearth todo export`): every todo of a collection, or of all, with
-/// its subtasks and the days a repeating one was done. The command line writes them as
+/// its subtasks and the days a repeating one was done and skipped (or paused). The command line writes them as
 /// iCalendar (`TodoFile`), CSV or JSON.
 extension TodosCommands {
     func exportTodos(_ request: CommandRequest) async throws -> JSONValue {
@@ -20,10 +20,13 @@ extension TodosCommands {
                     """, arguments: [collectionID, collectionID])
             let completions = try db.cachedStatement(
                 sql: "SELECT date FROM todo_completion WHERE template = ? ORDER BY date")
+            let skips = try db.cachedStatement(sql: "SELECT date FROM todo_skip WHERE template = ? ORDER BY date")
             let todos = try ids.compactMap { id -> TodoView? in
                 guard var todo = try Self.todo(id, in: db) else { return nil }
                 if todo.repeat != Todos.Repeat.none.rawValue {
                     todo.completions = try String.fetchAll(completions, arguments: [id])
+                    let skipped = try String.fetchAll(skips, arguments: [id])
+                    todo.skips = skipped.isEmpty ? nil : skipped
                 }
                 return todo
             }

@@ -143,7 +143,7 @@ extension TodosCommands {
         let fallbackID = try fallback.map { try collectionID($0, in: db) }
         var newCollections: [String: String] = [:]
         var names: [String] = []
-        var (added, updated, subtasks, completions) = (0, 0, 0, 0)
+        var (added, updated, subtasks, completions, skips) = (0, 0, 0, 0, 0)
         var positions: [String: Int64] = [:]
         func write(_ todo: TodoFile.Imported, id: String, exists: Bool, collection: String?) throws {
             let title: String
@@ -164,6 +164,19 @@ extension TodosCommands {
             ]
             if let collection { values["collection"] = .text(collection) }
             if !exists { values.merge(["remind": .bool(false), "show_in_calendar": .bool(true)]) { $1 } }
+            // An alarm turns the reminder on; a file without one (most apps write none) leaves a
+            // todo's as it is.
+            if todo.remind { values["remind"] = .bool(true) }
+            if let member = todo.member {
+                if let id = (try? HubCommands.member(named: member, in: db, field: "for"))?.id {
+                    values["assignee"] = .text(id)
+                } else {
+                    problems.append(
+                        .init(
+                            todo: "todo '\(todo.title)' (UID \(todo.uid))",
+                            reason: "is for '\(member)', who is not a member here: imported for everyone"))
+                }
+            }
             var state = exists ? try todoState(id, in: db) : [:]
             state.merge(values) { $1 }
             do {
@@ -185,10 +198,17 @@ extension TodosCommands {
             where try StoreCommands.wouldChange(Todos.completion(of: id, on: day), ["done": .bool(true)], in: db) {
                 completions += 1
             }
+            for day in todo.skips
+            where try StoreCommands.wouldChange(Todos.completion(of: id, on: day), ["skipped": .bool(true)], in: db) {
+                skips += 1
+            }
             guard let outbox else { return }
             try commands.commit(EntityRef(kind: Todos.todoKind, id: id), values, in: db, outbox: outbox)
             for day in todo.completions {
                 try commands.commit(Todos.completion(of: id, on: day), ["done": .bool(true)], in: db, outbox: outbox)
+            }
+            for day in todo.skips {
+                try commands.commit(Todos.completion(of: id, on: day), ["skipped": .bool(true)], in: db, outbox: outbox)
             }
         }
         for todo in part.todos {
@@ -250,9 +270,11 @@ extension TodosCommands {
             guard let outbox else { continue }
             try commands.commit(entity, values, in: db, outbox: outbox)
         }
-        return TodoImportReport(
+        var report = TodoImportReport(
             file: file, added: added, updated: updated, subtasks: subtasks, completions: completions,
             collections: names.sorted(), problems: Array(problems.prefix(100)), confirmed: outbox != nil)
+        report.skips = skips > 0 ? skips : nil
+        return report
     }
 }
 
@@ -264,5 +286,7 @@ extension TodoImportReport {
             subtasks: reports.reduce(0) { $0 + $1.subtasks }, completions: reports.reduce(0) { $0 + $1.completions },
             collections: reports.flatMap(\.collections).sorted(),
             problems: Array(reports.flatMap(\.problems).prefix(100)), confirmed: true)
+        let skipped = reports.reduce(0) { $0 + ($1.skips ?? 0) }
+        skips = skipped > 0 ? skipped : nil
     }
 }
