@@ -48,6 +48,12 @@ public enum PDFText {
     private static func read(_ page: OpaquePointer) -> TextLayout.Page {
         var (width, height) = (0.0, 0.0)
         poppler_page_get_size(page, &width, &height)
+        var words = self.words(page, width: width, height: height)
+        words.rules = words.words.isEmpty ? nil : rules(page, width: width, height: height)
+        return words
+    }
+
+    private static func words(_ page: OpaquePointer, width: Double, height: Double) -> TextLayout.Page {
         guard let raw = poppler_page_get_text(page) else { return .init(width: width, height: height, words: []) }
         defer { g_free(raw) }
         let text = String(cString: raw)
@@ -86,5 +92,114 @@ public enum PDFText {
         }
         end()
         return .init(width: width, height: height, words: words)
+    }
+
+    // MARK: - Ruling lines
+
+    /// Pixels per point the page is rendered at to find its lines: 2 (a 0.4 pt hairline is a
+    /// pixel wide), less for a page so large it would pass `maximumPixels`.
+    static let scale = 2.0
+    static let maximumPixels = 8_000_000.0
+    /// A line is at least this long (points): shorter runs of ink are letters.
+    static let minimumRuleLength = 12.0
+    /// And at most this thick (points): thicker is a filled area, not a line.
+    static let maximumRuleThickness = 3.0
+
+    /// The straight lines drawn on a page (a table's ruling), found in its rendering: poppler
+    /// draws the page with cairo onto a white image, and a line is a run of ink at least
+    /// `minimumRuleLength` long, across or down, on neighbouring pixel rows (columns) that
+    /// together are no thicker than `maximumRuleThickness`. PDFs draw rulings in many ways (a
+    /// stroked path, a thin filled rectangle per cell edge, a border per cell as LibreOffice and
+    /// Chromium print them); the rendering reads them all alike.
+    static func rules(_ page: OpaquePointer, width: Double, height: Double) -> [TextLayout.Rule] {
+        guard width > 0, height > 0, width.isFinite, height.isFinite else { return [] }
+        let scale = min(Self.scale, (maximumPixels / (width * height)).squareRoot())
+        let (columns, rows) = (Int((width * scale).rounded(.up)), Int((height * scale).rounded(.up)))
+        guard columns > 0, rows > 0,
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(columns), Int32(rows))
+        else { return [] }
+        defer { cairo_surface_destroy(surface) }
+        guard let context = cairo_create(surface) else { return [] }
+        cairo_set_source_rgb(context, 1, 1, 1)
+        cairo_paint(context)
+        cairo_scale(context, scale, scale)
+        poppler_page_render(page, context)
+        cairo_destroy(context)
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else { return [] }
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        // Ink: a pixel darker than light grey (an antialiased hairline is grey; a shaded
+        // background such as #dddddd is not ink).
+        var ink = [Bool](repeating: false, count: columns * rows)
+        data.withMemoryRebound(to: UInt32.self, capacity: stride / 4 * rows) { pixels in
+            for y in 0..<rows {
+                let row = pixels + y * (stride / 4)
+                for x in 0..<columns {
+                    let pixel = row[x]
+                    let sum = (pixel >> 16 & 0xFF) + (pixel >> 8 & 0xFF) + (pixel & 0xFF)
+                    ink[y * columns + x] = sum < 3 * 200
+                }
+            }
+        }
+        let minimum = Int((minimumRuleLength * scale).rounded(.up))
+        let thickest = maximumRuleThickness * scale
+        let across = lines(
+            count: rows, length: columns, minimum: minimum, thickest: thickest,
+            isInk: { line, position in ink[line * columns + position] })
+        let down = lines(
+            count: columns, length: rows, minimum: minimum, thickest: thickest,
+            isInk: { line, position in ink[position * columns + line] })
+        return across.map { .init(horizontal: true, at: $0.at / scale, from: $0.from / scale, to: $0.to / scale) }
+            + down.map { .init(horizontal: false, at: $0.at / scale, from: $0.from / scale, to: $0.to / scale) }
+    }
+
+    /// Runs of ink at least `minimum` long along each of `count` pixel lines, joined with those
+    /// on the neighbouring lines they overlap into one line each (its middle and extent, in
+    /// pixels), thin ones only.
+    private static func lines(
+        count: Int, length: Int, minimum: Int, thickest: Double, isInk: (Int, Int) -> Bool
+    ) -> [(at: Double, from: Double, to: Double)] {
+        struct Open {
+            var first: Int
+            var last: Int
+            var from: Int
+            var to: Int
+        }
+        var open: [Open] = []
+        var found: [(at: Double, from: Double, to: Double)] = []
+        func close(_ line: Open) {
+            guard Double(line.last - line.first + 1) <= thickest else { return }
+            found.append((Double(line.first + line.last + 1) / 2, Double(line.from), Double(line.to + 1)))
+        }
+        for line in 0..<count {
+            var runs: [(Int, Int)] = []
+            var start: Int?
+            for position in 0...length {
+                let inked = position < length && isInk(line, position)
+                if inked, start == nil { start = position }
+                if !inked, let first = start {
+                    if position - first >= minimum { runs.append((first, position - 1)) }
+                    start = nil
+                }
+            }
+            var next: [Open] = []
+            var used = Set<Int>()
+            for (from, to) in runs {
+                if let index = open.indices.first(where: {
+                    !used.contains($0) && open[$0].last == line - 1 && open[$0].from <= to && from <= open[$0].to
+                }) {
+                    used.insert(index)
+                    var joined = open[index]
+                    (joined.last, joined.from, joined.to) = (line, min(joined.from, from), max(joined.to, to))
+                    next.append(joined)
+                } else {
+                    next.append(Open(first: line, last: line, from: from, to: to))
+                }
+            }
+            for (index, line) in open.enumerated() where !used.contains(index) { close(line) }
+            open = next
+        }
+        for line in open { close(line) }
+        return found
     }
 }

@@ -50,6 +50,21 @@ struct TimetablePDFImportTests {
         let again = try await stack.hearth(["timetable", "import", groff, "--member", "Ann", "--confirm"])
         #expect(
             again.stdout.contains("imported 61 lessons for Ann (replacing 61); 0 bad cells skipped"), "\(again.stdout)")
+        // A plain grid from groff's tbl and an HTML table printed by Chromium: the same 61 (issue 63).
+        for name in ["ann-grid-groff.pdf", "ann-chromium.pdf"] {
+            let other = try await stack.hearth(
+                ["timetable", "import", Self.folder.appendingPathComponent(name).path, "--member", "Ann", "--confirm"])
+            #expect(
+                other.stdout.contains("imported 61 lessons for Ann (replacing 61); 0 bad cells skipped"),
+                "\(name): \(other.stdout)")
+        }
+        // Without lines, the preview says which slots to check.
+        let unruled = try await stack.hearth(
+            [
+                "timetable", "import", Self.folder.appendingPathComponent("ann-chromium-unruled.pdf").path, "--member",
+                "Ann",
+            ])
+        #expect(unruled.stdout.contains("check Tuesday 2, Thursday 4"), "\(unruled.stdout)")
 
         let bad = try await stack.hearth(
             ["timetable", "import", Self.folder.appendingPathComponent("bad-cells.pdf").path, "--member", "Ann"])

@@ -43,14 +43,58 @@ public struct TextLayout: Codable, Sendable, Equatable {
         }
     }
 
-    /// One page: its size and its words in the order the text layer has them.
+    /// A straight line drawn on the page, across or down (a table's ruling): where it lies on
+    /// the axis it crosses, and how far it runs along the other, in points.
+    public struct Rule: Codable, Sendable, Equatable {
+        /// Drawn across the page (its `at` a y), or down it (an x).
+        public let horizontal: Bool
+        public let at: Double
+        public let from: Double
+        public let to: Double
+
+        public init(horizontal: Bool, at: Double, from: Double, to: Double) {
+            (self.horizontal, self.at, self.from, self.to) = (horizontal, at, from, to)
+        }
+
+        /// Whether it runs past `position` on the axis along it (a y for a vertical rule).
+        public func crosses(_ position: Double, tolerance: Double = 0) -> Bool {
+            from - tolerance <= position && position <= to + tolerance
+        }
+
+        /// On the wire `["h" or "v", at, from, to]`, to a hundredth of a point.
+        public init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            let kind = try container.decode(String.self)
+            (at, from, to) = (
+                try container.decode(Double.self), try container.decode(Double.self), try container.decode(Double.self)
+            )
+            horizontal = kind == "h"
+            guard kind == "h" || kind == "v", [at, from, to].allSatisfy(\.isFinite), from <= to else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "a rule is [\"h\" or \"v\", at, from, to] with finite from ≤ to"))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(horizontal ? "h" : "v")
+            for value in [at, from, to] { try container.encode((value * 100).rounded() / 100) }
+        }
+    }
+
+    /// One page: its size, its words in the order the text layer has them, and the straight
+    /// lines drawn on it (absent when none were looked for or found).
     public struct Page: Codable, Sendable, Equatable {
         public let width: Double
         public let height: Double
         public let words: [Word]
+        @OmittedWhenNil public var rules: [Rule]?
 
-        public init(width: Double, height: Double, words: [Word]) {
+        public init(width: Double, height: Double, words: [Word], rules: [Rule]? = nil) {
             (self.width, self.height, self.words) = (width, height, words)
+            self.rules = rules
         }
     }
 

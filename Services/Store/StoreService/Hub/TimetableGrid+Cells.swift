@@ -2,7 +2,7 @@ import HearthCore
 
 extension TimetableGrid {
     /// One cell found in a table: its day, the labels it lies against, its text and where.
-    private struct Cell {
+    struct Cell {
         let day: SchoolDay
         let landmarks: [Landmark]
         let lines: [String]
@@ -22,10 +22,12 @@ extension TimetableGrid {
                 .init(
                     place: Self.place(stray, table),
                     reason:
-                        "'\(textLines(stray, unit: table.unit).joined(separator: " / "))' is inside the grid but in no day's row"
+                        "'\(textLines(stray, unit: table.unit).joined(separator: " / "))' is inside the grid but in no day's "
+                        + (table.ruled == nil ? "row" : "cell of a labelled period")
                 ))
         }
-        let cells = Self.cells(of: table)
+        let cells = table.ruled ?? Self.cells(of: table)
+        if table.ruled == nil, table.orientation == .across { noteUnsureDoubles(cells, table) }
         // Subject, teacher and room each on a line of their own, when most cells stack three.
         let stacked =
             cells.filter { $0.lines.count >= 3 && !$0.lines[$0.lines.count - 2].contains(" ") }.count * 2
@@ -97,6 +99,29 @@ extension TimetableGrid {
         }
     }
 
+    /// Without ruling lines, a lesson's text set at the top of a double period's cell looks like
+    /// a lesson with a free period under it: each numbered period left empty right under a
+    /// lesson in the same day is named in a note, so the preview asks the person to check it.
+    private mutating func noteUnsureDoubles(_ cells: [Cell], _ table: Table) {
+        let periods = table.landmarks.compactMap(\.period)
+        var taken = Set<String>()
+        for cell in cells { for landmark in cell.landmarks { taken.insert("\(cell.day.rawValue) \(landmark.label)") } }
+        var unsure: [String] = []
+        for day in table.days {
+            for (above, below) in zip(table.landmarks, table.landmarks.dropFirst()) {
+                guard let period = below.period, (Period.first...Period.fifth).contains(period), above.period != nil,
+                    taken.contains("\(day.rawValue) \(above.label)"), !taken.contains("\(day.rawValue) \(below.label)")
+                else { continue }
+                unsure.append("\(day.name) \(period.name)")
+            }
+        }
+        guard !unsure.isEmpty, !periods.isEmpty else { return }
+        let weeks = table.weeks.map(String.init).joined(separator: " and ")
+        reading.notes.append(
+            "page \(table.page) (week \(weeks)) has no ruling lines, so a double period cannot be told from a lesson with a free period under it: check \(unsure.joined(separator: ", "))"
+        )
+    }
+
     /// The cells of a table: each day's words grouped along the periods' axis, each group placed
     /// against the label it is nearest, or the two it lies between (a merged double period).
     /// Groups beyond the first or last label by more than half a row (titles, footers) are not
@@ -109,11 +134,23 @@ extension TimetableGrid {
         let gap = table.orientation == .across ? table.unit * 0.45 : table.unit
         var cells: [Cell] = []
         for (index, words) in table.cells.enumerated() {
-            for group in clusters(words, gap: gap, range: table.periodRange) {
+            let groups =
+                table.orientation == .across
+                ? rowGroups(words, table) : clusters(words, gap: gap, range: table.periodRange)
+            for group in groups {
                 let low = group.map { table.periodRange($0).0 }.min() ?? 0
                 let high = group.map { table.periodRange($0).1 }.max() ?? 0
                 let middle = (low + high) / 2
                 guard middle >= first - half, middle <= last + half else { continue }
+                if table.orientation == .across,
+                    let rows = alignedRows(low: low, high: high, table) ?? bandRows(low: low, high: high, table)
+                {
+                    cells.append(
+                        Cell(
+                            day: table.days[index], landmarks: rows, lines: textLines(group, unit: table.unit),
+                            place: place(group, table)))
+                    continue
+                }
                 let nearest = middles.indices.min { abs(middles[$0] - middle) < abs(middles[$1] - middle) } ?? 0
                 let between = middles.indices.dropLast().min {
                     abs((middles[$0] + middles[$0 + 1]) / 2 - middle)
@@ -134,8 +171,84 @@ extension TimetableGrid {
         return cells
     }
 
+    /// A day column's words as cells, when days are across: a cell ends at a gap of half a line,
+    /// or where a line starts level with a period's label (rows set as tightly as their text,
+    /// tbl's and a browser's, leave no gap between one row's last line and the next row's first;
+    /// a cell's text starts level with its row's label).
+    private static func rowGroups(_ words: [Word], _ table: Table) -> [[Word]] {
+        let unit = table.unit
+        var lines: [[Word]] = []
+        for word in words.sorted(by: { $0.middleY < $1.middleY }) {
+            if let first = lines.last?.first, word.middleY - first.middleY <= unit / 2 {
+                lines[lines.count - 1].append(word)
+            } else {
+                lines.append([word])
+            }
+        }
+        // Each group with its lines' count, and whether it began only because its first line is
+        // level with a label (no gap before it).
+        var groups: [(words: [Word], lines: Int, level: Bool, pause: Bool)] = []
+        var bottom = -Double.infinity
+        for line in lines {
+            let top = line.map(\.y0).min() ?? 0
+            let gap = top - bottom > unit * 0.45
+            // Level with a period's label (a Break or Lunch row's own text is never joined on).
+            let level = table.landmarks.contains { $0.period != nil && abs($0.low - top) <= unit * 0.35 }
+            let pause = table.landmarks.contains { $0.period == nil && abs($0.low - top) <= unit * 0.35 }
+            if groups.isEmpty || gap || level || pause {
+                groups.append((line, 1, level && !gap, pause))
+            } else {
+                groups[groups.count - 1].words += line
+                groups[groups.count - 1].lines += 1
+            }
+            bottom = max(bottom, line.map(\.y1).max() ?? top)
+        }
+        // A lesson is never one line: a line cut off from its neighbour only by being level with
+        // the next row's label is the rest of a cell that spans both rows (a double period, its
+        // text centred over the rows, or longer than the first).
+        var joined: [(words: [Word], lines: Int, level: Bool, pause: Bool)] = []
+        for group in groups {
+            if group.level, let last = joined.last, !last.pause, last.lines == 1 || group.lines == 1 {
+                joined[joined.count - 1] = (last.words + group.words, last.lines + group.lines, last.level, false)
+            } else {
+                joined.append(group)
+            }
+        }
+        return joined.map(\.words)
+    }
+
+    /// The rows of a cell that starts level with a row's label: that row, and each after it
+    /// whose label starts within the cell's text (a row is as tall as its tallest cell, so only
+    /// a cell spanning rows reaches the next label). `nil` for a cell that starts level with no
+    /// label (text centred in its cell: read by its middle instead).
+    private static func alignedRows(low: Double, high: Double, _ table: Table) -> [Landmark]? {
+        let unit = table.unit
+        guard let start = table.landmarks.firstIndex(where: { abs($0.low - low) <= unit * 0.35 }) else { return nil }
+        var rows = [table.landmarks[start]]
+        for landmark in table.landmarks[(start + 1)...] where landmark.low < high - unit * 0.3 {
+            rows.append(landmark)
+        }
+        return rows
+    }
+
+    /// The rows of a cell whose text starts level with no label (centred in its cell), when days
+    /// are across: each row runs from its label's top to the next label's, and the cell is in
+    /// every row its text reaches well into (a third of a line past the edge): text centred over
+    /// two rows is a double period.
+    private static func bandRows(low: Double, high: Double, _ table: Table) -> [Landmark]? {
+        let landmarks = table.landmarks
+        guard !landmarks.isEmpty else { return nil }
+        let (top, bottom) = (low + table.unit * 0.3, high - table.unit * 0.3)
+        let rows = landmarks.indices.filter { index in
+            let start = index == 0 ? -Double.infinity : landmarks[index].low
+            let end = index + 1 < landmarks.count ? landmarks[index + 1].low : .infinity
+            return start < max(top, bottom) && end > min(top, bottom)
+        }
+        return rows.isEmpty ? nil : rows.map { landmarks[$0] }
+    }
+
     /// Where a group of words starts on its page: its top-left corner, in whole points.
-    private static func place(_ words: [Word], _ table: Table) -> TimetableReading.Place {
+    static func place(_ words: [Word], _ table: Table) -> TimetableReading.Place {
         .cell(page: table.page, x: Int(words.map(\.x0).min() ?? 0), y: Int(words.map(\.y0).min() ?? 0))
     }
 

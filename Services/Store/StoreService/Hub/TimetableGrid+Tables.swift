@@ -22,14 +22,17 @@ extension TimetableGrid {
         let days: [SchoolDay]
         var weeks: [Int]
         /// Along the periods' axis (y when days are columns, x when rows), in order.
-        let landmarks: [Landmark]
+        var landmarks: [Landmark]
         /// The words of each day's cells, by the index of `days`.
         let cells: [[Word]]
         let unit: Double
         /// Text inside the grid that falls in no day, with where it is.
-        let strays: [[Word]]
+        var strays: [[Word]]
         /// Why the grid could not be read, when its periods were not found.
-        let failure: String?
+        var failure: String?
+        /// The cells as the page's ruling lines bound them, when it draws them around every day
+        /// (`TimetableGrid+Rules`); otherwise the cells are found from the words' positions.
+        var ruled: [Cell]?
 
         /// A word's extent on the periods' axis.
         func periodRange(_ word: Word) -> (Double, Double) {
@@ -96,10 +99,19 @@ extension TimetableGrid {
             if weeks.isEmpty, anchors.count == 1, Set(labels.map(\.week)).count == 1, let only = labels.first {
                 weeks = [only.week]
             }
-            let table =
+            var table =
                 anchor.orientation == .across
                 ? across(anchor, text: text, page: page, bottom: bottom, weeks: weeks)
                 : down(anchor, header: header, text: text, page: page, bottom: bottom, weeks: weeks)
+            // Where the page draws the grid's lines, its rows and columns are read from them.
+            if let lines = ruled(
+                table, days: anchor.days.map(\.word), text: text,
+                end: anchor.orientation == .across ? bottom : .infinity)
+            {
+                (table.landmarks, table.ruled, table.strays, table.failure) = (
+                    lines.landmarks, lines.cells, lines.unplaced, nil
+                )
+            }
             tables.append(table)
             previousBottom = top
         }
@@ -132,19 +144,27 @@ extension TimetableGrid {
         _ anchor: Anchor, text: PageText, page: Int, bottom: Double, weeks: [Int]
     ) -> Table {
         let unit = text.unit
-        let centres = anchor.days.map(\.word.middleX)
-        // Each day's column runs halfway to its neighbours'; the outer ones as far again.
-        var edges = zip(centres, centres.dropFirst()).map { ($0 + $1) / 2 }
-        edges.insert(centres[0] - (centres[1] - centres[0]) / 2, at: 0)
-        edges.append(centres[centres.count - 1] + (centres[centres.count - 1] - centres[centres.count - 2]) / 2)
         let headerBottom = anchor.line.map(\.y1).max() ?? anchor.top
         let header = Set(anchor.line.map { "\($0.x0) \($0.y0)" })
         let inside = text.words.filter {
             $0.middleY > headerBottom && $0.middleY < bottom && !header.contains("\($0.x0) \($0.y0)")
         }
+        let centres = anchor.days.map(\.word.middleX)
+        // The columns' edges: in the gutters between the columns' text, when every day's name is
+        // over a column of its own (names set left, centred or right alike); otherwise each
+        // day's column runs halfway to its neighbours', the outer ones as far again.
+        var edges: [Double]
+        if let gutters = Self.gutters(inside + anchor.days.map(\.word), days: anchor.days.map(\.word), unit: unit) {
+            edges = gutters
+        } else {
+            edges = zip(centres, centres.dropFirst()).map { ($0 + $1) / 2 }
+            edges.insert(centres[0] - (centres[1] - centres[0]) / 2, at: 0)
+            edges.append(centres[centres.count - 1] + (centres[centres.count - 1] - centres[centres.count - 2]) / 2)
+        }
         let labelWords = inside.filter { $0.middleX < edges[0] }
         let byY: (Word) -> (Double, Double) = { ($0.y0, $0.y1) }
-        let landmarks = clusters(labelWords, gap: unit * 0.45, range: byY).map { landmark($0, unit: unit, range: byY) }
+        let landmarks = clusters(labelWords, gap: unit * 0.45, range: byY).flatMap { labels(in: $0, unit: unit) }
+            .map { landmark($0, unit: unit, range: byY) }
         var cells = Array(repeating: [Word](), count: centres.count)
         for word in inside where word.middleX >= edges[0] && word.middleX <= edges[edges.count - 1] {
             let column = max(0, min(centres.count - 1, (edges.lastIndex { $0 <= word.middleX } ?? 0)))
@@ -156,6 +176,69 @@ extension TimetableGrid {
             failure: landmarks.contains { $0.period != nil }
                 ? nil
                 : "found the days across the page but no periods in the column left of them (P1–P5, Period 1, AM Reg…)")
+    }
+
+    /// The edges of the days' columns from the white space between columns: the words' extents
+    /// across the page joined where they overlap or nearly touch, each day's name in a run of its
+    /// own, the edges in the middle of the gaps (the last one as far past its column as the
+    /// gap before it). `nil` when two days share a run (text that bridges the gutter).
+    static func gutters(_ words: [Word], days: [Word], unit: Double) -> [Double]? {
+        let runs = clusters(words, gap: unit * 0.3, range: { ($0.x0, $0.x1) }).map {
+            (low: $0.map(\.x0).min() ?? 0, high: $0.map(\.x1).max() ?? 0)
+        }
+        var owners: [Int] = []
+        for day in days {
+            guard let run = runs.firstIndex(where: { $0.low <= day.middleX && day.middleX <= $0.high }),
+                owners.last.map({ run > $0 }) ?? true
+            else { return nil }
+            owners.append(run)
+        }
+        // Every run between the first day's and the last day's must be one of the days'.
+        guard let first = owners.first, let last = owners.last, last - first + 1 == owners.count, first > 0 else {
+            return nil
+        }
+        var edges = (first...last).map { (runs[$0 - 1].high + runs[$0].low) / 2 }
+        let lastGap = runs[last].low - runs[last - 1].high
+        edges.append(last + 1 < runs.count ? (runs[last].high + runs[last + 1].low) / 2 : runs[last].high + lastGap / 2)
+        return edges
+    }
+
+    /// The labels in a cluster of label lines set with no gap between rows (tbl's and a
+    /// browser's tight rows put "Break" right under "2"): each line its own label, but a line
+    /// that is no period alone and makes one with the next ("Period" "1", "AM" "Reg") joined.
+    static func labels(in cluster: [Word], unit: Double) -> [[Word]] {
+        var lines: [[Word]] = []
+        for word in cluster.sorted(by: { $0.middleY < $1.middleY }) {
+            if let first = lines.last?.first, word.middleY - first.middleY <= unit / 2 {
+                lines[lines.count - 1].append(word)
+            } else {
+                lines.append([word])
+            }
+        }
+        func text(_ words: [Word]) -> String { words.sorted { $0.x0 < $1.x0 }.map(\.text).joined(separator: " ") }
+        func isPeriod(_ text: String) -> Bool { (try? Period(parsing: text)) != nil }
+        var labels: [[Word]] = []
+        var index = 0
+        while index < lines.count {
+            var label = lines[index]
+            while index + 1 < lines.count, !isPeriod(text(label)), !isPeriod(text(lines[index + 1])),
+                isPeriod(text(label) + " " + text(lines[index + 1]))
+            {
+                index += 1
+                label += lines[index]
+            }
+            // Joined with the next when neither reads as a period and together they do ("AM"
+            // "Reg"); a word wrapped onto a second line ("Regis-" "tration") likewise.
+            if index + 1 < lines.count, !isPeriod(text(label)), !isPeriod(text(lines[index + 1])),
+                isPeriod(textLines(label + lines[index + 1], unit: unit).joined(separator: " "))
+            {
+                index += 1
+                label += lines[index]
+            }
+            labels.append(label)
+            index += 1
+        }
+        return labels
     }
 
     /// The line of period labels above a down table's days: the nearest line above them, below
@@ -215,7 +298,7 @@ extension TimetableGrid {
     }
 
     /// A label's period, read from its whole text, then its first line, first two words or first word.
-    private static func landmark(_ words: [Word], unit: Double, range: (Word) -> (Double, Double)) -> Landmark {
+    static func landmark(_ words: [Word], unit: Double, range: (Word) -> (Double, Double)) -> Landmark {
         let lines = textLines(words, unit: unit)
         let whole = lines.joined(separator: " ")
         let tokens = whole.split(separator: " ").map(String.init)

@@ -1,7 +1,9 @@
 import HearthCore
 
 /// A school's timetable read from a PDF's words and their positions (`TextLayout`): the grid is
-/// found from where its labels sit, never from guessed spacing.
+/// found from where its labels sit, never from guessed spacing, and where the page draws its
+/// ruling lines, its rows and columns are read from those (`TimetableGrid+Rules`); what follows
+/// is how a grid without lines is read.
 ///
 /// - A **table** is anchored by its days: a line naming three or more of Monday–Friday left to
 ///   right (days as columns), or three or more stacked down one column (days as rows). A page
@@ -28,6 +30,8 @@ struct TimetableGrid {
     /// At most this many words of a page are read (a timetable page has some 400): finding the
     /// days' stacks is quadratic in a page's words, so a crafted page stays a bounded cost.
     static let maximumWordsPerPage = 5_000
+    /// And at most this many ruling lines (a ruled timetable page has some 60).
+    static let maximumRulesPerPage = 2_000
 
     init(_ layout: TextLayout) {
         var tables: [Table] = []
@@ -36,7 +40,10 @@ struct TimetableGrid {
                 !$0.text.isEmpty && $0.height > 0 && $0.height < 500 && abs($0.x0) < 1e5 && abs($0.y0) < 1e5
             }
             guard !words.isEmpty else { continue }
-            let found = Self.tables(on: PageText(words: Array(words)), page: index + 1)
+            let rules = (page.rules ?? []).prefix(Self.maximumRulesPerPage).filter {
+                [$0.at, $0.from, $0.to].allSatisfy { abs($0) < 1e5 }
+            }
+            let found = Self.tables(on: PageText(words: Array(words), rules: Array(rules)), page: index + 1)
             if found.isEmpty {
                 reading.problems.append(
                     .init(
@@ -89,13 +96,16 @@ struct PageText {
     typealias Word = TextLayout.Word
 
     let words: [Word]
+    /// The straight lines drawn on the page (a table's ruling), when any were found.
+    let rules: [TextLayout.Rule]
     /// The median word height: the unit every gap is measured in.
     let unit: Double
     /// The words grouped into lines (by their vertical middle), top to bottom, each left to right.
     let lines: [[Word]]
 
-    init(words: [Word]) {
+    init(words: [Word], rules: [TextLayout.Rule] = []) {
         self.words = words
+        self.rules = rules
         let heights = words.map(\.height).sorted()
         unit = max(heights[heights.count / 2], 1)
         var lines: [[Word]] = []
