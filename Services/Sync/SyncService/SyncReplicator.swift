@@ -153,8 +153,6 @@ struct SyncReplicator: Sendable {
         // What this device refused of the peer's pages, and how many the peer refused of ours.
         var refusedHere = Refusals()
         var refusedThere = 0
-        // The bytes and time told to the peer at the end (`sync.done`), when it was told.
-        var exchanged: (bytes: Int, duration: Duration)?
         let link = CommandClient(
             context: context, endpoint: endpoint, timeout: timeout, attempts: 2,
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
@@ -260,14 +258,15 @@ struct SyncReplicator: Sendable {
                 _ = try await local("ops.resume")
                 notes.append("took back this device's own operations after a restore")
             }
-            // What moved, for the peer's log and popup; a peer of an earlier version refuses the
-            // command, which changes nothing here.
-            let done = SyncDone(
-                received: entry.received, sent: entry.sent, bytes: link.bytesExchanged,
-                durationMs: (clock.now - started).milliseconds)
-            _ = try? await link.request("sync.done", args: try JSONValue(encoding: done).objectValue ?? [:])
-            // Both logs say the same: the exchange, without the note that ends it.
-            exchanged = (done.bytes, .milliseconds(done.durationMs))
+            // What moved, for the peer's log and popup (nothing to say after an idle sync: its
+            // bytes stay the vectors'); a peer of an earlier version refuses the command, which
+            // changes nothing here.
+            if entry.received + entry.sent > 0 {
+                let done = SyncDone(
+                    received: entry.received, sent: entry.sent, bytes: link.bytesExchanged,
+                    durationMs: (clock.now - started).milliseconds)
+                _ = try? await link.request("sync.done", args: try JSONValue(encoding: done).objectValue ?? [:])
+            }
         } catch {
             entry.outcome = .failed
             entry.detail = Self.reason(error, peer: peer)
@@ -289,9 +288,9 @@ struct SyncReplicator: Sendable {
         if refusedThere > 0 { notes.append("\(peer.name) refused \(refusedThere) of those sent") }
         entry.refused = refusedHere
         if !notes.isEmpty { entry.detail = ([entry.detail] + notes).filter { !$0.isEmpty }.joined(separator: "; ") }
-        entry.bytes = exchanged?.bytes ?? link.bytesExchanged
+        entry.bytes = link.bytesExchanged
         await link.close()
-        entry.duration = exchanged?.duration ?? clock.now - started
+        entry.duration = clock.now - started
         return (entry, changes)
     }
 

@@ -140,9 +140,10 @@ public struct PageApplied: Codable, Sendable, Equatable {
 }
 
 /// `sync.done`: the device that started a sync tells the one it synced with what the exchange
-/// moved, as it measured it, so both ends log the same bytes and time (and the answering side
-/// raises its own "Synced with" popup). Sent last, when the exchange completed; a device of an
-/// earlier version answers `unknown_command`, which the sender ignores.
+/// moved, as it measured it, so the answering side logs it (and raises its own "Synced with"
+/// popup). Sent last, when the exchange completed and moved something; `bytes` and `durationMs`
+/// are up to this note (the sender's own log counts the note too, about 150 bytes). A device of
+/// an earlier version answers `unknown_command`, which the sender ignores.
 public struct SyncDone: Codable, Sendable, Equatable {
     /// What the sender took in (the answering side sent) and sent.
     public let received: Int
