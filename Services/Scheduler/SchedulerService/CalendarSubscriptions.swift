@@ -88,12 +88,13 @@ actor CalendarSubscriptions {
     }
 
     /// Removes the copies of calendars no longer subscribed to. The folder is walked only when
-    /// the sources differ from the last call's (the loop calls this on every look, a minute
-    /// apart at most).
+    /// the sources differ from the last walk's (the loop calls this on every look, a minute
+    /// apart at most). A walk counts once it is over: a `busy.read` arriving while the loop's walk
+    /// runs walks too, so its reply never comes before the copies are gone.
     func forget(except sources: [BusySource]) async {
         let urls = Set(sources.map(\.url))
         guard urls != forgotten else { return }
-        forgotten = urls
+        defer { forgotten = urls }
         let kept = Set(urls.map(copy(of:)))
         let directory = directory
         await offPool {
