@@ -27,7 +27,10 @@ extension TimetableGrid {
                 ))
         }
         let cells = table.ruled ?? Self.cells(of: table)
-        if table.ruled == nil, table.orientation == .across { noteUnsureDoubles(cells, table) }
+        // Only text set at its cells' tops hides a double period (centred text straddles the rows).
+        if table.ruled == nil, table.orientation == .across, Self.isTopAligned(table, gap: table.unit * 0.45) {
+            noteUnsureDoubles(cells, table)
+        }
         // Subject, teacher and room each on a line of their own, when most cells stack three.
         let stacked =
             cells.filter { $0.lines.count >= 3 && !$0.lines[$0.lines.count - 2].contains(" ") }.count * 2
@@ -105,7 +108,10 @@ extension TimetableGrid {
     private mutating func noteUnsureDoubles(_ cells: [Cell], _ table: Table) {
         let periods = table.landmarks.compactMap(\.period)
         var taken = Set<String>()
-        for cell in cells { for landmark in cell.landmarks { taken.insert("\(cell.day.rawValue) \(landmark.label)") } }
+        // Cells shaped as lessons (a subject and more); a one-line cell is a problem of its own.
+        for cell in cells where cell.lines.count >= 2 {
+            for landmark in cell.landmarks { taken.insert("\(cell.day.rawValue) \(landmark.label)") }
+        }
         var unsure: [String] = []
         for day in table.days {
             for (above, below) in zip(table.landmarks, table.landmarks.dropFirst()) {
@@ -132,17 +138,16 @@ extension TimetableGrid {
         let steps = zip(middles, middles.dropFirst()).map { $1 - $0 }.sorted()
         let half = max(steps.isEmpty ? 0 : steps[steps.count / 2] / 2, table.unit)
         let gap = table.orientation == .across ? table.unit * 0.45 : table.unit
+        let topAligned = table.orientation == .across && isTopAligned(table, gap: gap)
         var cells: [Cell] = []
         for (index, words) in table.cells.enumerated() {
-            let groups =
-                table.orientation == .across
-                ? rowGroups(words, table) : clusters(words, gap: gap, range: table.periodRange)
+            let groups = topAligned ? rowGroups(words, table) : clusters(words, gap: gap, range: table.periodRange)
             for group in groups {
                 let low = group.map { table.periodRange($0).0 }.min() ?? 0
                 let high = group.map { table.periodRange($0).1 }.max() ?? 0
                 let middle = (low + high) / 2
                 guard middle >= first - half, middle <= last + half else { continue }
-                if table.orientation == .across,
+                if topAligned,
                     let rows = alignedRows(low: low, high: high, table) ?? bandRows(low: low, high: high, table)
                 {
                     cells.append(
@@ -171,7 +176,26 @@ extension TimetableGrid {
         return cells
     }
 
-    /// A day column's words as cells, when days are across: a cell ends at a gap of half a line,
+    /// Whether a table's text is set at the top of its cells, level with its rows' labels (groff's
+    /// tbl, a browser's table), rather than centred in them as the labels are (a spreadsheet):
+    /// more of its groups of words start level with a label's top than sit level with a label's
+    /// middle. A table set at the top is read row by row from the labels' tops.
+    private static func isTopAligned(_ table: Table, gap: Double) -> Bool {
+        let unit = table.unit
+        var (tops, middles) = (0, 0)
+        for words in table.cells {
+            for group in clusters(words, gap: gap, range: table.periodRange) {
+                let (low, high) = (group.map(\.y0).min() ?? 0, group.map(\.y1).max() ?? 0)
+                if table.landmarks.contains(where: { abs($0.low - low) <= unit * 0.35 }) { tops += 1 }
+                if table.landmarks.contains(where: { abs($0.middle - (low + high) / 2) <= unit * 0.35 }) {
+                    middles += 1
+                }
+            }
+        }
+        return tops > middles
+    }
+
+    /// A day column's words as cells, when days are across and set at the top of their cells: a cell ends at a gap of half a line,
     /// or where a line starts level with a period's label (rows set as tightly as their text,
     /// tbl's and a browser's, leave no gap between one row's last line and the next row's first;
     /// a cell's text starts level with its row's label).
