@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HearthBus
@@ -24,26 +23,22 @@ struct WebLiveTests {
             let url = try #require(address)
             #expect(url.hasPrefix("http://127.0.0.1:"))
 
-            let request = HTTPClientRequest(url: "\(url)/events")
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-            #expect(response.status == .ok)
-            #expect(response.headers.first(name: "content-type") == "text/event-stream")
-            var body = response.body.makeAsyncIterator()
-            var received = ""
-            /// Reads the stream until `text` has arrived (bounded by the test's time limit);
-            /// `false` if the stream ended first.
-            func read(until text: String) async throws -> Bool {
-                while !received.contains(text), let chunk = try await body.next() {
-                    received += String(buffer: chunk)
-                }
-                return received.contains(text)
-            }
-            #expect(try await read(until: "event: hello"))
+            // A browser's EventSource, as curl reads it: the stream as it comes (-N), headers first.
+            let stream = try await ChildProcess(
+                "/usr/bin/curl", ["-sN", "--max-time", "60", "-D", "-", "\(url)/events"])
+            defer { stream.signal(SIGTERM) }
+            #expect(await stream.output.waitForLine { $0.hasPrefix("HTTP/1.1 200") } != nil)
+            #expect(
+                await stream.output.waitForLine { $0.lowercased().hasPrefix("content-type: text/event-stream") }
+                    != nil)
+            #expect(await stream.output.waitForLine { $0 == "event: hello" } != nil)
             _ = try await fixture.store.request("event.set", args: ["year": 2026, "month": 5, "title": "Fete"])
-            #expect(try await read(until: "data: {\"area\":\"year\"}"))
+            #expect(await stream.output.waitForLine { $0 == "data: {\"area\":\"year\"}" } != nil)
             _ = try await fixture.store.request("collection.add", args: ["name": "Chores", "kind": "list"])
-            #expect(try await read(until: "data: {\"area\":\"today\"}"))
-            #expect(received.contains("event: change\ndata: {\"area\":\"year\"}\n\n"))
+            #expect(await stream.output.waitForLine { $0 == "data: {\"area\":\"today\"}" } != nil)
+            let lines = stream.output.lines
+            let year = try #require(lines.firstIndex(of: "data: {\"area\":\"year\"}"))
+            #expect(year > 0 && lines[year - 1] == "event: change", "\(lines)")
         }
         await fixture.close()
     }

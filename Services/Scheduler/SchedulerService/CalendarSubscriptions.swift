@@ -1,11 +1,7 @@
-import AsyncHTTPClient
 import Foundation
 import HearthBus
 import HearthCore
 import HearthHost
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 
 /// Busy times subscribed to by URL (`hearth plan busy subscribe`): fetches a source over HTTP,
 /// as calendar apps read a subscribed calendar, and hands what it got to the store.
@@ -40,9 +36,6 @@ actor CalendarSubscriptions {
     private var reading: [String: Task<BusyReads.Read, any Error>] = [:]
     /// The sources `forget` last kept the copies of.
     private var forgotten: Set<String>?
-    /// The HTTP client and its one event-loop thread, made at the first read: a scheduler with
-    /// no calendar subscribed runs no thread for them.
-    private var http: (client: HTTPClient, loop: MultiThreadedEventLoopGroup)?
 
     init(
         home: String, store: CommandClient, clock: any SchedulerClock, deadline: Duration = .seconds(30),
@@ -52,36 +45,14 @@ actor CalendarSubscriptions {
         directory = (home as NSString).appendingPathComponent("calendars")
     }
 
-    private func client() -> HTTPClient {
-        if let http { return http.client }
-        var configuration = HTTPClient.Configuration(
-            // Redirects are followed by `get`, which checks where each one leads.
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(5), read: .seconds(30)), decompression: .enabled(limit: .ratio(50)))
-        configuration.httpVersion = .automatic
-        // A refused connection fails at once (the client would retry it for the whole connect
-        // timeout): a source that failed is tried again within the hour anyway.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = HTTPClient(eventLoopGroup: loop, configuration: configuration)
-        http = (client, loop)
-        return client
-    }
-
-    /// Closes the HTTP client's connections and its thread (at the scheduler's stop).
-    func shutdown() async {
-        guard let http else { return }
-        self.http = nil
-        try? await http.client.shutdown()
-        try? await http.loop.shutdownGracefully()
-    }
+    /// Nothing to close: each read is one transfer of its own (kept for the scheduler's stop).
+    func shutdown() async {}
 
     /// Reads `source` now (or joins the read already under way); throws only when the store did
     /// not answer.
     func read(_ source: BusySource) async throws -> BusyReads.Read {
         if let running = reading[source.url] { return try await running.value }
-        let http = client()
-        let task = Task { try await fetch(source, with: http) }
+        let task = Task { try await fetch(source) }
         reading[source.url] = task
         defer { reading[source.url] = nil }
         return try await task.value
@@ -117,15 +88,15 @@ actor CalendarSubscriptions {
     // MARK: - One read
 
     private enum Outcome {
-        case fetched(ByteBuffer, etag: String?, lastModified: String?)
+        case fetched(Data, etag: String?, lastModified: String?)
         case unchanged
         case failed(String)
     }
 
-    private nonisolated func fetch(_ source: BusySource, with http: HTTPClient) async throws -> BusyReads.Read {
+    private nonisolated func fetch(_ source: BusySource) async throws -> BusyReads.Read {
         let copy = copy(of: source.url)
         let kept = await offPool { FileManager.default.fileExists(atPath: copy) }
-        let outcome = await get(source, conditional: kept, with: http)
+        let outcome = await get(source, conditional: kept)
         let now = ["now": JSONValue.int(Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down)))]
         switch outcome {
         case .failed(let reason):
@@ -150,7 +121,7 @@ actor CalendarSubscriptions {
     /// The GET, conditional on the validators of the last good read when its copy is kept,
     /// following at most `maximumRedirects` redirects, none to this device's own listeners. The
     /// URL's credentials go only to the host it names.
-    private nonisolated func get(_ source: BusySource, conditional: Bool, with http: HTTPClient) async -> Outcome {
+    private nonisolated func get(_ source: BusySource, conditional: Bool) async -> Outcome {
         guard var parts = URLComponents(string: source.url) else { return .failed("not a URL") }
         let (user, password) = (parts.user, parts.password)
         (parts.user, parts.password) = (nil, nil)
@@ -166,23 +137,22 @@ actor CalendarSubscriptions {
                         return .failed("\(Self.place(first)) redirects in a loop or more than 5 times")
                     }
                     if let refusal = await Self.ownListener(current, ports: ownPorts) { return .failed(refusal) }
-                    var request = HTTPClientRequest(url: url)
+                    var request = HTTPGet(url: url, maximumBytes: Self.maximumBytes, timeout: deadline)
                     if let user, current.host == first.host, current.port == first.port {
-                        request.setBasicAuth(username: user, password: password ?? "")
+                        (request.user, request.password) = (user, password ?? "")
                     }
-                    request.headers.add(name: "User-Agent", value: "Hearth (busy times from a subscribed calendar)")
-                    request.headers.add(name: "Accept", value: "text/calendar, */*;q=0.1")
+                    request.headers = [
+                        "User-Agent: Hearth (busy times from a subscribed calendar)",
+                        "Accept: text/calendar, */*;q=0.1",
+                    ]
                     if conditional {
-                        if let etag = source.etag { request.headers.add(name: "If-None-Match", value: etag) }
-                        if let date = source.lastModified {
-                            request.headers.add(name: "If-Modified-Since", value: date)
-                        }
+                        if let etag = source.etag { request.headers.append("If-None-Match: \(etag)") }
+                        if let date = source.lastModified { request.headers.append("If-Modified-Since: \(date)") }
                     }
-                    let response = try await http.execute(
-                        request, deadline: .now() + .milliseconds(deadline.milliseconds))
-                    switch response.status.code {
+                    let response = try await request.run()
+                    switch response.status {
                     case 301, 302, 303, 307, 308:
-                        guard let location = response.headers.first(name: "Location"),
+                        guard let location = response.headers["location"],
                             let next = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
                             next.scheme == "http" || next.scheme == "https",
                             let components = URLComponents(url: next, resolvingAgainstBaseURL: false),
@@ -191,23 +161,47 @@ actor CalendarSubscriptions {
                         current = components
                     case 304 where conditional: return .unchanged
                     case 200:
-                        let body = try await response.body.collect(upTo: Self.maximumBytes)
                         return .fetched(
-                            body, etag: response.headers.first(name: "ETag"),
-                            lastModified: response.headers.first(name: "Last-Modified"))
+                            response.body, etag: response.headers["etag"],
+                            lastModified: response.headers["last-modified"])
                     default:
                         return .failed(
-                            "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                            "the server answered HTTP \(response.status)"
+                                + (Self.phrase(response.status).isEmpty ? "" : " \(Self.phrase(response.status))"))
                     }
                 }
             }
         } catch is WholeReadTimeout {
-            return .failed(
-                "\(Self.place(parts)) did not send the whole calendar within \(deadline.milliseconds / 1_000) s")
-        } catch is NIOTooManyBytesError {
+            return .failed(Self.tooSlow(parts, deadline))
+        } catch HTTPGet.Failure.timeout {
+            return .failed(Self.tooSlow(parts, deadline))
+        } catch HTTPGet.Failure.tooLarge {
             return .failed("the calendar is over the \(Self.maximumBytes / 1_048_576) MiB limit")
+        } catch let failure as HTTPGet.Failure {
+            return .failed(Self.reason(failure, host: parts.host ?? "", port: parts.port))
         } catch {
-            return .failed(Self.reason(error, host: parts.host ?? "", port: parts.port))
+            return .failed("cannot read from \(Self.place(parts)): \(error)")
+        }
+    }
+
+    private static func tooSlow(_ parts: URLComponents, _ deadline: Duration) -> String {
+        "\(place(parts)) did not send the whole calendar within \(deadline.milliseconds / 1_000) s"
+    }
+
+    /// The reason phrase of the statuses a calendar server answers with.
+    static func phrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 410: "Gone"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
         }
     }
 
@@ -245,31 +239,26 @@ actor CalendarSubscriptions {
     }
 
     /// A transport failure in a person's words.
-    static func reason(_ error: any Error, host: String, port: Int?) -> String {
+    static func reason(_ failure: HTTPGet.Failure, host: String, port: Int?) -> String {
         let place = port.map { "\(host):\($0)" } ?? host
-        if let error = error as? IOError {
-            switch error.errnoCode {
-            case ECONNREFUSED: return "nothing answers at \(place) (connection refused)"
-            case EHOSTUNREACH, ENETUNREACH: return "\(place) cannot be reached from here (is it on this network?)"
-            default: return "cannot reach \(place): \(String(cString: strerror(error.errnoCode)))"
-            }
-        }
-        if let error = error as? NIOConnectionError, error.connectionErrors.isEmpty,
-            error.dnsAError != nil || error.dnsAAAAError != nil
-        {
-            return "cannot find \(host) (its name does not resolve)"
-        }
-        switch error as? HTTPClientError {
-        case .connectTimeout?, .getConnectionFromPoolTimeout?: return "no connection to \(place) within 5 s"
-        case .readTimeout?, .deadlineExceeded?: return "\(place) did not send the calendar within 30 s"
-        case .redirectLimitReached?, .redirectCycleDetected?: return "\(place) redirects in a loop or more than 5 times"
-        case .remoteConnectionClosed?: return "\(place) closed the connection before answering"
-        default: return "cannot read from \(place): \(error)"
+        switch failure {
+        case .connect(ECONNREFUSED): return "nothing answers at \(place) (connection refused)"
+        case .connect(EHOSTUNREACH), .connect(ENETUNREACH):
+            return "\(place) cannot be reached from here (is it on this network?)"
+        case .connect(let code): return "cannot reach \(place): \(String(cString: strerror(code)))"
+        case .resolve: return "cannot find \(host) (its name does not resolve)"
+        case .connectTimeout: return "no connection to \(place) within 5 s"
+        case .timeout: return "\(place) did not send the calendar within 30 s"
+        case .tooLarge: return "the calendar is over the \(maximumBytes / 1_048_576) MiB limit"
+        case .closed: return "\(place) closed the connection before answering"
+        case .certificate(let why): return "\(place)'s certificate is not trusted here: \(why)"
+        case .cancelled: return "the read of \(place) was stopped"
+        case .other(let why): return "cannot read from \(place): \(why)"
         }
     }
 
     /// Writes a fetched body; the reason it could not be, or `nil`.
-    private nonisolated func write(_ body: ByteBuffer, to path: String) async -> String? {
+    private nonisolated func write(_ body: Data, to path: String) async -> String? {
         let directory = directory
         return await offPool { () -> String? in
             do {
@@ -279,7 +268,7 @@ actor CalendarSubscriptions {
                 // 0644 under the default umask: issue 62).
                 guard
                     FileManager.default.createFile(
-                        atPath: path, contents: Data(body.readableBytesView), attributes: [.posixPermissions: 0o600])
+                        atPath: path, contents: body, attributes: [.posixPermissions: 0o600])
                 else { return "cannot keep a copy in \(directory)" }
                 PrivateFile.tighten(path)
                 return nil
