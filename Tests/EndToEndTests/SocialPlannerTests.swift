@@ -70,11 +70,15 @@ struct SocialPlannerEndToEndTests {
         #expect(items.map { $0["name"]?.stringValue } == ["Sam", "Gran"])
         let sam = try #require(items.first?["id"]?.stringValue)
 
-        let slots = try await hearth(["plan", "reschedule", String(sam.prefix(8))])
+        // On the test's clock (--now): with the real one, these check-ins leave the planner's
+        // window two weeks after the test's Monday and stop clashing.
+        let slots = try await hearth(["plan", "reschedule", String(sam.prefix(8)), "--now", now])
         #expect(slots.stdout.contains("--to '"), "\(slots.stdout)")
-        let moved = try await hearth(["plan", "reschedule", String(sam.prefix(8)), "--to", "2026-11-25 19:00"])
+        let moved = try await hearth([
+            "plan", "reschedule", String(sam.prefix(8)), "--to", "2026-11-25 19:00", "--now", now,
+        ])
         #expect(moved.stdout.contains("moved to: Wed 25 Nov 19:00–20:00  Catch up with Sam"), "\(moved.stdout)")
-        let clash = try await hearth(["plan", "add", "Gran", "--at", "2026-11-25 19:30"])
+        let clash = try await hearth(["plan", "add", "Gran", "--at", "2026-11-25 19:30", "--now", now])
         #expect(clash.status == 2)
         #expect(clash.stderr.contains("clashes"), "\(clash.stderr)")
 
@@ -124,17 +128,17 @@ struct SocialPlannerEndToEndTests {
         let sam = String(try #require(items.first { $0["name"] == "Sam" }?["id"]?.stringValue).prefix(8))
 
         // Thursday is excluded in Sam's goal: refused, saying so on the household's clock.
-        let excluded = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-26 19:00"])
+        let excluded = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-26 19:00", "--now", now])
         #expect(excluded.status == 2)
         #expect(
             excluded.stderr.contains("'to' Thu 2026-11-26 19:00 for 1h: Sam's goal excludes 2026-11-26"),
             "\(excluded.stderr)")
-        let outside = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-25 10:00"])
+        let outside = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-25 10:00", "--now", now])
         #expect(outside.stderr.contains("outside Sam's windows (Mon-Fri 18:00-21:00)"), "\(outside.stderr)")
-        let quiet = try await hearth(["plan", "add", "Sam", "--at", "2026-11-25 23:00"])
+        let quiet = try await hearth(["plan", "add", "Sam", "--at", "2026-11-25 23:00", "--now", now])
         #expect(quiet.stderr.contains("'at' Wed 2026-11-25 23:00 for 1h: it falls in quiet hours"), "\(quiet.stderr)")
         #expect(!excluded.stderr.contains("Z "), "times are the household's, not UTC: \(excluded.stderr)")
-        let moved = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-25 19:00"])
+        let moved = try await hearth(["plan", "reschedule", sam, "--to", "2026-11-25 19:00", "--now", now])
         #expect(moved.stdout.contains("moved to: Wed 25 Nov 19:00–20:00"), "\(moved.stdout)")
 
         // The id just used still works: it acts on the check-in it moved to, and says so.

@@ -91,11 +91,12 @@ struct Plan: AsyncParsableCommand {
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
         @Option(help: "When, 'YYYY-MM-DD HH:MM' (today/tomorrow allowed).") var at: String
         @Option(help: "How long (default their goal's).") var duration: String?
+        @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [
-                "person": .string(person), "at": .string(try Plan.resolveTime(at, options)),
-            ]
+            var arguments = try Plan.nowArgument(now)
+            arguments["person"] = .string(person)
+            arguments["at"] = .string(try Plan.resolveTime(at, options))
             if let duration { arguments["duration"] = .string(duration) }
             let reply = try await ServiceCall.run(options, .store, "plan.add", arguments, as: PlanItemChange.self)
             try Plan.showItem(reply.item, options, verb: "planned")
@@ -145,12 +146,14 @@ struct Plan: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The check-in's id (or its first characters).") var item: String
         @Option(help: "The new time, 'YYYY-MM-DD HH:MM' (one of those listed, or any free time).") var to: String?
+        @Option(help: .hidden) var now: String?
 
         func run() async throws {
             let zone = try options.loadConfiguration().household.timeZone
+            var arguments = try Plan.nowArgument(now)
+            arguments["item"] = .string(item)
             guard let to else {
-                let reply = try await ServiceCall.run(
-                    options, .store, "plan.slots", ["item": .string(item)], as: PlanSlots.self)
+                let reply = try await ServiceCall.run(options, .store, "plan.slots", arguments, as: PlanSlots.self)
                 if options.json { return try Output.reply(reply) }
                 if reply.slots.isEmpty {
                     return Output.line("no free slot in their windows: try hearth plan add at another time")
@@ -159,9 +162,9 @@ struct Plan: AsyncParsableCommand {
                 for slot in reply.slots { Output.line("  \(Plan.local(slot, zone))   --to '\(Plan.wall(slot, zone))'") }
                 return
             }
+            arguments["to"] = .string(try Plan.resolveTime(to, options))
             let reply = try await ServiceCall.run(
-                options, .store, "plan.reschedule",
-                ["item": .string(item), "to": .string(try Plan.resolveTime(to, options))], as: PlanItemView.self)
+                options, .store, "plan.reschedule", arguments, as: PlanItemView.self)
             try Plan.showItem(reply, options, verb: "moved to")
         }
     }
