@@ -201,14 +201,7 @@ extension TimetableGrid {
     /// a cell's text starts level with its row's label).
     private static func rowGroups(_ words: [Word], _ table: Table) -> [[Word]] {
         let unit = table.unit
-        var lines: [[Word]] = []
-        for word in words.sorted(by: { $0.middleY < $1.middleY }) {
-            if let first = lines.last?.first, word.middleY - first.middleY <= unit / 2 {
-                lines[lines.count - 1].append(word)
-            } else {
-                lines.append([word])
-            }
-        }
+        let lines = wordLines(words, unit: unit)
         // Each group with its lines' count, and whether it began only because its first line is
         // level with a label (no gap before it).
         var groups: [(words: [Word], lines: Int, level: Bool, pause: Bool)] = []

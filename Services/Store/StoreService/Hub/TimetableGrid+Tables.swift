@@ -207,14 +207,7 @@ extension TimetableGrid {
     /// browser's tight rows put "Break" right under "2"): each line its own label, but a line
     /// that is no period alone and makes one with the next ("Period" "1", "AM" "Reg") joined.
     static func labels(in cluster: [Word], unit: Double) -> [[Word]] {
-        var lines: [[Word]] = []
-        for word in cluster.sorted(by: { $0.middleY < $1.middleY }) {
-            if let first = lines.last?.first, word.middleY - first.middleY <= unit / 2 {
-                lines[lines.count - 1].append(word)
-            } else {
-                lines.append([word])
-            }
-        }
+        let lines = wordLines(cluster, unit: unit)
         func text(_ words: [Word]) -> String { words.sorted { $0.x0 < $1.x0 }.map(\.text).joined(separator: " ") }
         func isPeriod(_ text: String) -> Bool { (try? Period(parsing: text)) != nil }
         var labels: [[Word]] = []

@@ -108,14 +108,7 @@ struct PageText {
         self.rules = rules
         let heights = words.map(\.height).sorted()
         unit = max(heights[heights.count / 2], 1)
-        var lines: [[Word]] = []
-        for word in words.sorted(by: { $0.middleY < $1.middleY }) {
-            if let first = lines.last?.first, word.middleY - first.middleY <= unit / 2 {
-                lines[lines.count - 1].append(word)
-            } else {
-                lines.append([word])
-            }
-        }
+        let lines = wordLines(words, unit: unit)
         self.lines = lines.map { $0.sorted { $0.x0 < $1.x0 } }
     }
 }
@@ -152,10 +145,10 @@ func clusters(
     return groups
 }
 
-/// A group of words' text, line by line: each line's words left to right; a line ending in a
-/// hyphen after a letter, followed by one starting with a small letter, joined without it
-/// ("Design & Tech-" "nology").
-func textLines(_ words: [TextLayout.Word], unit: Double) -> [String] {
+/// Words grouped into lines, top to bottom: a word whose vertical middle is within half a line
+/// (`unit / 2`) of a line's first word's is on that line (each line in the order met, not yet
+/// left to right).
+func wordLines(_ words: [TextLayout.Word], unit: Double) -> [[TextLayout.Word]] {
     var lines: [[TextLayout.Word]] = []
     for word in words.sorted(by: { $0.middleY < $1.middleY }) {
         if let first = lines.last?.first, word.middleY - first.middleY <= unit / 2 {
@@ -164,6 +157,14 @@ func textLines(_ words: [TextLayout.Word], unit: Double) -> [String] {
             lines.append([word])
         }
     }
+    return lines
+}
+
+/// A group of words' text, line by line: each line's words left to right; a line ending in a
+/// hyphen after a letter, followed by one starting with a small letter, joined without it
+/// ("Design & Tech-" "nology").
+func textLines(_ words: [TextLayout.Word], unit: Double) -> [String] {
+    let lines = wordLines(words, unit: unit)
     var texts: [String] = []
     for line in lines {
         let text = line.sorted { $0.x0 < $1.x0 }.map(\.text).joined(separator: " ")
