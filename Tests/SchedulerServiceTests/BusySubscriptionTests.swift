@@ -272,7 +272,6 @@ struct BusySubscriptionTests {
                 let started = ContinuousClock.now
                 let reads = try await SchedulerService.readEach(sources, calendars: calendars)
                 let took = ContinuousClock.now - started
-                await calendars.shutdown()
                 let slowRead = try #require(reads.first { $0.url == slow })
                 let quickRead = try #require(reads.first { $0.url == quick })
                 #expect(
@@ -327,7 +326,6 @@ struct BusySubscriptionTests {
                     let calendars = CalendarSubscriptions(
                         home: stack.home.path, store: stack.store, clock: stack.clock, ownPorts: [ownPort])
                     let reads = try await SchedulerService.readEach(sources, calendars: calendars)
-                    await calendars.shutdown()
                     let ownRead = try #require(reads.first { $0.url == toOwn })
                     let elsewhereRead = try #require(reads.first { $0.url.hasSuffix("/elsewhere") })
                     #expect(

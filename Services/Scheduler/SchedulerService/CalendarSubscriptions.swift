@@ -45,9 +45,6 @@ actor CalendarSubscriptions {
         directory = (home as NSString).appendingPathComponent("calendars")
     }
 
-    /// Nothing to close: each read is one transfer of its own (kept for the scheduler's stop).
-    func shutdown() async {}
-
     /// Reads `source` now (or joins the read already under way); throws only when the store did
     /// not answer.
     func read(_ source: BusySource) async throws -> BusyReads.Read {

@@ -112,11 +112,11 @@ public final class SchedulerService: Service {
 
     public func run() async throws {
         logger.info("hearth-scheduler up")
-        let (publisher, store, calendars) = (publisher, store, calendars)
+        let (publisher, store) = (publisher, store)
         try await ServiceGroup.parts(
             [
+                // (A calendar's read is one libcurl transfer of its own: nothing of it stays open.)
                 ServiceResources("scheduler sockets") {
-                    await calendars.shutdown()
                     await store.close()
                     await publisher.close()
                 },
