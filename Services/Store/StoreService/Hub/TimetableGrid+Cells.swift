@@ -26,11 +26,12 @@ extension TimetableGrid {
                         + (table.ruled == nil ? "row" : "cell of a labelled period")
                 ))
         }
-        let cells = table.ruled ?? Self.cells(of: table)
-        // Only text set at its cells' tops hides a double period (centred text straddles the rows).
-        if table.ruled == nil, table.orientation == .across, Self.isTopAligned(table, gap: table.unit * 0.45) {
-            noteUnsureDoubles(cells, table)
-        }
+        // Without lines, a table whose text is set at its cells' tops is read row by row from the
+        // labels' tops, and only it can hide a double period (centred text straddles the rows).
+        let topAligned =
+            table.ruled == nil && table.orientation == .across && Self.isTopAligned(table, gap: table.unit * 0.45)
+        let cells = table.ruled ?? Self.cells(of: table, topAligned: topAligned)
+        if topAligned { noteUnsureDoubles(cells, table) }
         // Subject, teacher and room each on a line of their own, when most cells stack three.
         let stacked =
             cells.filter { $0.lines.count >= 3 && !$0.lines[$0.lines.count - 2].contains(" ") }.count * 2
@@ -132,13 +133,12 @@ extension TimetableGrid {
     /// against the label it is nearest, or the two it lies between (a merged double period).
     /// Groups beyond the first or last label by more than half a row (titles, footers) are not
     /// the table's.
-    private static func cells(of table: Table) -> [Cell] {
+    private static func cells(of table: Table, topAligned: Bool) -> [Cell] {
         let middles = table.landmarks.map(\.middle)
         guard let first = middles.first, let last = middles.last else { return [] }
         let steps = zip(middles, middles.dropFirst()).map { $1 - $0 }.sorted()
         let half = max(steps.isEmpty ? 0 : steps[steps.count / 2] / 2, table.unit)
         let gap = table.orientation == .across ? table.unit * 0.45 : table.unit
-        let topAligned = table.orientation == .across && isTopAligned(table, gap: gap)
         var cells: [Cell] = []
         for (index, words) in table.cells.enumerated() {
             let groups = topAligned ? rowGroups(words, table) : clusters(words, gap: gap, range: table.periodRange)
