@@ -6,7 +6,6 @@ import HearthCore
 import HearthHost
 import HearthTesting
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 @testable import WebService

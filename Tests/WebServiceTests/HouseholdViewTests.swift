@@ -4,7 +4,6 @@ import HTTPTypes
 import HearthBus
 import HearthCore
 import HearthTesting
-import HummingbirdTesting
 import Testing
 
 @testable import WebService

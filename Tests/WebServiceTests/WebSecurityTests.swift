@@ -3,7 +3,6 @@ import HTTPTypes
 import HearthBus
 import HearthHost
 import HearthTesting
-import HummingbirdTesting
 import NIOCore
 import Testing
 

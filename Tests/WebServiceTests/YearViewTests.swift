@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import HearthBus
 import HearthTesting
-import HummingbirdTesting
 import Testing
 
 @testable import WebService
