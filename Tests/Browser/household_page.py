@@ -79,6 +79,16 @@ def click(driver, by, locator, timeout=5):
     wait(driver, timeout).until(attempt)
 
 
+def text_of(driver, by, locator, timeout=5):
+    """The element's text, found again if a live refresh replaced it while it was read."""
+    found = []
+    def attempt(d):
+        found.append(d.find_element(by, locator).text)
+        return True
+    wait(driver, timeout).until(attempt)
+    return found[-1]
+
+
 def text_appears(driver, text, timeout):
     wait(driver, timeout).until(lambda d: text in d.find_element(By.ID, "main").text)
 
@@ -224,11 +234,10 @@ def main():
         driver.get(f"{args.url}/game?code={args.code}")
         live(driver)
         text_appears(driver, "YOUR TURN", 5)
-        first = driver.find_element(By.CLASS_NAME, "big-name").text
+        first = text_of(driver, By.CLASS_NAME, "big-name")
         click(driver, By.ID, "game-done")
-        wait(driver, 5).until(
-            lambda d: d.find_elements(By.CLASS_NAME, "big-name") and d.find_element(By.CLASS_NAME, "big-name").text != first)
-        print(f"ok: Done passed the turn from {first} to {driver.find_element(By.CLASS_NAME, 'big-name').text}")
+        wait(driver, 5).until(lambda d: d.find_element(By.CLASS_NAME, "big-name").text != first)
+        print(f"ok: Done passed the turn from {first} to {text_of(driver, By.CLASS_NAME, 'big-name')}")
 
         no_script_errors(driver)
 
