@@ -5,11 +5,8 @@ SOURCES := Package.swift Shared Services Tests Benchmarks Fuzz Plugins
 .PHONY: run test bench fuzz build release deps test-deps lint format install deb deb-test clean
 
 ## Release builds link the Swift runtime and Foundation statically: the Debian package then needs
-## only Debian's own libraries, and run, bench and deb share one build. It has a build folder of
-## its own (.build/static, .build/release linked to its products): SwiftPM locks a build folder for
-## a whole command, `swift test` included, so only then can a release build run beside the tests
-## (CI does, niced: .ci/run).
-RELEASE := -c release --static-swift-stdlib --scratch-path .build/static
+## only Debian's own libraries, and run, bench and deb share one build.
+RELEASE := -c release --static-swift-stdlib
 
 ## Build in release mode and run the whole stack in the foreground under runit (Ctrl-C stops it).
 run: deps release
@@ -32,7 +29,8 @@ test: test-deps
 
 ## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages,
 ## web its wrk). BENCH_PROFILE=quick runs CI's shorter profile (Benchmarks/run --quick).
-bench: test-deps release
+bench: deps test-deps
+	$(SWIFT) build $(RELEASE)
 	SOAK_MINUTES=$(or $(SOAK_MINUTES),2) Benchmarks/run $(if $(filter quick,$(BENCH_PROFILE)),--quick)
 
 ## Build the fuzz targets (one libFuzzer + AddressSanitizer binary) and run each for FUZZ_SECONDS (default 60).
@@ -50,7 +48,6 @@ build: deps
 
 release: deps
 	$(SWIFT) build $(RELEASE)
-	ln -sfn static/release .build/release
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SOURCES)
