@@ -14,7 +14,7 @@ struct StoreBenchmark: AsyncParsableCommand {
             (a) raw SQLite through the C API: an operation row and a change row per transaction, WAL, \
             synchronous=FULL, as the store commits; (b) `event.set` commands end to end over the \
             command channel from concurrent clients to a hearth-store process; (c) `changes` replay of \
-            100,000 operations. Targets: b/a ≥ 0.5, replay under 1 s.
+            100,000 operations. Targets: b/a ≥ 0.8 (issue 64; was 0.5), replay under 1 s.
             """
     )
 
@@ -78,7 +78,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         let report: JSONValue = [
             "store_ratio": .double(round3(storeRate / raw)),
             "replay_100k_s": .double(round3(replaySeconds * 100_000 / Double(max(replayed, 1)))),
-            "targets": ["store_ratio": 0.5, "replay_100k_s": 1.0],
+            "targets": ["store_ratio": 0.8, "replay_100k_s": 1.0],
             "raw_sqlite_ops_per_s": .double(raw.rounded()),
             "store_ops_per_s": .double(storeRate.rounded()),
             "clients": .int(Int64(clients)),
@@ -87,7 +87,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         ]
         log(
             String(
-                format: "store %.2f× raw SQLite (target ≥ 0.5), replay of 100k %.3f s (target < 1 s)",
+                format: "store %.2f× raw SQLite (target ≥ 0.8), replay of 100k %.3f s (target < 1 s)",
                 storeRate / raw, replaySeconds * 100_000 / Double(max(replayed, 1))))
         print(report.jsonText)
     }
