@@ -54,7 +54,6 @@ final class StoreDatabase: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             // Each command commits in a savepoint of a shared transaction (GroupCommit), and
             // SQLite keeps a savepoint's sub-journal in a temporary file unless temporary files
             // are in memory: under `hearth-bench store` that file took 24,263 of the store's
@@ -64,11 +63,11 @@ final class StoreDatabase: Sendable {
             try SearchRanking.register(in: db)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        // GRDB's pool turns WAL mode on after `prepareDatabase` and sets `synchronous = NORMAL`
-        // with it (a commit then reaches the disk only at the next checkpoint): the writer is
-        // set back to FULL here, so an answered command survives a power cut. Until 2026-12-07
-        // the store ran at NORMAL (strace under `hearth-bench store`: 12 fdatasync calls for
-        // about 5,000 commits).
+        // `synchronous = FULL` on the writer, so an answered command survives a power cut. Set
+        // here, not in `prepareDatabase`: GRDB's pool turns WAL mode on after that and sets
+        // NORMAL with it (a commit then reaches the disk only at the next checkpoint). Until
+        // 2026-12-07 the store ran at NORMAL that way (strace under `hearth-bench store`: 12
+        // fdatasync calls for about 5,000 commits). Readers never write: their setting is moot.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try StoreMigrations.migrator.migrate(pool)
         self.localDevice = localDevice
