@@ -80,13 +80,9 @@ def click(driver, by, locator, timeout=5):
 
 
 def text_of(driver, by, locator, timeout=5):
-    """The element's text, found again if a live refresh replaced it while it was read."""
-    found = []
-    def attempt(d):
-        found.append(d.find_element(by, locator).text)
-        return True
-    wait(driver, timeout).until(attempt)
-    return found[-1]
+    """The element's text once it has some, found again if a live refresh replaced it while it
+    was read (the wait returns what its condition returned)."""
+    return wait(driver, timeout).until(lambda d: d.find_element(by, locator).text)
 
 
 def text_appears(driver, text, timeout):
