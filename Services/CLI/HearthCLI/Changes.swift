@@ -8,6 +8,7 @@ import UnixSignals
 /// printing changes as they commit.
 struct Changes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "changes",
         abstract: "Print the store's changes after a sequence number (the feed `hearth monitor` shows live).",
         discussion: """
             Without --follow it prints one page (--limit) and, when more changes follow, the \

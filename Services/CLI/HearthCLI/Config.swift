@@ -6,6 +6,7 @@ import HearthHost
 /// `hearth config`: the settings in force, the keys `hearth.toml` takes, and its manual page.
 struct Config: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "config",
         abstract: "Print the settings in force, or the keys hearth.toml takes.",
         subcommands: [ConfigShow.self, ConfigKeys.self, ConfigManual.self],
         defaultSubcommand: ConfigShow.self

@@ -5,6 +5,7 @@ import HearthCore
 /// `hearth conflicts`: values that lost a concurrent edit, waiting for a person.
 struct Conflicts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "conflicts",
         abstract: "List open conflicts with every competing value.",
         subcommands: [ListConflicts.self, Resolve.self],
         defaultSubcommand: ListConflicts.self
@@ -35,6 +36,7 @@ struct Conflicts: AsyncParsableCommand {
 
     struct Resolve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resolve",
             abstract: "Resolve a conflict, keeping one value.",
             discussion: "--keep takes an operation id, a device name (that device's value), or the value itself."
         )

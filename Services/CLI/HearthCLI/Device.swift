@@ -6,6 +6,7 @@ import HearthCore
 /// `hearth device`: the household's devices, pairing this one with another, and forgetting one.
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "device",
         abstract: "List, pair, name and forget the household's devices.",
         discussion: """
             Pairing compares numbers: `hearth device pair NAME` prints a six-digit code and the \
@@ -86,7 +87,8 @@ struct Device: AsyncParsableCommand {
     }
 
     struct Nearby: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Devices heard on this network now.")
+        static let configuration = CommandConfiguration(
+            commandName: "nearby", abstract: "Devices heard on this network now.")
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
@@ -105,6 +107,7 @@ struct Device: AsyncParsableCommand {
 
     struct Pair: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pair",
             abstract: "Ask a nearby device to pair; prints the code both devices show.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device: its id, an id prefix, or its name (see hearth device nearby).") var device: String
@@ -125,7 +128,8 @@ struct Device: AsyncParsableCommand {
     }
 
     struct Pairing: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Pairing requests in progress, with their codes.")
+        static let configuration = CommandConfiguration(
+            commandName: "pairing", abstract: "Pairing requests in progress, with their codes.")
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
@@ -146,6 +150,7 @@ struct Device: AsyncParsableCommand {
 
     struct Confirm: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "confirm",
             abstract: "Confirm a pairing whose code matches on both devices.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
@@ -167,7 +172,7 @@ struct Device: AsyncParsableCommand {
     }
 
     struct Reject: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Refuse a pairing request.")
+        static let configuration = CommandConfiguration(commandName: "reject", abstract: "Refuse a pairing request.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
 
@@ -181,6 +186,7 @@ struct Device: AsyncParsableCommand {
 
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Give a device a name, such as Mum (every device sees it after a sync).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device id (or a unique prefix).") var id: String
@@ -196,6 +202,7 @@ struct Device: AsyncParsableCommand {
 
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "forget",
             abstract: "Unpair a device: refused from now on; what it sent stays.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
@@ -214,6 +221,7 @@ struct Device: AsyncParsableCommand {
 
     struct Distrust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "distrust",
             abstract: "Forget a device's signing key: its operations are refused from now on; what it sent stays.",
             discussion: """
                 For a key vouched for by another device that is not the real device's (device list \

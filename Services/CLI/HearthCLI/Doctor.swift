@@ -7,6 +7,7 @@ import HearthHost
 /// `hearth doctor`: checks what a household's stack needs, each with a plain verdict and a fix.
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Check the stack, this device and its household links; say what is wrong and how to fix it.",
         discussion: """
             Checks, in order: the configuration; every service up, and all on one version; the \

@@ -6,6 +6,7 @@ import HearthCore
 /// `hearth event`: the family year planner's twelve cards.
 struct Event: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "event",
         abstract: "The family year planner: one event card per month.",
         subcommands: [
             Set.self, Clear.self, List.self, Show.self, Suggest.self, Suggestions.self, Accept.self, Decline.self,
@@ -28,6 +29,7 @@ struct Event: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Create or edit the card for a month.",
             discussion: "A new card needs a title. An empty --location clears the location."
         )
@@ -51,7 +53,8 @@ struct Event: AsyncParsableCommand {
     }
 
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Clear the card for a month (its history stays).")
+        static let configuration = CommandConfiguration(
+            commandName: "clear", abstract: "Clear the card for a month (its history stays).")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The month: 1–12 or a name.") var month: Month
@@ -67,7 +70,8 @@ struct Event: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The twelve cards of a year, in order.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "The twelve cards of a year, in order.")
 
         @OptionGroup var options: GlobalOptions
         @Option(help: "The year (default: this year).") var year: Int = Event.thisYear
@@ -82,7 +86,8 @@ struct Event: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One card with every field, and any conflict.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "One card with every field, and any conflict.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The month: 1–12 or a name.") var month: Month
@@ -108,6 +113,7 @@ struct Event: AsyncParsableCommand {
 
     struct Suggest: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "suggest",
             abstract: "Suggest a change to a month's card, for the family to accept or decline.")
 
         @OptionGroup var options: GlobalOptions
@@ -129,7 +135,8 @@ struct Event: AsyncParsableCommand {
     }
 
     struct Suggestions: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List suggestions (open ones by default).")
+        static let configuration = CommandConfiguration(
+            commandName: "suggestions", abstract: "List suggestions (open ones by default).")
 
         @OptionGroup var options: GlobalOptions
         @Option(help: "open, accepted, declined or all.") var status = "open"
@@ -145,7 +152,8 @@ struct Event: AsyncParsableCommand {
     }
 
     struct Accept: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Accept a suggestion: its values go on the card.")
+        static let configuration = CommandConfiguration(
+            commandName: "accept", abstract: "Accept a suggestion: its values go on the card.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The suggestion id (or a unique prefix).") var id: String
 
@@ -167,7 +175,8 @@ struct Event: AsyncParsableCommand {
     }
 
     struct Decline: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decline a suggestion (it stays in the record).")
+        static let configuration = CommandConfiguration(
+            commandName: "decline", abstract: "Decline a suggestion (it stays in the record).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The suggestion id (or a unique prefix).") var id: String
 

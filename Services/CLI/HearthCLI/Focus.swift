@@ -10,6 +10,7 @@ import HearthCore
 /// `hearth focus COLLECTION`: one open todo of a plan or list at a time, full screen.
 struct Focus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "focus",
         abstract: "Step through the open todos of a plan or list one at a time (d done, s skip, n next, q quit).",
         discussion: """
             Shows one open todo at a time — title, due time, collection, subtasks, the time spent \

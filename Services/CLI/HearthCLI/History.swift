@@ -5,6 +5,7 @@ import HearthCore
 /// `hearth history`: every change to the year planner, grouped by month.
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "history",
         abstract: "Every change to the event cards: who, when, and previous → new title, location and day."
     )
 

@@ -5,6 +5,7 @@ import HearthCore
 /// `hearth member`: the family hub's members and this device's profile.
 struct Member: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "member",
         abstract: "The household's members (students and parents) and this device's profile.",
         discussion: """
             A student's profile sees and edits only their own timetable; a parent's sees and edits \
@@ -15,7 +16,7 @@ struct Member: AsyncParsableCommand {
     )
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a member.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a member.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The member's name (unique, ignoring case).") var name: String
@@ -29,7 +30,8 @@ struct Member: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the members; * marks this device's profile.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the members; * marks this device's profile.")
 
         @OptionGroup var options: GlobalOptions
 
@@ -48,7 +50,7 @@ struct Member: AsyncParsableCommand {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a member.")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a member.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The member's name (any case) or id.", completion: Completions.member) var member: String
@@ -63,7 +65,8 @@ struct Member: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a member and their timetable.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a member and their timetable.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The member's name (any case) or id.", completion: Completions.member) var member: String
@@ -78,6 +81,7 @@ struct Member: AsyncParsableCommand {
 
     struct Use: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "use",
             abstract: "Use a member's profile on this device (--none: no profile).")
 
         @OptionGroup var options: GlobalOptions
@@ -105,6 +109,7 @@ struct Member: AsyncParsableCommand {
 
     struct Notify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "notify",
             abstract: "Set a member's next-class notifications: --lead MINUTES before each class, or --off.")
 
         @OptionGroup var options: GlobalOptions

@@ -7,6 +7,7 @@ import UnixSignals
 /// `hearth monitor`: watch the bus live.
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "monitor",
         abstract: "Print every event on the bus as it happens (Ctrl-C to stop).",
         discussion: """
             One line per event: time, topic, source and seq, and a short summary of its data; \

@@ -6,12 +6,14 @@ import HearthCore
 /// `hearth note`: one note a day, with a mood.
 struct Note: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "note",
         abstract: "Daily notes: a mood (happy, calm, neutral, sad, stressed, angry) and free text.",
         subcommands: [Set.self, Show.self, List.self]
     )
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Write a day's note (default today); --edit opens $EDITOR on its text.")
 
         @OptionGroup var options: GlobalOptions
@@ -74,7 +76,7 @@ struct Note: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A day's note (default today).")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "A day's note (default today).")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The day: YYYY-MM-DD, today or yesterday.") var date = "today"
@@ -100,7 +102,8 @@ struct Note: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Notes, newest first, with a count of each mood.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Notes, newest first, with a count of each mood.")
 
         @OptionGroup var options: GlobalOptions
         @Option(help: "From this day on (YYYY-MM-DD).") var since: String?

@@ -6,10 +6,12 @@ import HearthNotify
 /// `hearth notify`: desktop notifications.
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "notify",
         abstract: "Desktop notifications.", subcommands: [Test.self, Settings.self])
 
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "test",
             abstract: "Raise a test notification with Done and Snooze buttons.",
             discussion: "With --wait, waits that many seconds for a button and prints which was pressed.")
 
@@ -54,6 +56,7 @@ struct Notify: AsyncParsableCommand {
 
     struct Settings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "settings",
             abstract: "Show or change which notifications pop up, and quiet hours.",
             discussion: """
                 Categories: turns, reminders, snoozes, sync, suggestions. Quiet hours are local \

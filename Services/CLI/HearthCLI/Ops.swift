@@ -9,11 +9,13 @@ import StoreService
 /// `hearth ops`: move operations between homes by file (sync without a network).
 struct Ops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "ops",
         abstract: "Export and import operations between homes by file.",
         subcommands: [Export.self, Import.self, Quarantine.self, Forks.self, Resume.self])
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Print operations as JSON: all of them, or those a peer's version vector lacks.",
             discussion: "A file written by `hearth ops export` holds a \"vector\": pass it with --since-vector.")
         @OptionGroup var options: GlobalOptions
@@ -54,6 +56,7 @@ struct Ops: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Apply the operations in a file from `hearth ops export`.",
             discussion: """
                 Each operation is checked alone (its form, its domain's rules, its author's \
@@ -182,6 +185,7 @@ struct Ops: AsyncParsableCommand {
 
     struct Quarantine: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "quarantine",
             abstract: "List the operations held back (stamped too far in the future), or empty the quarantine.",
             discussion: """
                 An operation stamped more than an hour ahead of this device's clock is held back, \
@@ -212,6 +216,7 @@ struct Ops: AsyncParsableCommand {
 
     struct Forks: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "forks",
             abstract: "Operations held here with one content and sent by another device with another.",
             discussion: """
                 Possible only for operations from before signing (a signed operation cannot have \
@@ -248,6 +253,7 @@ struct Ops: AsyncParsableCommand {
 /// `hearth backup`: a consistent copy of the live database.
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "backup",
         abstract: "Copy the database while the store runs (SQLite online backup).")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The new backup file.") var file: String
@@ -266,6 +272,7 @@ extension Ops {
     /// `hearth ops resume`: lets a restored device write again without syncing first.
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resume",
             abstract: "Let a device restored from a backup write again without taking its operations back from a peer.",
             discussion: """
                 Only for a household with no other device: a device that made changes after the \
@@ -285,6 +292,7 @@ extension Ops {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "restore",
         abstract: "Replace the database with a backup (the store must be stopped).")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "A file made by `hearth backup`.") var file: String

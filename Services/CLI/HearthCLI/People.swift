@@ -6,6 +6,7 @@ import HearthCore
 /// `hearth people`: the people who matter, how often to see each, and when we last did.
 struct People: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "people",
         abstract: "The people who matter: goals (how often, when), priorities and the interaction log.",
         discussion: """
             A person's score is 0.7 × urgency (days overdue past the cadence, as cadences) + \
@@ -16,7 +17,7 @@ struct People: AsyncParsableCommand {
     )
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a person.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a person.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (unique, ignoring case).") var name: String
@@ -34,7 +35,8 @@ struct People: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List people by score, highest first.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List people by score, highest first.")
 
         @OptionGroup var options: GlobalOptions
         @Option(help: .hidden) var now: String?
@@ -61,7 +63,8 @@ struct People: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a person: goal, priority, log and check-ins.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a person: goal, priority, log and check-ins.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
@@ -96,7 +99,8 @@ struct People: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a person or change their tags or purpose.")
+        static let configuration = CommandConfiguration(
+            commandName: "edit", abstract: "Rename a person or change their tags or purpose.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
@@ -116,7 +120,8 @@ struct People: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a person, their goal and pending check-ins.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a person, their goal and pending check-ins.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
@@ -131,6 +136,7 @@ struct People: AsyncParsableCommand {
 
     struct Goal: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "goal",
             abstract: "Set how often to see someone and when: --every 14 --window 'Mon-Fri 18:00-21:00'.")
 
         @OptionGroup var options: GlobalOptions
@@ -166,7 +172,8 @@ struct People: AsyncParsableCommand {
     }
 
     struct Log: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Log an interaction; it restarts the cadence.")
+        static let configuration = CommandConfiguration(
+            commandName: "log", abstract: "Log an interaction; it restarts the cadence.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String

@@ -7,6 +7,7 @@ import HearthCore
 /// to do with each.
 struct Plan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plan",
         abstract: "Check-ins with people: plan the week, what's next, done, snooze, reschedule, calendars.",
         discussion: """
             `hearth plan week` places everyone due within the horizon at their best free slot \
@@ -22,6 +23,7 @@ struct Plan: AsyncParsableCommand {
 
     struct Week: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "week",
             abstract: "Plan my week: fill the horizon and say what was placed and what did not fit.")
 
         @OptionGroup var options: GlobalOptions
@@ -47,7 +49,8 @@ struct Plan: AsyncParsableCommand {
     }
 
     struct Next: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "What's next: the next three check-ins.")
+        static let configuration = CommandConfiguration(
+            commandName: "next", abstract: "What's next: the next three check-ins.")
 
         @OptionGroup var options: GlobalOptions
         @Option(help: "How many (default 3).") var count = 3
@@ -66,7 +69,8 @@ struct Plan: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every check-in of a week (default this one).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Every check-in of a week (default this one).")
 
         @OptionGroup var options: GlobalOptions
         @Option(help: "From this day, YYYY-MM-DD (default this Monday).") var from: String?
@@ -85,7 +89,8 @@ struct Plan: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Plan a check-in yourself at a time you choose.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Plan a check-in yourself at a time you choose.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
@@ -105,6 +110,7 @@ struct Plan: AsyncParsableCommand {
 
     struct Done: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "done",
             abstract: "Mark a check-in done (logs it; restarts the cadence).")
 
         @OptionGroup var options: GlobalOptions
@@ -121,6 +127,7 @@ struct Plan: AsyncParsableCommand {
 
     struct Snooze: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "snooze",
             abstract: "Snooze a check-in by 1h, 1d or 3d (moved on if that time clashes).")
 
         @OptionGroup var options: GlobalOptions
@@ -141,6 +148,7 @@ struct Plan: AsyncParsableCommand {
 
     struct Reschedule: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reschedule",
             abstract: "List the times a check-in can move to, or move it with --to.")
 
         @OptionGroup var options: GlobalOptions
@@ -170,7 +178,7 @@ struct Plan: AsyncParsableCommand {
     }
 
     struct Cancel: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Cancel a check-in.")
+        static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel a check-in.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The check-in's id (or its first characters).") var item: String

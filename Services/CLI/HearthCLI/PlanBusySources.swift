@@ -12,6 +12,7 @@ extension Plan.Busy {
 
     struct Subscribe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "subscribe",
             abstract: "Subscribe to a calendar by URL (http, https, webcal); read now, then daily.")
 
         @OptionGroup var options: GlobalOptions
@@ -33,6 +34,7 @@ extension Plan.Busy {
 
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Read subscribed calendars now (one URL, or every one).")
 
         @OptionGroup var options: GlobalOptions
@@ -52,6 +54,7 @@ extension Plan.Busy {
 
     struct Unsubscribe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unsubscribe",
             abstract: "Stop reading a calendar and forget its busy times.")
 
         @OptionGroup var options: GlobalOptions

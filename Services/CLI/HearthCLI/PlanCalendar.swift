@@ -8,6 +8,7 @@ import HearthCore
 extension Plan {
     struct Prefs: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "prefs",
             abstract: "Show or set the planning preferences (capacity, quiet hours, horizon, lead, times).")
 
         @OptionGroup var options: GlobalOptions
@@ -43,6 +44,7 @@ extension Plan {
 
     struct Busy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "busy",
             abstract: "Busy times the planner avoids, from iCalendar (.ics) files and subscribed calendars.",
             subcommands: [
                 Import.self, Remove.self, Subscribe.self, Refresh.self, Unsubscribe.self, List.self, Clear.self,
@@ -50,6 +52,7 @@ extension Plan {
 
         struct Import: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "import",
                 abstract: "Import busy times from an .ics file (a re-import replaces its events).")
 
             @OptionGroup var options: GlobalOptions
@@ -84,7 +87,8 @@ extension Plan {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the busy times still to come.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List the busy times still to come.")
 
             @OptionGroup var options: GlobalOptions
 
@@ -119,6 +123,7 @@ extension Plan {
 
         struct Remove: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "remove",
                 abstract: "Forget the busy times one imported file left (its name as busy list shows it).")
 
             @OptionGroup var options: GlobalOptions
@@ -133,7 +138,8 @@ extension Plan {
         }
 
         struct Clear: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Forget every imported busy time.")
+            static let configuration = CommandConfiguration(
+                commandName: "clear", abstract: "Forget every imported busy time.")
 
             @OptionGroup var options: GlobalOptions
 
@@ -147,6 +153,7 @@ extension Plan {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the check-ins to an .ics file other calendar apps import (re-exports update).")
 
         @OptionGroup var options: GlobalOptions

@@ -6,6 +6,7 @@ import HearthHost
 /// `hearth publish`: put one event on the bus, for scripts and tests.
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "publish",
         abstract: "Publish one event on the bus.",
         discussion: """
             TOPIC is dot-separated segments of letters, digits, '-' and '_' (at most 255 bytes). \

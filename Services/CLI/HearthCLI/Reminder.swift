@@ -6,10 +6,12 @@ import HearthCore
 /// `hearth reminder`: this device's reminders, as its scheduler holds them.
 struct Reminder: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "reminder",
         abstract: "This device's reminders.", subcommands: [List.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Upcoming reminders, soonest first; a snoozed one at its new time.")
         @OptionGroup var options: GlobalOptions
 

@@ -6,6 +6,7 @@ import HearthCore
 /// `hearth search TEXT`: anything in the household that matches, best first.
 struct Search: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "search",
         abstract: "Search todos, notes, the year's cards, people and lessons.",
         discussion: """
             Every word must begin a word of what is found, whatever its accents (cafe finds Café); \

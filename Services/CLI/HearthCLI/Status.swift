@@ -6,6 +6,7 @@ import HearthHost
 /// `hearth status`: is every service up, and how fast does it answer.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Ping every service and print up or down with the round-trip time.",
         discussion: "Exits 1 when any service is down."
     )

@@ -6,12 +6,13 @@ extension Todo {
     /// `hearth todo subtask`: a todo's ordered steps.
     struct Subtask: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "subtask",
             abstract: "A todo's ordered subtasks.",
             subcommands: [Add.self, Done.self, Undone.self, Move.self, Remove.self]
         )
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a subtask at the end.")
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a subtask at the end.")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var todo: String
@@ -23,7 +24,7 @@ extension Todo {
         }
 
         struct Done: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Tick a subtask.")
+            static let configuration = CommandConfiguration(commandName: "done", abstract: "Tick a subtask.")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String
@@ -32,7 +33,7 @@ extension Todo {
         }
 
         struct Undone: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Untick a subtask.")
+            static let configuration = CommandConfiguration(commandName: "undone", abstract: "Untick a subtask.")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String
@@ -41,7 +42,8 @@ extension Todo {
         }
 
         struct Move: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Move a subtask to a position (1 is first).")
+            static let configuration = CommandConfiguration(
+                commandName: "move", abstract: "Move a subtask to a position (1 is first).")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String
@@ -53,7 +55,7 @@ extension Todo {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove a subtask.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a subtask.")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String

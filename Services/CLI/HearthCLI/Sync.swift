@@ -8,11 +8,13 @@ import UnixSignals
 /// `hearth sync`: syncing with paired devices now, the sync log, and diagnostics.
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract: "Sync with paired devices, and see what syncing did.",
         subcommands: [Now.self, Log.self, Diag.self])
 
     struct Now: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "now",
             abstract: "Sync now with a paired device (default: every paired device heard) and wait for the result.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String?
@@ -31,7 +33,7 @@ struct Sync: AsyncParsableCommand {
     }
 
     struct Log: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The sync log, newest first.")
+        static let configuration = CommandConfiguration(commandName: "log", abstract: "The sync log, newest first.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Only this device (id, id prefix or name).") var device: String?
         @Option(help: "Only since this day (2026-11-27, today) or time ('2026-11-27 09:00', or ISO 8601).") var since:
@@ -64,6 +66,7 @@ struct Sync: AsyncParsableCommand {
 
     struct Diag: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diag",
             abstract: "Who is heard, connection attempts and refusals, transfers in progress.")
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Keep printing what happens (Ctrl-C to stop).") var follow = false

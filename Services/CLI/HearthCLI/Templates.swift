@@ -5,12 +5,13 @@ import HearthCore
 /// `hearth templates`: the gallery of ready collections.
 struct Templates: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "templates",
         abstract: "The 20 ready collections: 10 habits, 5 plans, 5 lists.",
         subcommands: [List.self, Show.self, Apply.self], defaultSubcommand: List.self
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every template, by kind.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every template, by kind.")
 
         @OptionGroup var options: GlobalOptions
 
@@ -29,7 +30,7 @@ struct Templates: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A template's todos.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "A template's todos.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The template, such as \"water intake\" or water-intake.") var name: String
@@ -52,6 +53,7 @@ struct Templates: AsyncParsableCommand {
 
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "apply",
             abstract: "Create a collection with all the template's todos (all or nothing); edit them freely after.")
 
         @OptionGroup var options: GlobalOptions

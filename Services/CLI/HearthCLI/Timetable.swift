@@ -7,6 +7,7 @@ import HearthCore
 /// their views.
 struct Timetable: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "timetable",
         abstract: "Two-week school timetables: settings, bells, holidays, lessons, import, clashes and views.",
         discussion: """
             Weeks alternate Week 1 / Week 2 from the Monday of the Week-1 start date (holidays do not \
@@ -22,6 +23,7 @@ struct Timetable: AsyncParsableCommand {
 
     struct Settings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "settings",
             abstract: "Show the school's settings, or set the Week-1 start date.")
 
         @OptionGroup var options: GlobalOptions
@@ -42,6 +44,7 @@ struct Timetable: AsyncParsableCommand {
 
     struct Bells: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bells",
             abstract: "Set bell times: \"AM Registration=08:40-09:00\" \"1=09:00-10:00\" …; none: show them.")
 
         @OptionGroup var options: GlobalOptions
@@ -60,6 +63,7 @@ struct Timetable: AsyncParsableCommand {
 
     struct Override: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "override",
             abstract: "Make dates a given rotation week (--week 1|2 --from D --to D), or --clear overrides.")
 
         @OptionGroup var options: GlobalOptions
@@ -117,11 +121,13 @@ struct Timetable: AsyncParsableCommand {
 extension Timetable {
     struct Holiday: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "holiday",
             abstract: "School holidays: no lessons and no notifications on their days.",
             subcommands: [Add.self, List.self, Remove.self])
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a holiday FROM TO (dates included).")
+            static let configuration = CommandConfiguration(
+                commandName: "add", abstract: "Add a holiday FROM TO (dates included).")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "First day, YYYY-MM-DD (or today, tomorrow).") var from: String
@@ -141,7 +147,7 @@ extension Timetable {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the holidays.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the holidays.")
 
             @OptionGroup var options: GlobalOptions
 
@@ -155,7 +161,8 @@ extension Timetable {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove a holiday (its name or id).")
+            static let configuration = CommandConfiguration(
+                commandName: "remove", abstract: "Remove a holiday (its name or id).")
 
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The holiday's name or id (or its first characters).") var holiday: String

@@ -28,6 +28,7 @@ extension Timetable {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a lesson: --week --day --period --subject --room [--teacher] [--start --end].")
 
         @OptionGroup var options: GlobalOptions
@@ -41,7 +42,8 @@ extension Timetable {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a lesson (its id, or its slot: \"1 Mon 3\").")
+        static let configuration = CommandConfiguration(
+            commandName: "edit", abstract: "Change a lesson (its id, or its slot: \"1 Mon 3\").")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The lesson's id (or first characters) or slot, \"1 Mon 3\".") var entry: String
@@ -56,7 +58,8 @@ extension Timetable {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a lesson (its id, or its slot: \"1 Mon 3\").")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a lesson (its id, or its slot: \"1 Mon 3\").")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The lesson's id (or first characters) or slot, \"1 Mon 3\".") var entry: String
@@ -73,6 +76,7 @@ extension Timetable {
 
     struct Duplicate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "duplicate",
             abstract: "Copy a lesson into another slot: ENTRY --week W --day D --period P.")
 
         @OptionGroup var options: GlobalOptions
@@ -127,7 +131,8 @@ extension Timetable {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a member's lessons with their ids.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List a member's lessons with their ids.")
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var member: MemberOption

@@ -90,6 +90,7 @@ extension Timetable {
 
     struct Fortnight: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "fortnight",
             abstract: "A member's two weeks as grids: periods down, Monday to Friday across.")
 
         @OptionGroup var options: GlobalOptions
@@ -144,6 +145,7 @@ extension Timetable {
 
     struct Now: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "now",
             abstract: "The lesson on now and the next one (after school: the next school day's first).")
 
         @OptionGroup var options: GlobalOptions
@@ -203,6 +205,7 @@ extension Timetable {
 
     struct Clashes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clashes",
             abstract: "The same teacher or room in two places at one time, across all members.")
 
         @OptionGroup var options: GlobalOptions

@@ -6,12 +6,13 @@ import HearthCore
 /// `hearth collection`: the habits, plans and lists todos live in.
 struct Collection: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "collection",
         abstract: "Collections of todos: habits, plans and lists.",
         subcommands: [Add.self, List.self, Edit.self, Remove.self]
     )
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a collection.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Create a collection.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Its name (unique, at most 100 characters).") var name: String
@@ -32,7 +33,7 @@ struct Collection: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every collection, in order.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every collection, in order.")
 
         @OptionGroup var options: GlobalOptions
 
@@ -46,7 +47,8 @@ struct Collection: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a collection or change its icon or order.")
+        static let configuration = CommandConfiguration(
+            commandName: "edit", abstract: "Rename a collection or change its icon or order.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The collection: its name or id.", completion: Completions.collection) var collection: String
@@ -70,6 +72,7 @@ struct Collection: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a collection and its todos (their history stays).")
 
         @OptionGroup var options: GlobalOptions
@@ -95,6 +98,7 @@ struct Collection: AsyncParsableCommand {
 /// `hearth todo`: todos, habits and the steps of plans, with repeats and reminders.
 struct Todo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "todo",
         abstract: "Todos with due dates, repeats, reminders and subtasks.",
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Remove.self, Done.self, Undone.self, Skip.self, Pause.self,
@@ -137,7 +141,7 @@ struct Todo: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a todo to a collection.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a todo to a collection.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The title (at most 200 characters).") var title: String
@@ -159,7 +163,7 @@ struct Todo: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a todo.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a todo.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
@@ -182,6 +186,7 @@ struct Todo: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Todos, by collection; with --date, that day's (repeating ones included).")
 
         @OptionGroup var options: GlobalOptions
@@ -209,7 +214,7 @@ struct Todo: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One todo with its subtasks.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "One todo with its subtasks.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
@@ -239,7 +244,8 @@ struct Todo: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a todo (its history stays).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a todo (its history stays).")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
@@ -254,6 +260,7 @@ struct Todo: AsyncParsableCommand {
 
     struct Done: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "done",
             abstract: "Complete a todo; for a repeating one, one day's occurrence (default today).")
 
         @OptionGroup var options: GlobalOptions
@@ -263,7 +270,8 @@ struct Todo: AsyncParsableCommand {
     }
 
     struct Undone: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reopen a todo, or one day's occurrence.")
+        static let configuration = CommandConfiguration(
+            commandName: "undone", abstract: "Reopen a todo, or one day's occurrence.")
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var day: Day
@@ -272,7 +280,8 @@ struct Todo: AsyncParsableCommand {
     }
 
     struct Occurrences: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The days a todo falls on, and which are done.")
+        static let configuration = CommandConfiguration(
+            commandName: "occurrences", abstract: "The days a todo falls on, and which are done.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
@@ -298,6 +307,7 @@ struct Todo: AsyncParsableCommand {
 
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "Every change to a todo, its subtasks and completions, oldest first (removed todos too).")
 
         @OptionGroup var options: GlobalOptions

@@ -10,6 +10,7 @@ extension Todo {
     /// (`TodoFile`), as CSV with a header row (CSV.swift), or as the store's JSON.
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the todos as iCalendar (VTODO), CSV or JSON, to a file or the terminal.")
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -73,6 +74,7 @@ extension Todo {
     /// Hearth's own export. Without `--confirm` it only says what it would do.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Read todos from an iCalendar file (VTODO): a preview, then --confirm to import.")
 
         @OptionGroup var options: GlobalOptions

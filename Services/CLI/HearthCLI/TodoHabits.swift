@@ -6,6 +6,7 @@ import HearthCore
 extension Todo {
     struct Skip: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "skip",
             abstract:
                 "Mark one day of a habit skipped (the pool was closed): it neither breaks nor extends the streak.",
             discussion: "A skipped day reminds nobody. --undo makes it an ordinary day again (a day done stays done).")
@@ -26,6 +27,7 @@ extension Todo {
 
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Pause a habit for a range of days (a holiday): every day it falls on is skipped.",
             discussion: """
                 At most 366 days at once. --resume makes those days ordinary again; without \

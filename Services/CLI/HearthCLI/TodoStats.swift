@@ -8,6 +8,7 @@ import HearthCore
 extension Todo {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "How habits and collections went: a heatmap per habit, rates per week and month, streaks.",
             discussion: """
                 Weeks run Monday to Sunday; the last is this week. A heatmap has a row per weekday \

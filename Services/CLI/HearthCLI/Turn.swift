@@ -9,6 +9,7 @@ import UnixSignals
 /// `hearth turn`: board-game turns across the players' devices.
 struct Turn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "turn",
         abstract: "Board-game turns: whose turn it is, on every player's device.",
         subcommands: [
             Create.self, Sessions.self, Join.self, Start.self, Done.self, Order.self, Leave.self, Status.self,
@@ -81,7 +82,8 @@ struct Turn: AsyncParsableCommand {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a session with you as its leader.")
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create a session with you as its leader.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Your name in the game.") var name: String
         @Option(help: "A turn timer: how long each turn may take (90s, 2m, 1m30s).") var timer: String?
@@ -109,7 +111,8 @@ struct Turn: AsyncParsableCommand {
     }
 
     struct Sessions: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Open sessions this device can see.")
+        static let configuration = CommandConfiguration(
+            commandName: "sessions", abstract: "Open sessions this device can see.")
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
@@ -126,7 +129,7 @@ struct Turn: AsyncParsableCommand {
     }
 
     struct Join: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Join a session by its code.")
+        static let configuration = CommandConfiguration(commandName: "join", abstract: "Join a session by its code.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code, such as J7X-3.", completion: Completions.session) var code: String
         @Option(help: "Your name in the game.") var name: String
@@ -141,7 +144,7 @@ struct Turn: AsyncParsableCommand {
 
     /// start, end, status: a code and nothing else.
     struct Start: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start play (the leader).")
+        static let configuration = CommandConfiguration(commandName: "start", abstract: "Start play (the leader).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
 
@@ -150,6 +153,7 @@ struct Turn: AsyncParsableCommand {
 
     struct End: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "end",
             abstract: "End the session (the leader); nothing of it is kept.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
@@ -158,7 +162,8 @@ struct Turn: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The session's players, order and whose turn it is.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "The session's players, order and whose turn it is.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
 
@@ -177,6 +182,7 @@ struct Turn: AsyncParsableCommand {
 
     struct Done: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "done",
             abstract: "End your turn; the next player is notified.",
             discussion: """
                 Without --player: the player at this device whose turn it is. With several players at \
@@ -199,7 +205,8 @@ struct Turn: AsyncParsableCommand {
     }
 
     struct Leave: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Leave the session; on your turn, it passes on.")
+        static let configuration = CommandConfiguration(
+            commandName: "leave", abstract: "Leave the session; on your turn, it passes on.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
         @Option(
@@ -214,6 +221,7 @@ struct Turn: AsyncParsableCommand {
 
     struct Order: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "order",
             abstract: "Set the turn order (the leader): every player's name.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
@@ -226,6 +234,7 @@ struct Turn: AsyncParsableCommand {
 
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "A live full-screen view: YOUR TURN, or who is playing (Ctrl-C to stop).",
             discussion: """
                 With a turn timer, the time left counts down; at the end of the game, its \

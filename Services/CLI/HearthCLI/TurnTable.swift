@@ -15,6 +15,7 @@ extension Turn {
 
     struct Timer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "timer",
             abstract: "Set the turn timer (the leader): 90s, 2m, 1m30s, or off.",
             discussion: """
                 Each turn may take this long; the current turn's timer starts now. A warning pops \
@@ -47,6 +48,7 @@ extension Turn {
 
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Pause the game (the leader): the timer and the turn's time stop.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
@@ -56,7 +58,8 @@ extension Turn {
     }
 
     struct Resume: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Resume a paused game (the leader).")
+        static let configuration = CommandConfiguration(
+            commandName: "resume", abstract: "Resume a paused game (the leader).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
         @OptionGroup var seq: SeqOption
@@ -66,6 +69,7 @@ extension Turn {
 
     struct Skip: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "skip",
             abstract: "Pass over a player this round (the leader); default the current player.",
             discussion: """
                 With --until-back the player sits out every round until they are back \
@@ -88,6 +92,7 @@ extension Turn {
 
     struct Back: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "back",
             abstract: "A player sitting out is back: the turn reaches them again.",
             discussion: "Without --player: the player at this device who sits out (the leader may name anyone).")
         @OptionGroup var options: GlobalOptions
@@ -101,6 +106,7 @@ extension Turn {
 
     struct Reverse: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reverse",
             abstract: "Reverse the order from the current player on (Uno): the leader or the current player.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String

@@ -6,6 +6,7 @@ import HearthCore
 /// `hearth undo [--list]`: take back the last change made on this device, in any domain.
 struct Undo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "undo",
         abstract: "Take back the last change made on this device (a card, a todo, a lesson, a person…).",
         discussion: """
             An undo is a new change restoring what the last one replaced, so it syncs to the \
@@ -59,6 +60,7 @@ struct Undo: AsyncParsableCommand {
 /// `hearth redo`: bring back the change the last undo took back.
 struct Redo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "redo",
         abstract: "Bring back what the last undo on this device took back.",
         discussion: "A change made after an undo ends what can be redone, as in any editor.")
 

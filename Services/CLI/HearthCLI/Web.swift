@@ -7,12 +7,14 @@ import HearthHost
 /// `hearth web`: the household page's address, and the token phones need to reach it.
 struct Web: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "web",
         abstract: "The household page (hearth-web): its address, and the token phones need.",
         subcommands: [Token.self, Feed.self]
     )
 
     struct Feed: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "feed",
             abstract: "Print the webcal:// address calendar apps subscribe to, and a QR code.",
             discussion: """
                 AREA is year, checkins, todos (VTODO), todo-events (the same as events, for apps that \
@@ -58,6 +60,7 @@ struct Web: AsyncParsableCommand {
 
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Print the page's address with the household token, and a QR code for phones.",
             discussion: """
                 On loopback (the default [web] listen = "127.0.0.1:8470") the page asks for no token. \
