@@ -20,12 +20,12 @@ run: deps release
 ## run: unbounded 5.5 s / 118 s, 16 at once 1.2 s / 123 s, 8 at once 0.02-0.2 s in most seconds /
 ## 122 s, 4 at once 0.7 s / 141 s. The network tests (Tests/NetworkTests: up to five whole stacks
 ## each, in network namespaces, for three minutes of chaos) run after the rest, on their own: beside
-## them, the dunst screenshot test's 80 s ran out.
+## them, the dunst screenshot test's 80 s ran out. The two serialized chains of whole-stack suites
+## run in processes of their own beside the rest (deploy/run-tests says why).
 TEST_WIDTH ?= $(shell echo $$(( $$(nproc) * 4 )))
 test: test-deps
-	$(SWIFT) build
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip NetworkTests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --filter NetworkTests
+	$(SWIFT) build --build-tests
+	TEST_WIDTH=$(TEST_WIDTH) deploy/run-tests
 
 ## Run the benchmarks (release build) and print their JSON report (notify needs the test kit's D-Bus packages,
 ## web its wrk). BENCH_PROFILE=quick runs CI's shorter profile (Benchmarks/run --quick).
