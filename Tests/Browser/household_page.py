@@ -20,7 +20,7 @@ import time
 from axe_selenium_python import Axe
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
@@ -197,6 +197,9 @@ def main():
     parser = argparse.ArgumentParser()
     for option in ["url", "home", "bin", "shots", "code", "todo", "suggestion", "web-listen", "web-pid"]:
         parser.add_argument(f"--{option}", required=True)
+    # The subject on now (empty on a weekend): the timetable must highlight it in the day's list
+    # and in the fortnight grid, so that the checks below see the highlight's colours.
+    parser.add_argument("--lesson-now", default="")
     args = parser.parse_args()
     driver = browser()
     started = []
@@ -250,6 +253,17 @@ def main():
         text_appears(driver, "Made while the page was cut off", 15)
         print("ok: a page whose connection dropped caught up")
         no_script_errors(driver, refused_events=True)
+        if args.lesson_now:
+            driver.get(view_address(args, "timetable"))
+            live(driver)
+            for where in ["ol.lessons li.current", "table.grid td.current[aria-current='time']"]:
+                # `wait` reads again when the live page replaced the view under it.
+                try:
+                    wait(driver, 5).until(lambda d: any(
+                        args.lesson_now in e.text for e in d.find_elements(By.CSS_SELECTOR, where)))
+                except TimeoutException:
+                    raise AssertionError(f"/timetable does not mark {args.lesson_now} as on now in {where}")
+            print(f"ok: the timetable marks {args.lesson_now} as on now, in the day and in the grid")
         screenshots(driver, args)
         no_script_errors(driver)
         print(f"ok: screenshots of {len(VIEWS)} views at 360 and 1920 px in {args.shots}")
