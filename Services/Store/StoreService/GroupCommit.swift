@@ -47,95 +47,124 @@ typealias Mutation = @Sendable (Database, ChangeOutbox) throws -> JSONValue
 /// Commits concurrent commands together: one transaction (one fsync) for every command waiting
 /// at that moment, each in its own savepoint so a refused command rolls back alone.
 ///
-/// Flat combining, with no extra task: the command that finds nobody committing becomes the
-/// leader and commits a batch holding its own command and everything queued; then it hands the
-/// lead to the oldest command still waiting, so no command waits behind an endless stream.
-/// A command is answered only after the batch that holds it is durable.
+/// The command that finds nobody writing starts a drain: one access to the database's writer that
+/// commits a batch of everything queued, answers it, and takes the next batch straight away while
+/// more wait, on the writer's own thread. Commands that arrive meanwhile join the next batch, so
+/// no command waits behind an endless stream. Until 2026-12-07 each batch's leader was a waiting
+/// command's task, woken after the previous batch; the two hops between batches (that task back on
+/// the pool, then onto the writer's queue) left the writer idle half the time under 8 clients and
+/// held batches to about 3 commands (1,280 fsyncs for 4,000 commands). A command is answered only
+/// after the batch that holds it is durable.
 final class GroupCommit: Sendable {
     private let pool: DatabasePool
     private let publish: @Sendable ([ChangeEvent]) -> Void
-    private let state = Mutex<(queue: [Job], leading: Bool)>(([], false))
+    private let state = Mutex<(queue: [Job], draining: Bool)>(([], false))
+    /// Batches one access to the writer commits before it lets other writers in (a sync's import,
+    /// a backup's checkpoint) and queues itself again behind them.
+    static let batchesPerAccess = 16
 
     init(pool: DatabasePool, publish: @escaping @Sendable ([ChangeEvent]) -> Void) {
         self.pool = pool
         self.publish = publish
     }
 
+    /// Commands queued for the next batch.
+    var waiting: Int { state.withLock { $0.queue.count } }
+
     /// Runs `body` at most once per request id: a repeated id gets the stored reply.
     func once(_ requestID: String, _ body: @escaping Mutation) async throws -> JSONValue {
         let job = Job(requestID: requestID, command: UndoLog.command, body: body)
-        let lead = state.withLock { state -> Bool in
+        let starts = state.withLock { state -> Bool in
             state.queue.append(job)
-            if state.leading { return false }
-            state.leading = true
+            if state.draining { return false }
+            state.draining = true
             return true
         }
-        if lead { await commitBatch() }
-        while true {
-            switch await job.outcome.outcome() {
-            case .done(let result): return try result.get()
-            case .lead:
-                // Promoted: this job is still queued; commit it with whatever else waits.
-                job.outcome.reset()
-                await commitBatch()
+        // The drain answers this command with its first batch and goes on while others wait.
+        if starts { Task { await self.drain() } }
+        // Waited for even if this task is cancelled: the command may be committed already.
+        return try await job.outcome.outcome().get()
+    }
+
+    /// The queued commands, taken; or none, and the drain over (atomically with `once`'s check, so
+    /// a command queued just now is never left without one).
+    private func take() -> [Job]? {
+        state.withLock { state -> [Job]? in
+            if state.queue.isEmpty {
+                state.draining = false
+                return nil
+            }
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+    }
+
+    private func drain() async {
+        var more = true
+        while more {
+            do {
+                more = try await pool.writeWithoutTransaction { db -> Bool in
+                    for _ in 0..<Self.batchesPerAccess {
+                        guard let batch = self.take() else { return false }
+                        let results: [Result<JSONValue, any Error>]
+                        do {
+                            results = try self.commit(batch, in: db)
+                        } catch {
+                            results = batch.map { _ in .failure(error) }
+                        }
+                        for (job, result) in zip(batch, results) { job.outcome.set(result) }
+                    }
+                    return true
+                }
+            } catch {
+                // No access to the writer at all (the pool is closed): everything queued fails.
+                while let batch = take() {
+                    for job in batch { job.outcome.set(.failure(error)) }
+                }
+                more = false
             }
         }
     }
 
-    private func commitBatch() async {
-        let batch = state.withLock { state -> [Job] in
-            defer { state.queue.removeAll() }
-            return state.queue
-        }
-        let results: [Result<JSONValue, any Error>]
-        do {
-            results = try await pool.write { [publish] db in
-                var results: [Result<JSONValue, any Error>] = []
-                var events: [ChangeEvent] = []
-                for job in batch {
-                    let outbox = ChangeOutbox()
-                    var reply: JSONValue = .null
-                    do {
-                        try db.inSavepoint {
-                            if let stored = try String.fetchOne(
-                                try db.cachedStatement(sql: "SELECT reply FROM request WHERE id = ?"),
-                                arguments: [job.requestID])
-                            {
-                                reply = try JSONValue.parse(stored)
-                                return .commit
-                            }
-                            reply = try job.body(db, outbox)
-                            if let command = job.command {
-                                try UndoLog.record(
-                                    command: command, request: job.requestID, operations: outbox.written, in: db)
-                            }
-                            try db.cachedStatement(sql: "INSERT INTO request (id, reply) VALUES (?, ?)")
-                                .execute(arguments: [job.requestID, reply.jsonText])
+    /// One batch in one transaction: each command in a savepoint of its own.
+    private func commit(_ batch: [Job], in db: Database) throws -> [Result<JSONValue, any Error>] {
+        var results: [Result<JSONValue, any Error>] = []
+        try db.inTransaction {
+            results = []
+            var events: [ChangeEvent] = []
+            for job in batch {
+                let outbox = ChangeOutbox()
+                var reply: JSONValue = .null
+                do {
+                    try db.inSavepoint {
+                        if let stored = try String.fetchOne(
+                            try db.cachedStatement(sql: "SELECT reply FROM request WHERE id = ?"),
+                            arguments: [job.requestID])
+                        {
+                            reply = try JSONValue.parse(stored)
                             return .commit
                         }
-                        results.append(.success(reply))
-                        events.append(contentsOf: outbox.events)
-                    } catch {
-                        results.append(.failure(error))
+                        reply = try job.body(db, outbox)
+                        if let command = job.command {
+                            try UndoLog.record(
+                                command: command, request: job.requestID, operations: outbox.written, in: db)
+                        }
+                        try db.cachedStatement(sql: "INSERT INTO request (id, reply) VALUES (?, ?)")
+                            .execute(arguments: [job.requestID, reply.jsonText])
+                        return .commit
                     }
+                    results.append(.success(reply))
+                    events.append(contentsOf: outbox.events)
+                } catch {
+                    results.append(.failure(error))
                 }
-                // On GRDB's writer queue after the commit: events leave in commit order.
-                let committed = events
-                db.afterNextTransaction(onCommit: { _ in publish(committed) })
-                return results
             }
-        } catch {
-            results = batch.map { _ in .failure(error) }
+            // On the writer's thread after the commit: events leave in commit order.
+            let committed = events
+            db.afterNextTransaction(onCommit: { [publish] _ in publish(committed) })
+            return .commit
         }
-        let next = state.withLock { state -> Job? in
-            guard let first = state.queue.first else {
-                state.leading = false
-                return nil
-            }
-            return first
-        }
-        next?.outcome.set(.lead)
-        for (job, result) in zip(batch, results) { job.outcome.set(.done(result)) }
+        return results
     }
 
     /// One queued command.
@@ -144,18 +173,12 @@ final class GroupCommit: Sendable {
         /// The command, for its undo step; `nil` for writes no command asked for.
         let command: String?
         let body: Mutation
-        let outcome = AsyncLatch<Outcome>()
+        let outcome = AsyncLatch<Result<JSONValue, any Error>>()
 
         init(requestID: String, command: String?, body: @escaping Mutation) {
             self.requestID = requestID
             self.command = command
             self.body = body
         }
-    }
-
-    /// What a waiting command learns: its result, or that it now leads.
-    private enum Outcome: Sendable {
-        case done(Result<JSONValue, any Error>)
-        case lead
     }
 }
