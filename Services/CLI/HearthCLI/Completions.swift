@@ -31,7 +31,9 @@ enum Completions {
 
     /// The codes of the games this device can see.
     static let session = CompletionKind.custom { words, _, prefix in
-        await offer(words, prefix, .turn, "sessions", as: SessionListing.List.self) { $0.sessions.map(\.code) }
+        await offer(words, prefix, .turn, TurnCommands.Sessions.name, as: TurnCommands.Sessions.Reply.self) {
+            $0.sessions.map(\.code)
+        }
     }
 
     /// The candidates starting with `prefix` (ignoring case) from `command`'s reply.

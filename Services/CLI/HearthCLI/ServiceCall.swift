@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthBus
+import HearthCore
 import HearthHost
 
 /// Sends one command to a service for a `hearth` subcommand.
@@ -37,6 +38,20 @@ enum ServiceCall {
                 "hearth: \(service.rawValue)'s reply to \(command) is not what this build reads: \(error.summary)")
             throw ExitCode(1)
         }
+    }
+
+    /// A typed command's reply as its type (see `run(_:_:_:_:as:patience:)`).
+    static func send<C: HearthCommand>(
+        _ options: GlobalOptions, _ service: HearthService, _ command: C, patience: Duration? = nil
+    ) async throws -> C.Reply {
+        try await run(options, service, C.name, try command.arguments(), as: C.Reply.self, patience: patience)
+    }
+
+    /// A typed command's reply as it came, for `--json` and for describing it whole.
+    static func reply<C: HearthCommand>(
+        _ options: GlobalOptions, _ service: HearthService, _ command: C, patience: Duration? = nil
+    ) async throws -> JSONValue {
+        try await run(options, service, C.name, try command.arguments(), patience: patience)
     }
 
     /// The command's result, or why it failed, with nothing printed (for a call whose failure

@@ -94,16 +94,16 @@ struct Turn: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["name": .string(name)]
+            var command = TurnCommands.Create(name: name)
             if let timer {
                 do {
-                    arguments["timer_seconds"] = .int(try TurnTimer.seconds(parsing: timer))
+                    command.timerSeconds = try TurnTimer.seconds(parsing: timer)
                 } catch {
                     throw ValidationError("--timer: " + error.description)
                 }
-                arguments["timer_pass"] = .bool(timerPass)
+                command.timerPass = timerPass
             }
-            let reply = try await ServiceCall.run(options, .turn, "create", arguments)
+            let reply = try await ServiceCall.reply(options, .turn, command)
             if options.json { return Output.json(reply) }
             let code = try reply.decode(SessionJoined.self).session.code
             Output.line("session \(code) created; others join with: hearth turn join \(code) --name NAME")
@@ -116,7 +116,7 @@ struct Turn: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .turn, "sessions")
+            let reply = try await ServiceCall.reply(options, .turn, TurnCommands.Sessions())
             if options.json { return Output.json(reply) }
             let sessions = try reply.decode(SessionListing.List.self).sessions
             if sessions.isEmpty { Output.line("no sessions in reach") }
@@ -135,8 +135,7 @@ struct Turn: AsyncParsableCommand {
         @Option(help: "Your name in the game.") var name: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .turn, "join", ["code": .string(code), "name": .string(name)])
+            let reply = try await ServiceCall.reply(options, .turn, TurnCommands.Join(code: code, name: name))
             if options.json { return Output.json(reply) }
             Output.line("joined as \(name)\n" + Turn.describe(reply["session"] ?? .null))
         }
@@ -148,7 +147,7 @@ struct Turn: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
 
-        func run() async throws { try await Turn.simple(options, "start", code) }
+        func run() async throws { try await Turn.simple(options, TurnCommands.Start(code: code)) }
     }
 
     struct End: AsyncParsableCommand {
@@ -158,7 +157,7 @@ struct Turn: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
 
-        func run() async throws { try await Turn.simple(options, "end", code) }
+        func run() async throws { try await Turn.simple(options, TurnCommands.End(code: code)) }
     }
 
     struct Status: AsyncParsableCommand {
@@ -167,15 +166,11 @@ struct Turn: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The session code.", completion: Completions.session) var code: String
 
-        func run() async throws { try await Turn.simple(options, "status", code) }
+        func run() async throws { try await Turn.simple(options, TurnCommands.Status(code: code)) }
     }
 
-    static func simple(
-        _ options: GlobalOptions, _ command: String, _ code: String, _ extra: [String: JSONValue] = [:]
-    )
-        async throws
-    {
-        let reply = try await ServiceCall.run(options, .turn, command, extra.merging(["code": .string(code)]) { $1 })
+    static func simple(_ options: GlobalOptions, _ command: some HearthCommand) async throws {
+        let reply = try await ServiceCall.reply(options, .turn, command)
         if options.json { return Output.json(reply) }
         Output.line(Turn.describe(reply))
     }
@@ -198,9 +193,7 @@ struct Turn: AsyncParsableCommand {
         @OptionGroup var seq: SeqOption
 
         func run() async throws {
-            var arguments = seq.arguments
-            if let player { arguments["player"] = .string(player) }
-            try await Turn.simple(options, "done", code, arguments)
+            try await Turn.simple(options, TurnCommands.Done(code: code, player: player, seq: seq.seq))
         }
     }
 
@@ -215,7 +208,7 @@ struct Turn: AsyncParsableCommand {
         var player: String?
 
         func run() async throws {
-            try await Turn.simple(options, "leave", code, player.map { ["player": .string($0)] } ?? [:])
+            try await Turn.simple(options, TurnCommands.Leave(code: code, player: player))
         }
     }
 
@@ -228,7 +221,7 @@ struct Turn: AsyncParsableCommand {
         @Argument(help: "Every player, in the new order.") var players: [String]
 
         func run() async throws {
-            try await Turn.simple(options, "order", code, ["players": .array(players.map { .string($0) })])
+            try await Turn.simple(options, TurnCommands.Order(code: code, players: players))
         }
     }
 
@@ -258,7 +251,7 @@ struct Turn: AsyncParsableCommand {
             await bus.close()
             // Snapshot first (subscribed already, so nothing falls between), then updates; an
             // update older than what is shown is ignored.
-            let reply = try await ServiceCall.run(options, .turn, "status", ["code": .string(code)])
+            let reply = try await ServiceCall.reply(options, .turn, TurnCommands.Status(code: code))
             let snapshot = try reply.decode(TurnSession.self)
             let code = snapshot.code
             let screen = WatchScreen(
@@ -300,10 +293,12 @@ struct Turn: AsyncParsableCommand {
             // A liveness timer, not synchronisation: nothing is published when a service dies.
             while (try? await Task.sleep(for: .seconds(2))) != nil {
                 do {
-                    let reply = try await client.request("status", args: ["code": .string(code)])
-                    screen.answered(
-                        try reply.decode(TurnSession.self),
-                        clock: try reply.decode(TurnClockReading.Carrier.self).clockNow)
+                    let reply = try await client.send(TurnCommands.Status(code: code))
+                    switch reply.game {
+                    case .held(let session): screen.answered(session, clock: reply.clockNow)
+                    case .glimpse(let glimpse):
+                        screen.markStale("this device no longer holds game \(code) (\(glimpse.state))")
+                    }
                 } catch CommandClientError.refused(let error) {
                     screen.markStale("hearth-turn no longer has game \(code): \(error.message)")
                 } catch {

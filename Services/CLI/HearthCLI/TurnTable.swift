@@ -9,8 +9,6 @@ extension Turn {
     struct SeqOption: ParsableArguments {
         @Option(help: "Act only if the game is still at this seq (from `turn status`); else refused as stale.")
         var seq: Int64?
-
-        var arguments: [String: JSONValue] { seq.map { ["seq": .int($0)] } ?? [:] }
     }
 
     struct Timer: AsyncParsableCommand {
@@ -33,16 +31,16 @@ extension Turn {
         @OptionGroup var seq: SeqOption
 
         func run() async throws {
-            var arguments = seq.arguments
+            var command = TurnCommands.Timer(code: code, seq: seq.seq)
             if limit.lowercased() != "off" {
                 do {
-                    arguments["seconds"] = .int(try TurnTimer.seconds(parsing: limit))
+                    command.seconds = try TurnTimer.seconds(parsing: limit)
                 } catch {
                     throw ValidationError(error.description)
                 }
-                if let pass { arguments["pass"] = .bool(pass) }
+                command.pass = pass
             }
-            try await Turn.simple(options, "timer", code, arguments)
+            try await Turn.simple(options, command)
         }
     }
 
@@ -54,7 +52,7 @@ extension Turn {
         @Argument(help: "The session code.", completion: Completions.session) var code: String
         @OptionGroup var seq: SeqOption
 
-        func run() async throws { try await Turn.simple(options, "pause", code, seq.arguments) }
+        func run() async throws { try await Turn.simple(options, TurnCommands.Pause(code: code, seq: seq.seq)) }
     }
 
     struct Resume: AsyncParsableCommand {
@@ -64,7 +62,7 @@ extension Turn {
         @Argument(help: "The session code.", completion: Completions.session) var code: String
         @OptionGroup var seq: SeqOption
 
-        func run() async throws { try await Turn.simple(options, "resume", code, seq.arguments) }
+        func run() async throws { try await Turn.simple(options, TurnCommands.Resume(code: code, seq: seq.seq)) }
     }
 
     struct Skip: AsyncParsableCommand {
@@ -83,10 +81,9 @@ extension Turn {
         @OptionGroup var seq: SeqOption
 
         func run() async throws {
-            var arguments = seq.arguments
-            if let player { arguments["player"] = .string(player) }
-            if untilBack { arguments["until_back"] = true }
-            try await Turn.simple(options, "skip", code, arguments)
+            // `until_back` only when asked, as the service has always been sent it.
+            try await Turn.simple(
+                options, TurnCommands.Skip(code: code, player: player, untilBack: untilBack ? true : nil, seq: seq.seq))
         }
     }
 
@@ -100,7 +97,7 @@ extension Turn {
         @Option(name: [.customLong("player"), .customLong("name")], help: "The player (name).") var player: String?
 
         func run() async throws {
-            try await Turn.simple(options, "back", code, player.map { ["player": .string($0)] } ?? [:])
+            try await Turn.simple(options, TurnCommands.Back(code: code, player: player))
         }
     }
 
@@ -115,9 +112,7 @@ extension Turn {
         @OptionGroup var seq: SeqOption
 
         func run() async throws {
-            var arguments = seq.arguments
-            if let player { arguments["player"] = .string(player) }
-            try await Turn.simple(options, "reverse", code, arguments)
+            try await Turn.simple(options, TurnCommands.Reverse(code: code, player: player, seq: seq.seq))
         }
     }
 }

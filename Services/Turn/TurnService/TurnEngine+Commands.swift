@@ -3,23 +3,70 @@ import HearthCore
 
 /// Commands from this device (`turn.cmd`): the CLI and the notifier's buttons.
 extension TurnEngine {
-    /// Handles one command.
+    /// Handles one command: decoded as its type in `HearthCore` (`TurnCommands`), which names a
+    /// missing or mistyped field; the rules of play take the fields a player's device would
+    /// forward to the leader's (`TurnCommandArguments`).
     func command(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = request.arguments
+        typealias Commands = TurnCommands
         do {
             switch request.command {
-            case "create": return try create(name: try Self.text(arguments, "name"), Self.arguments(request))
-            case "sessions": return try JSONValue(encoding: sessionList())
-            case "status": return try status(code: try code(arguments))
-            case "join": return try await join(code: try code(arguments), name: try Self.text(arguments, "name"))
-            case "start", "order", "end":
-                return try leaderCommand(request.command, code: try code(arguments), Self.arguments(request))
-            case "done", "leave":
-                return try await playerCommand(request.command, code: try code(arguments), Self.arguments(request))
-            case "timer", "pause", "resume", "skip":
-                return try tableCommand(request.command, code: try code(arguments), Self.arguments(request))
-            case "reverse", "back":
-                return try await playCommand(request.command, code: try code(arguments), Self.arguments(request))
+            case Commands.Create.name:
+                let command = try request.decode(Commands.Create.self)
+                return try create(
+                    name: command.name,
+                    TurnCommandArguments(timerSeconds: command.timerSeconds, timerPass: command.timerPass))
+            case Commands.Sessions.name: return try JSONValue(encoding: sessionList())
+            case Commands.Status.name: return try status(code: try code(request.decode(Commands.Status.self).code))
+            case Commands.Join.name:
+                let command = try request.decode(Commands.Join.self)
+                return try await join(code: try code(command.code), name: command.name)
+            case Commands.Start.name:
+                let command = try request.decode(Commands.Start.self)
+                return try leaderCommand(request.command, code: try code(command.code), TurnCommandArguments())
+            case Commands.End.name:
+                let command = try request.decode(Commands.End.self)
+                return try leaderCommand(request.command, code: try code(command.code), TurnCommandArguments())
+            case Commands.Order.name:
+                let command = try request.decode(Commands.Order.self)
+                var arguments = TurnCommandArguments()
+                arguments.players = command.players
+                return try leaderCommand(request.command, code: try code(command.code), arguments)
+            case Commands.Done.name:
+                let command = try request.decode(Commands.Done.self)
+                return try await playerCommand(
+                    request.command, code: try code(command.code),
+                    TurnCommandArguments(player: command.player, seq: command.seq))
+            case Commands.Leave.name:
+                let command = try request.decode(Commands.Leave.self)
+                return try await playerCommand(
+                    request.command, code: try code(command.code), TurnCommandArguments(player: command.player))
+            case Commands.Timer.name:
+                let command = try request.decode(Commands.Timer.self)
+                return try tableCommand(
+                    request.command, code: try code(command.code),
+                    TurnCommandArguments(seq: command.seq, seconds: command.seconds, pass: command.pass))
+            case Commands.Pause.name:
+                let command = try request.decode(Commands.Pause.self)
+                return try tableCommand(
+                    request.command, code: try code(command.code), TurnCommandArguments(seq: command.seq))
+            case Commands.Resume.name:
+                let command = try request.decode(Commands.Resume.self)
+                return try tableCommand(
+                    request.command, code: try code(command.code), TurnCommandArguments(seq: command.seq))
+            case Commands.Skip.name:
+                let command = try request.decode(Commands.Skip.self)
+                return try tableCommand(
+                    request.command, code: try code(command.code),
+                    TurnCommandArguments(player: command.player, seq: command.seq, untilBack: command.untilBack))
+            case Commands.Reverse.name:
+                let command = try request.decode(Commands.Reverse.self)
+                return try await playCommand(
+                    request.command, code: try code(command.code),
+                    TurnCommandArguments(player: command.player, seq: command.seq))
+            case Commands.Back.name:
+                let command = try request.decode(Commands.Back.self)
+                return try await playCommand(
+                    request.command, code: try code(command.code), TurnCommandArguments(player: command.player))
             default:
                 throw CommandError.unknownCommand(request.command, service: "turn")
             }
@@ -28,16 +75,9 @@ extension TurnEngine {
         }
     }
 
-    private func code(_ arguments: [String: JSONValue]) throws -> String {
-        let text = try Self.text(arguments, "code")
+    private func code(_ text: String) throws -> String {
         guard let code = SessionCode.normalized(text) else { throw TurnError.invalidCode(text) }
         return code
-    }
-
-    static func text(_ arguments: [String: JSONValue], _ field: String) throws -> String {
-        guard let value = arguments[field] else { throw CommandError.invalidArgument(field, "is required") }
-        guard let text = value.stringValue else { throw CommandError.invalidArgument(field, "must be a string") }
-        return text
     }
 
     func held(_ code: String) throws(TurnError) -> Held {

@@ -4,17 +4,6 @@ import HearthCore
 /// The table's rules beyond passing turns (`TurnSession+Play`): the timer, pause, skip, sitting
 /// out and back, reverse. The timer runs here, on the leader's device, by its clock.
 extension TurnEngine {
-    /// The arguments of a command, typed.
-    /// - Throws: `CommandError.invalidArgument` naming the field and the rule.
-    static func arguments(_ request: CommandRequest) throws -> TurnCommandArguments {
-        do {
-            return try JSONValue.object(request.arguments).decode(TurnCommandArguments.self)
-        } catch let error as DecodingError {
-            let (field, rule) = error.fieldAndRule
-            throw CommandError.invalidArgument(field, rule)
-        }
-    }
-
     /// timer, pause, resume and skip: the leader, on the leader's device.
     func tableCommand(_ command: String, code: String, _ arguments: TurnCommandArguments) throws -> JSONValue {
         let (held, leader) = try leading(code, for: command)

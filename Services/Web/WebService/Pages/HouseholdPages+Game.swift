@@ -8,15 +8,17 @@ import HearthCore
 extension HouseholdPages {
     func game(_ query: Query) async throws -> [String: Any] {
         guard let code = query["code"]?.uppercased(), !code.isEmpty else {
-            let listing = try await turn.request("sessions")
+            let listing = try await turn.request(TurnCommands.Sessions.name)
             let sessions = listing["sessions"]?.mustacheArray ?? []
             return ["list": true, "sessions": sessions, "no_sessions": sessions.isEmpty]
         }
-        let reply = try await turn.request("status", args: ["code": .string(code)])
+        let reply = try await turn.send(TurnCommands.Status(code: code))
         let path = Self.address("/game", ["code": code])
-        guard let session = try? reply.decode(TurnSession.self) else {
+        let session: TurnSession
+        switch reply.game {
+        case .held(let held): session = held
+        case .glimpse(let glimpse):
             // A game heard of (its players by name) or one that has ended.
-            let glimpse = try reply.decode(SessionGlimpse.self)
             return [
                 "code": glimpse.code, "state": glimpse.state, "seq": 0, "open": glimpse.state == "open",
                 "ended": glimpse.state == "ended", "playing": glimpse.state == "playing", "mine": false,
@@ -28,7 +30,7 @@ extension HouseholdPages {
         let playing = session.players.first { $0.id == session.current }
         let state = session.state.rawValue
         let mine = session.state == .playing && playing?.device == device
-        let clock = try reply.decode(TurnClockReading.Carrier.self).clockNow
+        let clock = reply.clockNow
         let statistics = session.statistics
         return [
             "code": session.code, "state": state, "seq": Int(session.seq), "open": state == "open",

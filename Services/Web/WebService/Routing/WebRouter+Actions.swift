@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthBus
+import HearthCore
 import Hummingbird
 import HummingbirdCore
 
@@ -104,10 +105,10 @@ extension WebRouter {
         // showed it, so a second press (or a stale page) is refused rather than passing a turn.
         router.post("/game/done") { request, _ in
             try await act(request, view: "game") { form in
-                var arguments: [String: JSONValue] = ["code": .string(form["code"] ?? "")]
-                if let player = form.text("player") { arguments["player"] = .string(player) }
-                if let seq = form.text("seq").flatMap(Int64.init) { arguments["seq"] = .int(seq) }
-                _ = try await pages.turn.request("done", args: arguments)
+                _ = try await pages.turn.send(
+                    TurnCommands.Done(
+                        code: form["code"] ?? "", player: form.text("player"), seq: form.text("seq").flatMap(Int64.init)
+                    ))
             }
         }
     }

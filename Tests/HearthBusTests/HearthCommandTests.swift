@@ -1,0 +1,64 @@
+import HearthBus
+import HearthCore
+import Testing
+
+/// Typed commands carry exactly the arguments their services always read (other devices and older
+/// builds see the same bytes), and a service decoding one names the field at fault.
+@Suite("HearthCommand: typed requests, the same bytes on the wire")
+struct HearthCommandTests {
+    @Test("each turn command encodes to the arguments the CLI used to build by hand")
+    func turnCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (TurnCommands.Create(name: "Ann"), "create", ["name": "Ann"]),
+            (
+                TurnCommands.Create(name: "Ann", timerSeconds: 90, timerPass: false), "create",
+                ["name": "Ann", "timer_seconds": 90, "timer_pass": false]
+            ),
+            (TurnCommands.Sessions(), "sessions", [:]),
+            (TurnCommands.Join(code: "J7X-3", name: "Bob"), "join", ["code": "J7X-3", "name": "Bob"]),
+            (TurnCommands.Status(code: "J7X-3"), "status", ["code": "J7X-3"]),
+            (TurnCommands.Start(code: "J7X-3"), "start", ["code": "J7X-3"]),
+            (TurnCommands.End(code: "J7X-3"), "end", ["code": "J7X-3"]),
+            (
+                TurnCommands.Order(code: "J7X-3", players: ["Bob", "Ann"]), "order",
+                ["code": "J7X-3", "players": ["Bob", "Ann"]]
+            ),
+            (TurnCommands.Done(code: "J7X-3"), "done", ["code": "J7X-3"]),
+            (
+                TurnCommands.Done(code: "J7X-3", player: "Ann", seq: 4), "done",
+                ["code": "J7X-3", "player": "Ann", "seq": 4]
+            ),
+            (TurnCommands.Leave(code: "J7X-3", player: "Ann"), "leave", ["code": "J7X-3", "player": "Ann"]),
+            (TurnCommands.Timer(code: "J7X-3", seconds: 120), "timer", ["code": "J7X-3", "seconds": 120]),
+            (TurnCommands.Timer(code: "J7X-3", seq: 2), "timer", ["code": "J7X-3", "seq": 2]),
+            (TurnCommands.Pause(code: "J7X-3", seq: 3), "pause", ["code": "J7X-3", "seq": 3]),
+            (TurnCommands.Resume(code: "J7X-3"), "resume", ["code": "J7X-3"]),
+            (
+                TurnCommands.Skip(code: "J7X-3", player: "Cal", untilBack: true), "skip",
+                ["code": "J7X-3", "player": "Cal", "until_back": true]
+            ),
+            (TurnCommands.Back(code: "J7X-3"), "back", ["code": "J7X-3"]),
+            (TurnCommands.Reverse(code: "J7X-3", player: "Ann"), "reverse", ["code": "J7X-3", "player": "Ann"]),
+        ]
+        for (command, name, arguments) in cases {
+            let request = try command.request(id: "r1")
+            #expect(request.command == name)
+            #expect(request.arguments == arguments, "\(name)")
+        }
+    }
+
+    @Test("a service decoding a request names the missing or mistyped field and the rule")
+    func decodingNamesTheField() throws {
+        let missing = CommandRequest(command: "join", arguments: ["code": "J7X-3"])
+        #expect(throws: CommandError.invalidArgument("name", "is required")) {
+            try missing.decode(TurnCommands.Join.self)
+        }
+        let mistyped = CommandRequest(command: "done", arguments: ["code": "J7X-3", "seq": "four"])
+        let error = try #require(throws: CommandError.self) { try mistyped.decode(TurnCommands.Done.self) }
+        #expect(error.code == "invalid_argument")
+        #expect(error.message.hasPrefix("'seq' "), "\(error.message)")
+        let decoded = try CommandRequest(command: "done", arguments: ["code": "J7X-3", "seq": 4])
+            .decode(TurnCommands.Done.self)
+        #expect(decoded.code == "J7X-3" && decoded.seq == 4 && decoded.player == nil)
+    }
+}
