@@ -7,11 +7,15 @@
 /// does not fit the field's type is a `DecodingError`, never a trap); an integral double is
 /// accepted as an integer, as JSON writers may emit one.
 public struct JSONValueDecoder: Sendable {
-    public init() {}
+    /// Whether keys are read in snake_case (`timerSeconds` from `timer_seconds`), as commands'
+    /// requests are written (`HearthCommand`); errors then name the field as the wire spells it.
+    public var snakeCaseKeys: Bool
+
+    public init(snakeCaseKeys: Bool = false) { self.snakeCaseKeys = snakeCaseKeys }
 
     /// - Throws: `DecodingError` naming the coding path of the field at fault.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try make(type, ValueDecoder(value: value, codingPath: []))
+        try make(type, ValueDecoder(value: value, codingPath: [], snake: snakeCaseKeys))
     }
 }
 
@@ -33,6 +37,8 @@ private func make<T: Decodable>(_ type: T.Type, _ decoder: ValueDecoder) throws 
 private struct ValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
+    /// Keys in snake_case (`JSONValueDecoder.snakeCaseKeys`).
+    let snake: Bool
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// The value with pre-encoded bytes parsed.
@@ -47,17 +53,19 @@ private struct ValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = try resolved() else { throw mismatch(value, "an object", codingPath) }
-        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath, snake: snake))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = try resolved() else { throw mismatch(value, "an array", codingPath) }
-        return UnkeyedContainer(elements: elements, codingPath: codingPath)
+        return UnkeyedContainer(elements: elements, codingPath: codingPath, snake: snake)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { try single() }
 
-    func single() throws -> SingleContainer { SingleContainer(value: try resolved(), parentPath: codingPath, key: nil) }
+    func single() throws -> SingleContainer {
+        SingleContainer(value: try resolved(), parentPath: codingPath, key: nil, snake: snake)
+    }
 }
 
 private func mismatch(_ value: JSONValue, _ expected: String, _ path: [any CodingKey]) -> DecodingError {
@@ -72,6 +80,7 @@ private struct SingleContainer: SingleValueDecodingContainer {
     let value: JSONValue
     let parentPath: [any CodingKey]
     let key: (any CodingKey)?
+    let snake: Bool
 
     var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
 
@@ -105,7 +114,7 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try make(type, ValueDecoder(value: value, codingPath: codingPath))
+        try make(type, ValueDecoder(value: value, codingPath: codingPath, snake: snake))
     }
 
     /// An integer that fits `T` exactly, or a `DecodingError` that says it does not.
@@ -122,27 +131,42 @@ private struct SingleContainer: SingleValueDecodingContainer {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: JSONValue]
     let codingPath: [any CodingKey]
+    let snake: Bool
 
-    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] {
+        members.keys.compactMap { Key(stringValue: snake ? SnakeCase.swiftName($0) : $0) ?? Key(stringValue: $0) }
+    }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    /// `key` as the wire spells it: itself, or its snake_case name (for lookups, paths and errors).
+    private func wire(_ key: any CodingKey) -> any CodingKey {
+        guard snake else { return key }
+        let name = SnakeCase.name(key.stringValue)
+        return name == key.stringValue ? key : WireKey(name)
+    }
+
+    private func member(_ key: any CodingKey) -> JSONValue? {
+        members[snake ? SnakeCase.name(key.stringValue) : key.stringValue]
+    }
+
+    func contains(_ key: Key) -> Bool { member(key) != nil }
 
     private func decoder(for key: any CodingKey) throws -> ValueDecoder {
-        guard let value = members[key.stringValue] else { throw notFound(key) }
-        return ValueDecoder(value: value, codingPath: codingPath + [key])
+        guard let value = member(key) else { throw notFound(key) }
+        return ValueDecoder(value: value, codingPath: codingPath + [wire(key)], snake: snake)
     }
 
     private func notFound(_ key: any CodingKey) -> DecodingError {
-        .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "'\(key.stringValue)' is required"))
+        let key = wire(key)
+        return .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "'\(key.stringValue)' is required"))
     }
 
     private func single(_ key: Key) throws -> SingleContainer {
-        guard let value = members[key.stringValue] else { throw notFound(key) }
+        guard let value = member(key) else { throw notFound(key) }
         guard !value.isEncoded else { return try decoder(for: key).single() }
-        return SingleContainer(value: value, parentPath: codingPath, key: key)
+        return SingleContainer(value: value, parentPath: codingPath, key: wire(key), snake: snake)
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool { (members[key.stringValue] ?? .null) == .null }
+    func decodeNil(forKey key: Key) throws -> Bool { (member(key) ?? .null) == .null }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try single(key).decode(type) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try single(key).decode(type) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try single(key).decode(type) }
@@ -170,7 +194,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        ValueDecoder(value: members["super"] ?? .null, codingPath: codingPath)
+        ValueDecoder(value: members["super"] ?? .null, codingPath: codingPath, snake: snake)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder { try decoder(for: key) }
@@ -179,11 +203,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
     let elements: [JSONValue]
     let codingPath: [any CodingKey]
+    let snake: Bool
     private(set) var currentIndex = 0
 
-    init(elements: [JSONValue], codingPath: [any CodingKey]) {
-        self.elements = elements
-        self.codingPath = codingPath
+    init(elements: [JSONValue], codingPath: [any CodingKey], snake: Bool) {
+        (self.elements, self.codingPath, self.snake) = (elements, codingPath, snake)
     }
 
     var count: Int? { elements.count }
@@ -203,14 +227,15 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
                 Any.self, .init(codingPath: codingPath, debugDescription: "the array has no more elements"))
         }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [Index(currentIndex)])
+        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [Index(currentIndex)], snake: snake)
     }
 
     private mutating func single() throws -> SingleContainer {
         // A plain element needs no decoder of its own (nor its path, unless an error asks).
         guard !isAtEnd, !elements[currentIndex].isEncoded else { return try next().single() }
         defer { currentIndex += 1 }
-        return SingleContainer(value: elements[currentIndex], parentPath: codingPath, key: Index(currentIndex))
+        return SingleContainer(
+            value: elements[currentIndex], parentPath: codingPath, key: Index(currentIndex), snake: snake)
     }
 
     mutating func decodeNil() throws -> Bool {

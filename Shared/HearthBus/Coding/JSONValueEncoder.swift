@@ -8,15 +8,30 @@ public struct JSONValueEncoder: Sendable {
     /// Replies to commands say `"teacher": null` rather than leaving the key out, so a reader
     /// (a script, `--json`) sees every field the reply has; events leave absent fields out.
     public var writesNulls: Bool
+    /// Whether keys are written in snake_case (`timerSeconds` as `timer_seconds`), as commands'
+    /// requests are (`HearthCommand`); keys already in snake_case stay as they are.
+    public var snakeCaseKeys: Bool
 
-    public init(writesNulls: Bool = false) { self.writesNulls = writesNulls }
+    public init(writesNulls: Bool = false, snakeCaseKeys: Bool = false) {
+        (self.writesNulls, self.snakeCaseKeys) = (writesNulls, snakeCaseKeys)
+    }
 
     /// - Throws: `EncodingError` naming the coding path of the value it cannot represent.
     public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         let node = Node()
-        try value.encode(to: ValueEncoder(node: node, codingPath: [], writesNulls: writesNulls))
+        let options = EncodingOptions(writesNulls: writesNulls, snakeCaseKeys: snakeCaseKeys)
+        try value.encode(to: ValueEncoder(node: node, codingPath: [], options: options))
         return node.resolved
     }
+}
+
+/// The encoder's settings, carried by every container.
+private struct EncodingOptions {
+    let writesNulls: Bool
+    let snakeCaseKeys: Bool
+
+    /// The name `key` is written under.
+    func name(_ key: any CodingKey) -> String { snakeCaseKeys ? SnakeCase.name(key.stringValue) : key.stringValue }
 }
 
 extension JSONValue {
@@ -88,28 +103,28 @@ private enum Leaf {
 private struct ValueEncoder: Encoder {
     let node: Node
     let codingPath: [any CodingKey]
-    let writesNulls: Bool
+    let options: EncodingOptions
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if node.members == nil { node.members = [:] }
-        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath, writesNulls: writesNulls))
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath, options: options))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if node.elements == nil { node.elements = [] }
-        return UnkeyedContainer(node: node, codingPath: codingPath, writesNulls: writesNulls)
+        return UnkeyedContainer(node: node, codingPath: codingPath, options: options)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleContainer(node: node, codingPath: codingPath, writesNulls: writesNulls)
+        SingleContainer(node: node, codingPath: codingPath, options: options)
     }
 }
 
 private struct SingleContainer: SingleValueEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
-    let writesNulls: Bool
+    let options: EncodingOptions
 
     func encodeNil() throws { node.value = .null }
     func encode(_ value: Bool) throws { node.value = .bool(value) }
@@ -132,7 +147,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
             node.value = json
             return
         }
-        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath, writesNulls: writesNulls))
+        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath, options: options))
     }
 
     private func integer<T: FixedWidthInteger>(_ value: T) throws { node.value = try Leaf.integer(value, codingPath) }
@@ -141,16 +156,16 @@ private struct SingleContainer: SingleValueEncodingContainer {
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: Node
     let codingPath: [any CodingKey]
-    let writesNulls: Bool
+    let options: EncodingOptions
 
     /// A fresh node for `key`, replacing any earlier value under it.
     private func child(_ key: any CodingKey) -> ValueEncoder {
         let child = Node()
-        node.members![key.stringValue] = .node(child)
-        return ValueEncoder(node: child, codingPath: codingPath + [key], writesNulls: writesNulls)
+        node.members![options.name(key)] = .node(child)
+        return ValueEncoder(node: child, codingPath: codingPath + [key], options: options)
     }
 
-    private func put(_ value: JSONValue, _ key: Key) { node.members![key.stringValue] = .leaf(value) }
+    private func put(_ value: JSONValue, _ key: Key) { node.members![options.name(key)] = .leaf(value) }
 
     func encodeNil(forKey key: Key) throws { put(.null, key) }
     func encode(_ value: Bool, forKey key: Key) throws { put(.bool(value), key) }
@@ -170,14 +185,14 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let json = value as? JSONValue { return put(json, key) }
         let child = child(key)
-        try SingleContainer(node: child.node, codingPath: child.codingPath, writesNulls: writesNulls).encode(value)
+        try SingleContainer(node: child.node, codingPath: child.codingPath, options: options).encode(value)
     }
 
     // A nil optional is `null` when the encoder writes nulls, and no key otherwise. Every
     // overload is needed: synthesised `encode(to:)` calls the one for the field's type.
     private func present<T>(_ value: T?, _ key: Key, _ encode: (T) throws -> Void) throws {
         if let value { return try encode(value) }
-        if writesNulls { put(.null, key) }
+        if options.writesNulls { put(.null, key) }
     }
     func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
         try present(value, key) { try encode($0, forKey: key) }
@@ -251,14 +266,14 @@ private struct SuperKey: CodingKey {
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
-    let writesNulls: Bool
+    let options: EncodingOptions
 
     var count: Int { node.elements!.count }
 
     private func child() -> ValueEncoder {
         let child = Node()
         node.elements!.append(.node(child))
-        return ValueEncoder(node: child, codingPath: codingPath, writesNulls: writesNulls)
+        return ValueEncoder(node: child, codingPath: codingPath, options: options)
     }
 
     private func put(_ value: JSONValue) { node.elements!.append(.leaf(value)) }
@@ -281,7 +296,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     func encode<T: Encodable>(_ value: T) throws {
         if let json = value as? JSONValue { return put(json) }
         let child = child()
-        try SingleContainer(node: child.node, codingPath: child.codingPath, writesNulls: writesNulls).encode(value)
+        try SingleContainer(node: child.node, codingPath: child.codingPath, options: options).encode(value)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

@@ -4,7 +4,7 @@ extension HearthCommand {
     /// The request's arguments: this value's fields.
     /// - Throws: `EncodingError` for a value JSON cannot carry (a non-finite number).
     public func arguments() throws -> [String: JSONValue] {
-        guard case .object(let fields) = try JSONValue(encoding: self) else {
+        guard case .object(let fields) = try JSONValueEncoder(snakeCaseKeys: true).encode(self) else {
             throw EncodingError.invalidValue(
                 self, .init(codingPath: [], debugDescription: "\(Self.name)'s request must encode as an object"))
         }
@@ -23,7 +23,7 @@ extension CommandRequest {
     ///   required field missing, a string where a number belongs).
     public func decode<C: HearthCommand>(_ command: C.Type) throws(CommandError) -> C {
         do {
-            return try JSONValue.object(arguments).decode(C.self)
+            return try JSONValueDecoder(snakeCaseKeys: true).decode(C.self, from: .object(arguments))
         } catch let error as DecodingError {
             let (field, rule) = error.fieldAndRule
             throw CommandError.invalidArgument(field, rule)

@@ -4,9 +4,9 @@
 /// request with `CommandRequest.decode`, so neither side reads or writes an argument by a key
 /// spelled by hand.
 ///
-/// A command's value encodes to exactly the arguments object the service has always read (keys as
-/// its `CodingKeys` spell them, absent optionals left out), so other devices and older builds see
-/// the same bytes.
+/// A command's value encodes to exactly the arguments object the service has always read: keys
+/// in snake_case (`timerSeconds` as `timer_seconds`, so no `CodingKeys` is needed for that),
+/// absent optionals left out; other devices and older builds see the same bytes.
 public protocol HearthCommand: Codable, Sendable {
     /// What the service answers, as a `Decodable` type of this module.
     associatedtype Reply: Decodable & Sendable

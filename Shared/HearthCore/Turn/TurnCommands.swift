@@ -15,12 +15,6 @@ public enum TurnCommands {
         public init(name: String, timerSeconds: Int64? = nil, timerPass: Bool? = nil) {
             (self.name, self.timerSeconds, self.timerPass) = (name, timerSeconds, timerPass)
         }
-
-        enum CodingKeys: String, CodingKey {
-            case name
-            case timerSeconds = "timer_seconds"
-            case timerPass = "timer_pass"
-        }
     }
 
     /// The open sessions this device can see: its own and those in beacons.
@@ -136,11 +130,6 @@ public enum TurnCommands {
         public var seq: Int64?
         public init(code: String, player: String? = nil, untilBack: Bool? = nil, seq: Int64? = nil) {
             (self.code, self.player, self.untilBack, self.seq) = (code, player, untilBack, seq)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case code, player, seq
-            case untilBack = "until_back"
         }
     }
 
