@@ -47,6 +47,36 @@ struct HearthCommandTests {
         }
     }
 
+    @Test("each year-planner command encodes to the arguments the CLI and the page used to build by hand")
+    func eventCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (
+                EventCommands.Set(year: 2026, month: 8, title: "Beach"), "event.set",
+                ["year": 2026, "month": 8, "title": "Beach"]
+            ),
+            (
+                EventCommands.Set(year: 2026, month: 8, location: "", day: 12), "event.set",
+                ["year": 2026, "month": 8, "location": "", "day": 12]
+            ),
+            (EventCommands.Clear(year: 2026, month: 8), "event.clear", ["year": 2026, "month": 8]),
+            (EventCommands.List(year: 2026), "event.list", ["year": 2026]),
+            (EventCommands.List(), "event.list", [:]),
+            (EventCommands.Show(year: 2026, month: 1), "event.show", ["year": 2026, "month": 1]),
+            (
+                EventCommands.Suggest(year: 2026, month: 9, title: "Trip", day: 3), "event.suggest",
+                ["year": 2026, "month": 9, "title": "Trip", "day": 3]
+            ),
+            (EventCommands.Suggestions(status: "open"), "event.suggestions", ["status": "open"]),
+            (EventCommands.Accept(id: "ab12"), "event.accept", ["id": "ab12"]),
+            (EventCommands.Decline(id: "ab12"), "event.decline", ["id": "ab12"]),
+        ]
+        for (command, name, arguments) in cases {
+            let request = try command.request(id: "r1")
+            #expect(request.command == name)
+            #expect(request.arguments == arguments, "\(name)")
+        }
+    }
+
     @Test("a service decoding a request names the missing or mistyped field and the rule")
     func decodingNamesTheField() throws {
         let missing = CommandRequest(command: "join", arguments: ["code": "J7X-3"])

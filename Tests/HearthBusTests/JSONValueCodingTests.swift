@@ -58,7 +58,7 @@ struct JSONValueCodingTests {
         let mismatch = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
         guard case .typeMismatch(_, let where_) = mismatch else { throw mismatch }
         #expect(where_.codingPath.map(\.stringValue) == ["players", "0", "present"])
-        #expect(where_.debugDescription == "expected a boolean, found a string")
+        #expect(where_.debugDescription == "must be a boolean, found a string")
 
         members.removeValue(forKey: "code")
         let missing = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
@@ -73,7 +73,7 @@ struct JSONValueCodingTests {
         let mismatch = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
         guard case .typeMismatch(_, let context) = mismatch else { throw mismatch }
         #expect(context.codingPath.map(\.stringValue) == ["grid", "1", "1"])
-        #expect(context.debugDescription == "expected a whole number, found a string")
+        #expect(context.debugDescription == "must be a whole number, found a string")
     }
 
     struct Measurements: Encodable {

@@ -42,11 +42,9 @@ struct Event: AsyncParsableCommand {
         @Option(help: "The day of the month.") var day: Int?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["year": .int(Int64(year)), "month": .int(Int64(month.number))]
-            if let title { arguments["title"] = .string(title) }
-            if let location { arguments["location"] = .string(location) }
-            if let day { arguments["day"] = .int(Int64(day)) }
-            let reply = try await ServiceCall.run(options, .store, "event.set", arguments, as: CardChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                EventCommands.Set(year: year, month: month.number, title: title, location: location, day: day))
             if options.json { return try Output.reply(reply) }
             Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Event.describe(reply.card))
         }
@@ -61,9 +59,8 @@ struct Event: AsyncParsableCommand {
         @Option(help: "The year (default: this year).") var year: Int = Event.thisYear
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "event.clear", ["year": .int(Int64(year)), "month": .int(Int64(month.number))],
-                as: CardChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store, EventCommands.Clear(year: year, month: month.number))
             if options.json { return try Output.reply(reply) }
             Output.line("cleared \(YearPlanner.monthName(month.number)) \(year)")
         }
@@ -77,8 +74,7 @@ struct Event: AsyncParsableCommand {
         @Option(help: "The year (default: this year).") var year: Int = Event.thisYear
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "event.list", ["year": .int(Int64(year))], as: CardList.self)
+            let reply = try await ServiceCall.send(options, .store, EventCommands.List(year: year))
             if options.json { return try Output.reply(reply) }
             Output.line("\(year)")
             for card in reply.cards { Output.line("  " + Event.describe(card)) }
@@ -94,9 +90,7 @@ struct Event: AsyncParsableCommand {
         @Option(help: "The year (default: this year).") var year: Int = Event.thisYear
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "event.show", ["year": .int(Int64(year)), "month": .int(Int64(month.number))],
-                as: CardView.self)
+            let reply = try await ServiceCall.send(options, .store, EventCommands.Show(year: year, month: month.number))
             if options.json { return try Output.reply(reply) }
             Output.line(Event.describe(reply))
             if let modified = reply.modifiedAt, let by = reply.modifiedBy {
@@ -124,11 +118,9 @@ struct Event: AsyncParsableCommand {
         @Option(help: "The suggested day of the month.") var day: Int?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["year": .int(Int64(year)), "month": .int(Int64(month.number))]
-            if let title { arguments["title"] = .string(title) }
-            if let location { arguments["location"] = .string(location) }
-            if let day { arguments["day"] = .int(Int64(day)) }
-            let reply = try await ServiceCall.run(options, .store, "event.suggest", arguments, as: SuggestionMade.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                EventCommands.Suggest(year: year, month: month.number, title: title, location: location, day: day))
             if options.json { return try Output.reply(reply) }
             Output.line("suggested: " + Event.describeSuggestion(reply.suggestion))
         }
@@ -142,8 +134,7 @@ struct Event: AsyncParsableCommand {
         @Option(help: "open, accepted, declined or all.") var status = "open"
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "event.suggestions", ["status": .string(status)], as: SuggestionList.self)
+            let reply = try await ServiceCall.send(options, .store, EventCommands.Suggestions(status: status))
             if options.json { return try Output.reply(reply) }
             let suggestions = reply.suggestions
             if suggestions.isEmpty { Output.line("no \(status == "all" ? "" : status + " ")suggestions") }
@@ -158,8 +149,7 @@ struct Event: AsyncParsableCommand {
         @Argument(help: "The suggestion id (or a unique prefix).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "event.accept", ["id": .string(id)], as: SuggestionDecision.self)
+            let reply = try await ServiceCall.send(options, .store, EventCommands.Accept(id: id))
             if options.json { return try Output.reply(reply) }
             if reply.alreadyOnCard == true {
                 return Output.line("already on the card, so closed: " + Event.describe(reply.card))
@@ -181,8 +171,7 @@ struct Event: AsyncParsableCommand {
         @Argument(help: "The suggestion id (or a unique prefix).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "event.decline", ["id": .string(id)], as: SuggestionDecision.self)
+            let reply = try await ServiceCall.send(options, .store, EventCommands.Decline(id: id))
             if options.json { return try Output.reply(reply) }
             Output.line("declined: " + Event.describeSuggestion(reply.suggestion))
         }

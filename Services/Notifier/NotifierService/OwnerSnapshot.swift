@@ -49,9 +49,9 @@ struct OwnerSnapshot: Sendable {
     /// The year planner's open suggestions, from `hearth-store`; decided ones are over. `nil`
     /// when it does not answer.
     static func suggestions(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
-        guard let reply = try? await client.request("event.suggestions", args: ["status": "open"]),
-            let open = try? reply.decode(SuggestionList.self).suggestions
-        else { return nil }
+        guard let open = try? await client.send(EventCommands.Suggestions(status: "open")).suggestions else {
+            return nil
+        }
         let live = Set(open.map { "suggestion.\($0.id)" })
         return OwnerSnapshot(
             keyPrefix: "suggestion.", isLive: { [live] in live.contains($0) },

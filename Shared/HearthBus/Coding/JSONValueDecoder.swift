@@ -70,7 +70,7 @@ private struct ValueDecoder: Decoder {
 
 private func mismatch(_ value: JSONValue, _ expected: String, _ path: [any CodingKey]) -> DecodingError {
     .typeMismatch(
-        Any.self, .init(codingPath: path, debugDescription: "expected \(expected), found \(value.typeName)"))
+        Any.self, .init(codingPath: path, debugDescription: "must be \(expected), found \(value.typeName)"))
 }
 
 /// One leaf. Its coding path is put together only when asked (an error, a nested decoder), not
@@ -160,8 +160,10 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "'\(key.stringValue)' is required"))
     }
 
+    /// A plain field's value; `null` where a string, number or boolean must be counts as absent
+    /// ("'year' is required"), as a command's arguments have always been read.
     private func single(_ key: Key) throws -> SingleContainer {
-        guard let value = member(key) else { throw notFound(key) }
+        guard let value = member(key), value != .null else { throw notFound(key) }
         guard !value.isEncoded else { return try decoder(for: key).single() }
         return SingleContainer(value: value, parentPath: codingPath, key: wire(key), snake: snake)
     }

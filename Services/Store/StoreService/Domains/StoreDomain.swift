@@ -95,6 +95,30 @@ enum StoreDomains {
         return handlers
     }
 
+    /// A domain's command table of typed commands (`HearthCommand`): each request decoded as its
+    /// type before its handler runs, so a missing or mistyped argument is refused naming it.
+    static func table<Commands: DomainCommands>(
+        _ commands: Commands.Type, reads: [TypedEntry<Commands>], writes: [TypedEntry<Commands>] = []
+    ) -> [String: StoreCommands.Handler] {
+        table(
+            commands, reads: Dictionary(uniqueKeysWithValues: reads.map { ($0.name, $0.handler) }),
+            writes: Dictionary(uniqueKeysWithValues: writes.map { ($0.name, $0.handler) }))
+    }
+
+    /// One typed command's entry in a table: its name, and its handler given the decoded command
+    /// and the request (whose id makes a retried write run once).
+    struct TypedEntry<Commands: DomainCommands> {
+        let name: String
+        let handler: @Sendable (Commands, CommandRequest) async throws -> JSONValue
+    }
+
+    static func command<Commands: DomainCommands, C: HearthCommand>(
+        _: C.Type, _ handler: @escaping @Sendable (Commands, C, CommandRequest) async throws -> JSONValue
+    ) -> TypedEntry<Commands> {
+        TypedEntry(name: C.name) { commands, request in try await handler(commands, try request.decode(C.self), request)
+        }
+    }
+
     /// The handler of `command` in whichever domain answers it.
     static func handler(for command: String) -> StoreCommands.Handler? {
         for domain in all {

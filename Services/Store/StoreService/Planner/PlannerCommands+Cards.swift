@@ -8,13 +8,9 @@ extension PlannerCommands {
 
     /// A card edit's arguments, checked: `year` and `month`, and the fields to set (at least one
     /// of title, location and day; an empty location clears it).
-    func cardEdit(_ arguments: Arguments, verb: String) throws -> (year: Int, month: Int, values: [String: FieldValue])
-    {
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
-        let title = try arguments.optionalString("title")
-        let location = try arguments.optionalString("location")
-        let day = try arguments.optionalInt("day")
+    func cardEdit(
+        year: Int, month: Int, title: String?, location: String?, day: Int?, verb: String
+    ) throws -> [String: FieldValue] {
         try check { () throws(RuleError) in
             try YearPlanner.validate(year: year, month: month, title: title, location: location, day: day)
         }
@@ -26,11 +22,13 @@ extension PlannerCommands {
             throw CommandError.invalidArgument(
                 "title", "or 'location' or 'day' must be given: there is nothing to \(verb)")
         }
-        return (year, month, values)
+        return values
     }
 
-    func setEvent(_ request: CommandRequest) async throws -> JSONValue {
-        let (year, month, values) = try cardEdit(Arguments(request.arguments), verb: "set")
+    func setEvent(_ command: EventCommands.Set, _ request: CommandRequest) async throws -> JSONValue {
+        let (year, month) = (command.year, command.month)
+        let values = try cardEdit(
+            year: year, month: month, title: command.title, location: command.location, day: command.day, verb: "set")
         let title = values["title"]
         let entity = YearPlanner.entity(year: year, month: month)
         let changes = values
@@ -47,18 +45,15 @@ extension PlannerCommands {
     }
 
     /// The card a request names by `year` and `month`, checked.
-    private func cardAddress(_ request: CommandRequest) throws -> (year: Int, month: Int, entity: EntityRef) {
-        let arguments = Arguments(request.arguments)
-        let year = try arguments.int("year")
-        let month = try arguments.int("month")
+    private func cardAddress(year: Int, month: Int) throws -> (year: Int, month: Int, entity: EntityRef) {
         try check { () throws(RuleError) in
             try YearPlanner.validate(year: year, month: month, title: nil, location: nil, day: nil)
         }
         return (year, month, YearPlanner.entity(year: year, month: month))
     }
 
-    func clearEvent(_ request: CommandRequest) async throws -> JSONValue {
-        let (year, month, entity) = try cardAddress(request)
+    func clearEvent(_ command: EventCommands.Clear, _ request: CommandRequest) async throws -> JSONValue {
+        let (year, month, entity) = try cardAddress(year: command.year, month: command.month)
         return try await writes.once(request.id) { db, outbox in
             guard try Self.card(year: year, month: month, in: db)?.title != nil else {
                 throw CommandError(
@@ -68,9 +63,8 @@ extension PlannerCommands {
         }
     }
 
-    func listEvents(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let year = try arguments.optionalInt("year") ?? Calendar(identifier: .gregorian).component(.year, from: Date())
+    func listEvents(_ command: EventCommands.List) async throws -> JSONValue {
+        let year = command.year ?? Calendar(identifier: .gregorian).component(.year, from: Date())
         try check { () throws(RuleError) in
             try YearPlanner.validate(year: year, month: 1, title: nil, location: nil, day: nil)
         }
@@ -82,8 +76,8 @@ extension PlannerCommands {
         }
     }
 
-    func showEvent(_ request: CommandRequest) async throws -> JSONValue {
-        let (year, month, entity) = try cardAddress(request)
+    func showEvent(_ command: EventCommands.Show) async throws -> JSONValue {
+        let (year, month, entity) = try cardAddress(year: command.year, month: command.month)
         return try await database.pool.read { db in
             guard var card = try Self.card(year: year, month: month, in: db) else {
                 return try JSONValue(reply: Self.emptyCard(year: year, month: month))

@@ -6,8 +6,11 @@ import HearthCore
 extension PlannerCommands {
     /// Records a suggested change to a card for the family to accept or decline. One the card
     /// already holds, or that an open suggestion already makes, is refused saying so.
-    func suggest(_ request: CommandRequest) async throws -> JSONValue {
-        let (year, month, edit) = try cardEdit(Arguments(request.arguments), verb: "suggest")
+    func suggest(_ command: EventCommands.Suggest, _ request: CommandRequest) async throws -> JSONValue {
+        let (year, month) = (command.year, command.month)
+        let edit = try cardEdit(
+            year: year, month: month, title: command.title, location: command.location, day: command.day,
+            verb: "suggest")
         var values = edit
         values["year"] = .int(Int64(year))
         values["month"] = .int(Int64(month))
@@ -35,9 +38,8 @@ extension PlannerCommands {
         }
     }
 
-    func suggestions(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let status = try arguments.optionalString("status") ?? "open"
+    func suggestions(_ command: EventCommands.Suggestions) async throws -> JSONValue {
+        let status = command.status ?? "open"
         guard ["open", "accepted", "declined", "all"].contains(status) else {
             throw CommandError.invalidArgument("status", "must be open, accepted, declined or all")
         }
@@ -53,11 +55,8 @@ extension PlannerCommands {
 
     /// Accepts or declines an open suggestion; accepting applies its values to the card in the
     /// same transaction.
-    func decide(_ request: CommandRequest, accept: Bool) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        guard let given = try arguments.optionalString("id"), !given.isEmpty else {
-            throw CommandError.invalidArgument("id", "is required")
-        }
+    func decide(_ given: String, _ request: CommandRequest, accept: Bool) async throws -> JSONValue {
+        guard !given.isEmpty else { throw CommandError.invalidArgument("id", "is required") }
         return try await writes.once(request.id) { db, outbox in
             let matches = try String.fetchAll(
                 db, sql: "SELECT id FROM suggestion WHERE id LIKE ?", arguments: [given.lowercased() + "%"])

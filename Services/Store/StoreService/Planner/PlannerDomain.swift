@@ -55,16 +55,32 @@ enum PlannerDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         PlannerCommands.self,
         reads: [
-            "event.list": { commands, request in try await commands.listEvents(request) },
-            "event.show": { commands, request in try await commands.showEvent(request) },
-            "event.suggestions": { commands, request in try await commands.suggestions(request) },
+            StoreDomains.command(EventCommands.List.self) { commands, command, _ in
+                try await commands.listEvents(command)
+            },
+            StoreDomains.command(EventCommands.Show.self) { commands, command, _ in
+                try await commands.showEvent(command)
+            },
+            StoreDomains.command(EventCommands.Suggestions.self) { commands, command, _ in
+                try await commands.suggestions(command)
+            },
         ],
         writes: [
-            "event.set": { commands, request in try await commands.setEvent(request) },
-            "event.clear": { commands, request in try await commands.clearEvent(request) },
-            "event.suggest": { commands, request in try await commands.suggest(request) },
-            "event.accept": { commands, request in try await commands.decide(request, accept: true) },
-            "event.decline": { commands, request in try await commands.decide(request, accept: false) },
+            StoreDomains.command(EventCommands.Set.self) { commands, command, request in
+                try await commands.setEvent(command, request)
+            },
+            StoreDomains.command(EventCommands.Clear.self) { commands, command, request in
+                try await commands.clearEvent(command, request)
+            },
+            StoreDomains.command(EventCommands.Suggest.self) { commands, command, request in
+                try await commands.suggest(command, request)
+            },
+            StoreDomains.command(EventCommands.Accept.self) { commands, command, request in
+                try await commands.decide(command.id, request, accept: true)
+            },
+            StoreDomains.command(EventCommands.Decline.self) { commands, command, request in
+                try await commands.decide(command.id, request, accept: false)
+            },
         ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }

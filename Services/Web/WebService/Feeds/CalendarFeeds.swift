@@ -97,7 +97,7 @@ struct CalendarFeeds: Sendable {
         let year = HouseholdTime(timeZone: timeZone).today(at: now).year
         var events: [CalendarExport.Event] = []
         for each in [year, year + 1] {
-            let list = try await store.request("event.list", args: ["year": .int(Int64(each))]).decode(CardList.self)
+            let list = try await store.send(EventCommands.List(year: each))
             for card in list.cards {
                 guard let title = card.title else { continue }
                 let first = LocalDate(year: card.year, month: card.month, day: card.day ?? 1)!

@@ -7,13 +7,12 @@ import HearthCore
 extension HouseholdPages {
     func year(_ query: Query) async throws -> [String: Any] {
         let year = Int(query["year"] ?? "") ?? todayDate.year
-        async let listing = store.request("event.list", args: ["year": .int(Int64(year))])
-        async let suggestionReply = store.request("event.suggestions", args: ["status": "open"])
+        async let listing = store.send(EventCommands.List(year: year))
+        async let suggestionReply = store.send(EventCommands.Suggestions(status: "open"))
         async let conflictReply = store.request("conflicts")
         async let historyReply = store.request("history", args: ["year": .int(Int64(year))])
         let (cards, suggestions, conflicts, history) = try await (
-            listing.decode(CardList.self), suggestionReply.decode(SuggestionList.self),
-            conflictReply.decode(ConflictList.self), historyReply.decode(PlannerHistory.self)
+            listing, suggestionReply, conflictReply.decode(ConflictList.self), historyReply.decode(PlannerHistory.self)
         )
         var byMonth: [Int: [String: Any]] = [:]
         for card in cards.cards {

@@ -9,12 +9,16 @@ import HummingbirdCore
 /// form's fields passed as they were typed (the service checks them, as for the CLI).
 extension WebRouter {
     func addYearActions(_ router: Router<BasicRequestContext>) {
-        for (verb, command) in [("accept", "event.accept"), ("decline", "event.decline")] {
-            router.post("/year/suggestions/:id/\(verb)") { request, context in
-                let id = try context.parameters.require("id")
-                return try await act(request, view: "year") { _ in
-                    _ = try await pages.store.request(command, args: ["id": .string(id)])
-                }
+        router.post("/year/suggestions/:id/accept") { request, context in
+            let id = try context.parameters.require("id")
+            return try await act(request, view: "year") { _ in
+                _ = try await pages.store.send(EventCommands.Accept(id: id))
+            }
+        }
+        router.post("/year/suggestions/:id/decline") { request, context in
+            let id = try context.parameters.require("id")
+            return try await act(request, view: "year") { _ in
+                _ = try await pages.store.send(EventCommands.Decline(id: id))
             }
         }
         router.post("/year/conflicts/resolve") { request, _ in
