@@ -77,6 +77,33 @@ struct HearthCommandTests {
         }
     }
 
+    @Test("each member command encodes to the arguments the CLI and the page used to build by hand")
+    func memberCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (MemberCommands.Add(name: "Ann", role: "student"), "member.add", ["name": "Ann", "role": "student"]),
+            (MemberCommands.List(), "member.list", [:]),
+            (MemberCommands.Rename(member: "Ann", name: "Anna"), "member.rename", ["member": "Ann", "name": "Anna"]),
+            (MemberCommands.Remove(member: "Ann"), "member.remove", ["member": "Ann"]),
+            (MemberCommands.Use(member: "Ann"), "member.use", ["member": "Ann"]),
+            // No profile: the key left out, where the CLI sent `null`; the store reads both as none.
+            (MemberCommands.Use(member: nil), "member.use", [:]),
+            (
+                MemberCommands.Notify(member: "Ann", off: false, lead: 15), "member.notify",
+                ["member": "Ann", "off": false, "lead": 15]
+            ),
+            (MemberCommands.Notify(off: true), "member.notify", ["off": true]),
+        ]
+        for (command, name, arguments) in cases {
+            let request = try command.request(id: "r1")
+            #expect(request.command == name)
+            #expect(request.arguments == arguments, "\(name)")
+        }
+        // `null` still reads as no profile.
+        #expect(
+            try CommandRequest(command: "member.use", arguments: ["member": .null]).decode(MemberCommands.Use.self)
+                .member == nil)
+    }
+
     @Test("a service decoding a request names the missing or mistyped field and the rule")
     func decodingNamesTheField() throws {
         let missing = CommandRequest(command: "join", arguments: ["code": "J7X-3"])

@@ -58,7 +58,7 @@ struct JSONValueCodingTests {
         let mismatch = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }
         guard case .typeMismatch(_, let where_) = mismatch else { throw mismatch }
         #expect(where_.codingPath.map(\.stringValue) == ["players", "0", "present"])
-        #expect(where_.debugDescription == "must be a boolean, found a string")
+        #expect(where_.debugDescription == "must be true or false, found a string")
 
         members.removeValue(forKey: "code")
         let missing = try #require(throws: DecodingError.self) { try JSONValue.object(members).decode(Game.self) }

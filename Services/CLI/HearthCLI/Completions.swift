@@ -21,7 +21,9 @@ enum Completions {
 
     /// The household's members.
     static let member = CompletionKind.custom { words, _, prefix in
-        await offer(words, prefix, .store, "member.list", as: MemberList.self) { $0.members.map(\.name) }
+        await offer(words, prefix, .store, MemberCommands.List.name, as: MemberCommands.List.Reply.self) {
+            $0.members.map(\.name)
+        }
     }
 
     /// The people the social planner keeps.

@@ -23,8 +23,7 @@ struct Member: AsyncParsableCommand {
         @Option(help: "student or parent.") var role: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "member.add", ["name": .string(name), "role": .string(role)], as: MemberChange.self)
+            let reply = try await ServiceCall.send(options, .store, MemberCommands.Add(name: name, role: role))
             try Member.show(reply, options, verb: "added")
         }
     }
@@ -36,7 +35,7 @@ struct Member: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "member.list", as: MemberList.self)
+            let reply = try await ServiceCall.send(options, .store, MemberCommands.List())
             if options.json { return try Output.reply(reply) }
             if reply.members.isEmpty {
                 return Output.line("no members yet: hearth member add NAME --role student|parent")
@@ -57,9 +56,7 @@ struct Member: AsyncParsableCommand {
         @Argument(help: "The new name.") var name: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "member.rename", ["member": .string(member), "name": .string(name)],
-                as: MemberChange.self)
+            let reply = try await ServiceCall.send(options, .store, MemberCommands.Rename(member: member, name: name))
             try Member.show(reply, options, verb: "renamed")
         }
     }
@@ -72,8 +69,7 @@ struct Member: AsyncParsableCommand {
         @Argument(help: "The member's name (any case) or id.", completion: Completions.member) var member: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "member.remove", ["member": .string(member)], as: MemberRemoved.self)
+            let reply = try await ServiceCall.send(options, .store, MemberCommands.Remove(member: member))
             if options.json { return try Output.reply(reply) }
             Output.line("removed \(member) and \(Output.count(reply.removedEntries, "lesson"))")
         }
@@ -93,9 +89,7 @@ struct Member: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "member.use", ["member": member.map(JSONValue.string) ?? .null],
-                as: ProfileChoice.self)
+            let reply = try await ServiceCall.send(options, .store, MemberCommands.Use(member: member))
             // Whose reminders pop here follows the profile: the scheduler loads them again (when it
             // is not running, it loads them when it starts).
             _ = await ServiceCall.ifRunning(
@@ -123,10 +117,8 @@ struct Member: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["off": .bool(off)]
-            if let member { arguments["member"] = .string(member) }
-            if let lead { arguments["lead"] = .int(Int64(lead)) }
-            let reply = try await ServiceCall.run(options, .store, "member.notify", arguments, as: MemberChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store, MemberCommands.Notify(member: member, off: off, lead: lead))
             try Member.show(reply, options, verb: "notifications set")
         }
     }

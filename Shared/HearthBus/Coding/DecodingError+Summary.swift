@@ -1,6 +1,6 @@
 extension DecodingError {
     /// One line naming the field at fault and the rule it breaks, such as
-    /// `players.0.present: must be a boolean, found a string`, for replies a person reads.
+    /// `players.0.present: must be true or false, found a string`, for replies a person reads.
     public var summary: String {
         let (field, rule) = fieldAndRule
         return field.isEmpty ? rule : "\(field): \(rule)"

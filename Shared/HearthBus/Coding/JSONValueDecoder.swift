@@ -87,7 +87,7 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decodeNil() -> Bool { value == .null }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let flag) = value else { throw mismatch(value, "a boolean", codingPath) }
+        guard case .bool(let flag) = value else { throw mismatch(value, "true or false", codingPath) }
         return flag
     }
 

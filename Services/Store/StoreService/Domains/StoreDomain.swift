@@ -78,11 +78,18 @@ enum StoreDomains {
     /// A domain's command table: each command runs on a fresh `Commands` (its domain's type) over
     /// what every command shares; `writes` hold their reply for the fault-injection delay
     /// (`StoreCommands.delayed`).
+    /// `typedReads` and `typedWrites` are typed commands (`HearthCommand`): each request decoded
+    /// as its type before its handler runs, so a missing or mistyped argument is refused naming it.
     static func table<Commands: DomainCommands>(
         _: Commands.Type,
-        reads: [String: @Sendable (Commands, CommandRequest) async throws -> JSONValue],
-        writes: [String: @Sendable (Commands, CommandRequest) async throws -> JSONValue] = [:]
+        reads untypedReads: [String: @Sendable (Commands, CommandRequest) async throws -> JSONValue] = [:],
+        writes untypedWrites: [String: @Sendable (Commands, CommandRequest) async throws -> JSONValue] = [:],
+        typedReads: [TypedEntry<Commands>] = [], typedWrites: [TypedEntry<Commands>] = []
     ) -> [String: StoreCommands.Handler] {
+        var reads = untypedReads
+        var writes = untypedWrites
+        for entry in typedReads { reads[entry.name] = entry.handler }
+        for entry in typedWrites { writes[entry.name] = entry.handler }
         var handlers: [String: StoreCommands.Handler] = [:]
         for (name, handler) in reads {
             handlers[name] = { store, request in try await handler(Commands(store: store), request) }
@@ -93,16 +100,6 @@ enum StoreDomains {
             }
         }
         return handlers
-    }
-
-    /// A domain's command table of typed commands (`HearthCommand`): each request decoded as its
-    /// type before its handler runs, so a missing or mistyped argument is refused naming it.
-    static func table<Commands: DomainCommands>(
-        _ commands: Commands.Type, reads: [TypedEntry<Commands>], writes: [TypedEntry<Commands>] = []
-    ) -> [String: StoreCommands.Handler] {
-        table(
-            commands, reads: Dictionary(uniqueKeysWithValues: reads.map { ($0.name, $0.handler) }),
-            writes: Dictionary(uniqueKeysWithValues: writes.map { ($0.name, $0.handler) }))
     }
 
     /// One typed command's entry in a table: its name, and its handler given the decoded command

@@ -7,9 +7,8 @@ import HearthCore
 /// A student's profile sees and edits only their own timetable; a parent's, everyone's. A device
 /// with no profile chosen acts as a parent's (the household's first run).
 extension HubCommands {
-    func addMember(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (nameText, roleText) = (try arguments.requiredString("name"), try arguments.requiredString("role"))
+    func addMember(_ command: MemberCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        let (nameText, roleText) = (command.name, command.role)
         let name = try check { () throws(RuleError) in try Hub.name(nameText) }
         let role = try check { () throws(RuleError) in try Todos.choice(roleText, field: "role", as: Hub.Role.self) }
         let entity = EntityRef(kind: Hub.memberKind, id: UUIDText.make())
@@ -22,9 +21,8 @@ extension HubCommands {
         }
     }
 
-    func renameMember(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (given, nameText) = (try arguments.requiredString("member"), try arguments.requiredString("name"))
+    func renameMember(_ command: MemberCommands.Rename, _ request: CommandRequest) async throws -> JSONValue {
+        let (given, nameText) = (command.member, command.name)
         let name = try check { () throws(RuleError) in try Hub.name(nameText) }
         return try await writes.once(request.id) { db, outbox in
             let member = try Self.access(given, to: "rename", in: db)
@@ -35,8 +33,8 @@ extension HubCommands {
     }
 
     /// Removes a member and their timetable, in one transaction (history keeps both).
-    func removeMember(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("member")
+    func removeMember(_ command: MemberCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.member
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "remove a member", in: db)
             let member = try Self.member(named: given, in: db)
@@ -57,8 +55,8 @@ extension HubCommands {
     }
 
     /// Chooses this device's profile (`member`), or clears it (`null`). Kept on this device only.
-    func useMember(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).optionalString("member")
+    func useMember(_ command: MemberCommands.Use, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.member
         return try await writes.once(request.id) { db, _ in
             guard let given else {
                 try db.execute(sql: "DELETE FROM hub_profile")
@@ -71,11 +69,10 @@ extension HubCommands {
     }
 
     /// Sets a member's next-class notifications: `lead` minutes before each class, or `off`.
-    func memberNotify(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.optionalString("member")
-        let off = try arguments.optionalBool("off") ?? false
-        let lead = try arguments.optionalInt("lead")
+    func memberNotify(_ command: MemberCommands.Notify, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.member
+        let off = command.off ?? false
+        let lead = command.lead
         var values: [String: FieldValue] = ["notify": .bool(!off)]
         if let lead {
             guard !off else { throw CommandError.invalidArgument("lead", "cannot be given with 'off'") }
@@ -92,7 +89,7 @@ extension HubCommands {
         }
     }
 
-    func listMembers(_ request: CommandRequest) async throws -> JSONValue {
+    func listMembers() async throws -> JSONValue {
         try await database.pool.read { db in
             let ids = try String.fetchAll(db, sql: "SELECT id FROM member ORDER BY lower(name), id")
             let profile = try Self.profile(in: db)

@@ -80,7 +80,6 @@ enum HubDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         HubCommands.self,
         reads: [
-            "member.list": { commands, request in try await commands.listMembers(request) },
             "timetable.settings": { commands, request in try await commands.timetableSettings(request) },
             "timetable.entries": { commands, request in try await commands.timetableEntries(request) },
             "timetable.days": { commands, request in try await commands.timetableDays(request) },
@@ -90,11 +89,6 @@ enum HubDomain: StoreDomain {
             "class.sources": { commands, request in try await commands.classSources(request) },
         ],
         writes: [
-            "member.add": { commands, request in try await commands.addMember(request) },
-            "member.rename": { commands, request in try await commands.renameMember(request) },
-            "member.remove": { commands, request in try await commands.removeMember(request) },
-            "member.use": { commands, request in try await commands.useMember(request) },
-            "member.notify": { commands, request in try await commands.memberNotify(request) },
             "timetable.configure": { commands, request in try await commands.configureTimetable(request) },
             "timetable.bells": { commands, request in try await commands.setBells(request) },
             "timetable.override": { commands, request in try await commands.overrideWeek(request) },
@@ -109,6 +103,26 @@ enum HubDomain: StoreDomain {
             "timetable.copy_week": { commands, request in try await commands.copyWeek(request) },
             "timetable.import": { commands, request in try await commands.importTimetable(request) },
             "class.record": { commands, request in try await commands.recordClassAlert(request) },
+        ],
+        typedReads: [
+            StoreDomains.command(MemberCommands.List.self) { commands, _, _ in try await commands.listMembers() }
+        ],
+        typedWrites: [
+            StoreDomains.command(MemberCommands.Add.self) { commands, command, request in
+                try await commands.addMember(command, request)
+            },
+            StoreDomains.command(MemberCommands.Rename.self) { commands, command, request in
+                try await commands.renameMember(command, request)
+            },
+            StoreDomains.command(MemberCommands.Remove.self) { commands, command, request in
+                try await commands.removeMember(command, request)
+            },
+            StoreDomains.command(MemberCommands.Use.self) { commands, command, request in
+                try await commands.useMember(command, request)
+            },
+            StoreDomains.command(MemberCommands.Notify.self) { commands, command, request in
+                try await commands.memberNotify(command, request)
+            },
         ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }

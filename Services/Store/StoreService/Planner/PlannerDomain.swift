@@ -54,7 +54,7 @@ enum PlannerDomain: StoreDomain {
     /// The planner's commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
         PlannerCommands.self,
-        reads: [
+        typedReads: [
             StoreDomains.command(EventCommands.List.self) { commands, command, _ in
                 try await commands.listEvents(command)
             },
@@ -65,7 +65,7 @@ enum PlannerDomain: StoreDomain {
                 try await commands.suggestions(command)
             },
         ],
-        writes: [
+        typedWrites: [
             StoreDomains.command(EventCommands.Set.self) { commands, command, request in
                 try await commands.setEvent(command, request)
             },

@@ -143,7 +143,7 @@ struct CalendarFeeds: Sendable {
 
     /// The household's own spelling of member `name` (any case), or `nil` when there is none.
     func member(named name: String) async throws -> String? {
-        let members = try await store.request("member.list").decode(MemberList.self).members
+        let members = try await store.send(MemberCommands.List()).members
         return members.first { $0.name.lowercased() == name.lowercased() }?.name
     }
 
@@ -153,7 +153,7 @@ struct CalendarFeeds: Sendable {
         let today = household.today(at: now)
         var names = member.map { [$0] } ?? []
         if member == nil {
-            names = try await store.request("member.list").decode(MemberList.self).members.map(\.name)
+            names = try await store.send(MemberCommands.List()).members.map(\.name)
         }
         let fixed = names
         return try await withThrowingTaskGroup(of: (Int, [CalendarExport.Event]).self) { group in

@@ -7,7 +7,7 @@ import HearthCore
 /// Friday across).
 extension HouseholdPages {
     func timetable(_ query: Query) async throws -> [String: Any] {
-        let members = try await store.request("member.list").decode(MemberList.self)
+        let members = try await store.send(MemberCommands.List())
         let names = members.members.map(\.name)
         let profile = members.profile
         guard let member = query["member"].flatMap({ names.contains($0) ? $0 : nil }) ?? profile ?? names.first else {

@@ -29,12 +29,12 @@ extension HouseholdPages {
         async let rangeReply = store.request("todo.calendar", args: rangeArguments)
         async let noteReply = store.request("note.show", args: ["date": .string(day.description)])
         async let collectionsReply = store.request("collection.list")
-        async let membersReply = store.request("member.list")
+        async let membersReply = store.send(MemberCommands.List())
         let (listed, range, note, collections, members) = try await (
             dayReply.decode(TodoCalendar.self), rangeReply.decode(TodoCalendar.self), noteReply.decode(NoteView.self),
             collectionsReply.decode(CollectionList.self), membersReply
         )
-        let memberNames = try members.decode(MemberList.self).members.map(\.name)
+        let memberNames = members.members.map(\.name)
         // The lists under the same filters: none for another kind or for done todos.
         let showLists = (query["kind"] ?? "").isEmpty || query["kind"] == "list"
         let lists =
