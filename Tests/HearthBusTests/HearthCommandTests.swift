@@ -104,6 +104,40 @@ struct HearthCommandTests {
                 .member == nil)
     }
 
+    @Test("each people command encodes to the arguments the CLI used to build by hand")
+    func peopleCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (PeopleCommands.Add(name: "Gran", tags: "family"), "people.add", ["name": "Gran", "tags": "family"]),
+            (PeopleCommands.Edit(person: "Gran", purpose: ""), "people.edit", ["person": "Gran", "purpose": ""]),
+            (PeopleCommands.Remove(person: "Gran"), "people.remove", ["person": "Gran"]),
+            (PeopleCommands.List(now: 1_800_000_000_000), "people.list", ["now": 1_800_000_000_000]),
+            (PeopleCommands.Show(person: "Gran"), "people.show", ["person": "Gran"]),
+            (
+                PeopleCommands.Goal(person: "Gran", every: 7, duration: "45m", windows: ["Mon-Sun 00:00-23:59"]),
+                "people.goal", ["person": "Gran", "every": 7, "duration": "45m", "windows": ["Mon-Sun 00:00-23:59"]]
+            ),
+            (PeopleCommands.Goal(person: "Gran", exclude: []), "people.goal", ["person": "Gran", "exclude": []]),
+            (
+                PeopleCommands.Log(person: "Gran", outcome: "call", when: .text("2026-11-24 18:00"), note: "fine"),
+                "people.log", ["person": "Gran", "outcome": "call", "when": "2026-11-24 18:00", "note": "fine"]
+            ),
+            (
+                PeopleCommands.Log(person: "Gran", outcome: "met", when: .milliseconds(1_800_000_000_000)),
+                "people.log",
+                ["person": "Gran", "outcome": "met", "when": 1_800_000_000_000]
+            ),
+        ]
+        for (command, name, arguments) in cases {
+            let request = try command.request(id: "r1")
+            #expect(request.command == name)
+            #expect(request.arguments == arguments, "\(name)")
+        }
+        // A time is a number or text; anything else is refused naming the field.
+        let bad = CommandRequest(command: "people.log", arguments: ["person": "Gran", "outcome": "met", "when": true])
+        let error = try #require(throws: CommandError.self) { try bad.decode(PeopleCommands.Log.self) }
+        #expect(error.message.hasPrefix("'when' must be a time"), "\(error.message)")
+    }
+
     @Test("a service decoding a request names the missing or mistyped field and the rule")
     func decodingNamesTheField() throws {
         let missing = CommandRequest(command: "join", arguments: ["code": "J7X-3"])

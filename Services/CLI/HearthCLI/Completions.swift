@@ -28,7 +28,9 @@ enum Completions {
 
     /// The people the social planner keeps.
     static let person = CompletionKind.custom { words, _, prefix in
-        await offer(words, prefix, .store, "people.list", as: PeopleList.self) { $0.people.map(\.name) }
+        await offer(words, prefix, .store, PeopleCommands.List.name, as: PeopleCommands.List.Reply.self) {
+            $0.people.map(\.name)
+        }
     }
 
     /// The codes of the games this device can see.

@@ -25,10 +25,8 @@ struct People: AsyncParsableCommand {
         @Option(help: "Why they matter, in a line.") var purpose: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["name": .string(name)]
-            if let tags { arguments["tags"] = .string(tags) }
-            if let purpose { arguments["purpose"] = .string(purpose) }
-            let reply = try await ServiceCall.run(options, .store, "people.add", arguments, as: PersonChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PeopleCommands.Add(name: name, tags: tags, purpose: purpose))
             if options.json { return try Output.reply(reply) }
             Output.line("added \(Output.visible(name))  (\(reply.person.id.prefix(8)))")
         }
@@ -42,8 +40,8 @@ struct People: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "people.list", try Plan.nowArgument(now), as: PeopleList.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PeopleCommands.List(now: try Plan.nowMilliseconds(now)))
             if options.json { return try Output.reply(reply) }
             if reply.people.isEmpty { return Output.line("no people yet: hearth people add NAME") }
             let zone = try options.loadConfiguration().household.timeZone
@@ -70,8 +68,7 @@ struct People: AsyncParsableCommand {
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "people.show", ["person": .string(person)], as: PersonView.self)
+            let reply = try await ServiceCall.send(options, .store, PeopleCommands.Show(person: person))
             if options.json { return try Output.reply(reply) }
             let zone = try options.loadConfiguration().household.timeZone
             Output.line(Output.visible(reply.name))
@@ -109,11 +106,8 @@ struct People: AsyncParsableCommand {
         @Option(help: "Why they matter (empty clears).") var purpose: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["person": .string(person)]
-            if let name { arguments["name"] = .string(name) }
-            if let tags { arguments["tags"] = .string(tags) }
-            if let purpose { arguments["purpose"] = .string(purpose) }
-            let reply = try await ServiceCall.run(options, .store, "people.edit", arguments, as: PersonChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PeopleCommands.Edit(person: person, name: name, tags: tags, purpose: purpose))
             if options.json { return try Output.reply(reply) }
             Output.line(reply.unchanged == true ? "unchanged" : "saved \(Output.visible(reply.person.name))")
         }
@@ -127,8 +121,7 @@ struct People: AsyncParsableCommand {
         @Argument(help: "Their name (any case) or id.", completion: Completions.person) var person: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "people.remove", ["person": .string(person)], as: PersonRemoved.self)
+            let reply = try await ServiceCall.send(options, .store, PeopleCommands.Remove(person: person))
             if options.json { return try Output.reply(reply) }
             Output.line("removed \(Output.visible(person)) and cancelled \(reply.canceledItems) check-ins")
         }
@@ -152,16 +145,12 @@ struct People: AsyncParsableCommand {
         @Option(help: "When you last saw them, YYYY-MM-DD.") var last: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["person": .string(person)]
-            if let every { arguments["every"] = .int(Int64(every)) }
-            if let importance { arguments["importance"] = .int(Int64(importance)) }
-            if let duration { arguments["duration"] = .string(duration) }
-            if !window.isEmpty { arguments["windows"] = .array(window.map(JSONValue.string)) }
-            if !exclude.isEmpty || clearExcluded {
-                arguments["exclude"] = .array(try exclude.map { .string(try Dates.day($0, options)) })
-            }
-            if let last { arguments["last"] = .string(try Dates.day(last, options)) }
-            let reply = try await ServiceCall.run(options, .store, "people.goal", arguments, as: PersonView.self)
+            var command = PeopleCommands.Goal(
+                person: person, every: every, importance: importance, duration: duration,
+                windows: window.isEmpty ? nil : window)
+            if !exclude.isEmpty || clearExcluded { command.exclude = try exclude.map { try Dates.day($0, options) } }
+            if let last { command.last = try Dates.day(last, options) }
+            let reply = try await ServiceCall.send(options, .store, command)
             if options.json { return try Output.reply(reply) }
             guard let standing = reply.standing else { return Output.line("\(Output.visible(reply.name)): no goal") }
             let goal = standing.goal
@@ -183,10 +172,11 @@ struct People: AsyncParsableCommand {
         @Option(help: "A note.") var note: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["person": .string(person), "outcome": .string(outcome)]
-            if let when { arguments["when"] = .string(try Plan.resolveTime(when, options)) }
-            if let note { arguments["note"] = .string(note) }
-            let reply = try await ServiceCall.run(options, .store, "people.log", arguments, as: PersonView.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                PeopleCommands.Log(
+                    person: person, outcome: outcome, when: try when.map { .text(try Plan.resolveTime($0, options)) },
+                    note: note))
             if options.json { return try Output.reply(reply) }
             Output.line(
                 "logged \(outcome) with \(Output.visible(reply.name)); next due \(reply.standing?.due ?? "—")")

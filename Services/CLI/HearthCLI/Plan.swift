@@ -253,8 +253,13 @@ struct Plan: AsyncParsableCommand {
 
     /// The hidden `--now` (an ISO 8601 instant) as the store's `now` argument.
     static func nowArgument(_ now: String?) throws -> [String: JSONValue] {
-        guard let now else { return [:] }
+        try nowMilliseconds(now).map { ["now": .int($0)] } ?? [:]
+    }
+
+    /// `--now` as milliseconds since 1970, for a typed command's `now`.
+    static func nowMilliseconds(_ now: String?) throws -> Int64? {
+        guard let now else { return nil }
         guard let instant = Timestamp.parse(now) else { throw ValidationError("--now must be an ISO 8601 instant") }
-        return ["now": .int(Int64((instant.timeIntervalSince1970 * 1000).rounded(.down)))]
+        return Int64((instant.timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

@@ -7,9 +7,8 @@ import HearthCore
 /// People, their goals and the interaction log: who matters, how often to see them, and when
 /// we last did.
 extension SocialCommands {
-    func addPerson(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        var values = try personValues(arguments, requireName: true)
+    func addPerson(_ command: PeopleCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        var values = try personValues(name: command.name, tags: command.tags, purpose: command.purpose)
         values["deleted"] = nil
         let name = values["name"]?.description ?? ""
         let entity = EntityRef(kind: Social.personKind, id: UUIDText.make())
@@ -20,10 +19,9 @@ extension SocialCommands {
         }
     }
 
-    func editPerson(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("person")
-        let values = try personValues(arguments, requireName: false)
+    func editPerson(_ command: PeopleCommands.Edit, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.person
+        let values = try personValues(name: command.name, tags: command.tags, purpose: command.purpose)
         guard !values.isEmpty else {
             throw CommandError.invalidArgument("name", "nothing to change: give a name, tags or purpose")
         }
@@ -38,8 +36,8 @@ extension SocialCommands {
 
     /// Removes a person, their goal and their pending check-ins (cancelled), in one transaction;
     /// history and the interaction log keep what was.
-    func removePerson(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("person")
+    func removePerson(_ command: PeopleCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.person
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.person(named: given, in: db)
             let pending = try String.fetchAll(
@@ -62,28 +60,21 @@ extension SocialCommands {
     /// Sets a person's goal: how often (`every` days), how much it matters (`importance` 1–5),
     /// how long (`duration`), when (`windows`), never on (`exclude`), and optionally when they
     /// were last seen (`last`).
-    func setGoal(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("person")
+    func setGoal(_ command: PeopleCommands.Goal, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.person
         var values: [String: FieldValue] = [:]
-        if let every = try arguments.optionalInt("every") {
+        if let every = command.every {
             try Self.require(every, in: Social.cadenceRange, "every", unit: "days")
             values["every"] = .int(Int64(every))
         }
-        if let importance = try arguments.optionalInt("importance") {
+        if let importance = command.importance {
             try Self.require(importance, in: Social.importanceRange, "importance", unit: "")
             values["importance"] = .int(Int64(importance))
         }
-        if let text = try arguments.optionalString("duration") {
+        if let text = command.duration {
             values["duration"] = .int(Int64(try check { () throws(RuleError) in try Social.duration(text) }))
         }
-        if let list = arguments.values["windows"]?.arrayValue {
-            let texts = try list.map { value in
-                guard let text = value.stringValue else {
-                    throw CommandError.invalidArgument("windows", "must be a list of strings")
-                }
-                return text
-            }
+        if let texts = command.windows {
             let windows = try check { () throws(RuleError) in
                 try texts.map { text throws(RuleError) in
                     try AvailabilityWindow(parsing: text, field: "window")
@@ -91,15 +82,16 @@ extension SocialCommands {
             }
             values["windows"] = .text(AvailabilityWindow.text(windows))
         }
-        if let list = arguments.values["exclude"]?.arrayValue {
-            let dates = try check { () throws(RuleError) in
-                try Social.excluded(list.compactMap(\.stringValue), field: "exclude")
-            }
+        if let list = command.exclude {
+            let dates = try check { () throws(RuleError) in try Social.excluded(list, field: "exclude") }
             values["exclude"] = dates.isEmpty ? .null : .text(Social.excludedText(dates))
         }
-        if let last = try arguments.optionalDate("last") { values["last"] = .text(last.description) }
+        if let text = command.last {
+            let last = try check { () throws(RuleError) in try LocalDate(parsing: text, field: "last") }
+            values["last"] = .text(last.description)
+        }
         let changes = values
-        let today = household.today(at: try now(arguments))
+        let today = household.today(at: try now(command.now))
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.person(named: given, in: db)
             let exists =
@@ -122,15 +114,14 @@ extension SocialCommands {
 
     /// Logs an interaction (`met`, `call`, `text`, `other`) at `when` (default now): it restarts
     /// the person's cadence.
-    func logInteraction(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("person")
-        let outcomeText = try arguments.requiredString("outcome")
+    func logInteraction(_ command: PeopleCommands.Log, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.person
+        let outcomeText = command.outcome
         let outcome = try check { () throws(RuleError) in
             try Todos.choice(outcomeText, field: "outcome", as: Social.Outcome.self)
         }
-        let at = try instant(arguments, "when") ?? now(arguments)
-        let note = try arguments.optionalString("note")
+        let at = try instant(command.when, "when") ?? now(command.now)
+        let note = command.note
         if let note {
             try check { () throws(RuleError) in
                 try TextRules.check(note, field: "note", maximumLength: Social.maximumNoteLength, multiline: true)
@@ -149,8 +140,8 @@ extension SocialCommands {
         }
     }
 
-    func listPeople(_ request: CommandRequest) async throws -> JSONValue {
-        let today = household.today(at: try now(Arguments(request.arguments)))
+    func listPeople(_ command: PeopleCommands.List) async throws -> JSONValue {
+        let today = household.today(at: try now(command.now))
         return try await database.pool.read { db in
             let ids = try String.fetchAll(db, sql: "SELECT id FROM person ORDER BY lower(name), id")
             let people = try ids.compactMap { try person($0, in: db, today: today) }
@@ -162,10 +153,9 @@ extension SocialCommands {
         }
     }
 
-    func showPerson(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("person")
-        let today = household.today(at: try now(arguments))
+    func showPerson(_ command: PeopleCommands.Show) async throws -> JSONValue {
+        let given = command.person
+        let today = household.today(at: try now(command.now))
         return try await database.pool.read { db in
             let id = try Self.person(named: given, in: db)
             guard var person = try self.person(id, in: db, today: today) else { return .null }
@@ -235,15 +225,15 @@ extension SocialCommands {
         try StoreCommands.id(named: given, table: "person", what: "person", field: field, in: db)
     }
 
-    private func personValues(_ arguments: Arguments, requireName: Bool) throws -> [String: FieldValue] {
+    private func personValues(name: String?, tags: String?, purpose: String?) throws -> [String: FieldValue] {
         var values: [String: FieldValue] = [:]
-        if let text = requireName ? try arguments.requiredString("name") : try arguments.optionalString("name") {
+        if let text = name {
             values["name"] = .text(try check { () throws(RuleError) in try Social.name(text) })
         }
-        if let text = try arguments.optionalString("tags") {
+        if let text = tags {
             values["tags"] = try check { () throws(RuleError) in try Social.tags(text) }.map(FieldValue.text) ?? .null
         }
-        if let text = try arguments.optionalString("purpose") {
+        if let text = purpose {
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             try check { () throws(RuleError) in
                 try TextRules.check(

@@ -13,8 +13,17 @@ extension SocialCommands {
     /// real time.
     func now(_ arguments: Arguments) throws -> Date {
         guard let value = arguments.values["now"], value != .null else { return Date() }
-        guard let milliseconds = value.intValue, Social.instantRange.contains(milliseconds) else {
+        guard let milliseconds = value.intValue else {
             throw CommandError.invalidArgument("now", "must be milliseconds since 1970, got \(value)")
+        }
+        return try now(milliseconds)
+    }
+
+    /// A typed command's `now`, else the real time.
+    func now(_ milliseconds: Int64?) throws -> Date {
+        guard let milliseconds else { return Date() }
+        guard Social.instantRange.contains(milliseconds) else {
+            throw CommandError.invalidArgument("now", "must be milliseconds since 1970, got \(milliseconds)")
         }
         return Date(milliseconds: milliseconds)
     }
@@ -23,23 +32,33 @@ extension SocialCommands {
     /// household's wall clock (`2026-11-24 18:00`).
     func instant(_ arguments: Arguments, _ name: String) throws -> Date? {
         guard let value = arguments.values[name], value != .null else { return nil }
-        if let milliseconds = value.intValue {
+        if let milliseconds = value.intValue { return try instant(.milliseconds(milliseconds), name) }
+        guard let text = value.stringValue else {
+            throw CommandError.invalidArgument(name, "must be a time, found \(value.typeName)")
+        }
+        return try instant(.text(text), name)
+    }
+
+    /// A typed command's time argument (see `instant(_:_:)`).
+    func instant(_ argument: TimeArgument?, _ name: String) throws -> Date? {
+        switch argument {
+        case nil: return nil
+        case .milliseconds(let milliseconds):
             guard Social.instantRange.contains(milliseconds) else {
                 throw CommandError.invalidArgument(name, "must be a time from 1970 to 9999, got \(milliseconds)")
             }
             return Date(milliseconds: milliseconds)
+        case .text(let given):
+            let text = given.trimmingCharacters(in: .whitespaces)
+            if let date = Timestamp.parse(text) { return date }
+            let parts = text.split(whereSeparator: { $0 == " " || $0 == "T" })
+            if parts.count == 2, let date = try? LocalDate(parsing: String(parts[0]), field: name),
+                let time = try? LocalTime(parsing: String(parts[1]), field: name)
+            {
+                return household.instant(date, time)
+            }
+            throw CommandError.invalidArgument(name, "must be a time such as '2026-11-24 18:00', got '\(text)'")
         }
-        guard let text = value.stringValue?.trimmingCharacters(in: .whitespaces) else {
-            throw CommandError.invalidArgument(name, "must be a time, found \(value.typeName)")
-        }
-        if let date = Timestamp.parse(text) { return date }
-        let parts = text.split(whereSeparator: { $0 == " " || $0 == "T" })
-        if parts.count == 2, let date = try? LocalDate(parsing: String(parts[0]), field: name),
-            let time = try? LocalTime(parsing: String(parts[1]), field: name)
-        {
-            return household.instant(date, time)
-        }
-        throw CommandError.invalidArgument(name, "must be a time such as '2026-11-24 18:00', got '\(text)'")
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }

@@ -103,8 +103,6 @@ enum SocialDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         SocialCommands.self,
         reads: [
-            "people.list": { commands, request in try await commands.listPeople(request) },
-            "people.show": { commands, request in try await commands.showPerson(request) },
             "plan.next": { commands, request in try await commands.nextItems(request) },
             "plan.list": { commands, request in try await commands.listItems(request) },
             "plan.slots": { commands, request in try await commands.rescheduleSlots(request) },
@@ -115,11 +113,6 @@ enum SocialDomain: StoreDomain {
             "plan.sources": { commands, request in try await commands.planSources(request) },
         ],
         writes: [
-            "people.add": { commands, request in try await commands.addPerson(request) },
-            "people.edit": { commands, request in try await commands.editPerson(request) },
-            "people.remove": { commands, request in try await commands.removePerson(request) },
-            "people.goal": { commands, request in try await commands.setGoal(request) },
-            "people.log": { commands, request in try await commands.logInteraction(request) },
             "plan.week": { commands, request in try await commands.planWeek(request) },
             "plan.add": { commands, request in try await commands.addItem(request) },
             "plan.done": { commands, request in try await commands.itemDone(request) },
@@ -135,6 +128,31 @@ enum SocialDomain: StoreDomain {
             "plan.busy.unsubscribe": { commands, request in try await commands.unsubscribeBusy(request) },
             "plan.busy.failed": { commands, request in try await commands.busyReadFailed(request) },
             "plan.record": { commands, request in try await commands.recordPlanAlert(request) },
+        ],
+        typedReads: [
+            StoreDomains.command(PeopleCommands.List.self) { commands, command, _ in
+                try await commands.listPeople(command)
+            },
+            StoreDomains.command(PeopleCommands.Show.self) { commands, command, _ in
+                try await commands.showPerson(command)
+            },
+        ],
+        typedWrites: [
+            StoreDomains.command(PeopleCommands.Add.self) { commands, command, request in
+                try await commands.addPerson(command, request)
+            },
+            StoreDomains.command(PeopleCommands.Edit.self) { commands, command, request in
+                try await commands.editPerson(command, request)
+            },
+            StoreDomains.command(PeopleCommands.Remove.self) { commands, command, request in
+                try await commands.removePerson(command, request)
+            },
+            StoreDomains.command(PeopleCommands.Goal.self) { commands, command, request in
+                try await commands.setGoal(command, request)
+            },
+            StoreDomains.command(PeopleCommands.Log.self) { commands, command, request in
+                try await commands.logInteraction(command, request)
+            },
         ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }
