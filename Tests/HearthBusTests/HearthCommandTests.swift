@@ -138,6 +138,33 @@ struct HearthCommandTests {
         #expect(error.message.hasPrefix("'when' must be a time"), "\(error.message)")
     }
 
+    @Test("each collection and note command encodes to the arguments the CLI and the page used to build by hand")
+    func collectionAndNoteCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (
+                CollectionCommands.Add(name: "Habits", kind: "habit", showInCalendar: true), "collection.add",
+                ["name": "Habits", "kind": "habit", "show_in_calendar": true]
+            ),
+            (
+                CollectionCommands.Edit(collection: "Habits", icon: "", sortOrder: 2), "collection.edit",
+                ["collection": "Habits", "icon": "", "sort_order": 2]
+            ),
+            (CollectionCommands.Remove(collection: "Habits"), "collection.remove", ["collection": "Habits"]),
+            (CollectionCommands.List(), "collection.list", [:]),
+            (
+                NoteCommands.Set(date: "2026-12-07", mood: "good", text: "Snow"), "note.set",
+                ["date": "2026-12-07", "mood": "good", "text": "Snow"]
+            ),
+            (NoteCommands.Show(date: "2026-12-07"), "note.show", ["date": "2026-12-07"]),
+            (NoteCommands.List(since: "2026-12-01"), "note.list", ["since": "2026-12-01"]),
+        ]
+        for (command, name, arguments) in cases {
+            let request = try command.request(id: "r1")
+            #expect(request.command == name)
+            #expect(request.arguments == arguments, "\(name)")
+        }
+    }
+
     @Test("a service decoding a request names the missing or mistyped field and the rule")
     func decodingNamesTheField() throws {
         let missing = CommandRequest(command: "join", arguments: ["code": "J7X-3"])

@@ -14,7 +14,7 @@ enum Completions {
 
     /// Plans' and lists' names.
     static let collection = CompletionKind.custom { words, _, prefix in
-        await offer(words, prefix, .store, "collection.list", as: CollectionList.self) {
+        await offer(words, prefix, .store, CollectionCommands.List.name, as: CollectionCommands.List.Reply.self) {
             $0.collections.map(\.name)
         }
     }

@@ -24,7 +24,7 @@ struct Focus: AsyncParsableCommand {
     @Argument(help: "The plan or list: its name or id.", completion: Completions.collection) var collection: String
 
     func run() async throws {
-        let collections = try await ServiceCall.run(options, .store, "collection.list", as: CollectionList.self)
+        let collections = try await ServiceCall.send(options, .store, CollectionCommands.List())
         let wanted = collection.lowercased()
         guard
             let found = collections.collections.first(where: {

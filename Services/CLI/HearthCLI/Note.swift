@@ -33,16 +33,14 @@ struct Note: AsyncParsableCommand {
                 words.removeFirst()
             }
             let date = try Dates.day(day, options)
-            var arguments: [String: JSONValue] = ["date": .string(date)]
-            if let mood { arguments["mood"] = .string(mood) }
+            var command = NoteCommands.Set(date: date, mood: mood)
             if edit {
-                let current = try await ServiceCall.run(
-                    options, .store, "note.show", ["date": .string(date)], as: NoteView.self)
-                arguments["text"] = .string(try await Self.editText(current.text ?? words.joined(separator: " ")))
+                let current = try await ServiceCall.send(options, .store, NoteCommands.Show(date: date))
+                command.text = try await Self.editText(current.text ?? words.joined(separator: " "))
             } else if !words.isEmpty {
-                arguments["text"] = .string(words.joined(separator: " "))
+                command.text = words.joined(separator: " ")
             }
-            let reply = try await ServiceCall.run(options, .store, "note.set", arguments, as: NoteChange.self)
+            let reply = try await ServiceCall.send(options, .store, command)
             if options.json { return try Output.reply(reply) }
             Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Note.describe(reply.note))
         }
@@ -82,8 +80,8 @@ struct Note: AsyncParsableCommand {
         @Argument(help: "The day: YYYY-MM-DD, today or yesterday.") var date = "today"
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "note.show", ["date": .string(try Dates.day(date, options))], as: NoteView.self)
+            let reply = try await ServiceCall.send(
+                options, .store, NoteCommands.Show(date: try Dates.day(date, options)))
             if options.json { return try Output.reply(reply) }
             if reply.empty == true { return Output.line("no note for \(reply.date)") }
             Output.line(Note.describe(reply))
@@ -110,10 +108,8 @@ struct Note: AsyncParsableCommand {
         @Option(help: "Only notes with this mood.") var mood: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
-            if let since { arguments["since"] = .string(try Dates.day(since, options)) }
-            if let mood { arguments["mood"] = .string(mood) }
-            let reply = try await ServiceCall.run(options, .store, "note.list", arguments, as: NoteList.self)
+            let reply = try await ServiceCall.send(
+                options, .store, NoteCommands.List(since: try since.map { try Dates.day($0, options) }, mood: mood))
             if options.json { return try Output.reply(reply) }
             if reply.notes.isEmpty { Output.line("no notes") }
             for note in reply.notes {

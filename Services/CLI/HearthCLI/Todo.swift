@@ -21,12 +21,9 @@ struct Collection: AsyncParsableCommand {
         @Flag(help: "Keep its todos out of the calendar.") var noCalendar = false
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [
-                "name": .string(name), "kind": .string(kind), "show_in_calendar": .bool(!noCalendar),
-            ]
-            if let icon { arguments["icon"] = .string(icon) }
-            let reply = try await ServiceCall.run(
-                options, .store, "collection.add", arguments, as: CollectionChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                CollectionCommands.Add(name: name, kind: kind, icon: icon, showInCalendar: !noCalendar))
             if options.json { return try Output.reply(reply) }
             Output.line("added: " + Collection.describe(reply.collection))
         }
@@ -38,7 +35,7 @@ struct Collection: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "collection.list", as: CollectionList.self)
+            let reply = try await ServiceCall.send(options, .store, CollectionCommands.List())
             if options.json { return try Output.reply(reply) }
             let collections = reply.collections
             if collections.isEmpty { Output.line("no collections yet: hearth collection add NAME --kind habit") }
@@ -58,13 +55,10 @@ struct Collection: AsyncParsableCommand {
         @Option(help: "Show its todos in the calendar: true or false.") var calendar: Bool?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["collection": .string(collection)]
-            if let name { arguments["name"] = .string(name) }
-            if let icon { arguments["icon"] = .string(icon) }
-            if let order { arguments["sort_order"] = .int(Int64(order)) }
-            if let calendar { arguments["show_in_calendar"] = .bool(calendar) }
-            let reply = try await ServiceCall.run(
-                options, .store, "collection.edit", arguments, as: CollectionChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                CollectionCommands.Edit(
+                    collection: collection, name: name, icon: icon, showInCalendar: calendar, sortOrder: order))
             if options.json { return try Output.reply(reply) }
             Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Collection.describe(reply.collection))
         }
@@ -79,8 +73,7 @@ struct Collection: AsyncParsableCommand {
         @Argument(help: "The collection: its name or id.", completion: Completions.collection) var collection: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "collection.remove", ["collection": .string(collection)], as: CollectionRemoved.self)
+            let reply = try await ServiceCall.send(options, .store, CollectionCommands.Remove(collection: collection))
             if options.json { return try Output.reply(reply) }
             Output.line("removed \(collection) and \(reply.removedTodos) todos")
         }

@@ -6,16 +6,15 @@ import HearthCore
 
 /// The todos domain's collections: habits, plans and lists.
 extension TodosCommands {
-    func addCollection(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (nameText, kindText) = (try arguments.requiredString("name"), try arguments.requiredString("kind"))
+    func addCollection(_ command: CollectionCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        let (nameText, kindText) = (command.name, command.kind)
         let name = try check { () throws(RuleError) in try Todos.name(nameText) }
         let kind = try check { () throws(RuleError) in try Todos.choice(kindText, field: "kind", as: Todos.Kind.self) }
         var values: [String: FieldValue] = [
             "name": .text(name), "kind": .text(kind.rawValue),
-            "show_in_calendar": .bool(try arguments.optionalBool("show_in_calendar") ?? true),
+            "show_in_calendar": .bool(command.showInCalendar ?? true),
         ]
-        if let icon = try arguments.optionalString("icon"), !icon.isEmpty { values["icon"] = .text(icon) }
+        if let icon = command.icon, !icon.isEmpty { values["icon"] = .text(icon) }
         let entity = EntityRef(kind: Todos.collectionKind, id: UUIDText.make())
         let changes = values
         return try await writes.once(request.id) { db, outbox in
@@ -27,16 +26,15 @@ extension TodosCommands {
         }
     }
 
-    func editCollection(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("collection")
+    func editCollection(_ command: CollectionCommands.Edit, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.collection
         var values: [String: FieldValue] = [:]
-        if let name = try arguments.optionalString("name") {
+        if let name = command.name {
             values["name"] = .text(try check { () throws(RuleError) in try Todos.name(name) })
         }
-        if let icon = try arguments.optionalString("icon") { values["icon"] = icon.isEmpty ? .null : .text(icon) }
-        if let shown = try arguments.optionalBool("show_in_calendar") { values["show_in_calendar"] = .bool(shown) }
-        if let order = try arguments.optionalInt("sort_order") { values["sort_order"] = .int(Int64(order)) }
+        if let icon = command.icon { values["icon"] = icon.isEmpty ? .null : .text(icon) }
+        if let shown = command.showInCalendar { values["show_in_calendar"] = .bool(shown) }
+        if let order = command.sortOrder { values["sort_order"] = .int(Int64(order)) }
         guard !values.isEmpty else {
             throw CommandError.invalidArgument("name", "or 'icon', 'show_in_calendar' or 'sort_order' must be given")
         }
@@ -49,8 +47,8 @@ extension TodosCommands {
     }
 
     /// Removes a collection and every todo in it, in one transaction (history keeps them).
-    func removeCollection(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("collection")
+    func removeCollection(_ command: CollectionCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.collection
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.collectionID(given, in: db)
             let todos = try String.fetchAll(db, sql: "SELECT id FROM todo WHERE collection = ?", arguments: [id])
@@ -67,7 +65,7 @@ extension TodosCommands {
         }
     }
 
-    func listCollections(_ request: CommandRequest) async throws -> JSONValue {
+    func listCollections() async throws -> JSONValue {
         try await database.pool.read { db in
             let ids = try String.fetchAll(db, sql: "SELECT id FROM todo_collection ORDER BY sort_order, name, id")
             return try JSONValue(

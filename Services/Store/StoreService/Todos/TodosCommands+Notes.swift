@@ -5,14 +5,10 @@ import HearthCore
 /// Daily notes: one per date, a mood and free text. Two devices writing one day's note at once
 /// keep both texts as a conflict (the operation log's rule), never one lost.
 extension TodosCommands {
-    func setNote(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        guard let date = try arguments.optionalDate("date") else {
-            throw CommandError.invalidArgument("date", "is required")
-        }
+    func setNote(_ command: NoteCommands.Set, _ request: CommandRequest) async throws -> JSONValue {
+        let date = try Self.date(command.date, "date")
         var values: [String: FieldValue] = [:]
-        let mood = try arguments.optionalString("mood")
-        let text = try arguments.optionalString("text")
+        let (mood, text) = (command.mood, command.text)
         try check { () throws(RuleError) in
             if let mood { values["mood"] = .text(try Todos.choice(mood, field: "mood", as: Todos.Mood.self).rawValue) }
             if let text {
@@ -29,10 +25,8 @@ extension TodosCommands {
         }
     }
 
-    func showNote(_ request: CommandRequest) async throws -> JSONValue {
-        guard let date = try Arguments(request.arguments).optionalDate("date") else {
-            throw CommandError.invalidArgument("date", "is required")
-        }
+    func showNote(_ command: NoteCommands.Show) async throws -> JSONValue {
+        let date = try Self.date(command.date, "date")
         return try await database.pool.read { db in
             guard var note = try Self.note(date.description, in: db) else {
                 var empty = NoteView(date: date.description, mood: nil, text: nil)
@@ -51,10 +45,9 @@ extension TodosCommands {
     }
 
     /// Notes newest first, from `since` on and of one `mood` if given, with how many of each mood.
-    func listNotes(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let since = try arguments.optionalDate("since")?.description
-        let mood = try arguments.optionalString("mood")
+    func listNotes(_ command: NoteCommands.List) async throws -> JSONValue {
+        let since = try command.since.map { try Self.date($0, "since").description }
+        let mood = command.mood
         if let mood {
             try check { () throws(RuleError) in _ = try Todos.choice(mood, field: "mood", as: Todos.Mood.self) }
         }
@@ -70,6 +63,15 @@ extension TodosCommands {
             var moods: [String: Int] = [:]
             for note in notes { if let mood = note.mood { moods[mood, default: 0] += 1 } }
             return try JSONValue(reply: NoteList(notes: notes, moods: moods))
+        }
+    }
+
+    /// A date argument `YYYY-MM-DD`, checked (refused naming `field`).
+    static func date(_ text: String, _ field: String) throws -> LocalDate {
+        do {
+            return try LocalDate(parsing: text, field: field)
+        } catch {
+            throw CommandError.invalidArgument(error.field, error.rule)
         }
     }
 

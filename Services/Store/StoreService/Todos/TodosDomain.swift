@@ -103,22 +103,16 @@ enum TodosDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         TodosCommands.self,
         reads: [
-            "collection.list": { commands, request in try await commands.listCollections(request) },
             "todo.list": { commands, request in try await commands.listTodos(request) },
             "todo.show": { commands, request in try await commands.showTodo(request) },
             "todo.export": { commands, request in try await commands.exportTodos(request) },
             "todo.history": { commands, request in try await commands.todoHistory(request) },
             "todo.stats": { commands, request in try await commands.statistics(request) },
             "todo.calendar": { commands, request in try await commands.calendar(request) },
-            "note.show": { commands, request in try await commands.showNote(request) },
-            "note.list": { commands, request in try await commands.listNotes(request) },
             "todo.occurrences": { commands, request in try await commands.occurrences(request) },
             "reminder.sources": { commands, request in try await commands.reminderSources(request) },
         ],
         writes: [
-            "collection.add": { commands, request in try await commands.addCollection(request) },
-            "collection.edit": { commands, request in try await commands.editCollection(request) },
-            "collection.remove": { commands, request in try await commands.removeCollection(request) },
             "todo.add": { commands, request in try await commands.addTodo(request) },
             "todo.edit": { commands, request in try await commands.editTodo(request) },
             "todo.remove": { commands, request in try await commands.removeTodo(request) },
@@ -132,9 +126,30 @@ enum TodosDomain: StoreDomain {
             "subtask.move": { commands, request in try await commands.moveSubtask(request) },
             "subtask.remove": { commands, request in try await commands.removeSubtask(request) },
             "reminder.record": { commands, request in try await commands.recordReminder(request) },
-            "note.set": { commands, request in try await commands.setNote(request) },
             "template.apply": { commands, request in try await commands.applyTemplate(request) },
             "todo.import": { commands, request in try await commands.importTodos(request) },
+        ],
+        typedReads: [
+            StoreDomains.command(CollectionCommands.List.self) { commands, _, _ in try await commands.listCollections()
+            },
+            StoreDomains.command(NoteCommands.Show.self) { commands, command, _ in try await commands.showNote(command)
+            },
+            StoreDomains.command(NoteCommands.List.self) { commands, command, _ in try await commands.listNotes(command)
+            },
+        ],
+        typedWrites: [
+            StoreDomains.command(CollectionCommands.Add.self) { commands, command, request in
+                try await commands.addCollection(command, request)
+            },
+            StoreDomains.command(CollectionCommands.Edit.self) { commands, command, request in
+                try await commands.editCollection(command, request)
+            },
+            StoreDomains.command(CollectionCommands.Remove.self) { commands, command, request in
+                try await commands.removeCollection(command, request)
+            },
+            StoreDomains.command(NoteCommands.Set.self) { commands, command, request in
+                try await commands.setNote(command, request)
+            },
         ])
 
     static func handler(for command: String) -> StoreCommands.Handler? { handlers[command] }

@@ -27,10 +27,8 @@ extension HouseholdPages {
         let collection = query["collection"].flatMap { $0.isEmpty ? nil : $0 }
         if let collection { arguments["collection"] = .string(collection) }
         async let statsReply = store.request("todo.stats", args: arguments)
-        async let collectionsReply = store.request("collection.list")
-        let (stats, collections) = try await (
-            statsReply.decode(TodoStatistics.self), collectionsReply.decode(CollectionList.self)
-        )
+        async let collectionsReply = store.send(CollectionCommands.List())
+        let (stats, collections) = try await (statsReply.decode(TodoStatistics.self), collectionsReply)
         let habits = stats.habits.map { Self.habitChart($0, weeks: stats.weeks) }
         let rows = stats.collections.map { collection -> [String: Any] in
             let due = collection.weeks.reduce(0) { $0 + $1.due }

@@ -27,12 +27,12 @@ extension HouseholdPages {
         rangeArguments["to"] = .string(to.description)
         async let dayReply = store.request("todo.calendar", args: dayArguments)
         async let rangeReply = store.request("todo.calendar", args: rangeArguments)
-        async let noteReply = store.request("note.show", args: ["date": .string(day.description)])
-        async let collectionsReply = store.request("collection.list")
+        async let noteReply = store.send(NoteCommands.Show(date: day.description))
+        async let collectionsReply = store.send(CollectionCommands.List())
         async let membersReply = store.send(MemberCommands.List())
         let (listed, range, note, collections, members) = try await (
-            dayReply.decode(TodoCalendar.self), rangeReply.decode(TodoCalendar.self), noteReply.decode(NoteView.self),
-            collectionsReply.decode(CollectionList.self), membersReply
+            dayReply.decode(TodoCalendar.self), rangeReply.decode(TodoCalendar.self), noteReply, collectionsReply,
+            membersReply
         )
         let memberNames = members.members.map(\.name)
         // The lists under the same filters: none for another kind or for done todos.

@@ -49,16 +49,13 @@ extension WebRouter {
         }
         router.post("/today/note") { request, _ in
             try await act(request, view: "today") { form in
-                var arguments: [String: JSONValue] = ["date": .string(form["date"] ?? "")]
-                if let mood = form.text("mood") { arguments["mood"] = .string(mood) }
                 // A browser sends a text area's lines with CR LF; the note keeps LF (CR is a
                 // control character the note's rules refuse).
-                if let text = form["text"] {
-                    arguments["text"] = .string(
-                        text.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(
-                            in: .whitespacesAndNewlines))
+                let text = form["text"].map {
+                    $0.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
                 }
-                _ = try await pages.store.request("note.set", args: arguments)
+                _ = try await pages.store.send(
+                    NoteCommands.Set(date: form["date"] ?? "", mood: form.text("mood"), text: text))
             }
         }
     }
