@@ -52,9 +52,7 @@ extension NotificationCatalog {
 
     /// The same command the CLI's `hearth turn done` sends, for the state the popup shows.
     private func doneButton(_ code: String, _ player: String, _ seq: Int64) -> Button {
-        Button(
-            service: .turn, command: "done",
-            arguments: ["code": .string(code), "player": .string(player), "seq": .int(seq)])
+        Button(.turn, TurnCommands.Done(code: code, player: player, seq: seq))
     }
 
     mutating func turnChanged(_ event: TurnChangedEvent) -> NotificationPlan {
@@ -102,9 +100,7 @@ extension NotificationCatalog {
             let limit = session.clock.timer.map { TurnClock.text(milliseconds: $0.limit) }
             return notice("turn.\(code).roster", limit.map { "Turn timer: \($0) a turn" } ?? "Turn timer off")
         case .sittingOut where here:
-            let back = Button(
-                service: .turn, command: "back",
-                arguments: ["code": .string(code), "player": .string(player?.id ?? "")])
+            let back = Button(.turn, TurnCommands.Back(code: code, player: player?.id ?? ""))
             return gamePopup(
                 "turn.\(code).out", "You are sitting out, \(name)", "Game \(code) · the turn passes you by",
                 urgency: .normal, timeout: 0, buttons: [("back", "I'm back", back)])
@@ -115,8 +111,7 @@ extension NotificationCatalog {
         case .returned:
             return notice("turn.\(code).roster", "\(name) is back")
         case .paused:
-            let resume = Button(
-                service: .turn, command: "resume", arguments: ["code": .string(code), "seq": .int(session.seq)])
+            let resume = Button(.turn, TurnCommands.Resume(code: code, seq: session.seq))
             return gamePopup(
                 "turn.\(code).paused", "Game paused", "Game \(code) · \(pausedBody(event))", urgency: .normal,
                 timeout: leaderHere ? 0 : 5_000, buttons: leaderHere ? [("resume", "Resume", resume)] : [])
@@ -164,9 +159,7 @@ extension NotificationCatalog {
         case .expired where shown.up != turn:
             shown.up = turn
             let leaderHere = session.leaderPlayer?.device == device
-            let skip = Button(
-                service: .turn, command: "skip",
-                arguments: ["code": .string(code), "player": .string(player.id), "seq": .int(session.seq)])
+            let skip = Button(.turn, TurnCommands.Skip(code: code, player: player.id, seq: session.seq))
             let buttons =
                 mine
                 ? [("done", "Done", doneButton(code, player.id, session.seq))]

@@ -31,6 +31,16 @@ struct Button: Equatable, Sendable {
     let arguments: [String: JSONValue]
 }
 
+extension Button {
+    /// A button that sends a typed command (`HearthCommand`) to `service`. Encoding a command
+    /// fails only for a non-finite number, which no button's command holds (codes, ids, seqs);
+    /// were one to, the press would reach the service without that field and be refused naming
+    /// it, reported as `notify.failed`.
+    init<C: HearthCommand>(_ service: HearthService, _ command: C) {
+        self.init(service: service, command: C.name, arguments: (try? command.arguments()) ?? [:])
+    }
+}
+
 /// The table from event types to notifications. Services only publish; this is the one place
 /// that decides what a person sees. The events and the data each must carry:
 ///
@@ -303,8 +313,8 @@ struct NotificationCatalog {
             Popup(
                 key: key, category: .suggestions, notification: notification,
                 buttons: [
-                    "accept": Button(service: .store, command: "event.accept", arguments: ["id": .string(id)]),
-                    "decline": Button(service: .store, command: "event.decline", arguments: ["id": .string(id)]),
+                    "accept": Button(.store, EventCommands.Accept(id: id)),
+                    "decline": Button(.store, EventCommands.Decline(id: id)),
                 ]))
     }
 }
