@@ -6,6 +6,17 @@ import Testing
 /// builds see the same bytes), and a service decoding one names the field at fault.
 @Suite("HearthCommand: typed requests, the same bytes on the wire")
 struct HearthCommandTests {
+    /// Each command's request: its name, and exactly the arguments given.
+    static func expectWire(
+        _ cases: [(any HearthCommand, String, [String: JSONValue])], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (command, name, arguments) in cases {
+            let request = try command.request(id: "r1")
+            #expect(request.command == name, sourceLocation: sourceLocation)
+            #expect(request.arguments == arguments, "\(name)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test("each turn command encodes to the arguments the CLI used to build by hand")
     func turnCommandsMatchTheWire() throws {
         let cases: [(any HearthCommand, String, [String: JSONValue])] = [
@@ -40,11 +51,7 @@ struct HearthCommandTests {
             (TurnCommands.Back(code: "J7X-3"), "back", ["code": "J7X-3"]),
             (TurnCommands.Reverse(code: "J7X-3", player: "Ann"), "reverse", ["code": "J7X-3", "player": "Ann"]),
         ]
-        for (command, name, arguments) in cases {
-            let request = try command.request(id: "r1")
-            #expect(request.command == name)
-            #expect(request.arguments == arguments, "\(name)")
-        }
+        try Self.expectWire(cases)
     }
 
     @Test("each year-planner command encodes to the arguments the CLI and the page used to build by hand")
@@ -70,11 +77,7 @@ struct HearthCommandTests {
             (EventCommands.Accept(id: "ab12"), "event.accept", ["id": "ab12"]),
             (EventCommands.Decline(id: "ab12"), "event.decline", ["id": "ab12"]),
         ]
-        for (command, name, arguments) in cases {
-            let request = try command.request(id: "r1")
-            #expect(request.command == name)
-            #expect(request.arguments == arguments, "\(name)")
-        }
+        try Self.expectWire(cases)
     }
 
     @Test("each member command encodes to the arguments the CLI and the page used to build by hand")
@@ -93,11 +96,7 @@ struct HearthCommandTests {
             ),
             (MemberCommands.Notify(off: true), "member.notify", ["off": true]),
         ]
-        for (command, name, arguments) in cases {
-            let request = try command.request(id: "r1")
-            #expect(request.command == name)
-            #expect(request.arguments == arguments, "\(name)")
-        }
+        try Self.expectWire(cases)
         // `null` still reads as no profile.
         #expect(
             try CommandRequest(command: "member.use", arguments: ["member": .null]).decode(MemberCommands.Use.self)
@@ -127,11 +126,7 @@ struct HearthCommandTests {
                 ["person": "Gran", "outcome": "met", "when": 1_800_000_000_000]
             ),
         ]
-        for (command, name, arguments) in cases {
-            let request = try command.request(id: "r1")
-            #expect(request.command == name)
-            #expect(request.arguments == arguments, "\(name)")
-        }
+        try Self.expectWire(cases)
         // A time is a number or text; anything else is refused naming the field.
         let bad = CommandRequest(command: "people.log", arguments: ["person": "Gran", "outcome": "met", "when": true])
         let error = try #require(throws: CommandError.self) { try bad.decode(PeopleCommands.Log.self) }
@@ -158,11 +153,7 @@ struct HearthCommandTests {
             (NoteCommands.Show(date: "2026-12-07"), "note.show", ["date": "2026-12-07"]),
             (NoteCommands.List(since: "2026-12-01"), "note.list", ["since": "2026-12-01"]),
         ]
-        for (command, name, arguments) in cases {
-            let request = try command.request(id: "r1")
-            #expect(request.command == name)
-            #expect(request.arguments == arguments, "\(name)")
-        }
+        try Self.expectWire(cases)
     }
 
     @Test("a service decoding a request names the missing or mistyped field and the rule")

@@ -23,6 +23,17 @@ struct GroupCommitTests {
 
     struct Refused: Error {}
 
+    /// A fresh SQLite file with the table of replies group commit keeps and one of items.
+    static func database() async throws -> (TemporaryHome, DatabasePool) {
+        let home = try TemporaryHome()
+        let pool = try DatabasePool(path: home.file("group.sqlite"))
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE request (id TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+            try db.execute(sql: "CREATE TABLE item (n INTEGER PRIMARY KEY)")
+        }
+        return (home, pool)
+    }
+
     /// What the commands and the publisher record, shared with their closures.
     final class Record: Sendable {
         let runs = Atomic<Int>(0)
@@ -33,12 +44,8 @@ struct GroupCommitTests {
         "20 commands queued behind a busy writer: one transaction; the refused one alone rolls back; a repeated id runs once; events after the commit, in order"
     )
     func batches() async throws {
-        let home = try TemporaryHome()
-        let pool = try DatabasePool(path: home.file("group.sqlite"))
-        try await pool.write { db in
-            try db.execute(sql: "CREATE TABLE request (id TEXT PRIMARY KEY, reply TEXT NOT NULL)")
-            try db.execute(sql: "CREATE TABLE item (n INTEGER PRIMARY KEY)")
-        }
+        let (home, pool) = try await Self.database()
+        defer { withExtendedLifetime(home) {} }
         let commits = Commits()
         try await pool.writeWithoutTransaction { db in db.add(transactionObserver: commits, extent: .databaseLifetime) }
         let record = Record()
@@ -94,12 +101,8 @@ struct GroupCommitTests {
 
     @Test("a command arriving while a drain commits is answered by that drain's next batch or a new drain")
     func keepsDraining() async throws {
-        let home = try TemporaryHome()
-        let pool = try DatabasePool(path: home.file("group.sqlite"))
-        try await pool.write { db in
-            try db.execute(sql: "CREATE TABLE request (id TEXT PRIMARY KEY, reply TEXT NOT NULL)")
-            try db.execute(sql: "CREATE TABLE item (n INTEGER PRIMARY KEY)")
-        }
+        let (home, pool) = try await Self.database()
+        defer { withExtendedLifetime(home) {} }
         let writes = GroupCommit(pool: pool) { _ in }
         // 8 clients, each sending its next command as soon as the last is answered.
         try await withThrowingTaskGroup(of: Void.self) { group in
