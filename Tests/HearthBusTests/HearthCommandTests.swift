@@ -133,7 +133,8 @@ struct HearthCommandTests {
         #expect(error.message.hasPrefix("'when' must be a time"), "\(error.message)")
     }
 
-    @Test("each collection and note command encodes to the arguments the CLI and the page used to build by hand")
+    @Test(
+        "each collection, note and subtask command encodes to the arguments the CLI and the page used to build by hand")
     func collectionAndNoteCommandsMatchTheWire() throws {
         let cases: [(any HearthCommand, String, [String: JSONValue])] = [
             (
@@ -152,6 +153,11 @@ struct HearthCommandTests {
             ),
             (NoteCommands.Show(date: "2026-12-07"), "note.show", ["date": "2026-12-07"]),
             (NoteCommands.List(since: "2026-12-01"), "note.list", ["since": "2026-12-01"]),
+            (SubtaskCommands.Add(todo: "Milk", title: "Oat"), "subtask.add", ["todo": "Milk", "title": "Oat"]),
+            (SubtaskCommands.Done(id: "ab12"), "subtask.done", ["id": "ab12"]),
+            (SubtaskCommands.Undone(id: "ab12"), "subtask.undone", ["id": "ab12"]),
+            (SubtaskCommands.Move(id: "ab12", position: 1), "subtask.move", ["id": "ab12", "position": 1]),
+            (SubtaskCommands.Remove(id: "ab12"), "subtask.remove", ["id": "ab12"]),
         ]
         try Self.expectWire(cases)
     }

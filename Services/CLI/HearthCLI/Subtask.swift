@@ -19,7 +19,7 @@ extension Todo {
             @Argument(help: "The subtask's title.") var title: String
 
             func run() async throws {
-                try await Subtask.send(options, "subtask.add", ["todo": .string(todo), "title": .string(title)])
+                try await Subtask.send(options, SubtaskCommands.Add(todo: todo, title: title))
             }
         }
 
@@ -29,7 +29,7 @@ extension Todo {
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String
 
-            func run() async throws { try await Subtask.send(options, "subtask.done", ["id": .string(id)]) }
+            func run() async throws { try await Subtask.send(options, SubtaskCommands.Done(id: id)) }
         }
 
         struct Undone: AsyncParsableCommand {
@@ -38,7 +38,7 @@ extension Todo {
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String
 
-            func run() async throws { try await Subtask.send(options, "subtask.undone", ["id": .string(id)]) }
+            func run() async throws { try await Subtask.send(options, SubtaskCommands.Undone(id: id)) }
         }
 
         struct Move: AsyncParsableCommand {
@@ -50,7 +50,7 @@ extension Todo {
             @Argument(help: "Its new position, 1 first.") var position: Int
 
             func run() async throws {
-                try await Subtask.send(options, "subtask.move", ["id": .string(id), "position": .int(Int64(position))])
+                try await Subtask.send(options, SubtaskCommands.Move(id: id, position: position))
             }
         }
 
@@ -60,12 +60,13 @@ extension Todo {
             @OptionGroup var options: GlobalOptions
             @Argument(help: "The subtask's id (or its first characters).") var id: String
 
-            func run() async throws { try await Subtask.send(options, "subtask.remove", ["id": .string(id)]) }
+            func run() async throws { try await Subtask.send(options, SubtaskCommands.Remove(id: id)) }
         }
 
         /// Sends a subtask command and prints the todo as it now is.
-        static func send(_ options: GlobalOptions, _ command: String, _ arguments: [String: JSONValue]) async throws {
-            let reply = try await ServiceCall.run(options, .store, command, arguments, as: TodoChange.self)
+        static func send<C: HearthCommand>(_ options: GlobalOptions, _ command: C) async throws
+        where C.Reply == TodoChange {
+            let reply = try await ServiceCall.send(options, .store, command)
             if options.json { return try Output.reply(reply) }
             Output.line(Todo.describe(reply.todo))
             Todo.printSubtasks(of: reply.todo)

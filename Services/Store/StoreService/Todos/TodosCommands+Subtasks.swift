@@ -5,10 +5,8 @@ import HearthCore
 /// A todo's ordered subtasks: add, tick, move, remove. Positions are rewritten on a move (only
 /// those that change), so every device orders them the same way.
 extension TodosCommands {
-    func addSubtask(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("todo")
-        let titleText = try arguments.requiredString("title")
+    func addSubtask(_ command: SubtaskCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        let (given, titleText) = (command.todo, command.title)
         let title = try check { () throws(RuleError) in try Todos.title(titleText) }
         let entity = EntityRef(kind: Todos.subtaskKind, id: UUIDText.make())
         return try await writes.once(request.id) { db, outbox in
@@ -25,8 +23,7 @@ extension TodosCommands {
         }
     }
 
-    func completeSubtask(_ request: CommandRequest, done: Bool) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("id")
+    func completeSubtask(_ given: String, _ request: CommandRequest, done: Bool) async throws -> JSONValue {
         return try await writes.once(request.id) { db, outbox in
             let (id, todo) = try Self.subtask(given, in: db)
             var reply =
@@ -39,8 +36,8 @@ extension TodosCommands {
         }
     }
 
-    func removeSubtask(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("id")
+    func removeSubtask(_ command: SubtaskCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.id
         return try await writes.once(request.id) { db, outbox in
             let (id, todo) = try Self.subtask(given, in: db)
             var reply =
@@ -52,10 +49,8 @@ extension TodosCommands {
     }
 
     /// Moves a subtask to `position` (1 is first) among its todo's subtasks.
-    func moveSubtask(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        let position = try arguments.int("position")
+    func moveSubtask(_ command: SubtaskCommands.Move, _ request: CommandRequest) async throws -> JSONValue {
+        let (given, position) = (command.id, command.position)
         return try await writes.once(request.id) { db, outbox in
             let (id, todo) = try Self.subtask(given, in: db)
             var order = try String.fetchAll(

@@ -120,11 +120,6 @@ enum TodosDomain: StoreDomain {
             "todo.undone": { commands, request in try await commands.completeTodo(request, done: false) },
             "todo.skip": { commands, request in try await commands.skipTodo(request) },
             "todo.pause": { commands, request in try await commands.pauseTodo(request) },
-            "subtask.add": { commands, request in try await commands.addSubtask(request) },
-            "subtask.done": { commands, request in try await commands.completeSubtask(request, done: true) },
-            "subtask.undone": { commands, request in try await commands.completeSubtask(request, done: false) },
-            "subtask.move": { commands, request in try await commands.moveSubtask(request) },
-            "subtask.remove": { commands, request in try await commands.removeSubtask(request) },
             "reminder.record": { commands, request in try await commands.recordReminder(request) },
             "template.apply": { commands, request in try await commands.applyTemplate(request) },
             "todo.import": { commands, request in try await commands.importTodos(request) },
@@ -149,6 +144,21 @@ enum TodosDomain: StoreDomain {
             },
             StoreDomains.command(NoteCommands.Set.self) { commands, command, request in
                 try await commands.setNote(command, request)
+            },
+            StoreDomains.command(SubtaskCommands.Add.self) { commands, command, request in
+                try await commands.addSubtask(command, request)
+            },
+            StoreDomains.command(SubtaskCommands.Done.self) { commands, command, request in
+                try await commands.completeSubtask(command.id, request, done: true)
+            },
+            StoreDomains.command(SubtaskCommands.Undone.self) { commands, command, request in
+                try await commands.completeSubtask(command.id, request, done: false)
+            },
+            StoreDomains.command(SubtaskCommands.Move.self) { commands, command, request in
+                try await commands.moveSubtask(command, request)
+            },
+            StoreDomains.command(SubtaskCommands.Remove.self) { commands, command, request in
+                try await commands.removeSubtask(command, request)
             },
         ])
 
