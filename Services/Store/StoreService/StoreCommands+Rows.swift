@@ -51,12 +51,7 @@ extension Arguments {
 
     /// A date `YYYY-MM-DD`, checked.
     func optionalDate(_ name: String) throws -> LocalDate? {
-        guard let text = try optionalString(name) else { return nil }
-        do {
-            return try LocalDate(parsing: text, field: name)
-        } catch {
-            throw CommandError.invalidArgument(error.field, error.rule)
-        }
+        try optionalString(name).map { try StoreCommands.date($0, field: name) }
     }
 
     func optionalBool(_ name: String) throws -> Bool? {
@@ -65,5 +60,16 @@ extension Arguments {
             throw CommandError.invalidArgument(name, "must be true or false, found \(value.typeName)")
         }
         return flag
+    }
+}
+
+extension StoreCommands {
+    /// A date argument `YYYY-MM-DD` (of a typed command or a named one), refused naming `field`.
+    static func date(_ text: String, field: String) throws -> LocalDate {
+        do {
+            return try LocalDate(parsing: text, field: field)
+        } catch {
+            throw CommandError.invalidArgument(error.field, error.rule)
+        }
     }
 }

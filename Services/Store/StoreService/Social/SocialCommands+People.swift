@@ -87,8 +87,7 @@ extension SocialCommands {
             values["exclude"] = dates.isEmpty ? .null : .text(Social.excludedText(dates))
         }
         if let text = command.last {
-            let last = try check { () throws(RuleError) in try LocalDate(parsing: text, field: "last") }
-            values["last"] = .text(last.description)
+            values["last"] = .text(try StoreCommands.date(text, field: "last").description)
         }
         let changes = values
         let today = household.today(at: try now(command.now))

@@ -6,7 +6,7 @@ import HearthCore
 /// keep both texts as a conflict (the operation log's rule), never one lost.
 extension TodosCommands {
     func setNote(_ command: NoteCommands.Set, _ request: CommandRequest) async throws -> JSONValue {
-        let date = try Self.date(command.date, "date")
+        let date = try StoreCommands.date(command.date, field: "date")
         var values: [String: FieldValue] = [:]
         let (mood, text) = (command.mood, command.text)
         try check { () throws(RuleError) in
@@ -26,7 +26,7 @@ extension TodosCommands {
     }
 
     func showNote(_ command: NoteCommands.Show) async throws -> JSONValue {
-        let date = try Self.date(command.date, "date")
+        let date = try StoreCommands.date(command.date, field: "date")
         return try await database.pool.read { db in
             guard var note = try Self.note(date.description, in: db) else {
                 var empty = NoteView(date: date.description, mood: nil, text: nil)
@@ -46,7 +46,7 @@ extension TodosCommands {
 
     /// Notes newest first, from `since` on and of one `mood` if given, with how many of each mood.
     func listNotes(_ command: NoteCommands.List) async throws -> JSONValue {
-        let since = try command.since.map { try Self.date($0, "since").description }
+        let since = try command.since.map { try StoreCommands.date($0, field: "since").description }
         let mood = command.mood
         if let mood {
             try check { () throws(RuleError) in _ = try Todos.choice(mood, field: "mood", as: Todos.Mood.self) }
@@ -63,15 +63,6 @@ extension TodosCommands {
             var moods: [String: Int] = [:]
             for note in notes { if let mood = note.mood { moods[mood, default: 0] += 1 } }
             return try JSONValue(reply: NoteList(notes: notes, moods: moods))
-        }
-    }
-
-    /// A date argument `YYYY-MM-DD`, checked (refused naming `field`).
-    static func date(_ text: String, _ field: String) throws -> LocalDate {
-        do {
-            return try LocalDate(parsing: text, field: field)
-        } catch {
-            throw CommandError.invalidArgument(error.field, error.rule)
         }
     }
 
