@@ -32,7 +32,8 @@ struct SyncReplicatorTests {
         let replicator: SyncReplicator
 
         /// - Parameter clockError: how wrong this device's wall clock is.
-        init(clockError: Duration = .zero) throws {
+        /// - Parameter readsDeflated: `false` serves peers as a device of an earlier version does.
+        init(clockError: Duration = .zero, readsDeflated: Bool = true) throws {
             home = try TemporaryHome()
             context = try ZMQContext()
             let configuration = try home.configuration()
@@ -53,12 +54,13 @@ struct SyncReplicatorTests {
                 timeout: .milliseconds(1_500))
             let seconds = Double(clockError.components.seconds)
             replicator.wallClock = { Date().addingTimeInterval(seconds) }
+            replicator.readsDeflated = readsDeflated
             self.replicator = replicator
             let answering = replicator
             server = try CommandServer(
                 context: context, endpoint: "tcp://127.0.0.1:*", service: "sync-peer",
                 maximumMessageBytes: configuration.maximumMessageBytes, curveSecretKey: keyPair.secretKey,
-                logger: Logger(label: "sync-peer"),
+                readsDeflated: replicator.readsDeflated, logger: Logger(label: "sync-peer"),
                 handler: { request in
                     guard let key = request.peerKey, let peer = paired.peer(forKey: key) else {
                         throw CommandError(code: "not_paired", message: "not paired")
@@ -160,6 +162,41 @@ struct SyncReplicatorTests {
             let log = try await mum.database.entries()
             #expect(log.first?.peerName == "Dad's laptop")
             #expect(try await dad.database.peers().first?.lastSyncAt != nil)
+        }
+    }
+
+    @Test("a sync goes deflated after the vectors where the peer reads that, plainly with one of an earlier version")
+    func deflated() async throws {
+        // The same pull twice: from a device of an earlier version (served plainly), and from a
+        // current one (deflated), each by a current device.
+        let (earlier, ann) = (try Device(readsDeflated: false), try Device())
+        let (dad, bob) = (try Device(), try Device())
+        for (server, client) in [(earlier, ann), (dad, bob)] {
+            try await server.pair(with: client, name: "client")
+            try await client.pair(with: server, name: "server")
+        }
+        try await run([earlier, ann, dad, bob]) {
+            for server in [earlier, dad] {
+                for month in 1...12 {
+                    _ = try await server.commands.request(
+                        "event.set",
+                        args: ["year": 2026, "month": .int(Int64(month)), "title": .string("Plan for month \(month)")])
+                }
+            }
+            let plain = try await ann.sync(with: earlier)
+            let deflated = try await bob.sync(with: dad)
+            #expect(plain.outcome == .completed && deflated.outcome == .completed, "\(plain.detail) \(deflated.detail)")
+            #expect(plain.received == deflated.received && plain.sent == deflated.sent)
+            #expect(try await ann.cards() == (try await earlier.cards()))
+            #expect(try await bob.cards() == (try await dad.cards()))
+            #expect(try await bob.cards().count == 12)
+            // Each page's base64 (its signatures' above all) crosses as the bytes it encodes.
+            #expect(
+                Double(deflated.bytes) < Double(plain.bytes) * 0.85, "deflated \(deflated.bytes), plain \(plain.bytes)")
+            // The device of an earlier version starting a sync is answered plainly.
+            _ = try await earlier.commands.request("event.set", args: ["year": 2026, "month": 5, "title": "May"])
+            #expect(try await earlier.sync(with: ann).outcome == .completed)
+            #expect(try await ann.cards() == (try await earlier.cards()))
         }
     }
 

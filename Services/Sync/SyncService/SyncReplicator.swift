@@ -20,6 +20,11 @@ struct SyncReplicator: Sendable {
     var timeout: Duration = .seconds(10)
     /// Operations per page each way.
     var pageSize = 5_000
+    /// Whether the replication server in front of this replicator reads deflated requests
+    /// (`CommandServer`'s `readsDeflated`, set from this): its `sync.vector` reply says so, and the
+    /// asking device deflates the rest of the sync. Tests turn it off to be a device of an
+    /// earlier version.
+    var readsDeflated = true
     /// This device's wall clock (tests set another device's clock wrong).
     var wallClock: @Sendable () -> Date = { Date() }
 
@@ -65,6 +70,7 @@ struct SyncReplicator: Sendable {
             // With this device's clock, so the asking device can see a drift before anything moves.
             var vector = try await local("ops.vector").decode(VersionVectorReply.self)
             vector.now = Int64(wallClock().timeIntervalSince1970 * 1000)
+            vector.deflate = readsDeflated ? true : nil
             return (try JSONValue(reply: vector), nil)
         case "sync.export":
             var arguments: [String: JSONValue] = ["since_vector": request.arguments["since_vector"] ?? [:]]
@@ -169,6 +175,9 @@ struct SyncReplicator: Sendable {
             let middle = vectorAsked.addingTimeInterval(answered.timeIntervalSince(vectorAsked) / 2)
             entry.clockOffsetMilliseconds = theirs.now.map { $0 - Int64(middle.timeIntervalSince1970 * 1000) }
             try Self.checkClock(theirs.now, peer: peer, now: middle)
+            // The rest of the sync deflated, when the peer reads that: a page's base64 and the
+            // signatures in it cross as what they encode (`hearth-bench sync`: year_bytes).
+            if theirs.deflate == true { link.deflateRequests() }
             try await trust(theirs.signingKey, of: peer)
             // What each side lacks of the other, by counters: the whole a progress line counts to.
             let (mine, yours) = (ours.vector, theirs.vector)

@@ -73,7 +73,7 @@ public final class SyncService: Service {
         replication = try CommandServer(
             context: context, endpoint: configuration.sync.endpoint, service: "sync-peer",
             maximumMessageBytes: configuration.maximumMessageBytes, curveSecretKey: keyPair.secretKey,
-            curveDomain: Self.replicationDomain, logger: logger,
+            curveDomain: Self.replicationDomain, readsDeflated: replicator.readsDeflated, logger: logger,
             handler: { request in try await engine.fromPeer(request) })
         pairing = try CommandServer(
             context: context, endpoint: Self.port(configuration.sync.pairingPort, of: configuration.sync.endpoint),

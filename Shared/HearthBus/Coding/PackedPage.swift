@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 
 /// A page of operations as it crosses between devices and between a store and hearth-sync
@@ -28,40 +27,29 @@ public enum PackedPage {
 
     /// `operations` deflated, in base64.
     public static func pack(_ operations: [JSONValue]) -> String {
-        let input = JSONValue.array(operations).jsonBytes
-        var length = compressBound(uLong(input.count))
-        var output = [UInt8](repeating: 0, count: Int(length))
-        let status = output.withUnsafeMutableBufferPointer { out in
-            input.withUnsafeBufferPointer { source in
-                compress2(out.baseAddress, &length, source.baseAddress, uLong(source.count), 6)
-            }
-        }
-        // compress2 into compressBound bytes cannot fail but for memory; an empty page then.
-        guard status == Z_OK else { return "" }
-        return Data(output[0..<Int(length)]).base64EncodedString()
+        // An empty page when deflate fails (for want of memory only). A small page (a year's
+        // cards: 4.8 KB) as small as it goes; a large one at zlib's default, for time.
+        let json = JSONValue.array(operations).jsonBytes
+        return Data(Deflate.compress(json, effort: json.count > 64 * 1024 ? .balanced : .smallest))
+            .base64EncodedString()
     }
 
     /// The operations of a packed page.
     /// - Throws: `Failure` naming what is wrong (never a trap, whatever the input).
     public static func unpack(_ text: String, maximumBytes: Int) throws(Failure) -> [JSONValue] {
         guard let data = Data(base64Encoded: text) else { throw .notBase64 }
-        let input = [UInt8](data)
-        var length = uLong(maximumBytes)
-        var output = [UInt8](repeating: 0, count: maximumBytes)
-        let status = output.withUnsafeMutableBufferPointer { out in
-            input.withUnsafeBufferPointer { source in
-                uncompress(out.baseAddress, &length, source.baseAddress, uLong(source.count))
+        let output: [UInt8]
+        do throws(Deflate.Failure) {
+            output = try Deflate.inflate([UInt8](data), maximumBytes: maximumBytes)
+        } catch {
+            switch error {
+            case .tooLarge(let limit): throw .tooLarge(limit)
+            case .corrupt(let code): throw .corrupt(code)
             }
-        }
-        switch status {
-        case Z_OK: break
-        // Out of room (the output is full) is a page too large; anything else a broken stream.
-        case Z_BUF_ERROR where length == uLong(maximumBytes): throw .tooLarge(maximumBytes)
-        default: throw .corrupt(status)
         }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(output[0..<Int(length)])
+            value = try JSONValue.parse(output)
         } catch {
             throw .notOperations("not JSON: \(error)")
         }

@@ -29,9 +29,11 @@ public final class CommandClient: Sendable {
     /// samples in `hearth-bench bus` (d)).
     private let ids = Mutex(EventIDGenerator())
     private let counter = ByteCounter()
+    /// Whether requests go deflated (`deflateRequests()`).
+    private let deflating = Atomic<Bool>(false)
 
-    /// Bytes of every request sent and every reply received so far (payloads, as JSON): what a
-    /// sync reports as moved.
+    /// Bytes of every request sent and every reply received so far (payloads as they crossed:
+    /// JSON, or deflated JSON on a deflating link): what a sync reports as moved.
     public var bytesExchanged: Int { counter.total.load(ordering: .relaxed) }
 
     private final class ByteCounter: Sendable {
@@ -96,6 +98,14 @@ public final class CommandClient: Sendable {
         self.logger = logger
     }
 
+    /// From now on, each request goes deflated, and its reply comes back deflated when that makes
+    /// it smaller: for a server that reads deflated requests (`CommandServer`'s
+    /// `readsDeflated`; hearth-sync's peers say so in their `sync.vector` reply). A reply is read
+    /// either way, by its first byte (`Deflate.streamMarker`).
+    public func deflateRequests() {
+        deflating.store(true, ordering: .relaxed)
+    }
+
     /// Sends `command` and returns its result data.
     /// - Parameter id: the request id (a fresh one when `nil`); pass the same id to repeat a
     ///   request safely.
@@ -130,8 +140,12 @@ public final class CommandClient: Sendable {
         guard bytes.count <= maximumMessageBytes else {
             throw CommandClientError.tooLarge(bytes: bytes.count, limit: maximumMessageBytes)
         }
-        let frames: [Frame] = [[], bytes]
-        counter.total.add(bytes.count, ordering: .relaxed)
+        // Deflated even when that saves nothing (a few bytes on a small request): that is how the
+        // server knows to deflate the reply, where the bytes are.
+        let deflated = deflating.load(ordering: .relaxed) ? Deflate.message(bytes) : []
+        let payload = deflated.isEmpty ? bytes : deflated
+        let frames: [Frame] = [[], payload]
+        counter.total.add(payload.count, ordering: .relaxed)
         for attempt in 1...attempts {
             guard !isClosed.load(ordering: .relaxed) else { throw CommandClientError.closed }
             let connection: SocketThread<[Frame]>
@@ -201,7 +215,15 @@ public final class CommandClient: Sendable {
                     // socket's thread; anything unreadable or unasked-for is dropped. One over the
                     // message limit (a service that should have sent it in parts) is said to be
                     // that, never taken for silence.
-                    if let payload = frames.last, let reply = try? CommandReply.decode(payload), let id = reply.id {
+                    // A deflated reply (to a deflated request) is inflated within the bound
+                    // the socket reads to.
+                    guard var payload = frames.last else { return true }
+                    if payload.first == Deflate.streamMarker {
+                        guard let inflated = try? Deflate.inflate(payload, maximumBytes: maximumMessageBytes * 16)
+                        else { return true }
+                        payload = inflated
+                    }
+                    if let reply = try? CommandReply.decode(payload), let id = reply.id {
                         guard payload.count <= maximumMessageBytes else {
                             let error = CommandError(
                                 code: "reply_too_large",

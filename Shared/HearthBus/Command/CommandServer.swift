@@ -31,6 +31,8 @@ public final class CommandServer: Service {
     private let logger: Logger
     /// Whether peers are CURVE-authenticated (each message comes with its peer's key).
     private let authenticated: Bool
+    /// Whether deflated requests are read (and answered deflated).
+    private let readsDeflated: Bool
     private let started = ContinuousClock.now
     private let counters = Counters()
 
@@ -49,6 +51,10 @@ public final class CommandServer: Service {
     ///   its first suspension too (the actor it awaits included), not on the cooperative pool:
     ///   one wake-up less per request, for a service whose handlers all go through one actor
     ///   anyway and never block (`hearth-turn`). Requests then no longer run in parallel.
+    /// - Parameter readsDeflated: a request may come deflated (`Deflate`, told apart by its first
+    ///   byte; `CommandClient.deflateRequests()`), inflated within the message limit; its reply
+    ///   then goes deflated when that makes it smaller. For links where bytes count: a sync
+    ///   between devices.
     /// - Throws: `ZMQError` when the endpoint cannot be bound (for example, already in use).
     public init(
         context: ZMQContext,
@@ -59,6 +65,7 @@ public final class CommandServer: Service {
         curveSecretKey: String? = nil,
         curveDomain: String = "",
         handlersOnSocketThread: Bool = false,
+        readsDeflated: Bool = false,
         logger: Logger,
         pingInfo: @escaping @Sendable () async -> [String: JSONValue] = { [:] },
         handler: @escaping Handler
@@ -72,6 +79,7 @@ public final class CommandServer: Service {
         self.logger = logger
         var bound = endpoint
         authenticated = curveSecretKey != nil
+        self.readsDeflated = readsDeflated
         let intake = self.intake
         socket = try SocketThread(
             context: context,
@@ -145,7 +153,8 @@ public final class CommandServer: Service {
         var frames = received
         if authenticated { frames.removeFirst(min(2, frames.count)) }
         guard frames.count == 2 || (frames.count == 3 && frames[1].isEmpty),
-            let request = try? CommandRequest.decode(frames[frames.count - 1])
+            let (bytes, deflated) = try? requestBytes(frames[frames.count - 1]),
+            let request = try? CommandRequest.decode(bytes)
         else {
             counters.malformed.add(1, ordering: .relaxed)
             return
@@ -154,8 +163,27 @@ public final class CommandServer: Service {
         let error = CommandError(
             code: "busy", message: "\(service) is answering \(intake.limit) requests already; try again in a moment")
         send(
-            CommandReply(id: request.id, result: .failure(error)).jsonBytes, to: frames[0], delimited: frames.count == 3
-        )
+            wire(CommandReply(id: request.id, result: .failure(error)).jsonBytes, deflated: deflated), to: frames[0],
+            delimited: frames.count == 3)
+    }
+
+    /// A request's JSON: the payload itself, or inflated when it came deflated to a server that
+    /// reads that (within the message limit).
+    private func requestBytes(_ payload: [UInt8]) throws(CommandError) -> (bytes: [UInt8], deflated: Bool) {
+        guard readsDeflated, payload.first == Deflate.streamMarker else { return (payload, false) }
+        do throws(Deflate.Failure) {
+            return (try Deflate.inflate(payload, maximumBytes: maximumMessageBytes), true)
+        } catch .tooLarge {
+            throw CommandError(
+                code: "oversized", message: "request inflates beyond the limit of \(maximumMessageBytes) bytes")
+        } catch {
+            throw .malformedRequest("request: \(error)")
+        }
+    }
+
+    /// A reply as it is sent: deflated (when smaller) for a deflated request.
+    private func wire(_ reply: [UInt8], deflated: Bool) -> [UInt8] {
+        deflated ? Deflate.smaller(reply) : reply
     }
 
     private func answer(_ received: [Frame]) async {
@@ -197,8 +225,11 @@ public final class CommandServer: Service {
             return
         }
         var request: CommandRequest
+        let deflated: Bool
         do {
-            request = try CommandRequest.decode(payload)
+            let bytes: [UInt8]
+            (bytes, deflated) = try requestBytes(payload)
+            request = try CommandRequest.decode(bytes)
             request.peerKey = peerKey
             request.peerAddress = peerAddress
         } catch {
@@ -215,7 +246,9 @@ public final class CommandServer: Service {
         case .joined:
             counters.duplicates.add(1, ordering: .relaxed)
         case .run:
-            let reply = fitted(CommandReply(id: request.id, result: await run(request)).jsonBytes, id: request.id)
+            let reply = wire(
+                fitted(CommandReply(id: request.id, result: await run(request)).jsonBytes, id: request.id),
+                deflated: deflated)
             counters.handled.add(1, ordering: .relaxed)
             let joined = cache.finish(id: cacheID, reply: reply)
             for peer in [route] + joined { send(reply, to: peer, delimited: delimited) }

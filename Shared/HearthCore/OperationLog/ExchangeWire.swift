@@ -103,15 +103,21 @@ public struct VersionVectorReply: Codable, Sendable, Equatable {
     public let signingKey: String
     /// On `sync.vector`: the answering device's clock (ms since 1970).
     @OmittedWhenNil public var now: Int64?
+    /// On `sync.vector`: the answering device reads deflated requests (and answers them deflated),
+    /// so the rest of the sync goes deflated. Absent from a device of an earlier version.
+    @OmittedWhenNil public var deflate: Bool?
 
-    public init(device: String, vector: [String: Int64], restored: Bool, signingKey: String, now: Int64? = nil) {
-        (self.device, self.vector, self.restored, self.signingKey, self.now) = (
-            device, vector, restored, signingKey, now
+    public init(
+        device: String, vector: [String: Int64], restored: Bool, signingKey: String, now: Int64? = nil,
+        deflate: Bool? = nil
+    ) {
+        (self.device, self.vector, self.restored, self.signingKey, self.now, self.deflate) = (
+            device, vector, restored, signingKey, now, deflate
         )
     }
 
     enum CodingKeys: String, CodingKey {
-        case device, vector, restored, now
+        case device, vector, restored, now, deflate
         case signingKey = "signing_key"
     }
 }
