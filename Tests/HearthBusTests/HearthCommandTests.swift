@@ -103,6 +103,49 @@ struct HearthCommandTests {
                 .member == nil)
     }
 
+    @Test("each timetable command encodes to the arguments the CLI used to build by hand, its lesson fields flat")
+    func timetableCommandsMatchTheWire() throws {
+        let lesson = TimetableCommands.LessonFields(room: "R2", teacher: "")
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (
+                TimetableCommands.Add(
+                    week: "1", day: "Mon", period: "AM Reg", subject: "Maths", room: "R1", member: "Ann"),
+                "timetable.add",
+                ["week": "1", "day": "Mon", "period": "AM Reg", "subject": "Maths", "room": "R1", "member": "Ann"]
+            ),
+            (
+                TimetableCommands.Edit(entry: "1 Mon 1", member: "Ann", lesson: lesson), "timetable.edit",
+                ["entry": "1 Mon 1", "member": "Ann", "room": "R2", "teacher": ""]
+            ),
+            (TimetableCommands.Remove(entry: "ab12"), "timetable.remove", ["entry": "ab12"]),
+            (
+                TimetableCommands.Duplicate(
+                    entry: "ab12", lesson: TimetableCommands.LessonFields(week: "2", day: "Tue", period: "3")),
+                "timetable.duplicate", ["entry": "ab12", "week": "2", "day": "Tue", "period": "3"]
+            ),
+            (
+                TimetableCommands.CopyDay(from: "1 Mon", to: "2 Tue"), "timetable.copy_day",
+                ["from": "1 Mon", "to": "2 Tue"]
+            ),
+            (TimetableCommands.CopyWeek(from: "1", to: "2"), "timetable.copy_week", ["from": "1", "to": "2"]),
+        ]
+        try Self.expectWire(cases)
+        // The flat lesson fields come back out of the wire, and a week may be a number.
+        let edit = try CommandRequest(
+            command: "timetable.edit",
+            arguments: ["entry": "1 Mon 1", "week": 2, "day": "Tue", "period": 3, "room": "R2"]
+        ).decode(TimetableCommands.Edit.self)
+        #expect(edit.lesson == TimetableCommands.LessonFields(week: "2", day: "Tue", period: "3", room: "R2"))
+        #expect(edit.entry == "1 Mon 1" && edit.member == nil)
+        // Anything else is refused naming the field and what it found.
+        let bad = CommandRequest(command: "timetable.copy_week", arguments: ["from": true, "to": 2])
+        let error = try #require(throws: CommandError.self) { try bad.decode(TimetableCommands.CopyWeek.self) }
+        #expect(error.message == "'from' must be text or a whole number, found a boolean", "\(error.message)")
+        let missing = CommandRequest(command: "timetable.add", arguments: ["day": "Mon"])
+        let refusal = try #require(throws: CommandError.self) { try missing.decode(TimetableCommands.Add.self) }
+        #expect(refusal.message == "'week' is required", "\(refusal.message)")
+    }
+
     @Test("each people command encodes to the arguments the CLI used to build by hand")
     func peopleCommandsMatchTheWire() throws {
         let cases: [(any HearthCommand, String, [String: JSONValue])] = [

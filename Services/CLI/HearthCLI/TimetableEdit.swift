@@ -15,14 +15,22 @@ extension Timetable {
         @Option(help: "Its own start time HH:MM, instead of the bell's (\"\" clears it).") var start: String?
         @Option(help: "Its own end time HH:MM (\"\" clears it).") var end: String?
 
-        var arguments: [String: JSONValue] {
-            var arguments: [String: JSONValue] = [:]
-            let pairs = [
-                ("week", week), ("day", day), ("period", period), ("subject", subject), ("teacher", teacher),
-                ("room", room), ("start", start), ("end", end),
-            ]
-            for (name, value) in pairs { if let value { arguments[name] = .string(value) } }
-            return arguments
+        var fields: TimetableCommands.LessonFields {
+            TimetableCommands.LessonFields(
+                week: week.map { SlotText($0) }, day: day.map { SlotText($0) }, period: period.map { SlotText($0) },
+                subject: subject, room: room, teacher: teacher, start: start, end: end)
+        }
+
+        /// A new lesson: its slot, subject and room are required (refused as the store refuses).
+        func lesson(member: String?) throws -> TimetableCommands.Add {
+            func required(_ name: String, _ value: String?) throws -> String {
+                guard let value else { throw CommandClientError.refused(.invalidArgument(name, "is required")) }
+                return value
+            }
+            return TimetableCommands.Add(
+                week: SlotText(try required("week", week)), day: SlotText(try required("day", day)),
+                period: SlotText(try required("period", period)), subject: try required("subject", subject),
+                room: try required("room", room), member: member, teacher: teacher, start: start, end: end)
         }
     }
 
@@ -36,8 +44,7 @@ extension Timetable {
         @OptionGroup var lesson: LessonOptions
 
         func run() async throws {
-            try await Timetable.change(
-                options, "timetable.add", member.arguments.merging(lesson.arguments) { $1 }, verb: "added")
+            try await Timetable.change(options, try lesson.lesson(member: member.member), verb: "added")
         }
     }
 
@@ -51,9 +58,9 @@ extension Timetable {
         @OptionGroup var lesson: LessonOptions
 
         func run() async throws {
-            var arguments = member.arguments.merging(lesson.arguments) { $1 }
-            arguments["entry"] = .string(entry)
-            try await Timetable.change(options, "timetable.edit", arguments, verb: "changed")
+            try await Timetable.change(
+                options, TimetableCommands.Edit(entry: entry, member: member.member, lesson: lesson.fields),
+                verb: "changed")
         }
     }
 
@@ -66,9 +73,8 @@ extension Timetable {
         @OptionGroup var member: MemberOption
 
         func run() async throws {
-            var arguments = member.arguments
-            arguments["entry"] = .string(entry)
-            let reply = try await ServiceCall.run(options, .store, "timetable.remove", arguments)
+            let reply = try await ServiceCall.reply(
+                options, .store, TimetableCommands.Remove(entry: entry, member: member.member))
             if options.json { return Output.json(reply) }
             Output.line("removed lesson \(entry)")
         }
@@ -87,12 +93,10 @@ extension Timetable {
         @Option(help: "The new slot's period.") var period: String
 
         func run() async throws {
-            var arguments = member.arguments
-            arguments["entry"] = .string(entry)
-            arguments["week"] = .string(week)
-            arguments["day"] = .string(day)
-            arguments["period"] = .string(period)
-            try await Timetable.change(options, "timetable.duplicate", arguments, verb: "added")
+            let slot = TimetableCommands.LessonFields(
+                week: SlotText(week), day: SlotText(day), period: SlotText(period))
+            try await Timetable.change(
+                options, TimetableCommands.Duplicate(entry: entry, member: member.member, lesson: slot), verb: "added")
         }
     }
 
@@ -106,10 +110,8 @@ extension Timetable {
         @OptionGroup var member: MemberOption
 
         func run() async throws {
-            var arguments = member.arguments
-            arguments["from"] = .string(from)
-            arguments["to"] = .string(to)
-            try await Timetable.change(options, "timetable.copy_day", arguments, verb: "copied")
+            try await Timetable.change(
+                options, TimetableCommands.CopyDay(from: from, to: to, member: member.member), verb: "copied")
         }
     }
 
@@ -123,10 +125,9 @@ extension Timetable {
         @OptionGroup var member: MemberOption
 
         func run() async throws {
-            var arguments = member.arguments
-            arguments["from"] = .string(from)
-            arguments["to"] = .string(to)
-            try await Timetable.change(options, "timetable.copy_week", arguments, verb: "copied")
+            try await Timetable.change(
+                options, TimetableCommands.CopyWeek(from: SlotText(from), to: SlotText(to), member: member.member),
+                verb: "copied")
         }
     }
 
@@ -147,10 +148,9 @@ extension Timetable {
     }
 
     /// Sends an editing command and prints the lessons it wrote and any clash it made.
-    static func change(
-        _ options: GlobalOptions, _ command: String, _ arguments: [String: JSONValue], verb: String
-    ) async throws {
-        let reply = try await ServiceCall.run(options, .store, command, arguments, as: LessonsChanged.self)
+    static func change<C: HearthCommand>(_ options: GlobalOptions, _ command: C, verb: String) async throws
+    where C.Reply == LessonsChanged {
+        let reply = try await ServiceCall.send(options, .store, command)
         if options.json { return try Output.reply(reply) }
         if let replaced = reply.replaced {
             Output.line("\(verb) \(Output.count(reply.entries.count, "lesson")) (replacing \(replaced))")

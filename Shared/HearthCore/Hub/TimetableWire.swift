@@ -173,6 +173,17 @@ public struct LessonsChanged: Codable, Sendable, Equatable {
     }
 }
 
+/// `timetable.remove`: the lesson removed (its id: history keeps the rest), and its operation.
+public struct LessonRemoved: Codable, Sendable, Equatable {
+    public struct Ref: Codable, Sendable, Equatable {
+        public let id: String
+    }
+
+    public let entry: Ref
+    public let op: String
+    public let seq: Int64
+}
+
 /// `timetable.reference {what}`: the subjects, teachers or rooms in use, under the key `what`.
 public struct TimetableReference: Codable, Sendable, Equatable {
     public struct Item: Codable, Sendable, Equatable {

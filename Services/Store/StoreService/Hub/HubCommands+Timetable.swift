@@ -12,14 +12,8 @@ extension HubCommands {
         var values: [String: FieldValue] = [:]
         var slot: (week: Int, day: SchoolDay, period: Period)?
 
-        init(_ arguments: Arguments, requireAll: Bool) throws {
-            let required = requireAll ? ["week", "day", "period", "subject", "room"] : []
-            for name in required where arguments.values[name] == nil || arguments.values[name] == .null {
-                throw CommandError.invalidArgument(name, "is required")
-            }
-            let (week, day, period) = (
-                try arguments.text("week"), try arguments.text("day"), try arguments.text("period")
-            )
+        init(_ lesson: TimetableCommands.LessonFields) throws {
+            let (week, day, period) = (lesson.week?.text, lesson.day?.text, lesson.period?.text)
             if week != nil || day != nil || period != nil {
                 guard let week, let day, let period else {
                     throw CommandError.invalidArgument("week", "and 'day' and 'period' must be given together")
@@ -31,26 +25,26 @@ extension HubCommands {
                 values["day"] = .int(Int64(slot.day.rawValue))
                 values["period"] = .text(slot.period.code)
             }
-            if let subject = try arguments.optionalString("subject") {
+            if let subject = lesson.subject {
                 values["subject"] = .text(
                     try Self.check { () throws(RuleError) in
                         try Hub.required(subject, field: "subject", maximumLength: Hub.maximumSubjectLength)
                     })
             }
-            if let room = try arguments.optionalString("room") {
+            if let room = lesson.room {
                 values["room"] = .text(
                     try Self.check { () throws(RuleError) in
                         try Hub.required(room, field: "room", maximumLength: Hub.maximumCodeLength)
                     })
             }
-            if let teacher = try arguments.optionalString("teacher") {
+            if let teacher = lesson.teacher {
                 let checked = try Self.check { () throws(RuleError) in
                     try Hub.optional(teacher, field: "teacher", maximumLength: Hub.maximumCodeLength)
                 }
                 values["teacher"] = checked.map(FieldValue.text) ?? .null
             }
-            for name in ["start", "end"] {
-                guard let text = try arguments.optionalString(name) else { continue }
+            for (name, given) in [("start", lesson.start), ("end", lesson.end)] {
+                guard let text = given else { continue }
                 values[name] =
                     text.isEmpty
                     ? .null
@@ -74,10 +68,12 @@ extension HubCommands {
         }
     }
 
-    func addEntry(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.optionalString("member")
-        let fields = try EntryFields(arguments, requireAll: true)
+    func addEntry(_ command: TimetableCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.member
+        let fields = try EntryFields(
+            TimetableCommands.LessonFields(
+                week: command.week, day: command.day, period: command.period, subject: command.subject,
+                room: command.room, teacher: command.teacher, start: command.start, end: command.end))
         let entity = EntityRef(kind: Hub.entryKind, id: UUIDText.make())
         return try await writes.once(request.id) { db, outbox in
             let member = try Self.access(given, to: "edit", in: db)
@@ -90,10 +86,9 @@ extension HubCommands {
         }
     }
 
-    func editEntry(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (given, member) = (try arguments.requiredString("entry"), try arguments.optionalString("member"))
-        let fields = try EntryFields(arguments, requireAll: false)
+    func editEntry(_ command: TimetableCommands.Edit, _ request: CommandRequest) async throws -> JSONValue {
+        let (given, member) = (command.entry, command.member)
+        let fields = try EntryFields(command.lesson)
         guard !fields.values.isEmpty else {
             throw CommandError.invalidArgument(
                 "subject", "or 'room', 'teacher', 'start', 'end' or a new 'week', 'day' and 'period' must be given")
@@ -110,9 +105,8 @@ extension HubCommands {
         }
     }
 
-    func removeEntry(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (given, member) = (try arguments.requiredString("entry"), try arguments.optionalString("member"))
+    func removeEntry(_ command: TimetableCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let (given, member) = (command.entry, command.member)
         return try await writes.once(request.id) { db, outbox in
             let (id, _) = try Self.entry(given, member: member, to: "edit", in: db)
             return try commit(EntityRef(kind: Hub.entryKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
@@ -120,10 +114,9 @@ extension HubCommands {
     }
 
     /// Copies one lesson into another slot of the same member.
-    func duplicateEntry(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (given, member) = (try arguments.requiredString("entry"), try arguments.optionalString("member"))
-        let fields = try EntryFields(arguments, requireAll: false)
+    func duplicateEntry(_ command: TimetableCommands.Duplicate, _ request: CommandRequest) async throws -> JSONValue {
+        let (given, member) = (command.entry, command.member)
+        let fields = try EntryFields(command.lesson)
         guard let slot = fields.slot else {
             throw CommandError.invalidArgument("week", "and 'day' and 'period' are required")
         }
@@ -140,11 +133,10 @@ extension HubCommands {
     }
 
     /// Copies a day (`from` "1 Mon") onto another (`to` "2 Tue"), replacing what the target held.
-    func copyDay(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let member = try arguments.optionalString("member")
-        let from = try Self.weekDay(try arguments.requiredString("from"), field: "from")
-        let to = try Self.weekDay(try arguments.requiredString("to"), field: "to")
+    func copyDay(_ command: TimetableCommands.CopyDay, _ request: CommandRequest) async throws -> JSONValue {
+        let member = command.member
+        let from = try Self.weekDay(command.from, field: "from")
+        let to = try Self.weekDay(command.to, field: "to")
         guard from != to else { throw CommandError.invalidArgument("to", "must be another day than 'from'") }
         return try await writes.once(request.id) { db, outbox in
             let owner = try Self.access(member, to: "edit", in: db)
@@ -153,10 +145,8 @@ extension HubCommands {
     }
 
     /// Copies a week onto the other (`from` 1, `to` 2), replacing what the target held.
-    func copyWeek(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let member = try arguments.optionalString("member")
-        let (fromText, toText) = (try arguments.text("from") ?? "", try arguments.text("to") ?? "")
+    func copyWeek(_ command: TimetableCommands.CopyWeek, _ request: CommandRequest) async throws -> JSONValue {
+        let (member, fromText, toText) = (command.member, command.from.text, command.to.text)
         let from = try check { () throws(RuleError) in try Hub.week(fromText, field: "from") }
         let to = try check { () throws(RuleError) in try Hub.week(toText, field: "to") }
         guard from != to else { throw CommandError.invalidArgument("to", "must be the other week than 'from'") }
@@ -287,17 +277,5 @@ extension HubCommands {
         return LessonsChanged(
             entries: try ids.compactMap { try entry($0, in: db) },
             clashes: try clashes.map { try clashView($0, in: db) })
-    }
-}
-
-extension Arguments {
-    /// An argument given as text or as a whole number (`week: 1` or `week: "Week 1"`).
-    func text(_ name: String) throws -> String? {
-        guard let value = values[name], value != .null else { return nil }
-        if let number = value.intValue { return String(number) }
-        guard let text = value.stringValue else {
-            throw CommandError.invalidArgument(name, "must be text or a whole number, found \(value.typeName)")
-        }
-        return text
     }
 }

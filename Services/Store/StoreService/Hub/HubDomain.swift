@@ -95,12 +95,6 @@ enum HubDomain: StoreDomain {
             "timetable.override.clear": { commands, request in try await commands.clearOverrides(request) },
             "timetable.holiday.add": { commands, request in try await commands.addHoliday(request) },
             "timetable.holiday.remove": { commands, request in try await commands.removeHoliday(request) },
-            "timetable.add": { commands, request in try await commands.addEntry(request) },
-            "timetable.edit": { commands, request in try await commands.editEntry(request) },
-            "timetable.remove": { commands, request in try await commands.removeEntry(request) },
-            "timetable.duplicate": { commands, request in try await commands.duplicateEntry(request) },
-            "timetable.copy_day": { commands, request in try await commands.copyDay(request) },
-            "timetable.copy_week": { commands, request in try await commands.copyWeek(request) },
             "timetable.import": { commands, request in try await commands.importTimetable(request) },
             "class.record": { commands, request in try await commands.recordClassAlert(request) },
         ],
@@ -122,6 +116,24 @@ enum HubDomain: StoreDomain {
             },
             StoreDomains.command(MemberCommands.Notify.self) { commands, command, request in
                 try await commands.memberNotify(command, request)
+            },
+            StoreDomains.command(TimetableCommands.Add.self) { commands, command, request in
+                try await commands.addEntry(command, request)
+            },
+            StoreDomains.command(TimetableCommands.Edit.self) { commands, command, request in
+                try await commands.editEntry(command, request)
+            },
+            StoreDomains.command(TimetableCommands.Remove.self) { commands, command, request in
+                try await commands.removeEntry(command, request)
+            },
+            StoreDomains.command(TimetableCommands.Duplicate.self) { commands, command, request in
+                try await commands.duplicateEntry(command, request)
+            },
+            StoreDomains.command(TimetableCommands.CopyDay.self) { commands, command, request in
+                try await commands.copyDay(command, request)
+            },
+            StoreDomains.command(TimetableCommands.CopyWeek.self) { commands, command, request in
+                try await commands.copyWeek(command, request)
             },
         ])
 

@@ -1,0 +1,177 @@
+/// Editing a member's timetable, as commands to the store (`store.cmd`), one type each: what the
+/// CLI sends and what the store decodes. A member is named by name, id or unique id prefix (absent:
+/// this device's profile); a lesson by its id, a unique id prefix, or its slot ("1 Mon 3"). Slots
+/// and fields are text as a person types it ("Week 1", "Tue", "AM Reg", "09:05"), which the
+/// store reads and refuses naming the field.
+public enum TimetableCommands {
+    /// Adds a lesson in a free slot.
+    public struct Add: HearthCommand {
+        public typealias Reply = LessonsChanged
+        public static let name = "timetable.add"
+        public var week: SlotText
+        public var day: SlotText
+        public var period: SlotText
+        public var subject: String
+        public var room: String
+        public var member: String?
+        public var teacher: String?
+        /// Its own times (HH:MM) instead of the bell's.
+        public var start: String?
+        public var end: String?
+
+        public init(
+            week: SlotText, day: SlotText, period: SlotText, subject: String, room: String, member: String? = nil,
+            teacher: String? = nil, start: String? = nil, end: String? = nil
+        ) {
+            (self.week, self.day, self.period, self.subject, self.room) = (week, day, period, subject, room)
+            (self.member, self.teacher, self.start, self.end) = (member, teacher, start, end)
+        }
+    }
+
+    /// Changes a lesson: any of its fields, or its slot (week, day and period together). An empty
+    /// teacher, start or end clears it.
+    public struct Edit: HearthCommand {
+        public typealias Reply = LessonsChanged
+        public static let name = "timetable.edit"
+        public var entry: String
+        public var member: String?
+        public var lesson: LessonFields
+
+        public init(entry: String, member: String? = nil, lesson: LessonFields) {
+            (self.entry, self.member, self.lesson) = (entry, member, lesson)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            entry = try container.decode(String.self, forKey: .entry)
+            member = try container.decodeIfPresent(String.self, forKey: .member)
+            lesson = try LessonFields(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(entry, forKey: .entry)
+            try container.encodeIfPresent(member, forKey: .member)
+            try lesson.encode(to: encoder)
+        }
+
+        enum Keys: String, CodingKey { case entry, member }
+    }
+
+    /// Removes a lesson.
+    public struct Remove: HearthCommand {
+        public typealias Reply = LessonRemoved
+        public static let name = "timetable.remove"
+        public var entry: String
+        public var member: String?
+        public init(entry: String, member: String? = nil) { (self.entry, self.member) = (entry, member) }
+    }
+
+    /// Copies a lesson into another slot of the same member (week, day and period required),
+    /// with any field changed on the way.
+    public struct Duplicate: HearthCommand {
+        public typealias Reply = LessonsChanged
+        public static let name = "timetable.duplicate"
+        public var entry: String
+        public var member: String?
+        public var lesson: LessonFields
+
+        public init(entry: String, member: String? = nil, lesson: LessonFields) {
+            (self.entry, self.member, self.lesson) = (entry, member, lesson)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Edit.Keys.self)
+            entry = try container.decode(String.self, forKey: .entry)
+            member = try container.decodeIfPresent(String.self, forKey: .member)
+            lesson = try LessonFields(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Edit.Keys.self)
+            try container.encode(entry, forKey: .entry)
+            try container.encodeIfPresent(member, forKey: .member)
+            try lesson.encode(to: encoder)
+        }
+    }
+
+    /// Copies a day ("1 Mon") onto another ("2 Tue"), replacing what the target held.
+    public struct CopyDay: HearthCommand {
+        public typealias Reply = LessonsChanged
+        public static let name = "timetable.copy_day"
+        public var from: String
+        public var to: String
+        public var member: String?
+        public init(from: String, to: String, member: String? = nil) {
+            (self.from, self.to, self.member) = (from, to, member)
+        }
+    }
+
+    /// Copies a week onto the other (1 onto 2, or 2 onto 1), replacing what the target held.
+    public struct CopyWeek: HearthCommand {
+        public typealias Reply = LessonsChanged
+        public static let name = "timetable.copy_week"
+        public var from: SlotText
+        public var to: SlotText
+        public var member: String?
+        public init(from: SlotText, to: SlotText, member: String? = nil) {
+            (self.from, self.to, self.member) = (from, to, member)
+        }
+    }
+
+    /// A lesson's fields as an edit or a copy gives them, each absent when unchanged. Encoded
+    /// beside the command's own fields (flat, as the wire has always had them).
+    public struct LessonFields: Codable, Sendable, Equatable {
+        public var week: SlotText?
+        public var day: SlotText?
+        public var period: SlotText?
+        public var subject: String?
+        public var room: String?
+        public var teacher: String?
+        public var start: String?
+        public var end: String?
+
+        public init(
+            week: SlotText? = nil, day: SlotText? = nil, period: SlotText? = nil, subject: String? = nil,
+            room: String? = nil, teacher: String? = nil, start: String? = nil, end: String? = nil
+        ) {
+            (self.week, self.day, self.period, self.subject) = (week, day, period, subject)
+            (self.room, self.teacher, self.start, self.end) = (room, teacher, start, end)
+        }
+    }
+}
+
+/// A week, day or period as a command takes it: text ("Week 1", "Tue", "AM Reg") or a whole
+/// number (1), which the service reads as the same text.
+public struct SlotText: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
+    public var text: String
+
+    public init(_ text: String) { self.text = text }
+    public init(stringLiteral text: String) { self.text = text }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) {
+            text = String(number)
+        } else if let text = try? container.decode(String.self) {
+            self.text = text
+        } else {
+            let found =
+                container.decodeNil()
+                ? "null"
+                : (try? container.decode(Bool.self)) != nil
+                    ? "a boolean"
+                    : (try? container.decode(Double.self)) != nil
+                        ? "a number" : "an array or an object"
+            throw DecodingError.typeMismatch(
+                SlotText.self,
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: "must be text or a whole number, found \(found)"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
