@@ -103,7 +103,8 @@ struct HearthCommandTests {
                 .member == nil)
     }
 
-    @Test("each timetable command encodes to the arguments the CLI used to build by hand, its lesson fields flat")
+    @Test(
+        "each timetable and school command encodes to the arguments the CLI used to build by hand, lesson fields flat")
     func timetableCommandsMatchTheWire() throws {
         let lesson = TimetableCommands.LessonFields(room: "R2", teacher: "")
         let cases: [(any HearthCommand, String, [String: JSONValue])] = [
@@ -128,6 +129,23 @@ struct HearthCommandTests {
                 ["from": "1 Mon", "to": "2 Tue"]
             ),
             (TimetableCommands.CopyWeek(from: "1", to: "2"), "timetable.copy_week", ["from": "1", "to": "2"]),
+            (SchoolCommands.Settings(), "timetable.settings", [:]),
+            (SchoolCommands.Configure(week1Start: "2026-11-02"), "timetable.configure", ["week1_start": "2026-11-02"]),
+            (
+                SchoolCommands.Bells(bells: ["1=09:00-10:00", "2=10:00-11:00"]), "timetable.bells",
+                ["bells": ["1=09:00-10:00", "2=10:00-11:00"]]
+            ),
+            (
+                SchoolCommands.Override(week: 2, from: "2026-12-01", to: "2026-12-05"), "timetable.override",
+                ["week": 2, "from": "2026-12-01", "to": "2026-12-05"]
+            ),
+            (SchoolCommands.ClearOverrides(), "timetable.override.clear", [:]),
+            (
+                SchoolCommands.AddHoliday(from: "2026-12-21", to: "2027-01-01", name: "Winter"),
+                "timetable.holiday.add", ["from": "2026-12-21", "to": "2027-01-01", "name": "Winter"]
+            ),
+            (SchoolCommands.Holidays(), "timetable.holiday.list", [:]),
+            (SchoolCommands.RemoveHoliday(holiday: "Winter"), "timetable.holiday.remove", ["holiday": "Winter"]),
         ]
         try Self.expectWire(cases)
         // The flat lesson fields come back out of the wire, and a week may be a number.

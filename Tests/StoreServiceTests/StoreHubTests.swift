@@ -358,6 +358,10 @@ struct StoreHubTests {
             #expect(try await classes("2026-11-16", "2026-11-17") == ["2026-11-16 Art 10:00"])
             // The weekend, then the Inset day.
             #expect(try await classes("2026-11-21", "2026-11-24") == ["2026-11-23 Maths 09:00"])
+            // The Inset day removed by its name (any case): its day has its lesson again.
+            let removed = try await running.commands.send(SchoolCommands.RemoveHoliday(holiday: "inset"))
+            #expect(!removed.holiday.id.isEmpty && removed.seq > 0, "\(removed)")
+            #expect(try await classes("2026-11-24", "2026-11-24") == ["2026-11-24 French 09:00"])
             _ = try await running.commands.request(
                 "timetable.override", args: ["week": 1, "from": "2026-11-16", "to": "2026-11-20"])
             #expect(

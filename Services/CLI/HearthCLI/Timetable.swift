@@ -32,11 +32,10 @@ struct Timetable: AsyncParsableCommand {
         func run() async throws {
             let reply =
                 if let week1Start {
-                    try await ServiceCall.run(
-                        options, .store, "timetable.configure",
-                        ["week1_start": .string(try Dates.day(week1Start, options))], as: SchoolSettings.self)
+                    try await ServiceCall.send(
+                        options, .store, SchoolCommands.Configure(week1Start: try Dates.day(week1Start, options)))
                 } else {
-                    try await ServiceCall.run(options, .store, "timetable.settings", as: SchoolSettings.self)
+                    try await ServiceCall.send(options, .store, SchoolCommands.Settings())
                 }
             try Timetable.printSettings(reply, options)
         }
@@ -53,10 +52,8 @@ struct Timetable: AsyncParsableCommand {
         func run() async throws {
             let reply =
                 bells.isEmpty
-                ? try await ServiceCall.run(options, .store, "timetable.settings", as: SchoolSettings.self)
-                : try await ServiceCall.run(
-                    options, .store, "timetable.bells", ["bells": .array(bells.map(JSONValue.string))],
-                    as: SchoolSettings.self)
+                ? try await ServiceCall.send(options, .store, SchoolCommands.Settings())
+                : try await ServiceCall.send(options, .store, SchoolCommands.Bells(bells: bells))
             try Timetable.printSettings(reply, options)
         }
     }
@@ -80,13 +77,14 @@ struct Timetable: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
-            if let from { arguments["from"] = .string(try Dates.day(from, options)) }
-            if let to { arguments["to"] = .string(try Dates.day(to, options)) }
-            if let week { arguments["week"] = .int(Int64(week)) }
-            let reply = try await ServiceCall.run(
-                options, .store, clear ? "timetable.override.clear" : "timetable.override", arguments,
-                as: SchoolSettings.self)
+            let (first, last) = (try from.map { try Dates.day($0, options) }, try to.map { try Dates.day($0, options) })
+            let reply =
+                if let week, let first, let last, !clear {
+                    try await ServiceCall.send(
+                        options, .store, SchoolCommands.Override(week: week, from: first, to: last))
+                } else {
+                    try await ServiceCall.send(options, .store, SchoolCommands.ClearOverrides(from: first, to: last))
+                }
             try Timetable.printSettings(reply, options)
         }
     }
@@ -135,12 +133,10 @@ extension Timetable {
             @Option(help: "Its name (Half term).") var name: String?
 
             func run() async throws {
-                var arguments: [String: JSONValue] = [
-                    "from": .string(try Dates.day(from, options)), "to": .string(try Dates.day(to, options)),
-                ]
-                if let name { arguments["name"] = .string(name) }
-                let reply = try await ServiceCall.run(
-                    options, .store, "timetable.holiday.add", arguments, as: HolidayAdded.self)
+                let reply = try await ServiceCall.send(
+                    options, .store,
+                    SchoolCommands.AddHoliday(
+                        from: try Dates.day(from, options), to: try Dates.day(to, options), name: name))
                 if options.json { return try Output.reply(reply) }
                 Output.line("added holiday: " + (reply.holiday.map(Holiday.describe) ?? "?"))
             }
@@ -152,8 +148,7 @@ extension Timetable {
             @OptionGroup var options: GlobalOptions
 
             func run() async throws {
-                let reply = try await ServiceCall.run(
-                    options, .store, "timetable.holiday.list", as: HolidayList.self)
+                let reply = try await ServiceCall.send(options, .store, SchoolCommands.Holidays())
                 if options.json { return try Output.reply(reply) }
                 if reply.holidays.isEmpty { Output.line("no holidays") }
                 for holiday in reply.holidays { Output.line(Holiday.describe(holiday)) }
@@ -168,8 +163,8 @@ extension Timetable {
             @Argument(help: "The holiday's name or id (or its first characters).") var holiday: String
 
             func run() async throws {
-                let reply = try await ServiceCall.run(
-                    options, .store, "timetable.holiday.remove", ["holiday": .string(holiday)])
+                let reply = try await ServiceCall.reply(
+                    options, .store, SchoolCommands.RemoveHoliday(holiday: holiday))
                 if options.json { return Output.json(reply) }
                 Output.line("removed holiday \(holiday)")
             }

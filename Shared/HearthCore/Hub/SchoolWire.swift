@@ -70,6 +70,23 @@ public struct HolidayAdded: Codable, Sendable, Equatable {
     public init(holiday: HolidayView?) { self.holiday = holiday }
 }
 
+/// `timetable.holiday.remove`: the holiday removed (its id: history keeps the rest), and its
+/// operation.
+public struct HolidayRemoved: Codable, Sendable, Equatable {
+    public struct Ref: Codable, Sendable, Equatable {
+        public let id: String
+    }
+
+    public let holiday: Ref
+    public let op: String
+    public let seq: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case holiday = "school_holiday"
+        case op, seq
+    }
+}
+
 /// `timetable.holiday.list`.
 public struct HolidayList: Codable, Sendable, Equatable {
     public let holidays: [HolidayView]

@@ -7,10 +7,8 @@ import HearthCore
 /// overrides and holidays. Only a parent's profile (or a device with none) changes them.
 extension HubCommands {
     /// Sets the Week-1 start date.
-    func configureTimetable(_ request: CommandRequest) async throws -> JSONValue {
-        guard let start = try Arguments(request.arguments).optionalDate("week1_start") else {
-            throw CommandError.invalidArgument("week1_start", "is required (YYYY-MM-DD)")
-        }
+    func configureTimetable(_ command: SchoolCommands.Configure, _ request: CommandRequest) async throws -> JSONValue {
+        let start = try StoreCommands.date(command.week1Start, field: "week1_start")
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "change the school's settings", in: db)
             try commit(
@@ -20,20 +18,20 @@ extension HubCommands {
         }
     }
 
-    func timetableSettings(_ request: CommandRequest) async throws -> JSONValue {
+    func timetableSettings() async throws -> JSONValue {
         try await database.pool.read { db in try JSONValue(reply: try Self.settings(in: db)) }
     }
 
     /// Sets bell times from `bells`, a list of `PERIOD=HH:MM-HH:MM` (`AM Registration=08:40-09:00`,
     /// `1=09:00-10:00`…); periods not named keep theirs.
-    func setBells(_ request: CommandRequest) async throws -> JSONValue {
-        guard case .array(let items)? = request.arguments["bells"], !items.isEmpty, items.count <= 7 else {
+    func setBells(_ command: SchoolCommands.Bells, _ request: CommandRequest) async throws -> JSONValue {
+        let items = command.bells
+        guard !items.isEmpty, items.count <= 7 else {
             throw CommandError.invalidArgument("bells", "must be a list of 1–7 'PERIOD=HH:MM-HH:MM'")
         }
         var bells: [(period: Period, start: LocalTime, end: LocalTime)] = []
-        for (index, item) in items.enumerated() {
+        for (index, text) in items.enumerated() {
             let field = "bells[\(index)]"
-            guard let text = item.stringValue else { throw CommandError.invalidArgument(field, "must be text") }
             let parsed = try check { () throws(RuleError) in try Self.bell(text, field: field) }
             if bells.contains(where: { $0.period == parsed.period }) {
                 throw CommandError.invalidArgument(field, "names \(parsed.period.name) a second time")
@@ -79,11 +77,10 @@ extension HubCommands {
     }
 
     /// Makes `week` the rotation week from `from` to `to` (`SchoolCalendar` says how).
-    func overrideWeek(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let week = try arguments.int("week")
+    func overrideWeek(_ command: SchoolCommands.Override, _ request: CommandRequest) async throws -> JSONValue {
+        let week = command.week
         guard (1...2).contains(week) else { throw CommandError.invalidArgument("week", "must be 1 or 2, got \(week)") }
-        let (from, to) = try Self.range(arguments)
+        let (from, to) = try Self.range(command.from, command.to)
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "override the rotation", in: db)
             try commit(
@@ -95,9 +92,8 @@ extension HubCommands {
     }
 
     /// Removes the overrides that touch `from`–`to`, or every override when no range is given.
-    func clearOverrides(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let range = arguments.values["from"] == nil && arguments.values["to"] == nil ? nil : try Self.range(arguments)
+    func clearOverrides(_ command: SchoolCommands.ClearOverrides, _ request: CommandRequest) async throws -> JSONValue {
+        let range = command.from == nil && command.to == nil ? nil : try Self.range(command.from, command.to)
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "override the rotation", in: db)
             let ids = try String.fetchAll(
@@ -112,10 +108,9 @@ extension HubCommands {
         }
     }
 
-    func addHoliday(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (from, to) = try Self.range(arguments)
-        let nameText = try arguments.optionalString("name")
+    func addHoliday(_ command: SchoolCommands.AddHoliday, _ request: CommandRequest) async throws -> JSONValue {
+        let (from, to) = try Self.range(command.from, command.to)
+        let nameText = command.name
         let name = try check { () throws(RuleError) in
             try Hub.optional(nameText, field: "name", maximumLength: Hub.maximumNameLength)
         }
@@ -129,8 +124,8 @@ extension HubCommands {
         }
     }
 
-    func removeHoliday(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("holiday")
+    func removeHoliday(_ command: SchoolCommands.RemoveHoliday, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.holiday
         return try await writes.once(request.id) { db, outbox in
             try Self.requireParent(to: "change the school's holidays", in: db)
             let id =
@@ -142,7 +137,7 @@ extension HubCommands {
         }
     }
 
-    func listHolidays(_ request: CommandRequest) async throws -> JSONValue {
+    func listHolidays() async throws -> JSONValue {
         try await database.pool.read { db in try JSONValue(reply: HolidayList(holidays: try Self.holidays(in: db))) }
     }
 
@@ -150,10 +145,14 @@ extension HubCommands {
 
     /// `from` and `to`, both required, `to` not before `from`.
     static func range(_ arguments: Arguments) throws -> (from: LocalDate, to: LocalDate) {
-        guard let from = try arguments.optionalDate("from") else {
-            throw CommandError.invalidArgument("from", "is required")
-        }
-        guard let to = try arguments.optionalDate("to") else { throw CommandError.invalidArgument("to", "is required") }
+        try range(try arguments.optionalString("from"), try arguments.optionalString("to"))
+    }
+
+    /// `from` and `to` as given, both required, `to` not before `from`.
+    static func range(_ fromText: String?, _ toText: String?) throws -> (from: LocalDate, to: LocalDate) {
+        guard let fromText else { throw CommandError.invalidArgument("from", "is required") }
+        guard let toText else { throw CommandError.invalidArgument("to", "is required") }
+        let (from, to) = (try StoreCommands.date(fromText, field: "from"), try StoreCommands.date(toText, field: "to"))
         guard from <= to else {
             throw CommandError.invalidArgument("to", "must not be before 'from' \(from), got \(to)")
         }

@@ -80,26 +80,22 @@ enum HubDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         HubCommands.self,
         reads: [
-            "timetable.settings": { commands, request in try await commands.timetableSettings(request) },
             "timetable.entries": { commands, request in try await commands.timetableEntries(request) },
             "timetable.days": { commands, request in try await commands.timetableDays(request) },
             "timetable.clashes": { commands, request in try await commands.timetableClashes(request) },
             "timetable.reference": { commands, request in try await commands.timetableReference(request) },
-            "timetable.holiday.list": { commands, request in try await commands.listHolidays(request) },
             "class.sources": { commands, request in try await commands.classSources(request) },
         ],
         writes: [
-            "timetable.configure": { commands, request in try await commands.configureTimetable(request) },
-            "timetable.bells": { commands, request in try await commands.setBells(request) },
-            "timetable.override": { commands, request in try await commands.overrideWeek(request) },
-            "timetable.override.clear": { commands, request in try await commands.clearOverrides(request) },
-            "timetable.holiday.add": { commands, request in try await commands.addHoliday(request) },
-            "timetable.holiday.remove": { commands, request in try await commands.removeHoliday(request) },
             "timetable.import": { commands, request in try await commands.importTimetable(request) },
             "class.record": { commands, request in try await commands.recordClassAlert(request) },
         ],
         typedReads: [
-            StoreDomains.command(MemberCommands.List.self) { commands, _, _ in try await commands.listMembers() }
+            StoreDomains.command(MemberCommands.List.self) { commands, _, _ in try await commands.listMembers() },
+            StoreDomains.command(SchoolCommands.Settings.self) { commands, _, _ in
+                try await commands.timetableSettings()
+            },
+            StoreDomains.command(SchoolCommands.Holidays.self) { commands, _, _ in try await commands.listHolidays() },
         ],
         typedWrites: [
             StoreDomains.command(MemberCommands.Add.self) { commands, command, request in
@@ -134,6 +130,24 @@ enum HubDomain: StoreDomain {
             },
             StoreDomains.command(TimetableCommands.CopyWeek.self) { commands, command, request in
                 try await commands.copyWeek(command, request)
+            },
+            StoreDomains.command(SchoolCommands.Configure.self) { commands, command, request in
+                try await commands.configureTimetable(command, request)
+            },
+            StoreDomains.command(SchoolCommands.Bells.self) { commands, command, request in
+                try await commands.setBells(command, request)
+            },
+            StoreDomains.command(SchoolCommands.Override.self) { commands, command, request in
+                try await commands.overrideWeek(command, request)
+            },
+            StoreDomains.command(SchoolCommands.ClearOverrides.self) { commands, command, request in
+                try await commands.clearOverrides(command, request)
+            },
+            StoreDomains.command(SchoolCommands.AddHoliday.self) { commands, command, request in
+                try await commands.addHoliday(command, request)
+            },
+            StoreDomains.command(SchoolCommands.RemoveHoliday.self) { commands, command, request in
+                try await commands.removeHoliday(command, request)
             },
         ])
 
