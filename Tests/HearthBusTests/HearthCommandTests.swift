@@ -129,6 +129,21 @@ struct HearthCommandTests {
                 ["from": "1 Mon", "to": "2 Tue"]
             ),
             (TimetableCommands.CopyWeek(from: "1", to: "2"), "timetable.copy_week", ["from": "1", "to": "2"]),
+            (TimetableCommands.Entries(member: "Ann"), "timetable.entries", ["member": "Ann"]),
+            (
+                TimetableCommands.Days(from: "2026-12-07", to: "2026-12-11", member: "Ann"), "timetable.days",
+                ["from": "2026-12-07", "to": "2026-12-11", "member": "Ann"]
+            ),
+            (TimetableCommands.Clashes(), "timetable.clashes", [:]),
+            (TimetableCommands.Reference(what: "rooms"), "timetable.reference", ["what": "rooms"]),
+            (
+                TimetableCommands.Classes(from: "2026-12-07", to: "2026-12-08"), "class.sources",
+                ["from": "2026-12-07", "to": "2026-12-08"]
+            ),
+            (
+                TimetableCommands.RecordClass(member: "0b0b", start: 1_800_000_000_000), "class.record",
+                ["member": "0b0b", "start": 1_800_000_000_000]
+            ),
             (SchoolCommands.Settings(), "timetable.settings", [:]),
             (SchoolCommands.Configure(week1Start: "2026-11-02"), "timetable.configure", ["week1_start": "2026-11-02"]),
             (

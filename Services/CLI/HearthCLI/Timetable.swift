@@ -111,8 +111,6 @@ struct Timetable: AsyncParsableCommand {
     struct MemberOption: ParsableArguments {
         @Option(help: "The member (default: this device's profile).", completion: Completions.member)
         var member: String?
-
-        var arguments: [String: JSONValue] { member.map { ["member": .string($0)] } ?? [:] }
     }
 }
 

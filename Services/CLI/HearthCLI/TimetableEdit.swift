@@ -139,8 +139,7 @@ extension Timetable {
         @OptionGroup var member: MemberOption
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "timetable.entries", member.arguments, as: TimetableEntries.self)
+            let reply = try await ServiceCall.send(options, .store, TimetableCommands.Entries(member: member.member))
             if options.json { return try Output.reply(reply) }
             Output.line("\(Output.visible(reply.member)): \(Output.count(reply.entries.count, "lesson"))")
             for lesson in reply.entries { Output.line("  " + Timetable.describe(lesson, slot: true)) }

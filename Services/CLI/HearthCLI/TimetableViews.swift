@@ -63,10 +63,9 @@ extension Timetable {
 
     static func showDays(_ options: GlobalOptions, _ member: MemberOption, from: LocalDate, to: LocalDate) async throws
     {
-        var arguments = member.arguments
-        arguments["from"] = .string(from.description)
-        arguments["to"] = .string(to.description)
-        let reply = try await ServiceCall.run(options, .store, "timetable.days", arguments, as: TimetableDays.self)
+        let reply = try await ServiceCall.send(
+            options, .store,
+            TimetableCommands.Days(from: from.description, to: to.description, member: member.member))
         if options.json { return try Output.reply(reply) }
         Output.line(Output.visible(reply.member))
         for day in reply.days {
@@ -98,16 +97,13 @@ extension Timetable {
         @OptionGroup var when: When
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "timetable.entries", member.arguments, as: TimetableEntries.self)
+            let reply = try await ServiceCall.send(options, .store, TimetableCommands.Entries(member: member.member))
             let day = try when.day(options)
             var current: Int?
             if reply.settings.week1Start != nil {
-                var arguments = member.arguments
-                arguments["from"] = .string(day.description)
-                arguments["to"] = .string(day.description)
-                let days = try await ServiceCall.run(
-                    options, .store, "timetable.days", arguments, as: TimetableDays.self)
+                let days = try await ServiceCall.send(
+                    options, .store,
+                    TimetableCommands.Days(from: day.description, to: day.description, member: member.member))
                 current = days.days.first?.week
             }
             if options.json {
@@ -154,11 +150,10 @@ extension Timetable {
 
         func run() async throws {
             let (today, moment) = try when.now(options)
-            var arguments = member.arguments
-            arguments["from"] = .string(today.description)
-            arguments["to"] = .string(today.adding(days: 20).description)
-            let days = try await ServiceCall.run(
-                options, .store, "timetable.days", arguments, as: TimetableDays.self)
+            let days = try await ServiceCall.send(
+                options, .store,
+                TimetableCommands.Days(
+                    from: today.description, to: today.adding(days: 20).description, member: member.member))
             guard let first = days.days.first else { return Output.line(Output.visible(days.member)) }
             let (nowIndex, nextIndex) = SchoolCalendar.nowAndNext(first.lessons.map(\.times), at: moment)
             let now = nowIndex.map { first.lessons[$0] }
@@ -211,7 +206,7 @@ extension Timetable {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "timetable.clashes", as: ClashList.self)
+            let reply = try await ServiceCall.send(options, .store, TimetableCommands.Clashes())
             if options.json { return try Output.reply(reply) }
             Timetable.printClashes(reply.clashes, warning: false)
             if reply.total > reply.clashes.count {
@@ -232,8 +227,7 @@ extension Timetable {
         func run() async throws {
             let called = CommandLine.arguments.first { ["subjects", "teachers", "rooms"].contains($0) }
             let what = what ?? called ?? "subjects"
-            let reply = try await ServiceCall.run(
-                options, .store, "timetable.reference", ["what": .string(what)], as: TimetableReference.self)
+            let reply = try await ServiceCall.send(options, .store, TimetableCommands.Reference(what: what))
             if options.json { return try Output.reply(reply) }
             if reply.items.isEmpty { Output.line("no \(what) yet") }
             for item in reply.items {

@@ -293,15 +293,14 @@ public final class SchedulerService: Service {
             do {
                 let (stale, through) = (await classes.stale, await classes.loadedThrough)
                 if stale || (through ?? today) <= today {
-                    let reply = try await store.request(
-                        "class.sources",
-                        args: ["from": .string(today.description), "to": .string(today.adding(days: 1).description)])
-                    await classes.load(try reply.decode(ClassSources.self), through: today.adding(days: 1))
+                    let sources = try await store.send(
+                        TimetableCommands.Classes(from: today.description, to: today.adding(days: 1).description))
+                    await classes.load(sources, through: today.adding(days: 1))
                 }
                 for alert in await classes.ready(now: now) {
-                    _ = try await store.request(
-                        "class.record",
-                        args: ["member": .string(alert.member), "start": .int(ReminderBoard.milliseconds(alert.start))])
+                    _ = try await store.send(
+                        TimetableCommands.RecordClass(
+                            member: alert.member, start: ReminderBoard.milliseconds(alert.start)))
                     await classes.raisedAlert(alert)
                     publish("class.next", Wire.data(ClassNextEvent(alert.lesson)))
                     logger.debug(

@@ -119,6 +119,62 @@ public enum TimetableCommands {
         }
     }
 
+    /// A member's lessons, with the school's settings.
+    public struct Entries: HearthCommand {
+        public typealias Reply = TimetableEntries
+        public static let name = "timetable.entries"
+        public var member: String?
+        public init(member: String? = nil) { self.member = member }
+    }
+
+    /// A member's days from `from` to `to` (`YYYY-MM-DD`, at most 62 days): each with its
+    /// rotation week, whether it is a school day, weekend or holiday, and its lessons.
+    public struct Days: HearthCommand {
+        public typealias Reply = TimetableDays
+        public static let name = "timetable.days"
+        public var from: String
+        public var to: String
+        public var member: String?
+        public init(from: String, to: String, member: String? = nil) {
+            (self.from, self.to, self.member) = (from, to, member)
+        }
+    }
+
+    /// Every clash across the household's timetables (a student's profile: theirs).
+    public struct Clashes: HearthCommand {
+        public typealias Reply = ClashList
+        public static let name = "timetable.clashes"
+        public init() {}
+    }
+
+    /// The `subjects`, `teachers` or `rooms` the timetables use.
+    public struct Reference: HearthCommand {
+        public typealias Reply = TimetableReference
+        public static let name = "timetable.reference"
+        public var what: String
+        public init(what: String) { self.what = what }
+    }
+
+    /// For `hearth-scheduler`: the lessons this device raises next-class notifications for, from
+    /// `from` to `to` (at most 14 days).
+    public struct Classes: HearthCommand {
+        public typealias Reply = ClassSources
+        public static let name = "class.sources"
+        public var from: String
+        public var to: String
+        public init(from: String, to: String) { (self.from, self.to) = (from, to) }
+    }
+
+    /// For `hearth-scheduler`: `member`'s (an id) next-class notification for the lesson starting
+    /// at `start` (ms since 1970) was raised on this device.
+    public struct RecordClass: HearthCommand {
+        public typealias Reply = ClassRecorded
+        public static let name = "class.record"
+        public var member: String
+        public var start: Int64
+        public init(member: String, start: Int64) { (self.member, self.start) = (member, start) }
+    }
+
     /// A lesson's fields as an edit or a copy gives them, each absent when unchanged. Encoded
     /// beside the command's own fields (flat, as the wire has always had them).
     public struct LessonFields: Codable, Sendable, Equatable {

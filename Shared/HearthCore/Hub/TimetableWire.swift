@@ -184,6 +184,13 @@ public struct LessonRemoved: Codable, Sendable, Equatable {
     public let seq: Int64
 }
 
+/// `class.record`: recorded.
+public struct ClassRecorded: Codable, Sendable, Equatable {
+    public let recorded: Bool
+
+    public init(recorded: Bool) { self.recorded = recorded }
+}
+
 /// `timetable.reference {what}`: the subjects, teachers or rooms in use, under the key `what`.
 public struct TimetableReference: Codable, Sendable, Equatable {
     public struct Item: Codable, Sendable, Equatable {

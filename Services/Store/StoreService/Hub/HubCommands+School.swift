@@ -144,10 +144,6 @@ extension HubCommands {
     // MARK: - Reading
 
     /// `from` and `to`, both required, `to` not before `from`.
-    static func range(_ arguments: Arguments) throws -> (from: LocalDate, to: LocalDate) {
-        try range(try arguments.optionalString("from"), try arguments.optionalString("to"))
-    }
-
     /// `from` and `to` as given, both required, `to` not before `from`.
     static func range(_ fromText: String?, _ toText: String?) throws -> (from: LocalDate, to: LocalDate) {
         guard let fromText else { throw CommandError.invalidArgument("from", "is required") }

@@ -7,8 +7,8 @@ import HearthCore
 /// clashes across the household, the reference data, and what `hearth-scheduler` needs for
 /// next-class notifications.
 extension HubCommands {
-    func timetableEntries(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).optionalString("member")
+    func timetableEntries(_ command: TimetableCommands.Entries) async throws -> JSONValue {
+        let given = command.member
         return try await database.pool.read { db in
             let member = try Self.access(given, to: "see", in: db)
             let ids = try String.fetchAll(
@@ -24,10 +24,9 @@ extension HubCommands {
     /// A member's days from `from` to `to` (at most 62): each with its rotation week, whether it
     /// is a school day, weekend or holiday, and on a school day its lessons in period order with
     /// the times they run.
-    func timetableDays(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.optionalString("member")
-        let (from, to) = try Self.range(arguments)
+    func timetableDays(_ command: TimetableCommands.Days) async throws -> JSONValue {
+        let given = command.member
+        let (from, to) = try Self.range(command.from, command.to)
         guard to.dayNumber - from.dayNumber < 62 else {
             throw CommandError.invalidArgument("to", "must be within 62 days of 'from'")
         }
@@ -56,7 +55,7 @@ extension HubCommands {
 
     /// Every clash across the household's timetables (for a student's profile, those involving
     /// their lessons): the first 200 in week, day and period order, and `total`.
-    func timetableClashes(_ request: CommandRequest) async throws -> JSONValue {
+    func timetableClashes() async throws -> JSONValue {
         try await database.pool.read { db in
             let profile = try Self.profile(in: db)
             var clashes = TimetableClash.find(in: try Self.entries(in: db), bells: try Self.bells(in: db))
@@ -70,8 +69,8 @@ extension HubCommands {
     }
 
     /// The subjects, teachers or rooms (`what`) the timetables use, with how many lessons each.
-    func timetableReference(_ request: CommandRequest) async throws -> JSONValue {
-        let what = try Arguments(request.arguments).requiredString("what")
+    func timetableReference(_ command: TimetableCommands.Reference) async throws -> JSONValue {
+        let what = command.what
         let columns = ["subjects": "subject", "teachers": "teacher", "rooms": "room"]
         guard let column = columns[what] else {
             throw CommandError.invalidArgument("what", "must be subjects, teachers or rooms, got '\(what)'")
@@ -101,9 +100,8 @@ extension HubCommands {
     /// this device has raised their notifications (`alerted_until`, ms), and their lessons on
     /// school days from `from` to `to` (at most 14 days) with wall-clock times (the scheduler
     /// turns them into instants in the household's zone). Lessons without times are left out.
-    func classSources(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (from, to) = try Self.range(arguments)
+    func classSources(_ command: TimetableCommands.Classes) async throws -> JSONValue {
+        let (from, to) = try Self.range(command.from, command.to)
         guard to.dayNumber - from.dayNumber < 14 else {
             throw CommandError.invalidArgument("to", "must be within 14 days of 'from'")
         }
@@ -150,9 +148,9 @@ extension HubCommands {
 
     /// Records that `member`'s next-class notification for the lesson starting at `start` (ms)
     /// was raised on this device (it only grows).
-    func recordClassAlert(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let (member, start) = (try arguments.requiredString("member"), try arguments.int("start"))
+    func recordClassAlert(_ command: TimetableCommands.RecordClass, _ request: CommandRequest) async throws -> JSONValue
+    {
+        let (member, start) = (command.member, command.start)
         guard Todos.isEntityID(member) else { throw CommandError.invalidArgument("member", "must be a member id") }
         guard start >= 0 else { throw CommandError.invalidArgument("start", "must not be negative") }
         return try await writes.once(request.id) { db, _ in
@@ -161,7 +159,7 @@ extension HubCommands {
                     INSERT INTO class_alert (member, fired_start) VALUES (?, ?)
                     ON CONFLICT (member) DO UPDATE SET fired_start = MAX(fired_start, excluded.fired_start)
                     """, arguments: [member, start])
-            return ["recorded": true]
+            return try JSONValue(reply: ClassRecorded(recorded: true))
         }
     }
 

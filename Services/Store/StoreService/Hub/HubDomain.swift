@@ -79,16 +79,9 @@ enum HubDomain: StoreDomain {
     /// The hub's commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
         HubCommands.self,
-        reads: [
-            "timetable.entries": { commands, request in try await commands.timetableEntries(request) },
-            "timetable.days": { commands, request in try await commands.timetableDays(request) },
-            "timetable.clashes": { commands, request in try await commands.timetableClashes(request) },
-            "timetable.reference": { commands, request in try await commands.timetableReference(request) },
-            "class.sources": { commands, request in try await commands.classSources(request) },
-        ],
+        reads: [:],
         writes: [
-            "timetable.import": { commands, request in try await commands.importTimetable(request) },
-            "class.record": { commands, request in try await commands.recordClassAlert(request) },
+            "timetable.import": { commands, request in try await commands.importTimetable(request) }
         ],
         typedReads: [
             StoreDomains.command(MemberCommands.List.self) { commands, _, _ in try await commands.listMembers() },
@@ -96,6 +89,21 @@ enum HubDomain: StoreDomain {
                 try await commands.timetableSettings()
             },
             StoreDomains.command(SchoolCommands.Holidays.self) { commands, _, _ in try await commands.listHolidays() },
+            StoreDomains.command(TimetableCommands.Entries.self) { commands, command, _ in
+                try await commands.timetableEntries(command)
+            },
+            StoreDomains.command(TimetableCommands.Days.self) { commands, command, _ in
+                try await commands.timetableDays(command)
+            },
+            StoreDomains.command(TimetableCommands.Clashes.self) { commands, _, _ in
+                try await commands.timetableClashes()
+            },
+            StoreDomains.command(TimetableCommands.Reference.self) { commands, command, _ in
+                try await commands.timetableReference(command)
+            },
+            StoreDomains.command(TimetableCommands.Classes.self) { commands, command, _ in
+                try await commands.classSources(command)
+            },
         ],
         typedWrites: [
             StoreDomains.command(MemberCommands.Add.self) { commands, command, request in
@@ -130,6 +138,9 @@ enum HubDomain: StoreDomain {
             },
             StoreDomains.command(TimetableCommands.CopyWeek.self) { commands, command, request in
                 try await commands.copyWeek(command, request)
+            },
+            StoreDomains.command(TimetableCommands.RecordClass.self) { commands, command, request in
+                try await commands.recordClassAlert(command, request)
             },
             StoreDomains.command(SchoolCommands.Configure.self) { commands, command, request in
                 try await commands.configureTimetable(command, request)

@@ -174,13 +174,10 @@ struct CalendarFeeds: Sendable {
     {
         let days: [TimetableDayView]
         do {
-            days = try await store.request(
-                "timetable.days",
-                args: [
-                    "member": .string(name), "from": .string(today.adding(days: -7).description),
-                    "to": .string(today.adding(days: 54).description),
-                ]
-            ).decode(TimetableDays.self).days
+            days = try await store.send(
+                TimetableCommands.Days(
+                    from: today.adding(days: -7).description, to: today.adding(days: 54).description, member: name)
+            ).days
         } catch CommandClientError.refused(let refusal) where Self.servedWithout.contains(refusal.code) {
             // No Week-1 start yet, or a student's profile and another member: no lessons to
             // show, and the rest of the feed is served (it answered 503: issue 62).

@@ -18,13 +18,10 @@ extension HouseholdPages {
         // On a weekend the grids show the coming fortnight, not the week just ending.
         let monday = SchoolCalendar.monday(of: day)
         let gridMonday = day.weekday >= 6 ? monday.adding(days: 7) : monday
-        let days = try await store.request(
-            "timetable.days",
-            args: [
-                "member": .string(member), "from": .string(monday.description),
-                "to": .string(gridMonday.adding(days: 13).description),
-            ]
-        ).decode(TimetableDays.self).days
+        let days = try await store.send(
+            TimetableCommands.Days(
+                from: monday.description, to: gridMonday.adding(days: 13).description, member: member)
+        ).days
         let gridDays = days.filter { $0.date >= gridMonday.description }
         let now = LocalTime(clock(), in: timeZone)
         let isToday = day == today
