@@ -6,7 +6,12 @@ import Testing
 /// Lists longer than one message reach the command line whole: `todo list` with 5,001 todos and
 /// `history` with 12,000 card edits (each reply well over the 256 KiB limit) used to be dropped
 /// by the client, which then said the store was not answering.
-@Suite("End to end: long lists reach the command line whole", .serialized, .timeLimit(.minutes(3)))
+///
+/// The bound is against a hang, not a speed target (those are `hearth-bench`'s): alone, the debug
+/// build takes 45 s (2026-12-07: 18 s adding the todos, 21 s importing the edits, 3 s each list);
+/// in `make test`'s parallel run on a slow day of this 2-core machine, 208 s, past the 3 minutes
+/// it had.
+@Suite("End to end: long lists reach the command line whole", .serialized, .timeLimit(.minutes(6)))
 struct LargeRepliesTests {
     let context: ZMQContext
 
