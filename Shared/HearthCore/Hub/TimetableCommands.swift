@@ -42,20 +42,12 @@ public enum TimetableCommands {
         }
 
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            entry = try container.decode(String.self, forKey: .entry)
-            member = try container.decodeIfPresent(String.self, forKey: .member)
-            lesson = try LessonFields(from: decoder)
+            (entry, member, lesson) = try LessonFields.decode(withEntry: decoder)
         }
 
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(entry, forKey: .entry)
-            try container.encodeIfPresent(member, forKey: .member)
-            try lesson.encode(to: encoder)
+            try lesson.encode(withEntry: entry, member: member, to: encoder)
         }
-
-        enum Keys: String, CodingKey { case entry, member }
     }
 
     /// Removes a lesson.
@@ -81,17 +73,11 @@ public enum TimetableCommands {
         }
 
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Edit.Keys.self)
-            entry = try container.decode(String.self, forKey: .entry)
-            member = try container.decodeIfPresent(String.self, forKey: .member)
-            lesson = try LessonFields(from: decoder)
+            (entry, member, lesson) = try LessonFields.decode(withEntry: decoder)
         }
 
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Edit.Keys.self)
-            try container.encode(entry, forKey: .entry)
-            try container.encodeIfPresent(member, forKey: .member)
-            try lesson.encode(to: encoder)
+            try lesson.encode(withEntry: entry, member: member, to: encoder)
         }
     }
 
@@ -194,6 +180,25 @@ public enum TimetableCommands {
             (self.week, self.day, self.period, self.subject) = (week, day, period, subject)
             (self.room, self.teacher, self.start, self.end) = (room, teacher, start, end)
         }
+
+        /// A lesson command's fields: the lesson (`entry`), its `member`, and these beside them.
+        static func decode(withEntry decoder: any Decoder) throws -> (String, String?, LessonFields) {
+            let container = try decoder.container(keyedBy: EntryKeys.self)
+            return (
+                try container.decode(String.self, forKey: .entry),
+                try container.decodeIfPresent(String.self, forKey: .member), try LessonFields(from: decoder)
+            )
+        }
+
+        /// These fields flat beside the lesson (`entry`) and its `member`.
+        func encode(withEntry entry: String, member: String?, to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: EntryKeys.self)
+            try container.encode(entry, forKey: .entry)
+            try container.encodeIfPresent(member, forKey: .member)
+            try encode(to: encoder)
+        }
+
+        private enum EntryKeys: String, CodingKey { case entry, member }
     }
 }
 
