@@ -67,13 +67,25 @@ public enum Deflate {
         return output
     }
 
+    /// Past this, a message or page is large: deflated with less effort, and off the cooperative
+    /// threads (`CommandServer`, `CommandClient`), since the time grows with it.
+    public static let largeBytes = 64 * 1024
+
     /// A message of a deflating link, deflated as suits its size: small ones as small as they go,
     /// large ones (pages of packed operations) with Huffman codes only.
     public static func message(_ bytes: [UInt8]) -> [UInt8] {
-        compress(bytes, effort: bytes.count > 64 * 1024 ? .codesOnly : .smallest)
+        compress(bytes, effort: bytes.count > largeBytes ? .codesOnly : .smallest)
     }
 
-    /// `input` deflated when that makes it smaller, else `input` as it is.
+    /// `deflate(bytes)` (`message` or `smaller`), on a thread of its own when the message is
+    /// large (5 ms for 500 KB): for callers on the cooperative threads.
+    public static func offPoolWhenLarge(
+        _ bytes: [UInt8], _ deflate: @escaping @Sendable ([UInt8]) -> [UInt8]
+    ) async -> [UInt8] {
+        bytes.count > largeBytes ? await offPool { deflate(bytes) } : deflate(bytes)
+    }
+
+    /// `input` deflated (as a `message`) when that makes it smaller, else `input` as it is.
     public static func smaller(_ input: [UInt8]) -> [UInt8] {
         let packed = message(input)
         return !packed.isEmpty && packed.count < input.count ? packed : input

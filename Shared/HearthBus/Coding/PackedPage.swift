@@ -30,7 +30,7 @@ public enum PackedPage {
         // An empty page when deflate fails (for want of memory only). A small page (a year's
         // cards: 4.8 KB) as small as it goes; a large one at zlib's default, for time.
         let json = JSONValue.array(operations).jsonBytes
-        return Data(Deflate.compress(json, effort: json.count > 64 * 1024 ? .balanced : .smallest))
+        return Data(Deflate.compress(json, effort: json.count > Deflate.largeBytes ? .balanced : .smallest))
             .base64EncodedString()
     }
 

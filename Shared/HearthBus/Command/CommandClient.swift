@@ -142,7 +142,7 @@ public final class CommandClient: Sendable {
         }
         // Deflated even when that saves nothing (a few bytes on a small request): that is how the
         // server knows to deflate the reply, where the bytes are.
-        let deflated = deflating.load(ordering: .relaxed) ? Deflate.message(bytes) : []
+        let deflated = deflating.load(ordering: .relaxed) ? await Deflate.offPoolWhenLarge(bytes, Deflate.message) : []
         let payload = deflated.isEmpty ? bytes : deflated
         let frames: [Frame] = [[], payload]
         counter.total.add(payload.count, ordering: .relaxed)

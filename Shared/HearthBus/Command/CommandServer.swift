@@ -162,9 +162,9 @@ public final class CommandServer: Service {
         counters.busy.add(1, ordering: .relaxed)
         let error = CommandError(
             code: "busy", message: "\(service) is answering \(intake.limit) requests already; try again in a moment")
-        send(
-            wire(CommandReply(id: request.id, result: .failure(error)).jsonBytes, deflated: deflated), to: frames[0],
-            delimited: frames.count == 3)
+        // A refusal is small: deflated (for a deflated request) here on the socket's thread.
+        let reply = CommandReply(id: request.id, result: .failure(error)).jsonBytes
+        send(deflated ? Deflate.smaller(reply) : reply, to: frames[0], delimited: frames.count == 3)
     }
 
     /// A request's JSON: the payload itself, or inflated when it came deflated to a server that
@@ -182,8 +182,8 @@ public final class CommandServer: Service {
     }
 
     /// A reply as it is sent: deflated (when smaller) for a deflated request.
-    private func wire(_ reply: [UInt8], deflated: Bool) -> [UInt8] {
-        deflated ? Deflate.smaller(reply) : reply
+    private func wire(_ reply: [UInt8], deflated: Bool) async -> [UInt8] {
+        deflated ? await Deflate.offPoolWhenLarge(reply, Deflate.smaller) : reply
     }
 
     private func answer(_ received: [Frame]) async {
@@ -246,7 +246,7 @@ public final class CommandServer: Service {
         case .joined:
             counters.duplicates.add(1, ordering: .relaxed)
         case .run:
-            let reply = wire(
+            let reply = await wire(
                 fitted(CommandReply(id: request.id, result: await run(request)).jsonBytes, id: request.id),
                 deflated: deflated)
             counters.handled.add(1, ordering: .relaxed)
