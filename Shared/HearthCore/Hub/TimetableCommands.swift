@@ -30,7 +30,7 @@ public enum TimetableCommands {
 
     /// Changes a lesson: any of its fields, or its slot (week, day and period together). An empty
     /// teacher, start or end clears it.
-    public struct Edit: HearthCommand {
+    public struct Edit: LessonCommand {
         public typealias Reply = LessonsChanged
         public static let name = "timetable.edit"
         public var entry: String
@@ -39,14 +39,6 @@ public enum TimetableCommands {
 
         public init(entry: String, member: String? = nil, lesson: LessonFields) {
             (self.entry, self.member, self.lesson) = (entry, member, lesson)
-        }
-
-        public init(from decoder: any Decoder) throws {
-            (entry, member, lesson) = try LessonFields.decode(withEntry: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try lesson.encode(withEntry: entry, member: member, to: encoder)
         }
     }
 
@@ -61,7 +53,7 @@ public enum TimetableCommands {
 
     /// Copies a lesson into another slot of the same member (week, day and period required),
     /// with any field changed on the way.
-    public struct Duplicate: HearthCommand {
+    public struct Duplicate: LessonCommand {
         public typealias Reply = LessonsChanged
         public static let name = "timetable.duplicate"
         public var entry: String
@@ -70,14 +62,6 @@ public enum TimetableCommands {
 
         public init(entry: String, member: String? = nil, lesson: LessonFields) {
             (self.entry, self.member, self.lesson) = (entry, member, lesson)
-        }
-
-        public init(from decoder: any Decoder) throws {
-            (entry, member, lesson) = try LessonFields.decode(withEntry: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try lesson.encode(withEntry: entry, member: member, to: encoder)
         }
     }
 
@@ -181,24 +165,6 @@ public enum TimetableCommands {
             (self.room, self.teacher, self.start, self.end) = (room, teacher, start, end)
         }
 
-        /// A lesson command's fields: the lesson (`entry`), its `member`, and these beside them.
-        static func decode(withEntry decoder: any Decoder) throws -> (String, String?, LessonFields) {
-            let container = try decoder.container(keyedBy: EntryKeys.self)
-            return (
-                try container.decode(String.self, forKey: .entry),
-                try container.decodeIfPresent(String.self, forKey: .member), try LessonFields(from: decoder)
-            )
-        }
-
-        /// These fields flat beside the lesson (`entry`) and its `member`.
-        func encode(withEntry entry: String, member: String?, to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: EntryKeys.self)
-            try container.encode(entry, forKey: .entry)
-            try container.encodeIfPresent(member, forKey: .member)
-            try encode(to: encoder)
-        }
-
-        private enum EntryKeys: String, CodingKey { case entry, member }
     }
 }
 
@@ -236,3 +202,31 @@ public struct SlotText: Codable, Sendable, Equatable, ExpressibleByStringLiteral
         try container.encode(text)
     }
 }
+
+/// A command on one lesson (`entry`, of `member`) with lesson fields beside them, flat on the
+/// wire as they always were: `timetable.edit` and `timetable.duplicate`.
+public protocol LessonCommand: HearthCommand where Reply == LessonsChanged {
+    var entry: String { get }
+    var member: String? { get }
+    var lesson: TimetableCommands.LessonFields { get }
+    init(entry: String, member: String?, lesson: TimetableCommands.LessonFields)
+}
+
+extension LessonCommand {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: LessonCommandKeys.self)
+        self.init(
+            entry: try container.decode(String.self, forKey: .entry),
+            member: try container.decodeIfPresent(String.self, forKey: .member),
+            lesson: try TimetableCommands.LessonFields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: LessonCommandKeys.self)
+        try container.encode(entry, forKey: .entry)
+        try container.encodeIfPresent(member, forKey: .member)
+        try lesson.encode(to: encoder)
+    }
+}
+
+private enum LessonCommandKeys: String, CodingKey { case entry, member }
