@@ -161,6 +161,44 @@ extension StoreTodosTests {
 }
 
 extension StoreTodosTests {
+    @Test(
+        "an edit re-indexes its row in place: the index entry keeps its id, one index row per entry, the old words gone"
+    )
+    func searchReindexInPlace() async throws {
+        let home = try TemporaryHome()
+        try await withStore(context: context, home: home) { store in
+            for (month, title) in [(3, "Ski trip"), (4, "Easter at Gran's")] {
+                _ = try await store.commands.request(
+                    "event.set", args: ["year": 2027, "month": .int(Int64(month)), "title": .string(title)])
+            }
+            let entry = "SELECT id FROM search_entry WHERE kind = 'card' AND ref = '2027-3'"
+            func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+                var configuration = Configuration()
+                configuration.readonly = true
+                let queue = try DatabaseQueue(path: home.file("hearth.sqlite"), configuration: configuration)
+                defer { try? queue.close() }
+                return try await queue.read(body)
+            }
+            let before = try #require(try await read { try Int64.fetchOne($0, sql: entry) })
+            // The card is written again with `INSERT OR REPLACE`, whose delete fires no trigger:
+            // the insert trigger queues it under the entry it has, and the batch's flush replaces
+            // its one FTS row.
+            _ = try await store.commands.request(
+                "event.set", args: ["year": 2027, "month": 3, "title": "Ski week", "location": "Alps"])
+            let (after, entries, indexed) = try await read { db in
+                (
+                    try Int64.fetchOne(db, sql: entry),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM search_entry") ?? -1,
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM search_index") ?? -1
+                )
+            }
+            #expect(after == before)
+            #expect(entries == 2 && indexed == entries, "\(entries) entries, \(indexed) rows indexed")
+            #expect(try await search(store.commands, "trip").results.isEmpty)
+            #expect(try await search(store.commands, "ski alps").results.map(\.title) == ["Ski week"])
+        }
+    }
+
     @Test("a household from before the index: its migration indexes what is already there")
     func searchIndexBackfill() async throws {
         let home = try TemporaryHome()
@@ -180,8 +218,10 @@ extension StoreTodosTests {
                     try db.execute(sql: "DROP TRIGGER search_\(source)_\(event)")
                 }
             }
-            try db.execute(sql: "DROP TABLE search_index; DROP TABLE search_entry")
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'search: the household index'")
+            try db.execute(sql: "DROP TABLE search_index; DROP TABLE search_entry; DROP TABLE search_queue")
+            try db.execute(
+                sql: "DELETE FROM grdb_migrations WHERE identifier IN ('search: the household index', ?)",
+                arguments: [SearchIndex.queueMigration])
         }
         try queue.close()
         try await withStore(context: context, home: home) { store in
@@ -189,6 +229,55 @@ extension StoreTodosTests {
             #expect(found.results.map(\.title) == ["Clean the gutters"])
             #expect(try await search(store.commands, "gran").results.map(\.kind) == ["person"])
         }
+    }
+
+    @Test(
+        "an index from before the queue: kept as it was, and edits, removals and new rows after the upgrade reach it"
+    )
+    func searchQueueUpgrade() async throws {
+        let home = try TemporaryHome()
+        try await withStore(context: context, home: home) { store in
+            _ = try await store.commands.request("collection.add", args: ["name": "Home", "kind": "list"])
+            for title in ["Clean the gutters", "Sweep the chimney"] {
+                _ = try await store.commands.request("todo.add", args: ["title": .string(title), "collection": "home"])
+            }
+        }
+        // As the index was before the queue: triggers that wrote FTS5 themselves (here: none at
+        // all, which the migration must replace just the same), no queue, the migration not run.
+        let queue = try DatabaseQueue(path: home.file("hearth.sqlite"))
+        try await queue.write { db in
+            for source in SearchIndex.sources {
+                for event in ["insert", "update", "delete"] {
+                    try db.execute(sql: "DROP TRIGGER search_\(source.table)_\(event)")
+                }
+            }
+            try db.execute(sql: "DROP TABLE search_queue")
+            try db.execute(
+                sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [SearchIndex.queueMigration])
+        }
+        try queue.close()
+        try await withStore(context: context, home: home) { store in
+            let todos = try await store.commands.request("todo.list")
+            let ids = Dictionary(
+                uniqueKeysWithValues: (todos["todos"]?.arrayValue ?? []).compactMap { todo in
+                    todo["title"]?.stringValue.flatMap { title in todo["id"]?.stringValue.map { (title, $0) } }
+                })
+            #expect(try await search(store.commands, "gutter").results.map(\.title) == ["Clean the gutters"])
+            let chimney = try #require(ids["Sweep the chimney"])
+            let gutters = try #require(ids["Clean the gutters"])
+            _ = try await store.commands.request(
+                "todo.edit", args: ["id": .string(chimney), "title": "Sweep the hearth"])
+            _ = try await store.commands.request("todo.remove", args: ["id": .string(gutters)])
+            _ = try await store.commands.request("todo.add", args: ["title": "Oil the gate", "collection": "home"])
+            #expect(try await search(store.commands, "chimney").results.isEmpty)
+            #expect(try await search(store.commands, "gutter").results.isEmpty)
+            #expect(try await search(store.commands, "hearth").results.map(\.id) == [chimney])
+            #expect(try await search(store.commands, "gate").results.map(\.title) == ["Oil the gate"])
+        }
+        // Nothing is left queued once a transaction has committed.
+        let after = try DatabaseQueue(path: home.file("hearth.sqlite"))
+        #expect(try await after.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM search_queue") } == 0)
+        try after.close()
     }
 }
 

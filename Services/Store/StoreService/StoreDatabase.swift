@@ -70,6 +70,8 @@ final class StoreDatabase: Sendable {
         // fdatasync calls for about 5,000 commits). Readers never write: their setting is moot.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try StoreMigrations.migrator.migrate(pool)
+        // What a migration wrote into indexed tables, into the index.
+        try pool.write { db in try SearchIndex.flush(db) }
         self.localDevice = localDevice
         self.signer = signer
         try pool.write { db in

@@ -44,7 +44,8 @@ public final class StoreService: Service {
         // waited 14–54 ms for its 849 events (`hearth-bench sync`, 2 cores).
         let publishing = DispatchQueue(label: "store change events")
         self.publishing = publishing
-        let writes = GroupCommit(pool: database.pool) { events in
+        // The search index written once a batch, after its commands' savepoints (`SearchIndex`).
+        let writes = GroupCommit(pool: database.pool, finish: SearchIndex.flush) { events in
             publishing.async {
                 for event in events {
                     _ = try? publisher.publish(

@@ -5,6 +5,14 @@ import GRDB
 /// kept in step with the materialised tables by triggers, so in the transaction that changes them
 /// whoever writes them (an operation applied, a sync, a rebuild).
 ///
+/// The triggers queue what changed (`search_queue`: an entry's title and body, or its removal)
+/// and `flush` writes the queue into FTS5 once, as the transaction's last step (`GroupCommit`
+/// flushes every batch). Written by the triggers themselves, FTS5 was written inside each
+/// command's savepoint, and FTS5 writes its pending terms out at every `SAVEPOINT` and `RELEASE`:
+/// a segment per command, and a fifth of the writer's time under `hearth-bench store` (see
+/// Benchmarks/README.md, "the index written once per batch"). A reader never sees the queue
+/// unapplied: it is applied before the transaction commits.
+///
 /// `search_entry` maps each indexed row (`kind`, `ref`) to its FTS row and says where a result
 /// leads (`link`: the todo of a subtask, the person of a check-in) and whose it is (`owner`: the
 /// member of a lesson). The tokenizer folds diacritics (`cafe` finds `Café`) and takes symbols
@@ -87,6 +95,44 @@ enum SearchIndex {
                 }
             }
         }
+        registerQueueMigration(in: &migrator)
+    }
+
+    /// Until this migration the triggers wrote FTS5 directly; from it they queue, and `flush`
+    /// applies the queue. Registered straight after the index's own, so no write ever meets
+    /// triggers whose queue does not exist yet.
+    static let queueMigration = "search: the index written once per transaction"
+
+    private static func registerQueueMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(queueMigration) { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS search_queue (
+                        entry INTEGER PRIMARY KEY, title TEXT, body TEXT, removed BOOLEAN NOT NULL DEFAULT 0)
+                    """)
+            for source in sources {
+                for event in ["insert", "update", "delete"] {
+                    try db.execute(sql: "DROP TRIGGER IF EXISTS search_\(source.table)_\(event)")
+                }
+                try db.execute(sql: triggers(source))
+            }
+        }
+    }
+
+    /// Writes what the triggers queued into FTS5 and empties the queue: each queued entry's FTS
+    /// row replaced (or removed), in three statements for the whole transaction. Call it as a
+    /// transaction's last write (after its savepoints); a transaction that changed no indexed
+    /// row costs one lookup.
+    static func flush(_ db: Database) throws {
+        guard try Bool.fetchOne(try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM search_queue)")) == true
+        else { return }
+        try db.cachedStatement(sql: "DELETE FROM search_index WHERE rowid IN (SELECT entry FROM search_queue)")
+            .execute()
+        try db.cachedStatement(
+            sql:
+                "INSERT INTO search_index (rowid, title, body) SELECT entry, title, body FROM search_queue WHERE NOT removed"
+        ).execute()
+        try db.cachedStatement(sql: "DELETE FROM search_queue").execute()
     }
 
     /// `expression` with its row named `row` (`X.title` → `new.title`).
@@ -95,31 +141,33 @@ enum SearchIndex {
     }
 
     /// The triggers keeping `source`'s rows in the index: an insert (or a replace) and an update
-    /// of an indexed column re-index the row; a delete removes it.
+    /// of an indexed column queue the row's title and body under its entry; a delete queues the
+    /// entry's removal. The entry (`search_entry`) is written at once; FTS5 at `flush`.
     static func triggers(_ source: Source) -> String {
         let entry = "(SELECT id FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("new", source.key)))"
-        let reindex = """
-            DELETE FROM search_index WHERE rowid = \(entry);
+        let index = """
             INSERT INTO search_entry (kind, ref, link, owner)
                 VALUES ('\(source.kind)', \(on("new", source.key)), \(on("new", source.link)), \(on("new", source.owner)))
                 ON CONFLICT (kind, ref) DO UPDATE SET link = excluded.link, owner = excluded.owner;
-            INSERT INTO search_index (rowid, title, body)
-                VALUES (\(entry), \(on("new", source.title)), \(on("new", source.body)));
+            INSERT OR REPLACE INTO search_queue (entry, title, body, removed)
+                VALUES (\(entry), \(on("new", source.title)), \(on("new", source.body)), 0);
             """
-        let old = "(SELECT id FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key)))"
+        let remove = """
+            INSERT OR REPLACE INTO search_queue (entry, title, body, removed)
+                SELECT id, NULL, NULL, 1 FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key));
+            DELETE FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key));
+            """
         let name = "search_\(source.table)"
         return """
             CREATE TRIGGER \(name)_insert AFTER INSERT ON \(source.table) BEGIN
-            \(reindex)
+            \(index)
             END;
             CREATE TRIGGER \(name)_update AFTER UPDATE OF \(source.columns.joined(separator: ", ")) ON \(source.table) BEGIN
-            DELETE FROM search_index WHERE rowid = \(old);
-            DELETE FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key));
-            \(reindex)
+            \(remove)
+            \(index)
             END;
             CREATE TRIGGER \(name)_delete AFTER DELETE ON \(source.table) BEGIN
-            DELETE FROM search_index WHERE rowid = \(old);
-            DELETE FROM search_entry WHERE kind = '\(source.kind)' AND ref = \(on("old", source.key));
+            \(remove)
             END;
             """
     }
