@@ -99,11 +99,11 @@ struct Plan: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            var arguments = try Plan.nowArgument(now)
-            arguments["person"] = .string(person)
-            arguments["at"] = .string(try Plan.resolveTime(at, options))
-            if let duration { arguments["duration"] = .string(duration) }
-            let reply = try await ServiceCall.run(options, .store, "plan.add", arguments, as: PlanItemChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                PlanCommands.Add(
+                    person: person, at: .text(try Plan.resolveTime(at, options)), duration: duration,
+                    now: try Plan.nowMilliseconds(now)))
             try Plan.showItem(reply.item, options, verb: "planned")
         }
     }
@@ -118,9 +118,7 @@ struct Plan: AsyncParsableCommand {
         @Option(help: "met, call, text or other (default met).") var outcome: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["item": .string(item)]
-            if let outcome { arguments["outcome"] = .string(outcome) }
-            let reply = try await ServiceCall.run(options, .store, "plan.done", arguments, as: PlanItemChange.self)
+            let reply = try await ServiceCall.send(options, .store, PlanCommands.Done(item: item, outcome: outcome))
             try Plan.showItem(reply.item, options, verb: "done")
         }
     }
@@ -139,9 +137,8 @@ struct Plan: AsyncParsableCommand {
             guard let unit = by.last, let scale = units[unit], let count = Int(by.dropLast()), count > 0 else {
                 throw ValidationError("--by must be such as 1h, 1d, 3d or 90m, got '\(by)'")
             }
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.snooze", ["item": .string(item), "minutes": .int(Int64(count * scale))],
-                as: PlanItemView.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PlanCommands.Snooze(item: item, minutes: count * scale))
             try Plan.showItem(reply, options, verb: "snoozed to")
         }
     }
@@ -170,9 +167,10 @@ struct Plan: AsyncParsableCommand {
                 for slot in reply.slots { Output.line("  \(Plan.local(slot, zone))   --to '\(Plan.wall(slot, zone))'") }
                 return
             }
-            arguments["to"] = .string(try Plan.resolveTime(to, options))
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.reschedule", arguments, as: PlanItemView.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                PlanCommands.Reschedule(
+                    item: item, to: .text(try Plan.resolveTime(to, options)), now: try Plan.nowMilliseconds(now)))
             try Plan.showItem(reply, options, verb: "moved to")
         }
     }
@@ -184,8 +182,7 @@ struct Plan: AsyncParsableCommand {
         @Argument(help: "The check-in's id (or its first characters).") var item: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.cancel", ["item": .string(item)], as: PlanItemChange.self)
+            let reply = try await ServiceCall.send(options, .store, PlanCommands.Cancel(item: item))
             try Plan.showItem(reply.item, options, verb: "cancelled")
         }
     }
@@ -198,8 +195,8 @@ struct Plan: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.snooze_tonight", try Plan.nowArgument(now), as: PlanMoved.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PlanCommands.SnoozeTonight(now: try Plan.nowMilliseconds(now)))
             if options.json { return try Output.reply(reply) }
             let moved = reply.moved
             if moved.isEmpty { return Output.line("nothing left today") }

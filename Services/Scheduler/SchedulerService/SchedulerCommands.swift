@@ -105,29 +105,26 @@ struct SchedulerCommands: Sendable {
         _ command: String, item: String, _ arguments: ReminderCommandArguments
     ) async throws -> JSONValue {
         let id = PlanBoard.prefix + item
-        let now: JSONValue = .int(ReminderBoard.milliseconds(clock.now()))
+        let milliseconds = ReminderBoard.milliseconds(clock.now())
+        let now: JSONValue = .int(milliseconds)
         let title = await plans.reminder(item)?.title
         switch command {
         case "reminder.done":
-            let reply = try await store.request("plan.done", args: ["item": .string(item), "now": now])
+            let reply = try await store.send(PlanCommands.Done(item: item, now: milliseconds))
             publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
-            return reply
+            return try JSONValue(reply: reply)
         case "reminder.snooze":
             let minutes = arguments.minutes ?? 60
-            let reply = try await store.request(
-                "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes), "now": now])
-            let moved = try reply.decode(PlanItemView.self)
+            let moved = try await store.send(PlanCommands.Snooze(item: item, minutes: Int(minutes), now: milliseconds))
             publish(
                 "reminder.snoozed",
                 Wire.data(ReminderSnoozedEvent(id: id, title: title ?? moved.title, until: moved.start, moved: true)))
-            return reply
+            return try JSONValue(reply: moved)
         case "reminder.reschedule":
             if let to = arguments.to {
-                let reply = try await store.request(
-                    "plan.reschedule", args: ["item": .string(item), "to": .string(to)])
-                let moved = try reply.decode(PlanItemView.self)
+                let moved = try await store.send(PlanCommands.Reschedule(item: item, to: .text(to)))
                 publish("reminder.rescheduled", Wire.data(ReminderClosedEvent(id: id, to: moved.start)))
-                return reply
+                return try JSONValue(reply: moved)
             }
             let offer = try await store.request("plan.slots", args: ["item": .string(item), "now": now])
                 .decode(PlanSlots.self)

@@ -56,12 +56,11 @@ extension SocialCommands {
     }
 
     /// A check-in a person chose (`origin: manual`): refused when it clashes.
-    func addItem(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("person")
-        guard let at = try instant(arguments, "at") else { throw CommandError.invalidArgument("at", "is required") }
-        let durationText = try arguments.optionalString("duration")
-        let now = try now(arguments)
+    func addItem(_ command: PlanCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.person
+        guard let at = try instant(command.at, "at") else { throw CommandError.invalidArgument("at", "is required") }
+        let durationText = command.duration
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let person = try Self.person(named: given, in: db)
             let duration =
@@ -81,14 +80,13 @@ extension SocialCommands {
 
     /// Done: the check-in happened; it is logged as an interaction (`outcome`, default `met`),
     /// which restarts the person's cadence.
-    func itemDone(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("item")
-        let outcomeText = try arguments.optionalString("outcome") ?? Social.Outcome.met.rawValue
+    func itemDone(_ command: PlanCommands.Done, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.item
+        let outcomeText = command.outcome ?? Social.Outcome.met.rawValue
         let outcome = try check { () throws(RuleError) in
             try Todos.choice(outcomeText, field: "outcome", as: Social.Outcome.self)
         }
-        let now = try now(arguments)
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
             let (id, row) = (open.id, open.row)
@@ -105,8 +103,8 @@ extension SocialCommands {
         }
     }
 
-    func cancelItem(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("item")
+    func cancelItem(_ command: PlanCommands.Cancel, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.item
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
             return try Self.noting(
@@ -118,12 +116,11 @@ extension SocialCommands {
 
     /// Snooze by `minutes` (the popup offers 60, 1440 and 4320): from the check-in's start (or
     /// now, if that has passed), moved on to the next valid slot if that time clashes.
-    func snoozeItem(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("item")
-        let minutes = try arguments.optionalInt("minutes") ?? 60
+    func snoozeItem(_ command: PlanCommands.Snooze, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.item
+        let minutes = command.minutes ?? 60
         try Self.require(minutes, in: 5...(14 * 1440), "minutes", unit: "minutes")
-        let now = try now(arguments)
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
             let start = max(Date(milliseconds: open.row["start"]), now).addingTimeInterval(Double(minutes) * 60)
@@ -135,11 +132,10 @@ extension SocialCommands {
     }
 
     /// Reschedule to `to`, which must be free (`plan.slots` offers valid times).
-    func rescheduleItem(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("item")
-        guard let to = try instant(arguments, "to") else { throw CommandError.invalidArgument("to", "is required") }
-        let now = try now(arguments)
+    func rescheduleItem(_ command: PlanCommands.Reschedule, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.item
+        guard let to = try instant(command.to, "to") else { throw CommandError.invalidArgument("to", "is required") }
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)
             var moved = try move(
@@ -172,8 +168,8 @@ extension SocialCommands {
 
     /// "Snooze tonight": today's pending check-ins to tomorrow morning (`morning`), each moved
     /// on to the next valid slot if that clashes.
-    func snoozeTonight(_ request: CommandRequest) async throws -> JSONValue {
-        let now = try now(Arguments(request.arguments))
+    func snoozeTonight(_ command: PlanCommands.SnoozeTonight, _ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let today = household.today(at: now)
             let (from, to) = (

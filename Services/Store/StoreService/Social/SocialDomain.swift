@@ -114,12 +114,6 @@ enum SocialDomain: StoreDomain {
         ],
         writes: [
             "plan.week": { commands, request in try await commands.planWeek(request) },
-            "plan.add": { commands, request in try await commands.addItem(request) },
-            "plan.done": { commands, request in try await commands.itemDone(request) },
-            "plan.cancel": { commands, request in try await commands.cancelItem(request) },
-            "plan.snooze": { commands, request in try await commands.snoozeItem(request) },
-            "plan.reschedule": { commands, request in try await commands.rescheduleItem(request) },
-            "plan.snooze_tonight": { commands, request in try await commands.snoozeTonight(request) },
             "plan.prefs.set": { commands, request in try await commands.setPlanPreferences(request) },
             "plan.busy.import": { commands, request in try await commands.importBusy(request) },
             "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
@@ -152,6 +146,24 @@ enum SocialDomain: StoreDomain {
             },
             StoreDomains.command(PeopleCommands.Log.self) { commands, command, request in
                 try await commands.logInteraction(command, request)
+            },
+            StoreDomains.command(PlanCommands.Add.self) { commands, command, request in
+                try await commands.addItem(command, request)
+            },
+            StoreDomains.command(PlanCommands.Done.self) { commands, command, request in
+                try await commands.itemDone(command, request)
+            },
+            StoreDomains.command(PlanCommands.Cancel.self) { commands, command, request in
+                try await commands.cancelItem(command, request)
+            },
+            StoreDomains.command(PlanCommands.Snooze.self) { commands, command, request in
+                try await commands.snoozeItem(command, request)
+            },
+            StoreDomains.command(PlanCommands.Reschedule.self) { commands, command, request in
+                try await commands.rescheduleItem(command, request)
+            },
+            StoreDomains.command(PlanCommands.SnoozeTonight.self) { commands, command, request in
+                try await commands.snoozeTonight(command, request)
             },
         ])
 

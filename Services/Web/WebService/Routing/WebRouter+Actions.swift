@@ -64,7 +64,7 @@ extension WebRouter {
         router.post("/people/plan/:item/done") { request, context in
             let item = try context.parameters.require("item")
             return try await act(request, view: "people") { _ in
-                _ = try await pages.store.request("plan.done", args: ["item": .string(item)])
+                _ = try await pages.store.send(PlanCommands.Done(item: item))
             }
         }
         router.post("/people/plan/:item/snooze") { request, context in
@@ -73,15 +73,13 @@ extension WebRouter {
                 guard let minutes = form.text("minutes").flatMap(Int64.init) else {
                     throw CommandError.invalidArgument("minutes", "must be a whole number of minutes")
                 }
-                _ = try await pages.store.request(
-                    "plan.snooze", args: ["item": .string(item), "minutes": .int(minutes)])
+                _ = try await pages.store.send(PlanCommands.Snooze(item: item, minutes: Int(minutes)))
             }
         }
         router.post("/people/plan/:item/reschedule") { request, context in
             let item = try context.parameters.require("item")
             return try await act(request, view: "people") { form in
-                _ = try await pages.store.request(
-                    "plan.reschedule", args: ["item": .string(item), "to": .string(form["to"] ?? "")])
+                _ = try await pages.store.send(PlanCommands.Reschedule(item: item, to: .text(form["to"] ?? "")))
             }
         }
     }

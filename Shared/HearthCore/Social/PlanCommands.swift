@@ -1,0 +1,77 @@
+/// What a person does with a planned check-in, as commands to the store (`store.cmd`), one type
+/// each: what the CLI, the page and hearth-scheduler (a check-in reminder's buttons) send, and
+/// what the store decodes. A check-in is named by its id or a unique id prefix; a person by name
+/// (any case), id or unique id prefix. `now` (milliseconds since 1970) stands in for the clock,
+/// for tests, `--now` and the scheduler's own clock.
+public enum PlanCommands {
+    /// Plans a check-in a person chose (`origin: manual`) at `at`, for `duration` ("45m"; default
+    /// the person's goal's); refused when it clashes.
+    public struct Add: HearthCommand {
+        public typealias Reply = PlanItemChange
+        public static let name = "plan.add"
+        public var person: String
+        /// Required; optional here so that a missing one is refused by the store naming `at`.
+        public var at: TimeArgument?
+        public var duration: String?
+        public var now: Int64?
+        public init(person: String, at: TimeArgument, duration: String? = nil, now: Int64? = nil) {
+            (self.person, self.at, self.duration, self.now) = (person, at, duration, now)
+        }
+    }
+
+    /// The check-in happened: logged as an interaction (`met`, `call`, `text` or `other`;
+    /// default `met`), which restarts the person's cadence.
+    public struct Done: HearthCommand {
+        public typealias Reply = PlanItemChange
+        public static let name = "plan.done"
+        public var item: String
+        public var outcome: String?
+        public var now: Int64?
+        public init(item: String, outcome: String? = nil, now: Int64? = nil) {
+            (self.item, self.outcome, self.now) = (item, outcome, now)
+        }
+    }
+
+    /// Cancels a check-in.
+    public struct Cancel: HearthCommand {
+        public typealias Reply = PlanItemChange
+        public static let name = "plan.cancel"
+        public var item: String
+        public init(item: String) { self.item = item }
+    }
+
+    /// Snoozes a check-in by `minutes` (5 to 14 days' worth; default 60) from its start, or from
+    /// now if that has passed, moved on to the next valid slot if that time clashes.
+    public struct Snooze: HearthCommand {
+        public typealias Reply = PlanItemView
+        public static let name = "plan.snooze"
+        public var item: String
+        public var minutes: Int?
+        public var now: Int64?
+        public init(item: String, minutes: Int? = nil, now: Int64? = nil) {
+            (self.item, self.minutes, self.now) = (item, minutes, now)
+        }
+    }
+
+    /// Moves a check-in to `to`, which must be free (`plan.slots` offers valid times).
+    public struct Reschedule: HearthCommand {
+        public typealias Reply = PlanItemView
+        public static let name = "plan.reschedule"
+        public var item: String
+        /// Required; optional here so that a missing one is refused by the store naming `to`.
+        public var to: TimeArgument?
+        public var now: Int64?
+        public init(item: String, to: TimeArgument, now: Int64? = nil) {
+            (self.item, self.to, self.now) = (item, to, now)
+        }
+    }
+
+    /// Moves today's pending check-ins to tomorrow morning, each on to the next valid slot if
+    /// that clashes.
+    public struct SnoozeTonight: HearthCommand {
+        public typealias Reply = PlanMoved
+        public static let name = "plan.snooze_tonight"
+        public var now: Int64?
+        public init(now: Int64? = nil) { self.now = now }
+    }
+}
