@@ -30,8 +30,8 @@ struct Plan: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.week", try Plan.nowArgument(now), as: PlanWeek.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PlanCommands.Week(now: try Plan.nowMilliseconds(now)))
             if options.json { return try Output.reply(reply) }
             let zone = try options.loadConfiguration().household.timeZone
             let (placed, unplaced) = (reply.placed, reply.unplaced)
@@ -57,9 +57,8 @@ struct Plan: AsyncParsableCommand {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            var arguments = try Plan.nowArgument(now)
-            arguments["count"] = .int(Int64(count))
-            let reply = try await ServiceCall.run(options, .store, "plan.next", arguments, as: PlanItems.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PlanCommands.Next(count: count, now: try Plan.nowMilliseconds(now)))
             if options.json { return try Output.reply(reply) }
             let items = reply.items
             if items.isEmpty { return Output.line("nothing planned: hearth plan week") }
@@ -77,10 +76,10 @@ struct Plan: AsyncParsableCommand {
         @Option(help: "To this day (default six days after --from).") var to: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
-            if let from { arguments["from"] = .string(try Dates.day(from, options)) }
-            if let to { arguments["to"] = .string(try Dates.day(to, options)) }
-            let reply = try await ServiceCall.run(options, .store, "plan.list", arguments, as: PlanItems.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                PlanCommands.List(
+                    from: try from.map { try Dates.day($0, options) }, to: try to.map { try Dates.day($0, options) }))
             if options.json { return try Output.reply(reply) }
             let zone = try options.loadConfiguration().household.timeZone
             Output.line("\(reply.from ?? "") to \(reply.to ?? "")")
@@ -155,10 +154,9 @@ struct Plan: AsyncParsableCommand {
 
         func run() async throws {
             let zone = try options.loadConfiguration().household.timeZone
-            var arguments = try Plan.nowArgument(now)
-            arguments["item"] = .string(item)
             guard let to else {
-                let reply = try await ServiceCall.run(options, .store, "plan.slots", arguments, as: PlanSlots.self)
+                let reply = try await ServiceCall.send(
+                    options, .store, PlanCommands.Slots(item: item, now: try Plan.nowMilliseconds(now)))
                 if options.json { return try Output.reply(reply) }
                 if reply.slots.isEmpty {
                     return Output.line("no free slot in their windows: try hearth plan add at another time")

@@ -161,8 +161,8 @@ extension Plan {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.export", try Plan.nowArgument(now), as: PlanExport.self)
+            let reply = try await ServiceCall.send(
+                options, .store, PlanCommands.Export(now: try Plan.nowMilliseconds(now)))
             do {
                 try Data(reply.ics.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
             } catch {

@@ -106,7 +106,6 @@ struct SchedulerCommands: Sendable {
     ) async throws -> JSONValue {
         let id = PlanBoard.prefix + item
         let milliseconds = ReminderBoard.milliseconds(clock.now())
-        let now: JSONValue = .int(milliseconds)
         let title = await plans.reminder(item)?.title
         switch command {
         case "reminder.done":
@@ -126,8 +125,7 @@ struct SchedulerCommands: Sendable {
                 publish("reminder.rescheduled", Wire.data(ReminderClosedEvent(id: id, to: moved.start)))
                 return try JSONValue(reply: moved)
             }
-            let offer = try await store.request("plan.slots", args: ["item": .string(item), "now": now])
-                .decode(PlanSlots.self)
+            let offer = try await store.send(PlanCommands.Slots(item: item, now: milliseconds))
             let slots = Array(offer.slots.prefix(4))
             publish(
                 "reminder.slots",

@@ -16,9 +16,7 @@ extension SchedulerService {
             do {
                 let due: Date? = if let refreshed { await nextRefresh(after: refreshed) } else { nil }
                 if due.map({ now >= $0 }) ?? true {
-                    let plan = try await store.request(
-                        "plan.week", args: ["now": .int(ReminderBoard.milliseconds(now))]
-                    ).decode(PlanWeek.self)
+                    let plan = try await store.send(PlanCommands.Week(now: ReminderBoard.milliseconds(now)))
                     refreshed = now
                     logger.info("hearth-scheduler: daily plan refresh placed \(plan.placed.count) check-ins")
                     // What it changed comes back on the store's change feed, which marks the board
@@ -26,8 +24,7 @@ extension SchedulerService {
                 }
                 if await plans.stale {
                     await plans.load(
-                        try await store.request("plan.sources", args: ["now": .int(ReminderBoard.milliseconds(now))])
-                            .decode(PlanSources.self))
+                        try await store.send(PlanCommands.Sources(now: ReminderBoard.milliseconds(now))))
                 }
                 let ready = await plans.ready(now: now)
                 if !ready.isEmpty {

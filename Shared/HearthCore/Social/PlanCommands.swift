@@ -74,4 +74,59 @@ public enum PlanCommands {
         public var now: Int64?
         public init(now: Int64? = nil) { self.now = now }
     }
+
+    /// "Plan my week": marks past pending check-ins missed, then places everyone who needs one.
+    public struct Week: HearthCommand {
+        public typealias Reply = PlanWeek
+        public static let name = "plan.week"
+        public var now: Int64?
+        public init(now: Int64? = nil) { self.now = now }
+    }
+
+    /// "What's next": the next `count` (1–100, default 3) pending check-ins.
+    public struct Next: HearthCommand {
+        public typealias Reply = PlanItems
+        public static let name = "plan.next"
+        public var count: Int?
+        public var now: Int64?
+        public init(count: Int? = nil, now: Int64? = nil) { (self.count, self.now) = (count, now) }
+    }
+
+    /// Every check-in from `from` to `to` (dates, `YYYY-MM-DD`; default this week), any status.
+    public struct List: HearthCommand {
+        public typealias Reply = PlanItems
+        public static let name = "plan.list"
+        public var from: String?
+        public var to: String?
+        public var now: Int64?
+        public init(from: String? = nil, to: String? = nil, now: Int64? = nil) {
+            (self.from, self.to, self.now) = (from, to, now)
+        }
+    }
+
+    /// The times a check-in may be rescheduled to: the earliest valid slot on each of the next
+    /// days that have one (five at most).
+    public struct Slots: HearthCommand {
+        public typealias Reply = PlanSlots
+        public static let name = "plan.slots"
+        public var item: String
+        public var now: Int64?
+        public init(item: String, now: Int64? = nil) { (self.item, self.now) = (item, now) }
+    }
+
+    /// The check-ins from 30 days ago on as iCalendar text.
+    public struct Export: HearthCommand {
+        public typealias Reply = PlanExport
+        public static let name = "plan.export"
+        public var now: Int64?
+        public init(now: Int64? = nil) { self.now = now }
+    }
+
+    /// The pending check-ins whose reminder may still come, for hearth-scheduler.
+    public struct Sources: HearthCommand {
+        public typealias Reply = PlanSources
+        public static let name = "plan.sources"
+        public var now: Int64?
+        public init(now: Int64? = nil) { self.now = now }
+    }
 }

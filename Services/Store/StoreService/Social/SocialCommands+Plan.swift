@@ -13,8 +13,8 @@ import HearthCore
 extension SocialCommands {
     /// "Plan my week": marks past pending check-ins missed, then places everyone who needs one.
     /// The daily refresh (`hearth-scheduler`) runs the same.
-    func planWeek(_ request: CommandRequest) async throws -> JSONValue {
-        let now = try now(Arguments(request.arguments))
+    func planWeek(_ command: PlanCommands.Week, _ request: CommandRequest) async throws -> JSONValue {
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let missed = try String.fetchAll(
                 db, sql: "SELECT id FROM plan_item WHERE status = 'pending' AND start + duration * 60000 <= ?",
@@ -147,10 +147,9 @@ extension SocialCommands {
 
     /// The times a check-in may be rescheduled to: the earliest valid slot on each of the next
     /// days that have one (five at most, three or more when they exist).
-    func rescheduleSlots(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("item")
-        let now = try now(arguments)
+    func rescheduleSlots(_ command: PlanCommands.Slots) async throws -> JSONValue {
+        let given = command.item
+        let now = try now(command.now)
         return try await database.pool.read { db in
             let (id, row, _) = try Self.openItem(given, in: db)
             let preferences = try Self.preferences(in: db)
@@ -284,10 +283,9 @@ extension SocialCommands {
         }
     }
 
-    func nextItems(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let now = try now(arguments)
-        let count = try arguments.optionalInt("count") ?? 3
+    func nextItems(_ command: PlanCommands.Next) async throws -> JSONValue {
+        let now = try now(command.now)
+        let count = command.count ?? 3
         try Self.require(count, in: 1...100, "count", unit: "")
         return try await database.pool.read { db in
             let ids = try String.fetchAll(
@@ -301,11 +299,11 @@ extension SocialCommands {
     }
 
     /// Check-ins from `from` to `to` (dates, default this week), every status.
-    func listItems(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let today = household.today(at: try now(arguments))
-        let from = try arguments.optionalDate("from") ?? today.adding(days: 1 - today.weekday)
-        let to = try arguments.optionalDate("to") ?? from.adding(days: 6)
+    func listItems(_ command: PlanCommands.List) async throws -> JSONValue {
+        let today = household.today(at: try now(command.now))
+        let from =
+            try command.from.map { try StoreCommands.date($0, field: "from") } ?? today.adding(days: 1 - today.weekday)
+        let to = try command.to.map { try StoreCommands.date($0, field: "to") } ?? from.adding(days: 6)
         let midnight = LocalTime(hour: 0, minute: 0)!
         return try await database.pool.read { db in
             let ids = try String.fetchAll(

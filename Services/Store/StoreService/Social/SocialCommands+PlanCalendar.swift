@@ -210,8 +210,8 @@ extension SocialCommands {
     /// The check-ins from 30 days ago on as iCalendar text: one VEVENT each, UID from the
     /// check-in's id, SEQUENCE its number of changes (so a re-export updates), moved or cancelled
     /// ones as CANCELLED.
-    func exportPlan(_ request: CommandRequest) async throws -> JSONValue {
-        let now = try now(Arguments(request.arguments))
+    func exportPlan(_ command: PlanCommands.Export) async throws -> JSONValue {
+        let now = try now(command.now)
         return try await database.pool.read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -241,8 +241,8 @@ extension SocialCommands {
 
     /// The pending check-ins whose reminder may still come (ending after `now`), with the lead
     /// time and whether this device raised each reminder already.
-    func planSources(_ request: CommandRequest) async throws -> JSONValue {
-        let now = try now(Arguments(request.arguments))
+    func planSources(_ command: PlanCommands.Sources) async throws -> JSONValue {
+        let now = try now(command.now)
         return try await database.pool.read { db in
             let preferences = try Self.preferences(in: db)
             let rows = try Row.fetchAll(

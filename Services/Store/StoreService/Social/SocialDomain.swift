@@ -103,17 +103,11 @@ enum SocialDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         SocialCommands.self,
         reads: [
-            "plan.next": { commands, request in try await commands.nextItems(request) },
-            "plan.list": { commands, request in try await commands.listItems(request) },
-            "plan.slots": { commands, request in try await commands.rescheduleSlots(request) },
             "plan.prefs": { commands, request in try await commands.planPreferences(request) },
             "plan.busy.list": { commands, request in try await commands.listBusy(request) },
             "plan.busy.sources": { commands, request in try await commands.busySources(request) },
-            "plan.export": { commands, request in try await commands.exportPlan(request) },
-            "plan.sources": { commands, request in try await commands.planSources(request) },
         ],
         writes: [
-            "plan.week": { commands, request in try await commands.planWeek(request) },
             "plan.prefs.set": { commands, request in try await commands.setPlanPreferences(request) },
             "plan.busy.import": { commands, request in try await commands.importBusy(request) },
             "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
@@ -129,6 +123,19 @@ enum SocialDomain: StoreDomain {
             },
             StoreDomains.command(PeopleCommands.Show.self) { commands, command, _ in
                 try await commands.showPerson(command)
+            },
+            StoreDomains.command(PlanCommands.Next.self) { commands, command, _ in try await commands.nextItems(command)
+            },
+            StoreDomains.command(PlanCommands.List.self) { commands, command, _ in try await commands.listItems(command)
+            },
+            StoreDomains.command(PlanCommands.Slots.self) { commands, command, _ in
+                try await commands.rescheduleSlots(command)
+            },
+            StoreDomains.command(PlanCommands.Export.self) { commands, command, _ in
+                try await commands.exportPlan(command)
+            },
+            StoreDomains.command(PlanCommands.Sources.self) { commands, command, _ in
+                try await commands.planSources(command)
             },
         ],
         typedWrites: [
@@ -146,6 +153,9 @@ enum SocialDomain: StoreDomain {
             },
             StoreDomains.command(PeopleCommands.Log.self) { commands, command, request in
                 try await commands.logInteraction(command, request)
+            },
+            StoreDomains.command(PlanCommands.Week.self) { commands, command, request in
+                try await commands.planWeek(command, request)
             },
             StoreDomains.command(PlanCommands.Add.self) { commands, command, request in
                 try await commands.addItem(command, request)

@@ -79,7 +79,7 @@ struct CalendarFeeds: Sendable {
         switch area {
         case .year: return CalendarExport.components(try await cards(now: now), stamp: now)
         case .checkins:
-            let ics = try await store.request("plan.export").decode(PlanExport.self).ics
+            let ics = try await store.send(PlanCommands.Export()).ics
             return CalendarFile.split(ics).events.joined()
         case .todos:
             let todos = try await store.request("todo.export").decode(TodoList.self).todos

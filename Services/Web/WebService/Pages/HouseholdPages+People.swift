@@ -16,20 +16,18 @@ extension HouseholdPages {
         let week = today == current.last ? today.adding(days: 1).week(startingOn: weekStart) : current
         // From the current week's start, so a check-in moved into the coming week still says where
         // from; only the shown week's are listed.
-        let range: [String: JSONValue] = [
-            "from": .string(current.first.description), "to": .string(week.last.description),
-        ]
-        async let nextReply = store.request("plan.next")
-        async let weekReply = store.request("plan.list", args: range)
-        let (next, planned) = try await (nextReply.decode(PlanItems.self), weekReply.decode(PlanItems.self))
+        async let nextReply = store.send(PlanCommands.Next())
+        async let weekReply = store.send(
+            PlanCommands.List(from: current.first.description, to: week.last.description))
+        let (next, planned) = try await (nextReply, weekReply)
         let nextItems = next.items
         // Each check-in's free times for Reschedule, asked for together (a missing answer leaves
         // its list empty; Done and Snooze still work).
         let slots = await withTaskGroup(of: (Int, [String]).self) { group in
             for (index, item) in nextItems.enumerated() {
                 group.addTask {
-                    let reply = try? await store.request("plan.slots", args: ["item": .string(item.id)])
-                    return (index, (try? reply?.decode(PlanSlots.self))?.slots ?? [])
+                    let reply = try? await store.send(PlanCommands.Slots(item: item.id))
+                    return (index, reply?.slots ?? [])
                 }
             }
             return await group.reduce(into: [Int: [String]]()) { $0[$1.0] = $1.1 }
