@@ -21,19 +21,13 @@ extension Plan {
         @Option(help: "Where snooze-tonight moves check-ins, HH:MM tomorrow.") var morning: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
-            for (name, value) in [("capacity", capacity), ("horizon", horizon), ("lead", lead)] {
-                if let value { arguments[name] = .int(Int64(value)) }
-            }
-            let times = [
-                ("quiet_start", quietStart), ("quiet_end", quietEnd), ("refresh", refresh), ("morning", morning),
-            ]
-            for (name, value) in times {
-                if let value { arguments[name] = .string(value) }
-            }
-            let reply = try await ServiceCall.run(
-                options, .store, arguments.isEmpty ? "plan.prefs" : "plan.prefs.set", arguments,
-                as: PlanPreferences.self)
+            let change = PlanCommands.SetPreferences(
+                capacity: capacity, horizon: horizon, lead: lead, quietStart: quietStart, quietEnd: quietEnd,
+                refresh: refresh, morning: morning)
+            let reply =
+                try await change == PlanCommands.SetPreferences()
+                ? ServiceCall.send(options, .store, PlanCommands.Preferences())
+                : ServiceCall.send(options, .store, change)
             if options.json { return try Output.reply(reply) }
             Output.line(
                 "capacity \(reply.capacity) a week · quiet \(reply.quietStart)–\(reply.quietEnd) · "

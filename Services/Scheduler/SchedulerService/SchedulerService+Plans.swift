@@ -28,10 +28,9 @@ extension SchedulerService {
                 }
                 let ready = await plans.ready(now: now)
                 if !ready.isEmpty {
-                    let records: [JSONValue] = ready.map {
-                        ["item": .string($0.item), "start": .int(ReminderBoard.milliseconds($0.start))]
-                    }
-                    _ = try await store.request("plan.record", args: ["items": .array(records)])
+                    _ = try await store.send(
+                        PlanCommands.Record(
+                            items: ready.map { .init(item: $0.item, start: ReminderBoard.milliseconds($0.start)) }))
                     for reminder in ready {
                         await plans.raise(reminder)
                         publish("reminder.due", Wire.data(reminder.event(now: now, household: plans.clock)))

@@ -129,4 +129,54 @@ public enum PlanCommands {
         public var now: Int64?
         public init(now: Int64? = nil) { self.now = now }
     }
+
+    /// The planning preferences.
+    public struct Preferences: HearthCommand {
+        public typealias Reply = PlanPreferences
+        public static let name = "plan.prefs"
+        public init() {}
+    }
+
+    /// Sets planning preferences: check-ins a week (`capacity`), days ahead (`horizon`), minutes
+    /// of warning (`lead`), and times of day `HH:MM` (`quietStart`, `quietEnd`, `refresh`,
+    /// `morning`). At least one; the rest keep theirs.
+    public struct SetPreferences: HearthCommand, Equatable {
+        public typealias Reply = PlanPreferences
+        public static let name = "plan.prefs.set"
+        public var capacity: Int?
+        public var horizon: Int?
+        public var lead: Int?
+        public var quietStart: String?
+        public var quietEnd: String?
+        public var refresh: String?
+        public var morning: String?
+        public init(
+            capacity: Int? = nil, horizon: Int? = nil, lead: Int? = nil, quietStart: String? = nil,
+            quietEnd: String? = nil, refresh: String? = nil, morning: String? = nil
+        ) {
+            (self.capacity, self.horizon, self.lead) = (capacity, horizon, lead)
+            (self.quietStart, self.quietEnd, self.refresh, self.morning) = (quietStart, quietEnd, refresh, morning)
+        }
+    }
+
+    /// Records that this device raised the reminders of `items` (hearth-scheduler), so a restart
+    /// does not raise them again.
+    public struct Record: HearthCommand {
+        public typealias Reply = PlanAlertsRecorded
+        public static let name = "plan.record"
+        /// A check-in's reminder raised: the check-in, and its start as it was then (milliseconds).
+        public struct Raised: Codable, Sendable, Equatable {
+            public var item: String
+            public var start: Int64
+            public init(item: String, start: Int64) { (self.item, self.start) = (item, start) }
+        }
+        public var items: [Raised]
+        public init(items: [Raised]) { self.items = items }
+    }
+}
+
+/// `plan.record`'s reply: how many reminders were recorded.
+public struct PlanAlertsRecorded: Codable, Sendable, Equatable {
+    public let recorded: Int
+    public init(recorded: Int) { self.recorded = recorded }
 }

@@ -7,25 +7,33 @@ import HearthCore
 /// The planner's preferences, busy times in from a calendar file, check-ins out to one, and
 /// what `hearth-scheduler` needs for their reminders.
 extension SocialCommands {
-    func planPreferences(_ request: CommandRequest) async throws -> JSONValue {
+    func planPreferences() async throws -> JSONValue {
         try await database.pool.read { db in try Self.preferencesJSON(try Self.preferences(in: db)) }
     }
 
-    func setPlanPreferences(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
+    func setPlanPreferences(
+        _ command: PlanCommands.SetPreferences, _ request: CommandRequest
+    ) async throws
+        -> JSONValue
+    {
         var values: [String: FieldValue] = [:]
-        let ranges: [(String, ClosedRange<Int64>, String)] = [
-            ("capacity", Social.capacityRange, "check-ins a week"), ("horizon", Social.horizonRange, "days"),
-            ("lead", Social.leadRange, "minutes"),
+        let ranges: [(String, Int?, ClosedRange<Int64>, String)] = [
+            ("capacity", command.capacity, Social.capacityRange, "check-ins a week"),
+            ("horizon", command.horizon, Social.horizonRange, "days"),
+            ("lead", command.lead, Social.leadRange, "minutes"),
         ]
-        for (name, range, unit) in ranges {
-            if let value = try arguments.optionalInt(name) {
+        for (name, given, range, unit) in ranges {
+            if let value = given {
                 try Self.require(value, in: range, name, unit: unit)
                 values[name] = .int(Int64(value))
             }
         }
-        for name in ["quiet_start", "quiet_end", "refresh", "morning"] {
-            if let text = try arguments.optionalString(name) {
+        let times = [
+            ("quiet_start", command.quietStart), ("quiet_end", command.quietEnd), ("refresh", command.refresh),
+            ("morning", command.morning),
+        ]
+        for (name, given) in times {
+            if let text = given {
                 let time = try check { () throws(RuleError) in try LocalTime(parsing: text, field: name) }
                 values[name] = .text(time.description)
             }
@@ -266,13 +274,12 @@ extension SocialCommands {
     }
 
     /// Records that the reminders of `items` (each `{item, start}`) were raised.
-    func recordPlanAlert(_ request: CommandRequest) async throws -> JSONValue {
-        let list = Arguments(request.arguments).values["items"]?.arrayValue ?? []
-        let records = try list.map { value -> (String, Int64) in
-            guard let item = value["item"]?.stringValue, let start = value["start"]?.intValue,
-                Social.instantRange.contains(start)
-            else { throw CommandError.invalidArgument("items", "each must be {item, start (milliseconds)}") }
-            return (item, start)
+    func recordPlanAlert(_ command: PlanCommands.Record, _ request: CommandRequest) async throws -> JSONValue {
+        let records = try command.items.map { raised -> (String, Int64) in
+            guard Social.instantRange.contains(raised.start) else {
+                throw CommandError.invalidArgument("items", "each must be {item, start (milliseconds)}")
+            }
+            return (raised.item, raised.start)
         }
         return try await writes.once(request.id) { db, _ in
             for (item, start) in records {
@@ -280,7 +287,7 @@ extension SocialCommands {
                     sql: "INSERT OR REPLACE INTO plan_alert (item, fired_start) VALUES (?, ?)",
                     arguments: [item, start])
             }
-            return ["recorded": .int(Int64(records.count))]
+            return try JSONValue(reply: PlanAlertsRecorded(recorded: records.count))
         }
     }
 }

@@ -103,19 +103,16 @@ enum SocialDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         SocialCommands.self,
         reads: [
-            "plan.prefs": { commands, request in try await commands.planPreferences(request) },
             "plan.busy.list": { commands, request in try await commands.listBusy(request) },
             "plan.busy.sources": { commands, request in try await commands.busySources(request) },
         ],
         writes: [
-            "plan.prefs.set": { commands, request in try await commands.setPlanPreferences(request) },
             "plan.busy.import": { commands, request in try await commands.importBusy(request) },
             "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
             "plan.busy.remove": { commands, request in try await commands.removeBusyFile(request) },
             "plan.busy.subscribe": { commands, request in try await commands.subscribeBusy(request) },
             "plan.busy.unsubscribe": { commands, request in try await commands.unsubscribeBusy(request) },
             "plan.busy.failed": { commands, request in try await commands.busyReadFailed(request) },
-            "plan.record": { commands, request in try await commands.recordPlanAlert(request) },
         ],
         typedReads: [
             StoreDomains.command(PeopleCommands.List.self) { commands, command, _ in
@@ -123,6 +120,8 @@ enum SocialDomain: StoreDomain {
             },
             StoreDomains.command(PeopleCommands.Show.self) { commands, command, _ in
                 try await commands.showPerson(command)
+            },
+            StoreDomains.command(PlanCommands.Preferences.self) { commands, _, _ in try await commands.planPreferences()
             },
             StoreDomains.command(PlanCommands.Next.self) { commands, command, _ in try await commands.nextItems(command)
             },
@@ -153,6 +152,12 @@ enum SocialDomain: StoreDomain {
             },
             StoreDomains.command(PeopleCommands.Log.self) { commands, command, request in
                 try await commands.logInteraction(command, request)
+            },
+            StoreDomains.command(PlanCommands.SetPreferences.self) { commands, command, request in
+                try await commands.setPlanPreferences(command, request)
+            },
+            StoreDomains.command(PlanCommands.Record.self) { commands, command, request in
+                try await commands.recordPlanAlert(command, request)
             },
             StoreDomains.command(PlanCommands.Week.self) { commands, command, request in
                 try await commands.planWeek(command, request)
