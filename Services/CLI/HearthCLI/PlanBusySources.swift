@@ -21,10 +21,8 @@ extension Plan.Busy {
         @Option(help: .hidden) var now: String?
 
         func run() async throws {
-            var arguments = try Plan.nowArgument(now)
-            arguments["url"] = .string(url)
-            let source = try await ServiceCall.run(
-                options, .store, "plan.busy.subscribe", arguments, as: BusySource.self)
+            let source = try await ServiceCall.send(
+                options, .store, BusyCommands.Subscribe(url: url, now: try Plan.nowMilliseconds(now)))
             let reads = try await Plan.Busy.read(options, url: source.url)
             if options.json { return try Output.reply(reads ?? BusyReads(reads: [])) }
             Output.line("subscribed to \(BusySubscription.shown(source.url))")
@@ -61,8 +59,7 @@ extension Plan.Busy {
         @Argument(help: "The calendar's URL, as busy list shows it.") var url: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "plan.busy.unsubscribe", ["url": .string(url)], as: BusyUnsubscribed.self)
+            let reply = try await ServiceCall.send(options, .store, BusyCommands.Unsubscribe(url: url))
             if options.json { return try Output.reply(reply) }
             Output.line("unsubscribed from \(reply.url); removed \(reply.removed) busy times")
         }

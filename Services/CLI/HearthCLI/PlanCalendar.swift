@@ -87,7 +87,7 @@ extension Plan {
             @OptionGroup var options: GlobalOptions
 
             func run() async throws {
-                let reply = try await ServiceCall.run(options, .store, "plan.busy.list", as: BusyList.self)
+                let reply = try await ServiceCall.send(options, .store, BusyCommands.List())
                 if options.json { return try Output.reply(reply) }
                 let zone = try options.loadConfiguration().household.timeZone
                 for source in reply.sources ?? [] { Output.line(Busy.describe(source, zone)) }
@@ -124,8 +124,7 @@ extension Plan {
             @Argument(help: "The file's name, as busy list shows it (work.ics).") var file: String
 
             func run() async throws {
-                let reply = try await ServiceCall.run(
-                    options, .store, "plan.busy.remove", ["file": .string(file)], as: BusyRemoved.self)
+                let reply = try await ServiceCall.send(options, .store, BusyCommands.Remove(file: file))
                 if options.json { return try Output.reply(reply) }
                 Output.line("removed \(Output.visible(reply.file)): \(Output.count(reply.removed, "busy time"))")
             }
@@ -138,7 +137,7 @@ extension Plan {
             @OptionGroup var options: GlobalOptions
 
             func run() async throws {
-                let reply = try await ServiceCall.run(options, .store, "plan.busy.clear", as: BusyCleared.self)
+                let reply = try await ServiceCall.send(options, .store, BusyCommands.Clear())
                 if options.json { return try Output.reply(reply) }
                 Output.line("cleared \(reply.cleared) busy times")
             }

@@ -94,7 +94,7 @@ actor CalendarSubscriptions {
         let copy = copy(of: source.url)
         let kept = await offPool { FileManager.default.fileExists(atPath: copy) }
         let outcome = await get(source, conditional: kept)
-        let now = ["now": JSONValue.int(Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down)))]
+        let now = Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down))
         switch outcome {
         case .failed(let reason):
             return try await failed(source, reason, now)
@@ -278,9 +278,9 @@ actor CalendarSubscriptions {
     /// `plan.busy.import` of `path` for `source`: what the store read, or why it refused the
     /// calendar (recorded on the source). Throws when the store does not answer.
     private nonisolated func importing(
-        _ source: BusySource, _ path: String, etag: String?, _ lastModified: String?, _ now: [String: JSONValue]
+        _ source: BusySource, _ path: String, etag: String?, _ lastModified: String?, _ now: Int64
     ) async throws -> (BusyImport?, String?) {
-        var arguments = now
+        var arguments: [String: JSONValue] = ["now": .int(now)]
         arguments["path"] = .string(path)
         arguments["source"] = .string(source.url)
         if let etag { arguments["etag"] = .string(etag) }
@@ -297,13 +297,10 @@ actor CalendarSubscriptions {
 
     /// Records a failed read on the source (one unsubscribed meanwhile is let go).
     private nonisolated func failed(
-        _ source: BusySource, _ reason: String, _ now: [String: JSONValue]
+        _ source: BusySource, _ reason: String, _ now: Int64
     ) async throws -> BusyReads.Read {
-        var arguments = now
-        arguments["source"] = .string(source.url)
-        arguments["error"] = .string(reason)
         do {
-            _ = try await store.request("plan.busy.failed", args: arguments)
+            _ = try await store.send(BusyCommands.Failed(source: source.url, error: reason, now: now))
         } catch CommandClientError.refused(let refusal) where refusal.code == "not_found" {}
         return BusyReads.Read(url: source.url, unchanged: false, error: reason)
     }

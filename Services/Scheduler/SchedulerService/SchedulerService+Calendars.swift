@@ -14,7 +14,7 @@ extension SchedulerService {
             let now = clock.now()
             var next: Date?
             do {
-                let sources = try await store.request("plan.busy.sources").decode(BusySources.self).sources
+                let sources = try await store.send(BusyCommands.Sources()).sources
                 await calendars.forget(except: sources)
                 let due = sources.filter { source in source.next.flatMap(Timestamp.parse).map { $0 <= now } ?? true }
                 for outcome in try await Self.readEach(due, calendars: calendars) {
@@ -50,7 +50,7 @@ extension SchedulerService {
         _ arguments: BusyReadArguments, store: CommandClient, calendars: CalendarSubscriptions,
         publish: (String, JSONValue) -> Void
     ) async throws -> JSONValue {
-        var sources = try await store.request("plan.busy.sources").decode(BusySources.self).sources
+        var sources = try await store.send(BusyCommands.Sources()).sources
         await calendars.forget(except: sources)
         if let text = arguments.url {
             let url: String

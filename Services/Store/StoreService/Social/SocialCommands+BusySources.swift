@@ -10,10 +10,9 @@ extension SocialCommands {
     /// The most calendars one device subscribes to.
     static let maximumBusySources = 50
 
-    func subscribeBusy(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let url = try sourceURL(arguments)
-        let now = try now(arguments)
+    func subscribeBusy(_ command: BusyCommands.Subscribe, _ request: CommandRequest) async throws -> JSONValue {
+        let url = try sourceURL(command.url)
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, _ in
             if try Self.busySource(url, in: db) == nil {
                 let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM busy_source") ?? 0
@@ -31,8 +30,8 @@ extension SocialCommands {
     }
 
     /// Forgets a source and every busy time read from it.
-    func unsubscribeBusy(_ request: CommandRequest) async throws -> JSONValue {
-        let url = try sourceURL(Arguments(request.arguments))
+    func unsubscribeBusy(_ command: BusyCommands.Unsubscribe, _ request: CommandRequest) async throws -> JSONValue {
+        let url = try sourceURL(command.url)
         return try await writes.once(request.id) { db, _ in
             try db.execute(sql: "DELETE FROM busy_source WHERE url = ?", arguments: [url])
             guard db.changesCount > 0 else { throw Self.notSubscribed(url) }
@@ -42,17 +41,16 @@ extension SocialCommands {
         }
     }
 
-    func busySources(_ request: CommandRequest) async throws -> JSONValue {
+    func busySources() async throws -> JSONValue {
         try await database.pool.read { db in try JSONValue(reply: BusySources(sources: try Self.busySources(in: db))) }
     }
 
     /// Records that reading a source failed (`error`, a sentence): its busy times stay as the
     /// last good read left them, and it is tried again in an hour.
-    func busyReadFailed(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let url = try sourceURL(arguments, name: "source")
-        let error = String(try arguments.requiredString("error").prefix(500))
-        let now = try now(arguments)
+    func busyReadFailed(_ command: BusyCommands.Failed, _ request: CommandRequest) async throws -> JSONValue {
+        let url = try sourceURL(command.source, name: "source")
+        let error = String(command.error.prefix(500))
+        let now = try now(command.now)
         return try await writes.once(request.id) { db, _ in
             try db.execute(
                 sql: "UPDATE busy_source SET tried_at = ?, error = ? WHERE url = ?",
@@ -64,7 +62,11 @@ extension SocialCommands {
 
     /// The `url` (or `source`) argument, as `BusySubscription.normalised` keeps it.
     func sourceURL(_ arguments: Arguments, name: String = "url") throws -> String {
-        let text = try arguments.requiredString(name)
+        try sourceURL(try arguments.requiredString(name), name: name)
+    }
+
+    /// A typed command's URL, as `BusySubscription.normalised` keeps it.
+    func sourceURL(_ text: String, name: String = "url") throws -> String {
         do throws(RuleError) {
             return try BusySubscription.normalised(text)
         } catch {

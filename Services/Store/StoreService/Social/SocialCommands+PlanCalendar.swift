@@ -153,8 +153,8 @@ extension SocialCommands {
         }
     }
 
-    func listBusy(_ request: CommandRequest) async throws -> JSONValue {
-        let now = try now(Arguments(request.arguments))
+    func listBusy(_ command: BusyCommands.List) async throws -> JSONValue {
+        let now = try now(command.now)
         return try await database.pool.read { db in
             let rows = try Row.fetchAll(
                 db, sql: #"SELECT * FROM social_busy WHERE "end" > ? ORDER BY start, uid LIMIT 500"#,
@@ -188,8 +188,8 @@ extension SocialCommands {
 
     /// Forgets the busy times one imported file left (`file`, its name as `plan.busy.list` gives
     /// it). A subscribed calendar is refused here: `plan.busy.unsubscribe` stops its reads too.
-    func removeBusyFile(_ request: CommandRequest) async throws -> JSONValue {
-        let file = try Arguments(request.arguments).requiredString("file")
+    func removeBusyFile(_ command: BusyCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let file = command.file
         return try await writes.once(request.id) { db, _ in
             let files = try Self.busyFiles(in: db)
             guard files.contains(where: { $0.file == file }) else {

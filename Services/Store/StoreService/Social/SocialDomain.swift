@@ -102,17 +102,8 @@ enum SocialDomain: StoreDomain {
     /// delay.
     private static let handlers = StoreDomains.table(
         SocialCommands.self,
-        reads: [
-            "plan.busy.list": { commands, request in try await commands.listBusy(request) },
-            "plan.busy.sources": { commands, request in try await commands.busySources(request) },
-        ],
         writes: [
-            "plan.busy.import": { commands, request in try await commands.importBusy(request) },
-            "plan.busy.clear": { commands, request in try await commands.clearBusy(request) },
-            "plan.busy.remove": { commands, request in try await commands.removeBusyFile(request) },
-            "plan.busy.subscribe": { commands, request in try await commands.subscribeBusy(request) },
-            "plan.busy.unsubscribe": { commands, request in try await commands.unsubscribeBusy(request) },
-            "plan.busy.failed": { commands, request in try await commands.busyReadFailed(request) },
+            "plan.busy.import": { commands, request in try await commands.importBusy(request) }
         ],
         typedReads: [
             StoreDomains.command(PeopleCommands.List.self) { commands, command, _ in
@@ -121,6 +112,9 @@ enum SocialDomain: StoreDomain {
             StoreDomains.command(PeopleCommands.Show.self) { commands, command, _ in
                 try await commands.showPerson(command)
             },
+            StoreDomains.command(BusyCommands.List.self) { commands, command, _ in try await commands.listBusy(command)
+            },
+            StoreDomains.command(BusyCommands.Sources.self) { commands, _, _ in try await commands.busySources() },
             StoreDomains.command(PlanCommands.Preferences.self) { commands, _, _ in try await commands.planPreferences()
             },
             StoreDomains.command(PlanCommands.Next.self) { commands, command, _ in try await commands.nextItems(command)
@@ -152,6 +146,21 @@ enum SocialDomain: StoreDomain {
             },
             StoreDomains.command(PeopleCommands.Log.self) { commands, command, request in
                 try await commands.logInteraction(command, request)
+            },
+            StoreDomains.command(BusyCommands.Remove.self) { commands, command, request in
+                try await commands.removeBusyFile(command, request)
+            },
+            StoreDomains.command(BusyCommands.Clear.self) { commands, _, request in
+                try await commands.clearBusy(request)
+            },
+            StoreDomains.command(BusyCommands.Subscribe.self) { commands, command, request in
+                try await commands.subscribeBusy(command, request)
+            },
+            StoreDomains.command(BusyCommands.Unsubscribe.self) { commands, command, request in
+                try await commands.unsubscribeBusy(command, request)
+            },
+            StoreDomains.command(BusyCommands.Failed.self) { commands, command, request in
+                try await commands.busyReadFailed(command, request)
             },
             StoreDomains.command(PlanCommands.SetPreferences.self) { commands, command, request in
                 try await commands.setPlanPreferences(command, request)
