@@ -252,4 +252,81 @@ struct HearthCommandTests {
             .decode(TurnCommands.Done.self)
         #expect(decoded.code == "J7X-3" && decoded.seq == 4 && decoded.player == nil)
     }
+
+    @Test("each check-in, busy-time and reminder command encodes to the arguments their senders built by hand")
+    func planBusyAndReminderCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (
+                PlanCommands.Add(person: "Gran", at: .text("2026-12-08 18:00"), duration: "30m"), "plan.add",
+                ["person": "Gran", "at": "2026-12-08 18:00", "duration": "30m"]
+            ),
+            (PlanCommands.Done(item: "4f2a", now: 1_000), "plan.done", ["item": "4f2a", "now": 1_000]),
+            (PlanCommands.Cancel(item: "4f2a"), "plan.cancel", ["item": "4f2a"]),
+            (PlanCommands.Snooze(item: "4f2a", minutes: 60), "plan.snooze", ["item": "4f2a", "minutes": 60]),
+            (
+                PlanCommands.Reschedule(item: "4f2a", to: .milliseconds(1_797_000_000_000)), "plan.reschedule",
+                ["item": "4f2a", "to": 1_797_000_000_000]
+            ),
+            (PlanCommands.SnoozeTonight(), "plan.snooze_tonight", [:]),
+            (PlanCommands.Week(now: 5), "plan.week", ["now": 5]),
+            (PlanCommands.Next(count: 3), "plan.next", ["count": 3]),
+            (
+                PlanCommands.List(from: "2026-12-07", to: "2026-12-13"), "plan.list",
+                ["from": "2026-12-07", "to": "2026-12-13"]
+            ),
+            (PlanCommands.Slots(item: "4f2a"), "plan.slots", ["item": "4f2a"]),
+            (PlanCommands.Export(), "plan.export", [:]),
+            (PlanCommands.Sources(now: 5), "plan.sources", ["now": 5]),
+            (PlanCommands.Preferences(), "plan.prefs", [:]),
+            (
+                PlanCommands.SetPreferences(capacity: 4, quietStart: "21:30"), "plan.prefs.set",
+                ["capacity": 4, "quiet_start": "21:30"]
+            ),
+            (
+                PlanCommands.Record(items: [.init(item: "4f2a", start: 9)]), "plan.record",
+                ["items": [["item": "4f2a", "start": 9]]]
+            ),
+            (BusyCommands.List(), "plan.busy.list", [:]),
+            (BusyCommands.Sources(), "plan.busy.sources", [:]),
+            (BusyCommands.Remove(file: "work.ics"), "plan.busy.remove", ["file": "work.ics"]),
+            (BusyCommands.Clear(), "plan.busy.clear", [:]),
+            (
+                BusyCommands.Subscribe(url: "https://nas.local/cal"), "plan.busy.subscribe",
+                ["url": "https://nas.local/cal"]
+            ),
+            (
+                BusyCommands.Unsubscribe(url: "https://nas.local/cal"), "plan.busy.unsubscribe",
+                ["url": "https://nas.local/cal"]
+            ),
+            (
+                BusyCommands.Failed(source: "https://nas.local/cal", error: "timed out", now: 7), "plan.busy.failed",
+                ["source": "https://nas.local/cal", "error": "timed out", "now": 7]
+            ),
+            (
+                ReminderCommands.Sources(after: "", since: "2026-11-07"), "reminder.sources",
+                ["after": "", "since": "2026-11-07"]
+            ),
+            (ReminderCommands.Sources(ids: ["t1"]), "reminder.sources", ["ids": ["t1"]]),
+            // A snooze left alone (no key), cleared (null), or set (a time and the occurrence).
+            (
+                ReminderCommands.Record(records: [
+                    .init(id: "t1", firedDue: 100), .init(id: "t2", firedDue: 100, snoozedUntil: .some(nil)),
+                    .init(id: "t3", snoozedUntil: .some(200), snoozedDate: "2026-12-08"),
+                ]), "reminder.record",
+                [
+                    "records": [
+                        ["id": "t1", "fired_due": 100], ["id": "t2", "fired_due": 100, "snoozed_until": .null],
+                        ["id": "t3", "snoozed_until": 200, "snoozed_date": "2026-12-08"],
+                    ]
+                ]
+            ),
+        ]
+        try Self.expectWire(cases)
+        // And back: the three snooze states survive decoding.
+        let request = try ReminderCommands.Record(records: [
+            .init(id: "t1"), .init(id: "t2", snoozedUntil: .some(nil)), .init(id: "t3", snoozedUntil: .some(200)),
+        ]).request(id: "r1")
+        let decoded = try request.decode(ReminderCommands.Record.self)
+        #expect(decoded.records.map(\.snoozedUntil) == [nil, .some(nil), .some(200)])
+    }
 }

@@ -63,8 +63,7 @@ struct SchedulerCommands: Sendable {
         completion["date"] = .string((date ?? board.clock.today(at: clock.now())).description)
         let reply = try await store.request("todo.done", args: completion)
         if await board.source(todo)?.snoozedUntil != nil {
-            _ = try await store.request(
-                "reminder.record", args: ["records": [["id": .string(todo), "snoozed_until": .null]]])
+            _ = try await store.send(ReminderCommands.Record(records: [.init(id: todo, snoozedUntil: .some(nil))]))
             await board.clearSnooze(todo)
         }
         publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
@@ -84,11 +83,9 @@ struct SchedulerCommands: Sendable {
             throw CommandError(code: "not_found", message: "'id': no reminder '\(id)' (done, removed or turned off)")
         }
         let until = clock.now().addingTimeInterval(Double(delay.components.seconds))
-        var record: [String: JSONValue] = [
-            "id": .string(todo), "snoozed_until": .int(ReminderBoard.milliseconds(until)),
-        ]
-        if let date { record["snoozed_date"] = .string(date.description) }
-        _ = try await store.request("reminder.record", args: ["records": [.object(record)]])
+        let record = ReminderCommands.Record.Entry(
+            id: todo, snoozedUntil: .some(ReminderBoard.milliseconds(until)), snoozedDate: date?.description)
+        _ = try await store.send(ReminderCommands.Record(records: [record]))
         _ = await board.snooze(id, until: until)
         publish(
             "reminder.snoozed",

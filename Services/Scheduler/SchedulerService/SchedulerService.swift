@@ -205,9 +205,7 @@ public final class SchedulerService: Service {
         var after = ""
         let since = since()
         while true {
-            let page = try await store.request(
-                "reminder.sources", args: ["after": .string(after), "since": .string(since)]
-            ).decode(ReminderSources.self)
+            let page = try await store.send(ReminderCommands.Sources(after: after, since: since))
             sources.append(contentsOf: page.reminders.compactMap(ReminderSource.init))
             guard let next = page.next else { break }
             after = next
@@ -224,9 +222,7 @@ public final class SchedulerService: Service {
 
     /// Reads one todo's source again after a change to it or its completions.
     private func refresh(_ todo: String) async throws {
-        let reply = try await store.request(
-            "reminder.sources", args: ["ids": [.string(todo)], "since": .string(since())]
-        ).decode(ReminderSources.self)
+        let reply = try await store.send(ReminderCommands.Sources(since: since(), ids: [todo]))
         let source = reply.reminders.first.flatMap(ReminderSource.init)
         for (topic, data) in await board.update(todo: todo, to: source) { publish(topic, data) }
         wake.fire()
@@ -264,14 +260,12 @@ public final class SchedulerService: Service {
     /// Records in the store that each reminder fired; one that cannot be recorded is not
     /// published (it fires when the store answers: never twice).
     private func record(_ reminders: [ReminderSource.Reminder]) async {
-        let records: [JSONValue] = reminders.map { reminder in
-            [
-                "id": .string(reminder.todo), "fired_due": .int(ReminderBoard.milliseconds(reminder.due)),
-                "snoozed_until": .null,
-            ]
+        let records = reminders.map { reminder in
+            ReminderCommands.Record.Entry(
+                id: reminder.todo, firedDue: ReminderBoard.milliseconds(reminder.due), snoozedUntil: .some(nil))
         }
         do {
-            _ = try await store.request("reminder.record", args: ["records": .array(records)])
+            _ = try await store.send(ReminderCommands.Record(records: records))
             await board.markRecorded(reminders)
         } catch {
             logger.warning("hearth-scheduler: cannot record \(reminders.count) reminders firing: \(error)")

@@ -17,16 +17,12 @@ extension TodosCommands {
     /// whose profile is that member's, and on a device with no profile chosen (a shared one); an
     /// unassigned todo's, or one whose member was removed, on every device. A todo for a member
     /// shown on a device without that member's profile carries the member's name (`for`).
-    func reminderSources(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let after = try arguments.optionalString("after") ?? ""
-        let since = try arguments.optionalDate("since")?.description ?? "0000"
-        let ids: [String]? = try arguments.values["ids"].map { value in
-            let ids = value.arrayValue?.compactMap(\.stringValue)
-            guard let ids, ids.count == value.arrayValue?.count, ids.count <= 1_000 else {
-                throw CommandError.invalidArgument("ids", "must be a list of at most 1000 todo ids")
-            }
-            return ids
+    func reminderSources(_ command: ReminderCommands.Sources) async throws -> JSONValue {
+        let after = command.after ?? ""
+        let since = try command.since.map { try StoreCommands.date($0, field: "since").description } ?? "0000"
+        let ids = command.ids
+        if let ids, ids.count > 1_000 {
+            throw CommandError.invalidArgument("ids", "must be a list of at most 1000 todo ids")
         }
         return try await database.pool.read { db in
             let filter =
@@ -91,25 +87,24 @@ extension TodosCommands {
     /// Records, for each of `records`, that a todo's reminder fired for `fired_due` (ms since
     /// 1970; it only grows), and sets or clears its snooze (`snoozed_until` ms and the occurrence
     /// `snoozed_date`, or `null`), all in one transaction.
-    func recordReminder(_ request: CommandRequest) async throws -> JSONValue {
-        guard case .array(let items)? = request.arguments["records"], (1...10_000).contains(items.count) else {
+    func recordReminder(_ command: ReminderCommands.Record, _ request: CommandRequest) async throws -> JSONValue {
+        guard (1...10_000).contains(command.records.count) else {
             throw CommandError.invalidArgument("records", "must be a list of 1–10000 records")
         }
-        var records: [(id: String, fired: Int?, snooze: (until: Int?, date: String?)?)] = []
-        for (index, item) in items.enumerated() {
-            guard let object = item.objectValue else {
-                throw CommandError.invalidArgument("records[\(index)]", "must be an object")
+        var records: [(id: String, fired: Int64?, snooze: (until: Int64?, date: String?)?)] = []
+        for (index, entry) in command.records.enumerated() {
+            guard Todos.isEntityID(entry.id) else {
+                throw CommandError.invalidArgument("records[\(index)].id", "must be a todo id, got '\(entry.id)'")
             }
-            let arguments = Arguments(object)
-            let id = try arguments.requiredString("id")
-            guard Todos.isEntityID(id) else {
-                throw CommandError.invalidArgument("records[\(index)].id", "must be a todo id, got '\(id)'")
+            let snooze = try entry.snoozedUntil.map { until in
+                (
+                    until,
+                    try entry.snoozedDate.map {
+                        try StoreCommands.date($0, field: "records[\(index)].snoozed_date").description
+                    }
+                )
             }
-            let snooze =
-                object.keys.contains("snoozed_until")
-                ? (try arguments.optionalInt("snoozed_until"), try arguments.optionalDate("snoozed_date")?.description)
-                : nil
-            records.append((id, try arguments.optionalInt("fired_due"), snooze))
+            records.append((entry.id, entry.firedDue, snooze))
         }
         let checked = records
         return try await writes.once(request.id) { db, _ in
@@ -126,7 +121,7 @@ extension TodosCommands {
                         arguments: [snooze.until, snooze.until == nil ? nil : snooze.date, record.id])
                 }
             }
-            return ["recorded": .int(Int64(checked.count))]
+            return try JSONValue(reply: RemindersRecorded(recorded: checked.count))
         }
     }
 }

@@ -110,7 +110,6 @@ enum TodosDomain: StoreDomain {
             "todo.stats": { commands, request in try await commands.statistics(request) },
             "todo.calendar": { commands, request in try await commands.calendar(request) },
             "todo.occurrences": { commands, request in try await commands.occurrences(request) },
-            "reminder.sources": { commands, request in try await commands.reminderSources(request) },
         ],
         writes: [
             "todo.add": { commands, request in try await commands.addTodo(request) },
@@ -120,11 +119,13 @@ enum TodosDomain: StoreDomain {
             "todo.undone": { commands, request in try await commands.completeTodo(request, done: false) },
             "todo.skip": { commands, request in try await commands.skipTodo(request) },
             "todo.pause": { commands, request in try await commands.pauseTodo(request) },
-            "reminder.record": { commands, request in try await commands.recordReminder(request) },
             "template.apply": { commands, request in try await commands.applyTemplate(request) },
             "todo.import": { commands, request in try await commands.importTodos(request) },
         ],
         typedReads: [
+            StoreDomains.command(ReminderCommands.Sources.self) { commands, command, _ in
+                try await commands.reminderSources(command)
+            },
             StoreDomains.command(CollectionCommands.List.self) { commands, _, _ in try await commands.listCollections()
             },
             StoreDomains.command(NoteCommands.Show.self) { commands, command, _ in try await commands.showNote(command)
@@ -133,6 +134,9 @@ enum TodosDomain: StoreDomain {
             },
         ],
         typedWrites: [
+            StoreDomains.command(ReminderCommands.Record.self) { commands, command, request in
+                try await commands.recordReminder(command, request)
+            },
             StoreDomains.command(CollectionCommands.Add.self) { commands, command, request in
                 try await commands.addCollection(command, request)
             },
