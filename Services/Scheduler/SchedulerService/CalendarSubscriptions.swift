@@ -94,7 +94,7 @@ actor CalendarSubscriptions {
         let copy = copy(of: source.url)
         let kept = await offPool { FileManager.default.fileExists(atPath: copy) }
         let outcome = await get(source, conditional: kept)
-        let now = Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down))
+        let now = ReminderBoard.milliseconds(clock.now())
         switch outcome {
         case .failed(let reason):
             return try await failed(source, reason, now)

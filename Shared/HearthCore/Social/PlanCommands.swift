@@ -10,8 +10,7 @@ public enum PlanCommands {
         public typealias Reply = PlanItemChange
         public static let name = "plan.add"
         public var person: String
-        /// Required; optional here so that a missing one is refused by the store naming `at`.
-        public var at: TimeArgument?
+        public var at: TimeArgument
         public var duration: String?
         public var now: Int64?
         public init(person: String, at: TimeArgument, duration: String? = nil, now: Int64? = nil) {
@@ -58,8 +57,7 @@ public enum PlanCommands {
         public typealias Reply = PlanItemView
         public static let name = "plan.reschedule"
         public var item: String
-        /// Required; optional here so that a missing one is refused by the store naming `to`.
-        public var to: TimeArgument?
+        public var to: TimeArgument
         public var now: Int64?
         public init(item: String, to: TimeArgument, now: Int64? = nil) {
             (self.item, self.to, self.now) = (item, to, now)

@@ -58,7 +58,7 @@ extension SocialCommands {
     /// A check-in a person chose (`origin: manual`): refused when it clashes.
     func addItem(_ command: PlanCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
         let given = command.person
-        guard let at = try instant(command.at, "at") else { throw CommandError.invalidArgument("at", "is required") }
+        let at = try instant(command.at, "at")
         let durationText = command.duration
         let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
@@ -134,7 +134,7 @@ extension SocialCommands {
     /// Reschedule to `to`, which must be free (`plan.slots` offers valid times).
     func rescheduleItem(_ command: PlanCommands.Reschedule, _ request: CommandRequest) async throws -> JSONValue {
         let given = command.item
-        guard let to = try instant(command.to, "to") else { throw CommandError.invalidArgument("to", "is required") }
+        let to = try instant(command.to, "to")
         let now = try now(command.now)
         return try await writes.once(request.id) { db, outbox in
             let open = try Self.openItem(given, in: db)

@@ -28,21 +28,15 @@ extension SocialCommands {
         return Date(milliseconds: milliseconds)
     }
 
-    /// A time argument: milliseconds since 1970, a timestamp (`2026-11-24T18:00:00Z`) or the
-    /// household's wall clock (`2026-11-24 18:00`).
-    func instant(_ arguments: Arguments, _ name: String) throws -> Date? {
-        guard let value = arguments.values[name], value != .null else { return nil }
-        if let milliseconds = value.intValue { return try instant(.milliseconds(milliseconds), name) }
-        guard let text = value.stringValue else {
-            throw CommandError.invalidArgument(name, "must be a time, found \(value.typeName)")
-        }
-        return try instant(.text(text), name)
+    /// A typed command's optional time argument: `nil` when not given.
+    func instant(_ argument: TimeArgument?, _ name: String) throws -> Date? {
+        try argument.map { try instant($0, name) }
     }
 
-    /// A typed command's time argument (see `instant(_:_:)`).
-    func instant(_ argument: TimeArgument?, _ name: String) throws -> Date? {
+    /// A time argument: milliseconds since 1970, a timestamp (`2026-11-24T18:00:00Z`) or the
+    /// household's wall clock (`2026-11-24 18:00`).
+    func instant(_ argument: TimeArgument, _ name: String) throws -> Date {
         switch argument {
-        case nil: return nil
         case .milliseconds(let milliseconds):
             guard Social.instantRange.contains(milliseconds) else {
                 throw CommandError.invalidArgument(name, "must be a time from 1970 to 9999, got \(milliseconds)")
