@@ -107,7 +107,7 @@ enum SearchIndex {
         migrator.registerMigration(queueMigration) { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE IF NOT EXISTS search_queue (
+                    CREATE TABLE search_queue (
                         entry INTEGER PRIMARY KEY, title TEXT, body TEXT, removed BOOLEAN NOT NULL DEFAULT 0)
                     """)
             for source in sources {
