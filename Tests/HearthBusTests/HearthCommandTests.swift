@@ -322,6 +322,15 @@ struct HearthCommandTests {
             ),
         ]
         try Self.expectWire(cases)
+        // A check-in's time is required by its type: a request without one is refused naming it,
+        // as the store's own check said before.
+        #expect(throws: CommandError.invalidArgument("at", "is required")) {
+            try CommandRequest(command: "plan.add", arguments: ["person": "Gran"]).decode(PlanCommands.Add.self)
+        }
+        #expect(throws: CommandError.invalidArgument("to", "is required")) {
+            try CommandRequest(command: "plan.reschedule", arguments: ["item": "4f2a"])
+                .decode(PlanCommands.Reschedule.self)
+        }
         // And back: the three snooze states survive decoding.
         let request = try ReminderCommands.Record(records: [
             .init(id: "t1"), .init(id: "t2", snoozedUntil: .some(nil)), .init(id: "t3", snoozedUntil: .some(200)),
