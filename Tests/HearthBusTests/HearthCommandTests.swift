@@ -338,4 +338,56 @@ struct HearthCommandTests {
         let decoded = try request.decode(ReminderCommands.Record.self)
         #expect(decoded.records.map(\.snoozedUntil) == [nil, .some(nil), .some(200)])
     }
+
+    @Test("each todo command encodes to the arguments the CLI, the page and the scheduler built by hand")
+    func todoCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (
+                TodoCommands.Add(
+                    title: "Swim", collection: "Habits", due: "2026-12-08", time: "07:00", repeating: "weekly",
+                    until: "2027-06-30", monthEnd: "clamp", remind: true, showInCalendar: false, assignee: "Ann"),
+                "todo.add",
+                [
+                    "title": "Swim", "collection": "Habits", "due": "2026-12-08", "time": "07:00", "repeat": "weekly",
+                    "until": "2027-06-30", "month_end": "clamp", "remind": true, "show_in_calendar": false,
+                    "for": "Ann",
+                ]
+            ),
+            (
+                TodoCommands.Edit(id: "4f2a", description: "", completed: true, assignee: ""), "todo.edit",
+                ["id": "4f2a", "description": "", "completed": true, "for": ""]
+            ),
+            (TodoCommands.Remove(id: "4f2a"), "todo.remove", ["id": "4f2a"]),
+            (TodoCommands.Done(id: "4f2a", date: "2026-12-08"), "todo.done", ["id": "4f2a", "date": "2026-12-08"]),
+            (TodoCommands.Undone(id: "4f2a"), "todo.undone", ["id": "4f2a"]),
+            (
+                TodoCommands.Skip(id: "4f2a", date: "2026-12-08", skipped: false), "todo.skip",
+                ["id": "4f2a", "date": "2026-12-08", "skipped": false]
+            ),
+            (TodoCommands.Pause(id: "4f2a", resume: true), "todo.pause", ["id": "4f2a", "resume": true]),
+            (TodoCommands.Show(id: "4f2a", today: "2026-12-08"), "todo.show", ["id": "4f2a", "today": "2026-12-08"]),
+            (
+                TodoCommands.List(collection: "Home", today: "2026-12-08", assignee: "Ann"), "todo.list",
+                ["collection": "Home", "today": "2026-12-08", "for": "Ann"]
+            ),
+            (TodoCommands.Day(date: "2026-12-08"), "todo.day", ["date": "2026-12-08"]),
+            (
+                TodoCommands.Occurrences(id: "4f2a", from: "2026-12-01", to: "2026-12-31"), "todo.occurrences",
+                ["id": "4f2a", "from": "2026-12-01", "to": "2026-12-31"]
+            ),
+            (TodoCommands.History(id: "4f2a"), "todo.history", ["id": "4f2a"]),
+        ]
+        try Self.expectWire(cases)
+        // The keys Swift cannot spell ('repeat', 'for') decode back into their fields.
+        let request = CommandRequest(
+            command: "todo.add", arguments: ["title": "Swim", "collection": "Habits", "repeat": "daily", "for": "Ann"])
+        let add = try request.decode(TodoCommands.Add.self)
+        #expect(add.repeating == "daily" && add.assignee == "Ann")
+        #expect(throws: CommandError.invalidArgument("collection", "is required")) {
+            try CommandRequest(command: "todo.add", arguments: ["title": "Swim"]).decode(TodoCommands.Add.self)
+        }
+        #expect(throws: CommandError.invalidArgument("date", "is required")) {
+            try CommandRequest(command: "todo.skip", arguments: ["id": "4f2a"]).decode(TodoCommands.Skip.self)
+        }
+    }
 }

@@ -51,8 +51,15 @@ struct StoreTodosTests {
                     try await occurrences(store, id, "2026-02-01", "2026-03-31") == [
                         "2026-03-01", "2026-03-02 done", "2026-03-03 done", "2026-03-04", "2026-03-05",
                     ])
-                let day = try await store.request("todo.list", args: ["date": "2026-03-03"])
+                let day = try await store.request("todo.day", args: ["date": "2026-03-03"])
                 #expect(day["todos"]?.arrayValue?.count == 1)
+                // A day is todo.day's: todo.list refuses one rather than list every todo.
+                let refused = await #expect(throws: CommandClientError.self) {
+                    try await store.request("todo.list", args: ["date": "2026-03-03"])
+                }
+                #expect(
+                    refused?.description.contains("'date' is not todo.list's") == true, "\(String(describing: refused))"
+                )
                 #expect(try await store.request("conflicts")["conflicts"] == [])
             }
             // The template itself is never completed.

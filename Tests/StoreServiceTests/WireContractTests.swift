@@ -73,7 +73,7 @@ struct WireContractTests {
         "subtask.remove": WireFixtures.roundTrip(TodoChange.self),
         "todo.remove": WireFixtures.roundTrip(TodoRemoved.self),
         "todo.show": WireFixtures.roundTrip(TodoView.self), "todo.list": WireFixtures.roundTrip(TodoList.self),
-        "todo.list+date": WireFixtures.roundTrip(TodoDay.self),
+        "todo.day": WireFixtures.roundTrip(TodoDay.self),
         "todo.calendar": WireFixtures.roundTrip(TodoCalendar.self),
         "todo.occurrences": WireFixtures.roundTrip(TodoOccurrences.self),
         "todo.history": WireFixtures.roundTrip(TodoHistory.self),
@@ -301,7 +301,7 @@ struct WireContractTests {
         try await script.keep("todo.done+date", "todo.done", ["id": .string(waterID), "date": "2026-11-21"])
         try await script.keep("todo.show", "todo.show", ["id": .string(waterID), "today": "2026-11-24"])
         try await script.keep("todo.list", "todo.list", ["today": "2026-11-24"])
-        try await script.keep("todo.list+date", "todo.list", ["date": "2026-11-24"])
+        try await script.keep("todo.day", "todo.day", ["date": "2026-11-24"])
         try await script.keep("todo.stats", "todo.stats", ["today": "2026-11-24", "weeks": 2])
         try await script.keep("todo.calendar", "todo.calendar", ["from": "2026-11-20", "to": "2026-11-24"])
         try await script.keep(

@@ -9,7 +9,9 @@ import HearthHost
 enum Completions {
     /// Open todos' short ids (the first 8 characters, which every todo command takes).
     static let todo = CompletionKind.custom { words, _, prefix in
-        await offer(words, prefix, .store, "todo.list", as: TodoList.self) { $0.todos.map { String($0.id.prefix(8)) } }
+        await offer(words, prefix, .store, TodoCommands.List.name, as: TodoCommands.List.Reply.self) {
+            $0.todos.map { String($0.id.prefix(8)) }
+        }
     }
 
     /// Plans' and lists' names.

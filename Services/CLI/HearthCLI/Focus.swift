@@ -38,9 +38,8 @@ struct Focus: AsyncParsableCommand {
                 "'collection': \(found.name) is a habit: focus mode steps through "
                     + "a plan or a list (habits are done on their days: see `hearth calendar day`)", options)
         }
-        let listed = try await ServiceCall.run(
-            options, .store, "todo.list",
-            ["collection": .string(found.id), "today": .string(try Dates.day("today", options))], as: TodoList.self)
+        let listed = try await ServiceCall.send(
+            options, .store, TodoCommands.List(collection: found.id, today: try Dates.day("today", options)))
         // The open one-off todos, in the store's order (due date, time, title).
         let queue = listed.todos.filter { !$0.completed && $0.repeat == "none" }
         if options.json {
@@ -78,8 +77,7 @@ struct Focus: AsyncParsableCommand {
                 case UInt8(ascii: "d"):
                     if let todo = session.current?.id {
                         do {
-                            _ = try await ServiceCall.run(
-                                options, .store, "todo.done", ["id": .string(todo)])
+                            _ = try await ServiceCall.send(options, .store, TodoCommands.Done(id: todo))
                             session.done()
                         } catch {
                             session.message = "could not complete it: \(error)"

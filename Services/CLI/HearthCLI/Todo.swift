@@ -119,17 +119,24 @@ struct Todo: AsyncParsableCommand {
         )
         var assignee: String?
 
-        /// The fields as the store takes them, days resolved (`Dates.day`: `--due today`).
-        func arguments(_ options: GlobalOptions) throws -> [String: JSONValue] {
-            var arguments: [String: JSONValue] = [:]
-            let texts: [(String, String?)] = [
-                ("due", try due.map { $0.isEmpty ? $0 : try Dates.day($0, options) }), ("time", time),
-                ("priority", priority), ("repeat", repeating),
-                ("until", try until.map { $0.isEmpty ? $0 : try Dates.day($0, options) }), ("month_end", monthEnd),
-                ("description", note), ("for", assignee),
-            ]
-            for case (let name, let value?) in texts { arguments[name] = .string(value) }
-            return arguments
+        /// `todo add` with these fields, days resolved (`Dates.day`: `--due today`).
+        func add(title: String, collection: String, _ options: GlobalOptions) throws -> TodoCommands.Add {
+            TodoCommands.Add(
+                title: title, collection: collection, description: note, due: try day(due, options), time: time,
+                priority: priority, repeating: repeating, until: try day(until, options), monthEnd: monthEnd,
+                assignee: assignee)
+        }
+
+        /// `todo edit` with these fields, days resolved.
+        func edit(id: String, _ options: GlobalOptions) throws -> TodoCommands.Edit {
+            TodoCommands.Edit(
+                id: id, description: note, due: try day(due, options), time: time, priority: priority,
+                repeating: repeating, until: try day(until, options), monthEnd: monthEnd, assignee: assignee)
+        }
+
+        /// A day as the store takes it (an empty one clears the field).
+        private func day(_ given: String?, _ options: GlobalOptions) throws -> String? {
+            try given.map { $0.isEmpty ? $0 : try Dates.day($0, options) }
         }
     }
 
@@ -144,12 +151,10 @@ struct Todo: AsyncParsableCommand {
         @Flag(help: "Keep it out of the calendar.") var noCalendar = false
 
         func run() async throws {
-            var arguments = try fields.arguments(options)
-            arguments["title"] = .string(title)
-            arguments["collection"] = .string(collection)
-            arguments["remind"] = .bool(remind)
-            if noCalendar { arguments["show_in_calendar"] = false }
-            let reply = try await ServiceCall.run(options, .store, "todo.add", arguments, as: TodoChange.self)
+            var command = try fields.add(title: title, collection: collection, options)
+            command.remind = remind
+            if noCalendar { command.showInCalendar = false }
+            let reply = try await ServiceCall.send(options, .store, command)
             if options.json { return try Output.reply(reply) }
             Output.line("added: " + Todo.describe(reply.todo))
         }
@@ -166,12 +171,9 @@ struct Todo: AsyncParsableCommand {
         @Option(help: "Reminder on or off: true or false.") var remind: Bool?
 
         func run() async throws {
-            var arguments = try fields.arguments(options)
-            arguments["id"] = .string(id)
-            if let title { arguments["title"] = .string(title) }
-            if let collection { arguments["collection"] = .string(collection) }
-            if let remind { arguments["remind"] = .bool(remind) }
-            let reply = try await ServiceCall.run(options, .store, "todo.edit", arguments, as: TodoChange.self)
+            var command = try fields.edit(id: id, options)
+            (command.title, command.collection, command.remind) = (title, collection, remind)
+            let reply = try await ServiceCall.send(options, .store, command)
             if options.json { return try Output.reply(reply) }
             Output.line((reply.unchanged == true ? "unchanged: " : "saved: ") + Todo.describe(reply.todo))
         }
@@ -188,18 +190,18 @@ struct Todo: AsyncParsableCommand {
         @Option(name: .customLong("for"), help: "Only the todos for this member.") var assignee: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["today": .string(try Dates.day("today", options))]
-            if let collection { arguments["collection"] = .string(collection) }
-            if let assignee { arguments["for"] = .string(assignee) }
-            if let date { arguments["date"] = .string(try Dates.day(date, options)) }
-            if date != nil {
-                let reply = try await ServiceCall.run(options, .store, "todo.list", arguments, as: TodoDay.self)
+            if let date {
+                let reply = try await ServiceCall.send(
+                    options, .store,
+                    TodoCommands.Day(date: try Dates.day(date, options), collection: collection, assignee: assignee))
                 if options.json { return try Output.reply(reply) }
                 if reply.todos.isEmpty { Output.line("no todos") }
                 for todo in reply.todos { Output.line("\(todo.done ? "[x]" : "[ ]") \(Todo.describe(todo))") }
                 return
             }
-            let reply = try await ServiceCall.run(options, .store, "todo.list", arguments, as: TodoList.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                TodoCommands.List(collection: collection, today: try Dates.day("today", options), assignee: assignee))
             if options.json { return try Output.reply(reply) }
             if reply.todos.isEmpty { Output.line("no todos") }
             for todo in reply.todos { Output.line("\(todo.completed ? "[x]" : "[ ]") \(Todo.describe(todo))") }
@@ -213,9 +215,8 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.show", ["id": .string(id), "today": .string(try Dates.day("today", options))],
-                as: TodoView.self)
+            let reply = try await ServiceCall.send(
+                options, .store, TodoCommands.Show(id: id, today: try Dates.day("today", options)))
             if options.json { return try Output.reply(reply) }
             Output.line(Todo.describe(reply))
             if let note = reply.description { Output.line("  " + Output.visible(note)) }
@@ -244,8 +245,7 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (or its first characters).", completion: Completions.todo) var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.remove", ["id": .string(id)], as: TodoRemoved.self)
+            let reply = try await ServiceCall.send(options, .store, TodoCommands.Remove(id: id))
             if options.json { return try Output.reply(reply) }
             Output.line("removed \(id)")
         }
@@ -282,12 +282,9 @@ struct Todo: AsyncParsableCommand {
         @Option(help: "Last day, YYYY-MM-DD.") var to: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.occurrences",
-                [
-                    "id": .string(id), "from": .string(try Dates.day(from, options)),
-                    "to": .string(try Dates.day(to, options)),
-                ], as: TodoOccurrences.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                TodoCommands.Occurrences(id: id, from: try Dates.day(from, options), to: try Dates.day(to, options)))
             if options.json { return try Output.reply(reply) }
             // A skipped (or paused) day is neither done nor missed: it was shown as [ ] (issue 63).
             for occurrence in reply.occurrences {
@@ -307,8 +304,7 @@ struct Todo: AsyncParsableCommand {
         @Argument(help: "The todo's id (a removed todo's in full).") var id: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.history", ["id": .string(id)], as: TodoHistory.self)
+            let reply = try await ServiceCall.send(options, .store, TodoCommands.History(id: id))
             if options.json { return try Output.reply(reply) }
             let zone = try Dates.zone(options)
             for change in reply.changes {
@@ -332,9 +328,10 @@ struct Todo: AsyncParsableCommand {
     static func complete(_ options: GlobalOptions, _ day: Day, done: Bool) async throws {
         // A repeating todo needs the day; today on the household's clock unless given.
         let date = try Dates.day(day.date ?? "today", options)
-        let arguments: [String: JSONValue] = ["id": .string(day.id), "date": .string(date)]
-        let reply = try await ServiceCall.run(
-            options, .store, done ? "todo.done" : "todo.undone", arguments, as: TodoChange.self)
+        let reply =
+            done
+            ? try await ServiceCall.send(options, .store, TodoCommands.Done(id: day.id, date: date))
+            : try await ServiceCall.send(options, .store, TodoCommands.Undone(id: day.id, date: date))
         if options.json { return try Output.reply(reply) }
         let repeating = reply.todo.map { $0.repeat != "none" } ?? false
         let day = repeating ? " for \(date)" : ""

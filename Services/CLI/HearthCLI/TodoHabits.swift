@@ -17,9 +17,8 @@ extension Todo {
 
         func run() async throws {
             let date = try Dates.day(day.date ?? "today", options)
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.skip", ["id": .string(day.id), "date": .string(date), "skipped": .bool(!undo)],
-                as: TodoChange.self)
+            let reply = try await ServiceCall.send(
+                options, .store, TodoCommands.Skip(id: day.id, date: date, skipped: !undo))
             if options.json { return try Output.reply(reply) }
             Output.line((undo ? "no longer skipped: " : "skipped: ") + "\(date) of " + Todo.describe(reply.todo))
         }
@@ -49,12 +48,11 @@ extension Todo {
         }
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["id": .string(id), "resume": .bool(resume)]
-            if let from, let to {
-                arguments["from"] = .string(try Dates.day(from, options))
-                arguments["to"] = .string(try Dates.day(to, options))
-            }
-            let reply = try await ServiceCall.run(options, .store, "todo.pause", arguments, as: TodoPaused.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                TodoCommands.Pause(
+                    id: id, from: try from.map { try Dates.day($0, options) },
+                    to: try to.map { try Dates.day($0, options) }, resume: resume))
             if options.json { return try Output.reply(reply) }
             let days = "\(reply.days.count) day\(reply.days.count == 1 ? "" : "s")"
             Output.line((resume ? "resumed \(days) of " : "paused for \(days): ") + Todo.describe(reply.todo))

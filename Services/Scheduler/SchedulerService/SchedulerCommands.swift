@@ -59,15 +59,14 @@ struct SchedulerCommands: Sendable {
     /// Completes the todo (or that day's occurrence) through the store and closes the popup.
     private func done(_ arguments: ReminderCommandArguments) async throws -> JSONValue {
         let (id, todo, date) = try reminder(arguments)
-        var completion: [String: JSONValue] = ["id": .string(todo)]
-        completion["date"] = .string((date ?? board.clock.today(at: clock.now())).description)
-        let reply = try await store.request("todo.done", args: completion)
+        let day = date ?? board.clock.today(at: clock.now())
+        let reply = try await store.send(TodoCommands.Done(id: todo, date: day.description))
         if await board.source(todo)?.snoozedUntil != nil {
             _ = try await store.send(ReminderCommands.Record(records: [.init(id: todo, snoozedUntil: .some(nil))]))
             await board.clearSnooze(todo)
         }
         publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
-        return ["reminder": ["id": .string(id)], "todo": reply["todo"] ?? .null]
+        return ["reminder": ["id": .string(id)], "todo": try reply.todo.map { try JSONValue(reply: $0) } ?? .null]
     }
 
     /// Snoozes the reminder for `minutes` (default `[reminders] snooze`); the snooze is kept in

@@ -10,17 +10,14 @@ public enum HouseholdEdits {
     /// fortnight's start, five periods), made on `device`, then synced.
     public static func school(on device: LANDevice) async throws {
         for kid in ["Kid", "Kid 2", "Kid 3", "Kid 4", "Kid 5"] {
-            _ = try await device.store("member.add", ["name": .string(kid), "role": "student"])
+            _ = try await device.send(MemberCommands.Add(name: kid, role: "student"))
         }
-        _ = try await device.store("collection.add", ["name": "Home", "kind": "list"])
-        _ = try await device.store("timetable.configure", ["week1_start": "2026-11-02"])
-        _ = try await device.store(
-            "timetable.bells",
-            [
-                "bells": [
-                    "1=09:00-10:00", "2=10:00-11:00", "3=11:15-12:15", "4=13:15-14:15", "5=14:15-15:15",
-                ]
-            ])
+        _ = try await device.send(CollectionCommands.Add(name: "Home", kind: "list"))
+        _ = try await device.send(SchoolCommands.Configure(week1Start: "2026-11-02"))
+        _ = try await device.send(
+            SchoolCommands.Bells(bells: [
+                "1=09:00-10:00", "2=10:00-11:00", "3=11:15-12:15", "4=13:15-14:15", "5=14:15-15:15",
+            ]))
     }
 
     /// Edit number `n` on `device`: which domain by `n`, names and times from the device and `n`
@@ -34,46 +31,39 @@ public enum HouseholdEdits {
         do {
             switch n % 8 {
             case 0:
-                _ = try await device.store(
-                    "event.set", ["year": 2027, "month": .int(Int64(n % 12 + 1)), "title": .string(tag)])
+                _ = try await device.send(EventCommands.Set(year: 2027, month: n % 12 + 1, title: tag))
             case 1:
-                let reply = try await device.store(
-                    "todo.add",
-                    ["title": .string("Todo \(tag)"), "collection": "Home", "due": .string("2026-12-\(10 + n % 18)")])
-                if let id = try reply.decode(TodoChange.self).todo?.id { todos.append(id) }
+                let reply = try await device.send(
+                    TodoCommands.Add(title: "Todo \(tag)", collection: "Home", due: "2026-12-\(10 + n % 18)"))
+                if let id = reply.todo?.id { todos.append(id) }
             case 2 where !todos.isEmpty:
-                _ = try await device.store("todo.done", ["id": .string(todos.removeLast())])
+                _ = try await device.send(TodoCommands.Done(id: todos.removeLast()))
             case 4:
                 // A slot of its own for every n up to 2,000: 50 a member (two weeks, five days,
                 // five periods), five members.
                 let (slot, kid) = (n / 8 % 50, n / 400)
-                _ = try await device.store(
-                    "timetable.add",
-                    [
-                        "member": .string(kid == 0 ? "Kid" : "Kid \(kid + 1)"), "week": .int(Int64(slot % 2 + 1)),
-                        "day": .string(days[slot / 2 % 5]), "period": .string("\(slot / 10 + 1)"),
-                        "subject": .string(tag), "room": .string("R\(n)"),
-                    ])
+                _ = try await device.send(
+                    TimetableCommands.Add(
+                        week: SlotText("\(slot % 2 + 1)"), day: SlotText(days[slot / 2 % 5]),
+                        period: SlotText("\(slot / 10 + 1)"), subject: tag, room: "R\(n)",
+                        member: kid == 0 ? "Kid" : "Kid \(kid + 1)"))
             case 5:
                 let name = "Friend of \(tag)"
-                _ = try await device.store("people.add", ["name": .string(name)])
+                _ = try await device.send(PeopleCommands.Add(name: name))
                 people.append(name)
             case 6 where !people.isEmpty:
-                _ = try await device.store(
-                    "people.log", ["person": .string(people[people.count - 1]), "outcome": "call"])
+                _ = try await device.send(PeopleCommands.Log(person: people[people.count - 1], outcome: "call"))
             case 7 where !people.isEmpty:
                 let person = people[people.count - 1]
                 // A day of its own from 1 December, at each device's own hour: no clashes.
                 let start = Date(timeIntervalSince1970: 1_796_083_200)  // 2026-12-01T00:00:00Z
                     .addingTimeInterval(Double(n / 8) * 86_400 + Double(9 + 2 * device.index) * 3_600)
-                _ = try await device.store(
-                    "plan.add",
-                    ["person": .string(person), "at": .string(Timestamp.format(start)), "duration": "30m"])
+                _ = try await device.send(
+                    PlanCommands.Add(person: person, at: .text(Timestamp.format(start)), duration: "30m"))
             default:
                 // A note; and what a completion, a log or a check-in becomes when there is
                 // nothing yet to complete or log.
-                _ = try await device.store(
-                    "note.set", ["date": .string("2026-12-\(10 + n % 18)"), "text": .string(tag)])
+                _ = try await device.send(NoteCommands.Set(date: "2026-12-\(10 + n % 18)", text: tag))
             }
             return nil
         } catch {
@@ -115,23 +105,18 @@ extension HouseholdEdits {
     /// - Returns: the tag, when the store acknowledged the edit.
     public static func tagged(_ n: Int, on device: LANDevice) async -> String? {
         let tag = "chaos \(device.name) \(n)"
-        let arguments: (String, [String: JSONValue]) =
-            switch n % 5 {
-            case 0: ("event.set", ["year": 2028, "month": .int(Int64(n % 12 + 1)), "title": .string(tag)])
-            case 1: ("todo.add", ["title": .string(tag), "collection": "Home"])
-            case 2: ("note.set", ["date": .string("2027-01-\(10 + n % 18)"), "text": .string(tag)])
-            case 3: ("people.add", ["name": .string(tag)])
-            default:
-                (
-                    "timetable.add",
-                    [
-                        "member": "Kid", "week": .int(Int64(n % 2 + 1)), "day": .string(["Mon", "Tue", "Wed"][n % 3]),
-                        "period": .string("\(n % 5 + 1)"), "subject": .string(tag), "room": "R1",
-                    ]
-                )
-            }
         do {
-            _ = try await device.store(arguments.0, arguments.1)
+            switch n % 5 {
+            case 0: _ = try await device.send(EventCommands.Set(year: 2028, month: n % 12 + 1, title: tag))
+            case 1: _ = try await device.send(TodoCommands.Add(title: tag, collection: "Home"))
+            case 2: _ = try await device.send(NoteCommands.Set(date: "2027-01-\(10 + n % 18)", text: tag))
+            case 3: _ = try await device.send(PeopleCommands.Add(name: tag))
+            default:
+                _ = try await device.send(
+                    TimetableCommands.Add(
+                        week: SlotText("\(n % 2 + 1)"), day: SlotText(["Mon", "Tue", "Wed"][n % 3]),
+                        period: SlotText("\(n % 5 + 1)"), subject: tag, room: "R1", member: "Kid"))
+            }
             return tag
         } catch {
             return nil

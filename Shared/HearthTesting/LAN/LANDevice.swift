@@ -82,6 +82,11 @@ public final class LANDevice: Sendable {
         }
     }
 
+    /// The store's answer to `command`, as its reply type.
+    public func send<C: HearthCommand>(_ command: C) async throws -> C.Reply {
+        try await store(C.name, try command.arguments()).decode(C.Reply.self)
+    }
+
     /// The data of the next `type` event on this device's bus matching `predicate`.
     public func event(
         _ type: String, timeout: Duration = .seconds(10), from start: Int = 0,

@@ -12,13 +12,10 @@ extension TodosCommands {
     /// `todo.skip {id, date, skipped?}`: one day of a repeating todo marked skipped (not
     /// applicable: the pool was closed), or with `skipped: false` no longer. A skipped day neither
     /// breaks nor extends a streak and reminds nobody; a day done stays done.
-    func skipTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        guard let date = try arguments.optionalDate("date") else {
-            throw CommandError.invalidArgument("date", "is required: which day to skip (YYYY-MM-DD)")
-        }
-        let skipped = try arguments.optionalBool("skipped") ?? true
+    func skipTodo(_ command: TodoCommands.Skip, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.id
+        let date = try StoreCommands.date(command.date, field: "date")
+        let skipped = command.skipped ?? true
         return try await writes.once(request.id) { db, outbox in
             let (id, recurrence) = try Self.repeating(given, in: db)
             guard recurrence.occurs(on: date) else {
@@ -38,11 +35,11 @@ extension TodosCommands {
     /// `todo.pause {id, from, to, resume?}`: every day the todo falls on from `from` through `to`
     /// skipped (a holiday), in one transaction; with `resume: true`, those days no longer skipped.
     /// - Throws: for a range of more than 366 days, or one the todo does not fall in.
-    func pauseTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        let resume = try arguments.optionalBool("resume") ?? false
-        let (from, to) = (try arguments.optionalDate("from"), try arguments.optionalDate("to"))
+    func pauseTodo(_ command: TodoCommands.Pause, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.id
+        let resume = command.resume ?? false
+        let from = try command.from.map { try StoreCommands.date($0, field: "from") }
+        let to = try command.to.map { try StoreCommands.date($0, field: "to") }
         // A resume without days: every day skipped from today on (the habit is back today).
         let resumeAll = resume && from == nil && to == nil
         if !resumeAll {

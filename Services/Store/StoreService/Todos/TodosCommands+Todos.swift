@@ -8,11 +8,10 @@ import HearthCore
 extension TodosCommands {
     /// The todo fields a request sets, checked one by one (`todo.add` and `todo.edit`); an empty
     /// text clears an optional field.
-    private func todoValues(_ arguments: Arguments) throws -> [String: FieldValue] {
-        var texts: [String: String] = [:]
-        for name in ["title", "description", "due", "time", "until", "priority", "repeat", "month_end"] {
-            texts[name] = try arguments.optionalString(name)
-        }
+    private func todoValues(
+        _ given: [String: String?], remind: Bool?, showInCalendar: Bool?
+    ) throws -> [String: FieldValue] {
+        let texts = given.compactMapValues { $0 }
         var values: [String: FieldValue] = [:]
         try check { () throws(RuleError) in
             if let title = texts["title"] { values["title"] = .text(try Todos.title(title)) }
@@ -44,9 +43,20 @@ extension TodosCommands {
                     try Todos.choice(monthEnd, field: "month_end", as: Todos.MonthEnd.self).rawValue)
             }
         }
-        if let remind = try arguments.optionalBool("remind") { values["remind"] = .bool(remind) }
-        if let shown = try arguments.optionalBool("show_in_calendar") { values["show_in_calendar"] = .bool(shown) }
+        if let remind { values["remind"] = .bool(remind) }
+        if let showInCalendar { values["show_in_calendar"] = .bool(showInCalendar) }
         return values
+    }
+
+    /// `add`'s and `edit`'s text fields by their names on the wire.
+    private static func texts(
+        title: String?, description: String?, due: String?, time: String?, until: String?, priority: String?,
+        repeating: String?, monthEnd: String?
+    ) -> [String: String?] {
+        [
+            "title": title, "description": description, "due": due, "time": time, "until": until,
+            "priority": priority, "repeat": repeating, "month_end": monthEnd,
+        ]
     }
 
     /// Checks the rules between a todo's fields on the state it will have (`Todos.checkTodo`,
@@ -59,13 +69,14 @@ extension TodosCommands {
         }
     }
 
-    func addTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        guard try arguments.optionalString("title") != nil else {
-            throw CommandError.invalidArgument("title", "is required and must not be blank")
-        }
-        let given = try arguments.requiredString("collection")
-        var values = try todoValues(arguments)
+    func addTodo(_ command: TodoCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.collection
+        var values = try todoValues(
+            Self.texts(
+                title: command.title, description: command.description, due: command.due, time: command.time,
+                until: command.until, priority: command.priority, repeating: command.repeating,
+                monthEnd: command.monthEnd),
+            remind: command.remind, showInCalendar: command.showInCalendar)
         let defaults: [String: FieldValue] = [
             "priority": .text(Todos.Priority.none.rawValue), "repeat": .text(Todos.Repeat.none.rawValue),
             "month_end": .text(Todos.MonthEnd.skip.rawValue), "remind": .bool(false), "show_in_calendar": .bool(true),
@@ -75,7 +86,7 @@ extension TodosCommands {
         try Self.checkTodo(values)
         let entity = EntityRef(kind: Todos.todoKind, id: UUIDText.make())
         let changes = values
-        let assignee = try arguments.optionalString("for")
+        let assignee = command.assignee
         return try await writes.once(request.id) { db, outbox in
             var all = changes
             all["collection"] = .text(try Self.collectionID(given, in: db, field: "collection"))
@@ -84,13 +95,16 @@ extension TodosCommands {
         }
     }
 
-    func editTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        var values = try todoValues(arguments)
-        let collection = try arguments.optionalString("collection")
-        let assignee = try arguments.optionalString("for")
-        if let completed = try arguments.optionalBool("completed") { values["completed"] = .bool(completed) }
+    func editTodo(_ command: TodoCommands.Edit, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.id
+        var values = try todoValues(
+            Self.texts(
+                title: command.title, description: command.description, due: command.due, time: command.time,
+                until: command.until, priority: command.priority, repeating: command.repeating,
+                monthEnd: command.monthEnd),
+            remind: command.remind, showInCalendar: command.showInCalendar)
+        let (collection, assignee) = (command.collection, command.assignee)
+        if let completed = command.completed { values["completed"] = .bool(completed) }
         guard !values.isEmpty || collection != nil || assignee != nil else {
             throw CommandError.invalidArgument("title", "or another field must be given: there is nothing to edit")
         }
@@ -113,8 +127,8 @@ extension TodosCommands {
         .text(try HubCommands.member(named: given, in: db, field: "for").id)
     }
 
-    func removeTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("id")
+    func removeTodo(_ command: TodoCommands.Remove, _ request: CommandRequest) async throws -> JSONValue {
+        let given = command.id
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.todoID(given, in: db)
             return try commit(EntityRef(kind: Todos.todoKind, id: id), ["deleted": .bool(true)], in: db, outbox: outbox)
@@ -123,10 +137,10 @@ extension TodosCommands {
 
     /// Completes or reopens a one-off todo, or one date of a recurring one (its completion
     /// instance, one per template and date).
-    func completeTodo(_ request: CommandRequest, done: Bool) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        let date = try arguments.optionalDate("date")
+    func completeTodo(
+        id given: String, date: String?, done: Bool, _ request: CommandRequest
+    ) async throws -> JSONValue {
+        let date = try date.map { try StoreCommands.date($0, field: "date") }
         return try await writes.once(request.id) { db, outbox in
             let id = try Self.todoID(given, in: db)
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM todo WHERE id = ?", arguments: [id]) else {
@@ -156,10 +170,10 @@ extension TodosCommands {
 
     /// One todo with its subtasks, a repeating one's days done and skipped, and its streak as of
     /// `today` (the household's day unless given).
-    func showTodo(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        let today = try arguments.optionalDate("today") ?? LocalDate(Date(), in: timeZone)
+    func showTodo(_ command: TodoCommands.Show) async throws -> JSONValue {
+        let given = command.id
+        let today =
+            try command.today.map { try StoreCommands.date($0, field: "today") } ?? LocalDate(Date(), in: timeZone)
         return try await database.pool.read { db in
             let id = try Self.todoID(given, in: db)
             guard var todo = try Self.todo(id, in: db) else {
@@ -177,8 +191,8 @@ extension TodosCommands {
 
     /// Every change to a todo, its subtasks and its completions, oldest first (a removed todo's
     /// too, by its full id).
-    func todoHistory(_ request: CommandRequest) async throws -> JSONValue {
-        let given = try Arguments(request.arguments).requiredString("id")
+    func todoHistory(_ command: TodoCommands.History) async throws -> JSONValue {
+        let given = command.id
         return try await database.pool.read { db in
             let known =
                 Todos.isEntityID(given)
@@ -200,23 +214,31 @@ extension TodosCommands {
         }
     }
 
-    /// Todos, by collection order then due date (with `today`, repeating todos that ended before
-    /// it are left out); with `date`, the todos of that day (recurring ones on the days they fall
-    /// on, marked done where that day's instance exists); with `for`, only those for that member.
-    func listTodos(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let collection = try arguments.optionalString("collection")
-        let date = try arguments.optionalDate("date")
-        let today = try arguments.optionalDate("today")
-        let assignee = try arguments.optionalString("for")
+    /// The todos of one day (recurring ones on the days they fall on, marked done where that
+    /// day's instance exists); with `for`, only those for that member.
+    func dayTodos(_ command: TodoCommands.Day) async throws -> JSONValue {
+        let date = try StoreCommands.date(command.date, field: "date")
+        let (collection, assignee) = (command.collection, command.assignee)
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
             let member = try assignee.map { try HubCommands.member(named: $0, in: db, field: "for").id }
-            if let date {
-                let day = try TodoAgenda.read(
-                    from: date, through: date, collection: collectionID, assignee: member, in: db)
-                return try JSONValue(reply: TodoDay(date: date.description, todos: day.map(\.view)))
-            }
+            let day = try TodoAgenda.read(from: date, through: date, collection: collectionID, assignee: member, in: db)
+            return try JSONValue(reply: TodoDay(date: date.description, todos: day.map(\.view)))
+        }
+    }
+
+    /// Todos, by collection order then due date (with `today`, repeating todos that ended before
+    /// it are left out); with `for`, only those for that member. A `date` is refused: one day's
+    /// todos are `todo.day`'s.
+    func listTodos(_ command: TodoCommands.List, _ request: CommandRequest) async throws -> JSONValue {
+        if request.arguments["date"] != nil {
+            throw CommandError.invalidArgument("date", "is not todo.list's: the todos of one day are todo.day's")
+        }
+        let (collection, assignee) = (command.collection, command.assignee)
+        let today = try command.today.map { try StoreCommands.date($0, field: "today") }
+        return try await database.pool.read { db in
+            let collectionID = try collection.map { try Self.collectionID($0, in: db) }
+            let member = try assignee.map { try HubCommands.member(named: $0, in: db, field: "for").id }
             // A repeating todo whose end date is before `today` has left the lists.
             let ids = try String.fetchAll(
                 db,
@@ -241,13 +263,10 @@ extension TodosCommands {
     }
 
     /// The dates a todo falls on between `from` and `to`, each with whether it is done.
-    func occurrences(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let given = try arguments.requiredString("id")
-        guard let from = try arguments.optionalDate("from") else {
-            throw CommandError.invalidArgument("from", "is required")
-        }
-        guard let to = try arguments.optionalDate("to") else { throw CommandError.invalidArgument("to", "is required") }
+    func occurrences(_ command: TodoCommands.Occurrences) async throws -> JSONValue {
+        let given = command.id
+        let from = try StoreCommands.date(command.from, field: "from")
+        let to = try StoreCommands.date(command.to, field: "to")
         guard from <= to else { throw CommandError.invalidArgument("to", "must not be before 'from' (\(from))") }
         guard to.dayNumber - from.dayNumber <= 3_660 else {
             throw CommandError.invalidArgument("to", "must be at most ten years after 'from'")

@@ -103,26 +103,28 @@ enum TodosDomain: StoreDomain {
     private static let handlers = StoreDomains.table(
         TodosCommands.self,
         reads: [
-            "todo.list": { commands, request in try await commands.listTodos(request) },
-            "todo.show": { commands, request in try await commands.showTodo(request) },
             "todo.export": { commands, request in try await commands.exportTodos(request) },
-            "todo.history": { commands, request in try await commands.todoHistory(request) },
             "todo.stats": { commands, request in try await commands.statistics(request) },
             "todo.calendar": { commands, request in try await commands.calendar(request) },
-            "todo.occurrences": { commands, request in try await commands.occurrences(request) },
         ],
         writes: [
-            "todo.add": { commands, request in try await commands.addTodo(request) },
-            "todo.edit": { commands, request in try await commands.editTodo(request) },
-            "todo.remove": { commands, request in try await commands.removeTodo(request) },
-            "todo.done": { commands, request in try await commands.completeTodo(request, done: true) },
-            "todo.undone": { commands, request in try await commands.completeTodo(request, done: false) },
-            "todo.skip": { commands, request in try await commands.skipTodo(request) },
-            "todo.pause": { commands, request in try await commands.pauseTodo(request) },
             "template.apply": { commands, request in try await commands.applyTemplate(request) },
             "todo.import": { commands, request in try await commands.importTodos(request) },
         ],
         typedReads: [
+            StoreDomains.command(TodoCommands.List.self) { commands, command, request in
+                try await commands.listTodos(command, request)
+            },
+            StoreDomains.command(TodoCommands.Day.self) { commands, command, _ in try await commands.dayTodos(command)
+            },
+            StoreDomains.command(TodoCommands.Show.self) { commands, command, _ in try await commands.showTodo(command)
+            },
+            StoreDomains.command(TodoCommands.History.self) { commands, command, _ in
+                try await commands.todoHistory(command)
+            },
+            StoreDomains.command(TodoCommands.Occurrences.self) { commands, command, _ in
+                try await commands.occurrences(command)
+            },
             StoreDomains.command(ReminderCommands.Sources.self) { commands, command, _ in
                 try await commands.reminderSources(command)
             },
@@ -134,6 +136,27 @@ enum TodosDomain: StoreDomain {
             },
         ],
         typedWrites: [
+            StoreDomains.command(TodoCommands.Add.self) { commands, command, request in
+                try await commands.addTodo(command, request)
+            },
+            StoreDomains.command(TodoCommands.Edit.self) { commands, command, request in
+                try await commands.editTodo(command, request)
+            },
+            StoreDomains.command(TodoCommands.Remove.self) { commands, command, request in
+                try await commands.removeTodo(command, request)
+            },
+            StoreDomains.command(TodoCommands.Done.self) { commands, command, request in
+                try await commands.completeTodo(id: command.id, date: command.date, done: true, request)
+            },
+            StoreDomains.command(TodoCommands.Undone.self) { commands, command, request in
+                try await commands.completeTodo(id: command.id, date: command.date, done: false, request)
+            },
+            StoreDomains.command(TodoCommands.Skip.self) { commands, command, request in
+                try await commands.skipTodo(command, request)
+            },
+            StoreDomains.command(TodoCommands.Pause.self) { commands, command, request in
+                try await commands.pauseTodo(command, request)
+            },
             StoreDomains.command(ReminderCommands.Record.self) { commands, command, request in
                 try await commands.recordReminder(command, request)
             },

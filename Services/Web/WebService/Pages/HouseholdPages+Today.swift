@@ -96,9 +96,7 @@ extension HouseholdPages {
     {
         var lists: [[String: Any]] = []
         for collection in collections.collections where collection.kind == "list" {
-            var arguments: [String: JSONValue] = ["collection": .string(collection.id)]
-            if let assignee { arguments["for"] = .string(assignee) }
-            let reply = try await store.request("todo.list", args: arguments).decode(TodoList.self)
+            let reply = try await store.send(TodoCommands.List(collection: collection.id, assignee: assignee))
             let wanted = reply.todos.filter { todo in !todo.completed && priority.map { todo.priority == $0 } ?? true }
             // Dated ones show on their days; the list says how many, rather than "Nothing on it"
             // when all of them have dates (issue 63).

@@ -34,17 +34,19 @@ extension WebRouter {
         router.post("/today/todos/:id/done") { request, context in
             let id = try context.parameters.require("id")
             return try await act(request, view: "today") { form in
-                var arguments: [String: JSONValue] = ["id": .string(id)]
-                if let date = form.text("date") { arguments["date"] = .string(date) }
-                _ = try await pages.store.request(form["done"] == "0" ? "todo.undone" : "todo.done", args: arguments)
+                let date = form.text("date")
+                if form["done"] == "0" {
+                    _ = try await pages.store.send(TodoCommands.Undone(id: id, date: date))
+                } else {
+                    _ = try await pages.store.send(TodoCommands.Done(id: id, date: date))
+                }
             }
         }
         // An item added to a list (a todo with no date in a collection of kind list).
         router.post("/today/lists/:collection/add") { request, context in
             let collection = try context.parameters.require("collection")
             return try await act(request, view: "today") { form in
-                _ = try await pages.store.request(
-                    "todo.add", args: ["collection": .string(collection), "title": .string(form["title"] ?? "")])
+                _ = try await pages.store.send(TodoCommands.Add(title: form["title"] ?? "", collection: collection))
             }
         }
         router.post("/today/note") { request, _ in
