@@ -376,6 +376,20 @@ struct HearthCommandTests {
                 ["id": "4f2a", "from": "2026-12-01", "to": "2026-12-31"]
             ),
             (TodoCommands.History(id: "4f2a"), "todo.history", ["id": "4f2a"]),
+            (
+                TodoCommands.Calendar(from: "2026-12-01", to: "2026-12-31", status: "open", assignee: "Ann"),
+                "todo.calendar", ["from": "2026-12-01", "to": "2026-12-31", "status": "open", "for": "Ann"]
+            ),
+            (TodoCommands.Export(), "todo.export", [:]),
+            (
+                TodoCommands.Import(path: "/tmp/t.ics", collection: "Home", confirm: true), "todo.import",
+                ["path": "/tmp/t.ics", "collection": "Home", "confirm": true]
+            ),
+            (TodoCommands.Stats(weeks: 4), "todo.stats", ["weeks": 4]),
+            (
+                TodoCommands.ApplyTemplate(name: "Morning routine", start: "2026-12-08", collectionName: "Mornings"),
+                "template.apply", ["name": "Morning routine", "start": "2026-12-08", "collection_name": "Mornings"]
+            ),
         ]
         try Self.expectWire(cases)
         // The keys Swift cannot spell ('repeat', 'for') decode back into their fields.

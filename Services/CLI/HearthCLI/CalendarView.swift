@@ -40,11 +40,11 @@ struct CalendarView: AsyncParsableCommand {
             try span == .month ? Dates.month(date, options, today: today) : Dates.day(date, options, today: today)
         let day = try parseDay(dayText, field: "date")
         let (from, to) = Self.range(span, around: day, weekStart: configuration.household.weekStart)
-        var arguments: [String: JSONValue] = ["from": .string(from.description), "to": .string(to.description)]
-        for (name, value) in [("priority", priority), ("status", status), ("kind", kind), ("collection", collection)] {
-            if let value { arguments[name] = .string(value) }
-        }
-        let reply = try await ServiceCall.run(options, .store, "todo.calendar", arguments, as: TodoCalendar.self)
+        let reply = try await ServiceCall.send(
+            options, .store,
+            TodoCommands.Calendar(
+                from: from.description, to: to.description, priority: priority, status: status, kind: kind,
+                collection: collection))
         if options.json { return try Output.reply(reply) }
         if span == .month {
             for line in Self.monthGrid(reply, month: day, today: today, weekStart: configuration.household.weekStart) {

@@ -64,12 +64,10 @@ struct Templates: AsyncParsableCommand {
 
         func run() async throws {
             let template = try Templates.find(name)
-            var arguments: [String: JSONValue] = [
-                "name": .string(template.name), "start": .string(try Dates.day(start, options)),
-            ]
-            if let collectionName { arguments["collection_name"] = .string(collectionName) }
-            let reply = try await ServiceCall.run(
-                options, .store, "template.apply", arguments, as: TemplateApplied.self)
+            let reply = try await ServiceCall.send(
+                options, .store,
+                TodoCommands.ApplyTemplate(
+                    name: template.name, start: try Dates.day(start, options), collectionName: collectionName))
             if options.json { return try Output.reply(reply) }
             Output.line(
                 "applied \(template.name): " + Collection.describe(reply.collection) + " with \(reply.todos) todos")

@@ -29,9 +29,7 @@ extension Todo {
         ]
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
-            if let collection { arguments["collection"] = .string(collection) }
-            let reply = try await ServiceCall.run(options, .store, "todo.export", arguments, as: TodoList.self)
+            let reply = try await ServiceCall.send(options, .store, TodoCommands.Export(collection: collection))
             let text: String =
                 switch format {
                 case .ics: TodoFile.text(reply.todos, stamp: Date(), name: collection ?? "Hearth todos")
@@ -83,15 +81,12 @@ extension Todo {
         @Flag(help: "Import: add and update the todos (nothing is deleted).") var confirm = false
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [
-                "path": .string(URL(fileURLWithPath: file).standardizedFileURL.path), "confirm": .bool(confirm),
-            ]
-            if let collection { arguments["collection"] = .string(collection) }
+            let command = TodoCommands.Import(
+                path: URL(fileURLWithPath: file).standardizedFileURL.path, collection: collection, confirm: confirm)
             // A big file takes a while (about 0.8 ms a todo): one attempt, waited for, rather than
             // "not answering" while the store still writes it.
-            let reply = try await ServiceCall.run(
-                options, .store, "todo.import", arguments, as: TodoImportReport.self,
-                patience: confirm ? .seconds(600) : .seconds(60))
+            let reply = try await ServiceCall.send(
+                options, .store, command, patience: confirm ? .seconds(600) : .seconds(60))
             if options.json { return try Output.reply(reply) }
             let verb = reply.confirmed ? "imported" : "would import"
             Output.line(

@@ -22,9 +22,8 @@ extension Todo {
         @Option(help: "How many weeks back, 1 to 53.") var weeks = 12
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["weeks": .int(Int64(weeks))]
-            if let collection { arguments["collection"] = .string(collection) }
-            let reply = try await ServiceCall.run(options, .store, "todo.stats", arguments, as: TodoStatistics.self)
+            let reply = try await ServiceCall.send(
+                options, .store, TodoCommands.Stats(collection: collection, weeks: weeks))
             if options.json { return try Output.reply(reply) }
             let colour = ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1
             for line in StatsText(colour: colour).lines(reply) { Output.line(line) }

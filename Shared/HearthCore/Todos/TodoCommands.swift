@@ -199,4 +199,81 @@ public enum TodoCommands {
         public var id: String
         public init(id: String) { self.id = id }
     }
+
+    /// Each day's todos from `from` through `to` (62 days at most), from the collections shown
+    /// on the calendar, filtered, with counts per day.
+    public struct Calendar: HearthCommand {
+        public typealias Reply = TodoCalendar
+        public static let name = "todo.calendar"
+        public var from: String
+        public var to: String
+        public var priority: String?
+        /// `open` or `done`.
+        public var status: String?
+        /// `habit`, `plan` or `list`.
+        public var kind: String?
+        public var collection: String?
+        public var assignee: String?
+        public init(
+            from: String, to: String, priority: String? = nil, status: String? = nil, kind: String? = nil,
+            collection: String? = nil, assignee: String? = nil
+        ) {
+            (self.from, self.to, self.priority, self.status) = (from, to, priority, status)
+            (self.kind, self.collection, self.assignee) = (kind, collection, assignee)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case from, to, priority, status, kind, collection
+            case assignee = "for"
+        }
+    }
+
+    /// Every todo of a collection (or of all) with its subtasks and the days a repeating one was
+    /// done and skipped: what `todo export` writes as iCalendar, CSV or JSON.
+    public struct Export: HearthCommand {
+        public typealias Reply = TodoList
+        public static let name = "todo.export"
+        public var collection: String?
+        public init(collection: String? = nil) { self.collection = collection }
+    }
+
+    /// Reads an iCalendar file of todos (`path`, absolute, on the store's machine): what it would
+    /// add and update, or with `confirm` does so. `collection` takes the todos whose file names
+    /// none.
+    public struct Import: HearthCommand {
+        public typealias Reply = TodoImportReport
+        public static let name = "todo.import"
+        public var path: String
+        public var collection: String?
+        public var confirm: Bool?
+        public init(path: String, collection: String? = nil, confirm: Bool? = nil) {
+            (self.path, self.collection, self.confirm) = (path, collection, confirm)
+        }
+    }
+
+    /// Completion statistics over `weeks` weeks (1–53, default 12) up to `today` (the
+    /// household's day unless given), of one collection or all.
+    public struct Stats: HearthCommand {
+        public typealias Reply = TodoStatistics
+        public static let name = "todo.stats"
+        public var collection: String?
+        public var weeks: Int?
+        public var today: String?
+        public init(collection: String? = nil, weeks: Int? = nil, today: String? = nil) {
+            (self.collection, self.weeks, self.today) = (collection, weeks, today)
+        }
+    }
+
+    /// Makes a collection from a template (`hearth templates`) starting on `start`, named
+    /// `collectionName` or the template's (made distinct when taken).
+    public struct ApplyTemplate: HearthCommand {
+        public typealias Reply = TemplateApplied
+        public static let name = "template.apply"
+        public var name: String
+        public var start: String
+        public var collectionName: String?
+        public init(name: String, start: String, collectionName: String? = nil) {
+            (self.name, self.start, self.collectionName) = (name, start, collectionName)
+        }
+    }
 }

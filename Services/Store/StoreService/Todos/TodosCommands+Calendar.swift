@@ -8,19 +8,14 @@ extension TodosCommands {
     /// `todo.calendar {from, to, priority?, status?, kind?, collection?, for?}` → one object per day:
     /// `date`, `counts {open, done}`, `todos` (a repeating todo on each day it falls on, marked
     /// done where that day is completed, never twice).
-    func calendar(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        guard let from = try arguments.optionalDate("from") else {
-            throw CommandError.invalidArgument("from", "is required")
-        }
-        guard let to = try arguments.optionalDate("to") else { throw CommandError.invalidArgument("to", "is required") }
+    func calendar(_ command: TodoCommands.Calendar) async throws -> JSONValue {
+        let from = try StoreCommands.date(command.from, field: "from")
+        let to = try StoreCommands.date(command.to, field: "to")
         guard from <= to else { throw CommandError.invalidArgument("to", "must not be before 'from' (\(from))") }
         guard to.dayNumber - from.dayNumber < 62 else {
             throw CommandError.invalidArgument("to", "must be within 62 days of 'from' (a month view at most)")
         }
-        let priority = try arguments.optionalString("priority")
-        let status = try arguments.optionalString("status")
-        let kind = try arguments.optionalString("kind")
+        let (priority, status, kind) = (command.priority, command.status, command.kind)
         try check { () throws(RuleError) in
             if let priority { _ = try Todos.choice(priority, field: "priority", as: Todos.Priority.self) }
             if let kind { _ = try Todos.choice(kind, field: "kind", as: Todos.Kind.self) }
@@ -28,8 +23,7 @@ extension TodosCommands {
         if let status, !["open", "done"].contains(status) {
             throw CommandError.invalidArgument("status", "must be open or done, got '\(status)'")
         }
-        let collection = try arguments.optionalString("collection")
-        let assignee = try arguments.optionalString("for")
+        let (collection, assignee) = (command.collection, command.assignee)
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
             let member = try assignee.map { try HubCommands.member(named: $0, in: db, field: "for").id }

@@ -7,8 +7,8 @@ import HearthCore
 /// its subtasks and the days a repeating one was done and skipped (or paused). The command line writes them as
 /// iCalendar (`TodoFile`), CSV or JSON.
 extension TodosCommands {
-    func exportTodos(_ request: CommandRequest) async throws -> JSONValue {
-        let collection = try Arguments(request.arguments).optionalString("collection")
+    func exportTodos(_ command: TodoCommands.Export) async throws -> JSONValue {
+        let collection = command.collection
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
             let ids = try String.fetchAll(

@@ -14,12 +14,11 @@ extension TodosCommands {
     /// The largest file read.
     static let maximumTodoFileBytes = 8 * 1024 * 1024
 
-    func importTodos(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let path = try arguments.requiredString("path")
+    func importTodos(_ command: TodoCommands.Import, _ request: CommandRequest) async throws -> JSONValue {
+        let path = command.path
         guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
-        let fallback = try arguments.optionalString("collection")
-        let confirm = try arguments.optionalBool("confirm") ?? false
+        let fallback = command.collection
+        let confirm = command.confirm ?? false
         let zone = timeZone
         let reading = try await offPool { () throws(CommandError) -> TodoFile.Reading in
             // Read no further than the limit: a 1 GB file was read whole before this check.

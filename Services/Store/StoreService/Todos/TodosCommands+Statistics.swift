@@ -11,15 +11,15 @@ extension TodosCommands {
 
     /// `todo.stats {collection?, weeks? (12), today?}`: the weeks up to `today` (the household's
     /// day unless given), from the Monday `weeks - 1` weeks before its week (`TodoStatistics`).
-    func statistics(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let collection = try arguments.optionalString("collection")
-        let weeks = try arguments.optionalInt("weeks") ?? 12
+    func statistics(_ command: TodoCommands.Stats) async throws -> JSONValue {
+        let collection = command.collection
+        let weeks = command.weeks ?? 12
         guard (1...Self.maximumStatisticsWeeks).contains(weeks) else {
             throw CommandError.invalidArgument(
                 "weeks", "must be from 1 to \(Self.maximumStatisticsWeeks), got \(weeks)")
         }
-        let today = try arguments.optionalDate("today") ?? LocalDate(Date(), in: timeZone)
+        let today =
+            try command.today.map { try StoreCommands.date($0, field: "today") } ?? LocalDate(Date(), in: timeZone)
         return try await database.pool.read { db in
             let collectionID = try collection.map { try Self.collectionID($0, in: db) }
             return try Self.statistics(collection: collectionID, weeks: weeks, today: today, in: db).reply()

@@ -8,17 +8,14 @@ extension TodosCommands {
     /// template (or `collection_name`), made distinct (" (2)", " (3)"…) if the name is taken, so
     /// applying twice never merges; habits repeat from `start`, plan steps are due over the
     /// weeks after it, list items have no date.
-    func applyTemplate(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let name = try arguments.requiredString("name")
+    func applyTemplate(_ command: TodoCommands.ApplyTemplate, _ request: CommandRequest) async throws -> JSONValue {
+        let name = command.name
         guard let template = TodoTemplate.named(name) else {
             throw CommandError.invalidArgument(
                 "name", "must be a template (see `hearth templates`), got '\(name)'")
         }
-        guard let start = try arguments.optionalDate("start") else {
-            throw CommandError.invalidArgument("start", "is required")
-        }
-        let requested = try arguments.optionalString("collection_name").map { text in
+        let start = try StoreCommands.date(command.start, field: "start")
+        let requested = try command.collectionName.map { text in
             try check { () throws(RuleError) in try Todos.name(text, field: "collection_name") }
         }
         return try await writes.once(request.id) { db, outbox in

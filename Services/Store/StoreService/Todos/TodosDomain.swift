@@ -102,16 +102,16 @@ enum TodosDomain: StoreDomain {
     /// The todos commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
         TodosCommands.self,
-        reads: [
-            "todo.export": { commands, request in try await commands.exportTodos(request) },
-            "todo.stats": { commands, request in try await commands.statistics(request) },
-            "todo.calendar": { commands, request in try await commands.calendar(request) },
-        ],
-        writes: [
-            "template.apply": { commands, request in try await commands.applyTemplate(request) },
-            "todo.import": { commands, request in try await commands.importTodos(request) },
-        ],
         typedReads: [
+            StoreDomains.command(TodoCommands.Export.self) { commands, command, _ in
+                try await commands.exportTodos(command)
+            },
+            StoreDomains.command(TodoCommands.Stats.self) { commands, command, _ in
+                try await commands.statistics(command)
+            },
+            StoreDomains.command(TodoCommands.Calendar.self) { commands, command, _ in
+                try await commands.calendar(command)
+            },
             StoreDomains.command(TodoCommands.List.self) { commands, command, request in
                 try await commands.listTodos(command, request)
             },
@@ -136,6 +136,12 @@ enum TodosDomain: StoreDomain {
             },
         ],
         typedWrites: [
+            StoreDomains.command(TodoCommands.ApplyTemplate.self) { commands, command, request in
+                try await commands.applyTemplate(command, request)
+            },
+            StoreDomains.command(TodoCommands.Import.self) { commands, command, request in
+                try await commands.importTodos(command, request)
+            },
             StoreDomains.command(TodoCommands.Add.self) { commands, command, request in
                 try await commands.addTodo(command, request)
             },

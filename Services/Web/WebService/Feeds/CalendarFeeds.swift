@@ -82,10 +82,10 @@ struct CalendarFeeds: Sendable {
             let ics = try await store.send(PlanCommands.Export()).ics
             return CalendarFile.split(ics).events.joined()
         case .todos:
-            let todos = try await store.request("todo.export").decode(TodoList.self).todos
+            let todos = try await store.send(TodoCommands.Export()).todos
             return TodoFile.components(todos, stamp: now)
         case .todoEvents:
-            let todos = try await store.request("todo.export").decode(TodoList.self).todos
+            let todos = try await store.send(TodoCommands.Export()).todos
             return CalendarExport.components(todoEvents(todos, now: now), stamp: now)
         case .timetable:
             return CalendarExport.components(try await lessons(member: member, now: now), stamp: now)

@@ -23,12 +23,10 @@ extension HouseholdPages {
 
     func stats(_ query: Query) async throws -> [String: Any] {
         let weeks = Int(query["weeks"] ?? "").flatMap { Self.statsSpans.contains($0) ? $0 : nil } ?? 12
-        var arguments: [String: JSONValue] = ["weeks": .int(Int64(weeks))]
         let collection = query["collection"].flatMap { $0.isEmpty ? nil : $0 }
-        if let collection { arguments["collection"] = .string(collection) }
-        async let statsReply = store.request("todo.stats", args: arguments)
+        async let statsReply = store.send(TodoCommands.Stats(collection: collection, weeks: weeks))
         async let collectionsReply = store.send(CollectionCommands.List())
-        let (stats, collections) = try await (statsReply.decode(TodoStatistics.self), collectionsReply)
+        let (stats, collections) = try await (statsReply, collectionsReply)
         let habits = stats.habits.map { Self.habitChart($0, weeks: stats.weeks) }
         let rows = stats.collections.map { collection -> [String: Any] in
             let due = collection.weeks.reduce(0) { $0 + $1.due }

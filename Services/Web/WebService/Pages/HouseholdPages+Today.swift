@@ -15,24 +15,22 @@ extension HouseholdPages {
         let day = query["date"].flatMap { try? LocalDate(parsing: $0, field: "date") } ?? today
         let span = Self.spans.contains(query["span"] ?? "") ? query["span"]! : "week"
         let (from, to) = span == "month" ? day.wholeMonth : day.week(startingOn: weekStart)
-        var filters: [String: JSONValue] = [:]
+        var filters: [String: String] = [:]
         for name in ["priority", "status", "kind", "for"] {
-            if let value = query[name], !value.isEmpty { filters[name] = .string(value) }
+            if let value = query[name], !value.isEmpty { filters[name] = value }
         }
-        var dayArguments = filters
-        dayArguments["from"] = .string(day.description)
-        dayArguments["to"] = .string(day.description)
-        var rangeArguments = filters
-        rangeArguments["from"] = .string(from.description)
-        rangeArguments["to"] = .string(to.description)
-        async let dayReply = store.request("todo.calendar", args: dayArguments)
-        async let rangeReply = store.request("todo.calendar", args: rangeArguments)
+        let dayCommand = TodoCommands.Calendar(
+            from: day.description, to: day.description, priority: filters["priority"], status: filters["status"],
+            kind: filters["kind"], assignee: filters["for"])
+        var rangeCommand = dayCommand
+        (rangeCommand.from, rangeCommand.to) = (from.description, to.description)
+        async let dayReply = store.send(dayCommand)
+        async let rangeReply = store.send(rangeCommand)
         async let noteReply = store.send(NoteCommands.Show(date: day.description))
         async let collectionsReply = store.send(CollectionCommands.List())
         async let membersReply = store.send(MemberCommands.List())
         let (listed, range, note, collections, members) = try await (
-            dayReply.decode(TodoCalendar.self), rangeReply.decode(TodoCalendar.self), noteReply, collectionsReply,
-            membersReply
+            dayReply, rangeReply, noteReply, collectionsReply, membersReply
         )
         let memberNames = members.members.map(\.name)
         // The lists under the same filters: none for another kind or for done todos.
@@ -43,9 +41,8 @@ extension HouseholdPages {
                 collections, priority: query["priority"].flatMap { $0.isEmpty ? nil : $0 },
                 assignee: query["for"].flatMap { $0.isEmpty ? nil : $0 }, path: Self.address("/today", query)) : []
         // The view's address for a day, with this span and these filters.
-        let filterValues = filters.compactMapValues(\.stringValue)
         func address(_ date: String) -> String {
-            Self.address("/today", filterValues.merging(["date": date, "span": span]) { $1 })
+            Self.address("/today", filters.merging(["date": date, "span": span]) { $1 })
         }
         let todos = try (listed.days.first?.todos ?? []).map { todo -> [String: Any] in
             var values = try JSONValue(reply: todo).mustacheObject
