@@ -25,8 +25,7 @@ public enum TestHousehold {
     /// Makes the store at `store` trust the test keys of `devices`, as pairing with them does.
     public static func trust(_ devices: [String], store: CommandClient) async throws {
         for device in devices {
-            _ = try await store.request(
-                "device.trust", args: ["device": .string(device), "key": .string(key(device).publicKey.text)])
+            _ = try await store.send(DeviceCommands.Trust(device: device, key: key(device).publicKey.text))
         }
     }
 }

@@ -404,4 +404,54 @@ struct HearthCommandTests {
             try CommandRequest(command: "todo.skip", arguments: ["id": "4f2a"]).decode(TodoCommands.Skip.self)
         }
     }
+
+    @Test("each history, device, exchange and search command encodes to the arguments its senders built by hand")
+    func storeCoreCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (
+                HistoryCommands.History(year: 2026, month: 8, device: "Mum", since: "2026-08-01T00:00:00Z"), "history",
+                ["year": 2026, "month": 8, "device": "Mum", "since": "2026-08-01T00:00:00Z"]
+            ),
+            (HistoryCommands.Conflicts(), "conflicts", [:]),
+            (
+                HistoryCommands.Resolve(id: "2026-08/title", keep: "Mum"), "conflicts.resolve",
+                ["id": "2026-08/title", "keep": "Mum"]
+            ),
+            (HistoryCommands.Changes(since: 7, limit: 1_000), "changes", ["since": 7, "limit": 1_000]),
+            (HistoryCommands.Undo(), "undo", [:]), (HistoryCommands.Redo(), "redo", [:]),
+            (HistoryCommands.UndoSteps(limit: 1), "undo.list", ["limit": 1]),
+            (DeviceCommands.List(), "device.list", [:]),
+            (DeviceCommands.Rename(id: "0f0f", name: "Mum"), "device.rename", ["id": "0f0f", "name": "Mum"]),
+            (
+                DeviceCommands.Synced(id: "0f0f", at: "2026-11-23T09:00:00Z"), "device.synced",
+                ["id": "0f0f", "at": "2026-11-23T09:00:00Z"]
+            ),
+            (
+                DeviceCommands.Trust(device: "0f0f", key: "a2V5", via: "sync"), "device.trust",
+                ["device": "0f0f", "key": "a2V5", "via": "sync"]
+            ),
+            (DeviceCommands.Distrust(device: "0f0f"), "device.distrust", ["device": "0f0f"]),
+            (DeviceCommands.Revoke(device: "0f0f"), "device.revoke", ["device": "0f0f"]),
+            (ExchangeCommands.Vector(), "ops.vector", [:]), (ExchangeCommands.Quarantine(), "ops.quarantine", [:]),
+            (ExchangeCommands.PurgeQuarantine(), "ops.quarantine.purge", [:]),
+            (ExchangeCommands.Forks(), "ops.forks", [:]), (ExchangeCommands.Resume(), "ops.resume", [:]),
+            (ExchangeCommands.Backup(path: "/tmp/b.sqlite"), "backup", ["path": "/tmp/b.sqlite"]),
+            (
+                SearchCommands.Search(text: "dentist", kind: "todo", limit: 50), "search",
+                ["text": "dentist", "kind": "todo", "limit": 50]
+            ),
+        ]
+        try Self.expectWire(cases)
+        // The trust reply says how the key came except for a key already known, as before.
+        let known = try JSONValue(reply: DeviceTrusted(device: "0f0f", fingerprint: "ab:cd", pinned: "known"))
+        #expect(known == ["device": "0f0f", "fingerprint": "ab:cd", "pinned": "known"])
+        let replaced = try JSONValue(
+            reply: DeviceTrusted(
+                device: "0f0f", fingerprint: "ab:cd", pinned: "replaced", via: "pairing", replacedFingerprint: "ef:01"))
+        #expect(
+            replaced == [
+                "device": "0f0f", "fingerprint": "ab:cd", "pinned": "replaced", "via": "pairing",
+                "replaced_fingerprint": "ef:01",
+            ])
+    }
 }

@@ -23,8 +23,9 @@ struct Changes: AsyncParsableCommand {
 
     func run() async throws {
         if follow { return try await followChanges() }
-        let reply = try await ServiceCall.run(
-            options, .store, "changes", ["since": .int(Int64(since)), "limit": .int(Int64(limit))])
+        let command = HistoryCommands.Changes(since: Int64(since), limit: limit)
+        // As it came, for --json: each change as the bus carries it.
+        let reply = try await ServiceCall.reply(options, .store, command)
         if options.json { return Output.json(reply) }
         let page = try reply.decode(ChangePage.self)
         for change in page.changes { Output.line(try Self.text(change)) }

@@ -16,7 +16,7 @@ struct Conflicts: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "conflicts", as: ConflictList.self)
+            let reply = try await ServiceCall.send(options, .store, HistoryCommands.Conflicts())
             if options.json { return try Output.reply(reply) }
             let zone = try Dates.zone(options)
             if reply.conflicts.isEmpty { Output.line("no open conflicts") }
@@ -54,8 +54,7 @@ struct Conflicts: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "conflicts.resolve", ["id": .string(id), "keep": .string(keep)])
+            let reply = try await ServiceCall.reply(options, .store, HistoryCommands.Resolve(id: id, keep: keep))
             if options.json { return Output.json(reply) }
             let resolved = try reply.decode(ConflictResolved.self)
             if let card = resolved.card {

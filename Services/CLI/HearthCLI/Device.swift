@@ -25,7 +25,7 @@ struct Device: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "device.list", as: DeviceList.self)
+            let reply = try await ServiceCall.send(options, .store, DeviceCommands.List())
             let configuration = try options.loadConfiguration()
             // Pairing is hearth-sync's: shown when it runs.
             let sync = await ServiceCall.ifRunning(
@@ -193,8 +193,7 @@ struct Device: AsyncParsableCommand {
         @Argument(help: "Its new name.") var name: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .store, "device.rename", ["id": .string(id), "name": .string(name)], as: DeviceRenamed.self)
+            let reply = try await ServiceCall.send(options, .store, DeviceCommands.Rename(id: id, name: name))
             if options.json { return try Output.reply(reply) }
             Output.line("\(reply.id) is now \(name)")
         }
@@ -231,7 +230,7 @@ struct Device: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name (see hearth device list).") var device: String
 
         func run() async throws {
-            let list = try await ServiceCall.run(options, .store, "device.list", as: DeviceList.self)
+            let list = try await ServiceCall.send(options, .store, DeviceCommands.List())
             let matches = list.devices.filter {
                 !$0.local && ($0.id.hasPrefix(device.lowercased()) || $0.name.lowercased() == device.lowercased())
             }
@@ -241,8 +240,7 @@ struct Device: AsyncParsableCommand {
                 )
                 throw ExitCode(2)
             }
-            let reply = try await ServiceCall.run(
-                options, .store, "device.distrust", ["device": .string(id)], as: DeviceDistrusted.self)
+            let reply = try await ServiceCall.send(options, .store, DeviceCommands.Distrust(device: id))
             if options.json { return try Output.reply(reply) }
             Output.line(
                 reply.removed

@@ -124,7 +124,9 @@ struct DoctorExamination: Sendable {
             checks.append(.skipped("paired devices", "hearth-sync is not running: it keeps the paired devices"))
             checks.append(.skipped("clocks", "hearth-sync is not running: it measures the paired devices' clocks"))
         }
-        if up.contains(.store), let known = try? await calls.call(.store, "device.list", as: DeviceList.self) {
+        if up.contains(.store),
+            let known = try? await calls.call(.store, DeviceCommands.List.name, as: DeviceCommands.List.Reply.self)
+        {
             checks.append(DoctorChecks.keys(known.devices))
         } else {
             checks.append(.skipped("device keys", "hearth-store is not running: it keeps the devices' keys"))

@@ -17,13 +17,11 @@ struct History: AsyncParsableCommand {
     @Option(help: "Up to this day (inclusive) or time.") var until: String?
 
     func run() async throws {
-        var arguments: [String: JSONValue] = [:]
-        if let month { arguments["month"] = .int(Int64(month.number)) }
-        if let year { arguments["year"] = .int(Int64(year)) }
-        if let device { arguments["device"] = .string(device) }
-        if let since { arguments["since"] = .string(try Dates.instant(since, options, dayMeans: .start)) }
-        if let until { arguments["until"] = .string(try Dates.instant(until, options, dayMeans: .end)) }
-        let reply = try await ServiceCall.run(options, .store, "history", arguments, as: PlannerHistory.self)
+        let command = HistoryCommands.History(
+            year: year, month: month?.number, device: device,
+            since: try since.map { try Dates.instant($0, options, dayMeans: .start) },
+            until: try until.map { try Dates.instant($0, options, dayMeans: .end) })
+        let reply = try await ServiceCall.send(options, .store, command)
         if options.json { return try Output.reply(reply) }
         let zone = try Dates.zone(options)
         if reply.months.isEmpty { Output.line("no changes") }

@@ -129,7 +129,7 @@ struct Ops: AsyncParsableCommand {
                 }
             }
             line.clear()
-            let open = try await ServiceCall.run(options, .store, "conflicts", as: ConflictList.self).conflicts.count
+            let open = try await ServiceCall.send(options, .store, HistoryCommands.Conflicts()).conflicts.count
             let report: JSONValue = [
                 "received": .int(Int64(received)), "already_had": .int(Int64(already)),
                 "conflicts": .int(Int64(conflicts)), "open_conflicts": .int(Int64(open)),
@@ -197,13 +197,13 @@ struct Ops: AsyncParsableCommand {
         var purge = false
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "ops.quarantine", ["purge": .bool(purge)])
-            if options.json { return Output.json(reply) }
             if purge {
-                return Output.line(
-                    "emptied the quarantine (\(try reply.decode(QuarantinePurged.self).purged) operations)")
+                let reply = try await ServiceCall.send(options, .store, ExchangeCommands.PurgeQuarantine())
+                if options.json { return try Output.reply(reply) }
+                return Output.line("emptied the quarantine (\(reply.purged) operations)")
             }
-            let list = try reply.decode(QuarantineList.self)
+            let list = try await ServiceCall.send(options, .store, ExchangeCommands.Quarantine())
+            if options.json { return try Output.reply(list) }
             if list.operations.isEmpty { return Output.line("nothing is held back") }
             Output.line("\(list.count) held back (\(list.bytes) bytes):")
             for operation in list.operations {
@@ -225,7 +225,7 @@ struct Ops: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "ops.forks", as: ForkList.self)
+            let reply = try await ServiceCall.send(options, .store, ExchangeCommands.Forks())
             if options.json { return try Output.reply(reply) }
             if reply.forks.isEmpty { return Output.line("no forked operations") }
             for fork in reply.forks {
@@ -260,8 +260,7 @@ struct Backup: AsyncParsableCommand {
 
     func run() async throws {
         let path = URL(fileURLWithPath: file).standardizedFileURL.path
-        let reply = try await ServiceCall.run(
-            options, .store, "backup", ["path": .string(path)], as: BackupWritten.self)
+        let reply = try await ServiceCall.send(options, .store, ExchangeCommands.Backup(path: path))
         if options.json { return try Output.reply(reply) }
         Output.line("backed up \(reply.bytes) bytes to \(path)")
     }
@@ -282,10 +281,9 @@ extension Ops {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .store, "ops.resume")
-            if options.json { return Output.json(reply) }
-            Output.line(
-                reply["resumed"] == true ? "This device writes again." : "This device was not waiting after a restore.")
+            let reply = try await ServiceCall.send(options, .store, ExchangeCommands.Resume())
+            if options.json { return try Output.reply(reply) }
+            Output.line(reply.resumed ? "This device writes again." : "This device was not waiting after a restore.")
         }
     }
 }

@@ -32,11 +32,8 @@ struct Search: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var arguments: [String: JSONValue] = [
-            "text": .string(words.joined(separator: " ")), "limit": .int(Int64(limit)),
-        ]
-        if let kind { arguments["kind"] = .string(kind) }
-        let reply = try await ServiceCall.run(options, .store, "search", arguments, as: SearchResults.self)
+        let reply = try await ServiceCall.send(
+            options, .store, SearchCommands.Search(text: words.joined(separator: " "), kind: kind, limit: limit))
         if options.json { return try Output.reply(reply) }
         let bold = ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1
         for line in Self.lines(reply, bold: bold) { Output.line(line) }

@@ -22,8 +22,7 @@ struct Undo: AsyncParsableCommand {
 
     func run() async throws {
         guard list else { return try await Self.act(options, redo: false) }
-        let reply = try await ServiceCall.run(
-            options, .store, "undo.list", ["limit": .int(Int64(limit))], as: UndoList.self)
+        let reply = try await ServiceCall.send(options, .store, HistoryCommands.UndoSteps(limit: limit))
         if options.json { return try Output.reply(reply) }
         if reply.steps.isEmpty { Output.line("no changes made on this device yet") }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -46,7 +45,10 @@ struct Undo: AsyncParsableCommand {
 
     /// Runs `undo` or `redo` and prints what it restored and what it left.
     static func act(_ options: GlobalOptions, redo: Bool) async throws {
-        let reply = try await ServiceCall.run(options, .store, redo ? "redo" : "undo", [:], as: UndoReport.self)
+        let reply =
+            redo
+            ? try await ServiceCall.send(options, .store, HistoryCommands.Redo())
+            : try await ServiceCall.send(options, .store, HistoryCommands.Undo())
         if options.json { return try Output.reply(reply) }
         Output.line("\(redo ? "redid" : "undid"): \(reply.step.command) · \(Output.visible(reply.step.summary))")
         for line in reply.restored.prefix(5) { Output.line("  restored \(Output.visible(line))") }

@@ -199,8 +199,8 @@ public final class SchedulerService: Service {
     /// Loads every reminder source, page by page.
     /// - Returns: the store's change `seq` the load is current to (taken before it).
     private func load() async throws -> UInt64 {
-        let last = try await store.request("changes", args: ["since": .int(Int64.max >> 1), "limit": 1])
-        let seq = UInt64(max(0, try last.decode(ChangePage.self).lastSeq))
+        let last = try await store.send(HistoryCommands.Changes(since: Int64.max >> 1, limit: 1))
+        let seq = UInt64(max(0, last.lastSeq))
         var sources: [ReminderSource] = []
         var after = ""
         let since = since()

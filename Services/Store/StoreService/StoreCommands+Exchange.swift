@@ -118,8 +118,8 @@ extension StoreCommands {
 
     /// Ends the recovery after a restore: hearth-sync after a completed sync, or a person whose
     /// device has no other to take its operations back from (`hearth ops resume`).
-    func resumeAfterRestore() -> JSONValue {
-        ["resumed": .bool(database.resume())]
+    func resumeAfterRestore() throws -> JSONValue {
+        try JSONValue(reply: OperationsResumed(resumed: database.resume()))
     }
 
     /// This store's version vector: per device, the last counter up to which it holds every

@@ -9,15 +9,14 @@ extension StoreCommands {
 
     /// Every change to event cards, chronological within each month, months in calendar order,
     /// each with its device, time, and previous → new title, location and day.
-    func history(_ arguments: Arguments) async throws -> JSONValue {
-        let year = try arguments.optionalInt("year")
-        let month = try arguments.optionalInt("month")
+    func history(_ command: HistoryCommands.History) async throws -> JSONValue {
+        let (year, month) = (command.year, command.month)
         if let month, !(1...12).contains(month) {
             throw CommandError.invalidArgument("month", "must be 1–12, got \(month)")
         }
-        let device = try arguments.optionalString("device")
-        let since = try arguments.optionalString("since").map { try Self.instant($0, field: "since") }
-        let until = try arguments.optionalString("until").map { try Self.instant($0, field: "until", endOfDay: true) }
+        let device = command.device
+        let since = try command.since.map { try Self.instant($0, field: "since") }
+        let until = try command.until.map { try Self.instant($0, field: "until", endOfDay: true) }
         return try await database.pool.read { db in
             let devices = try Self.deviceNames(in: db)
             if let device, !devices.contains(where: { Self.matches(device, id: $0.key, name: $0.value) }) {
@@ -160,13 +159,8 @@ extension StoreCommands {
 
     /// Resolves a conflict by writing the kept value over every competing one. `keep` is an
     /// operation id, a device name or id prefix (that device's value), or a value itself.
-    func resolveConflict(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        guard let id = try arguments.optionalString("id") else {
-            throw CommandError.invalidArgument("id", "is required")
-        }
-        guard let keep = try arguments.optionalString("keep") else {
-            throw CommandError.invalidArgument("keep", "is required")
-        }
+    func resolveConflict(_ requestID: String, _ command: HistoryCommands.Resolve) async throws -> JSONValue {
+        let (id, keep) = (command.id, command.keep)
         let parts = id.split(separator: "/", maxSplits: 1).map(String.init)
         guard parts.count == 2 else {
             throw CommandError.invalidArgument("id", "must be a conflict id such as 2026-08/title")
@@ -246,11 +240,12 @@ extension StoreCommands {
 
     /// Notes when this device last synced with `id` (from `hearth-sync`): this device's own
     /// knowledge, kept beside the device's row, never an operation.
-    func deviceSynced(_ arguments: Arguments) async throws -> JSONValue {
-        guard let id = try arguments.optionalString("id"), DeviceID.isValid(id) else {
+    func deviceSynced(_ command: DeviceCommands.Synced) async throws -> JSONValue {
+        let (id, text) = (command.id, command.at)
+        guard DeviceID.isValid(id) else {
             throw CommandError.invalidArgument("id", "must be a device id (a lower-case UUID)")
         }
-        guard let text = try arguments.optionalString("at"), Timestamp.parse(text) != nil else {
+        guard Timestamp.parse(text) != nil else {
             throw CommandError.invalidArgument("at", "must be a time such as 2026-11-23T09:00:00Z")
         }
         let changed = try await database.pool.write { db in
@@ -261,7 +256,7 @@ extension StoreCommands {
                     """, arguments: [id, "Device \(id.prefix(8))", text, text])
             return db.changesCount
         }
-        return ["id": .string(id), "last_sync_at": .string(text), "changed": .bool(changed > 0)]
+        return try JSONValue(reply: DeviceSynced(id: id, lastSyncAt: text, changed: changed > 0))
     }
 
     /// Writes this device's current name (its host's, until renamed) as a `device` operation if
@@ -283,11 +278,9 @@ extension StoreCommands {
 
     /// Names a device for the whole household: a `device` operation, so the name travels with
     /// sync to every device (the local one's too).
-    func renameDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        guard let id = try arguments.optionalString("id"), !id.isEmpty else {
-            throw CommandError.invalidArgument("id", "is required")
-        }
-        let given = try arguments.optionalString("name") ?? ""
+    func renameDevice(_ requestID: String, _ command: DeviceCommands.Rename) async throws -> JSONValue {
+        let (id, given) = (command.id, command.name)
+        guard !id.isEmpty else { throw CommandError.invalidArgument("id", "is required") }
         let name = try check { () throws(RuleError) in
             try TextRules.required(given, field: "name", maximumLength: Devices.maximumNameLength)
         }
@@ -308,8 +301,9 @@ extension StoreCommands {
     // MARK: - Backup
 
     /// Copies the live database to `path` with SQLite's online backup.
-    func backup(_ arguments: Arguments) async throws -> JSONValue {
-        guard let path = try arguments.optionalString("path"), path.hasPrefix("/") else {
+    func backup(_ command: ExchangeCommands.Backup) async throws -> JSONValue {
+        let path = command.path
+        guard path.hasPrefix("/") else {
             throw CommandError.invalidArgument("path", "is required and must be an absolute path")
         }
         guard !FileManager.default.fileExists(atPath: path) else {

@@ -87,31 +87,38 @@ extension StoreCommands {
     ///   was already trusted, or `replaced` (with `replaced_fingerprint`) over a vouched key.
     /// - Throws: `key_mismatch` when this device pinned another key for it (a reinstalled device
     ///   needs a new identity, or `device distrust` first).
-    func trustDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        guard let device = try arguments.optionalString("device"), DeviceID.isValid(device) else {
+    func trustDevice(_ requestID: String, _ command: DeviceCommands.Trust) async throws -> JSONValue {
+        let device = command.device
+        guard DeviceID.isValid(device) else {
             throw CommandError.invalidArgument("device", "must be a device id (a lower-case UUID)")
         }
         guard device != database.localDevice else {
             throw CommandError.invalidArgument("device", "is this device: its own key needs no vouching")
         }
-        guard let text = try arguments.optionalString("key"), let key = SigningPublicKey(text: text) else {
+        guard let key = SigningPublicKey(text: command.key) else {
             throw CommandError.invalidArgument("key", "must be a signing key: 32 bytes in base64 (44 characters)")
         }
-        let via = try arguments.optionalString("via") ?? "pairing"
+        let via = command.via ?? "pairing"
         guard ["pairing", "sync", "file"].contains(via) else {
             throw CommandError.invalidArgument("via", "must be pairing, sync or file, got '\(via)'")
         }
         let local = database.localDevice
         return try await writes.once(requestID) { db, outbox in
-            let reply: JSONValue = ["device": .string(device), "fingerprint": .string(key.fingerprint)]
+            // How the key came is said for every pin but a key already known.
+            func reply(_ pinned: String, replaced: String? = nil) throws -> JSONValue {
+                try JSONValue(
+                    reply: DeviceTrusted(
+                        device: device, fingerprint: key.fingerprint, pinned: pinned,
+                        via: pinned == "known" ? nil : via, replacedFingerprint: replaced))
+            }
             if let known = try Row.fetchOne(
                 db, sql: "SELECT key, vouched_by, revoked_after FROM device_key WHERE device = ?", arguments: [device])
             {
                 let knownKey: String = known["key"]
                 if knownKey == key.text {
-                    guard (known["revoked_after"] as Int64?) != nil else { return reply.merging(["pinned": "known"]) }
+                    guard (known["revoked_after"] as Int64?) != nil else { return try reply("known") }
                     try pin(device, key, in: db, outbox: outbox)
-                    return reply.merging(["pinned": "restored", "via": .string(via)])
+                    return try reply("restored")
                 }
                 let fingerprint = SigningPublicKey(text: knownKey)?.fingerprint ?? "unreadable"
                 guard known["vouched_by"] as String != local else {
@@ -122,12 +129,10 @@ extension StoreCommands {
                     )
                 }
                 try pin(device, key, in: db, outbox: outbox)
-                return reply.merging([
-                    "pinned": "replaced", "replaced_fingerprint": .string(fingerprint), "via": .string(via),
-                ])
+                return try reply("replaced", replaced: fingerprint)
             }
             try pin(device, key, in: db, outbox: outbox)
-            return reply.merging(["pinned": "new", "via": .string(via)])
+            return try reply("new")
         }
     }
 
@@ -171,8 +176,9 @@ extension StoreCommands {
     /// makes from now on, relayed or from a file (issue 62). Pairing it again lifts it.
     /// - Returns: the device, `revoked` (false when no key of it is known: nothing it signs is
     ///   taken anyway), and `revoked_after` with its key's fingerprint.
-    func revokeDevice(_ requestID: String, _ arguments: Arguments) async throws -> JSONValue {
-        guard let device = try arguments.optionalString("device"), DeviceID.isValid(device) else {
+    func revokeDevice(_ requestID: String, _ command: DeviceCommands.Revoke) async throws -> JSONValue {
+        let device = command.device
+        guard DeviceID.isValid(device) else {
             throw CommandError.invalidArgument("device", "must be a device id (a lower-case UUID)")
         }
         guard device != database.localDevice else {
@@ -202,8 +208,9 @@ extension StoreCommands {
     /// `device.distrust {device}`: forgets another device's signing key (one never met, vouched
     /// for by another device, or a squatted one): its operations are refused from now on, until
     /// a pairing or a trusted device's new vouch brings a key again. Operations already held stay.
-    func distrustDevice(_ arguments: Arguments) async throws -> JSONValue {
-        guard let device = try arguments.optionalString("device"), DeviceID.isValid(device) else {
+    func distrustDevice(_ command: DeviceCommands.Distrust) async throws -> JSONValue {
+        let device = command.device
+        guard DeviceID.isValid(device) else {
             throw CommandError.invalidArgument("device", "must be a device id (a lower-case UUID)")
         }
         guard device != database.localDevice else {
@@ -222,15 +229,17 @@ extension StoreCommands {
 
     // MARK: - Quarantine
 
-    /// `ops.quarantine [purge]`: the operations held back (stamped too far ahead), each with its
-    /// source and why; with `purge: true`, empties it and says how many went.
-    func quarantineList(_ arguments: Arguments) async throws -> JSONValue {
-        if try arguments.optionalBool("purge") == true {
-            return try await database.pool.write { db in
-                try db.execute(sql: "DELETE FROM quarantine")
-                return try JSONValue(reply: QuarantinePurged(purged: db.changesCount))
-            }
+    /// `ops.quarantine.purge`: empties the quarantine and says how many went.
+    func purgeQuarantine() async throws -> JSONValue {
+        try await database.pool.write { db in
+            try db.execute(sql: "DELETE FROM quarantine")
+            return try JSONValue(reply: QuarantinePurged(purged: db.changesCount))
         }
+    }
+
+    /// `ops.quarantine`: the operations held back (stamped too far ahead), each with its source
+    /// and why.
+    func quarantineList() async throws -> JSONValue {
         return try await database.pool.read { db in
             let rows = try Row.fetchAll(
                 db,

@@ -32,28 +32,45 @@ struct StoreCommands: Sendable {
         let arguments = Arguments(request.arguments)
         do {
             switch request.command {
-            case "changes": return try await changes(arguments)
+            case HistoryCommands.Changes.name:
+                return try await changes(try request.decode(HistoryCommands.Changes.self))
             case "progress": return progress.json(try arguments.requiredString("token"))
-            case "history": return try await history(arguments)
-            case "conflicts": return try await conflicts()
-            case "conflicts.resolve": return try await delayed(try await resolveConflict(request.id, arguments))
-            case "device.list": return try await devices()
-            case "device.rename": return try await renameDevice(request.id, arguments)
-            case "device.synced": return try await deviceSynced(arguments)
+            case HistoryCommands.History.name:
+                return try await history(try request.decode(HistoryCommands.History.self))
+            case HistoryCommands.Conflicts.name: return try await conflicts()
+            case HistoryCommands.Resolve.name:
+                return try await delayed(
+                    try await resolveConflict(request.id, try request.decode(HistoryCommands.Resolve.self)))
+            case DeviceCommands.List.name: return try await devices()
+            case DeviceCommands.Rename.name:
+                return try await renameDevice(request.id, try request.decode(DeviceCommands.Rename.self))
+            case DeviceCommands.Synced.name:
+                return try await deviceSynced(try request.decode(DeviceCommands.Synced.self))
             case "ops.export": return try await exportOperations(arguments)
-            case "ops.vector": return try await versionVector()
+            case ExchangeCommands.Vector.name: return try await versionVector()
             case "ops.import": return try await importOperations(request.id, arguments)
-            case "ops.quarantine": return try await quarantineList(arguments)
-            case "ops.forks": return try await forkedOperations()
-            case "device.trust": return try await trustDevice(request.id, arguments)
-            case "device.distrust": return try await distrustDevice(arguments)
-            case "device.revoke": return try await revokeDevice(request.id, arguments)
-            case "ops.resume": return resumeAfterRestore()
-            case "backup": return try await backup(arguments)
-            case "search": return try await search(arguments)
-            case "undo": return try await undo(request.id, redo: false)
-            case "redo": return try await undo(request.id, redo: true)
-            case "undo.list": return try await undoList(try request.arguments(as: UndoListArguments.self))
+            case ExchangeCommands.Quarantine.name:
+                // Emptying it is a command of its own now: one name, one reply.
+                if request.arguments["purge"] != nil {
+                    throw CommandError.invalidArgument(
+                        "purge", "is not ops.quarantine's: emptying the quarantine is ops.quarantine.purge")
+                }
+                return try await quarantineList()
+            case ExchangeCommands.PurgeQuarantine.name: return try await purgeQuarantine()
+            case ExchangeCommands.Forks.name: return try await forkedOperations()
+            case DeviceCommands.Trust.name:
+                return try await trustDevice(request.id, try request.decode(DeviceCommands.Trust.self))
+            case DeviceCommands.Distrust.name:
+                return try await distrustDevice(try request.decode(DeviceCommands.Distrust.self))
+            case DeviceCommands.Revoke.name:
+                return try await revokeDevice(request.id, try request.decode(DeviceCommands.Revoke.self))
+            case ExchangeCommands.Resume.name: return try resumeAfterRestore()
+            case ExchangeCommands.Backup.name: return try await backup(try request.decode(ExchangeCommands.Backup.self))
+            case SearchCommands.Search.name: return try await search(try request.decode(SearchCommands.Search.self))
+            case HistoryCommands.Undo.name: return try await undo(request.id, redo: false)
+            case HistoryCommands.Redo.name: return try await undo(request.id, redo: true)
+            case HistoryCommands.UndoSteps.name:
+                return try await undoList(try request.decode(HistoryCommands.UndoSteps.self))
             default:
                 guard let handler = StoreDomains.handler(for: request.command) else {
                     throw CommandError.unknownCommand(request.command, service: "store")
@@ -67,9 +84,9 @@ struct StoreCommands: Sendable {
 
     // MARK: - Change feed
 
-    private func changes(_ arguments: Arguments) async throws -> JSONValue {
-        let since = try arguments.optionalInt("since") ?? 0
-        let limit = try arguments.optionalInt("limit") ?? 10_000
+    private func changes(_ command: HistoryCommands.Changes) async throws -> JSONValue {
+        let since = command.since ?? 0
+        let limit = command.limit ?? 10_000
         guard since >= 0 else { throw CommandError.invalidArgument("since", "must not be negative") }
         guard (1...10_000).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–10000") }
         return try await database.pool.read { db in

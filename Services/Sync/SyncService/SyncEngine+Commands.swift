@@ -102,8 +102,7 @@ extension SyncEngine {
         // forgotten here, its operations would still come relayed by another device or in a file.
         let revocation: String
         do {
-            let reply = try await store.request("device.revoke", args: ["device": .string(other)])
-                .decode(DeviceRevoked.self)
+            let reply = try await store.send(DeviceCommands.Revoke(device: other))
             revocation =
                 reply.revoked ? "; its key is revoked for operations after its \(reply.revokedAfter ?? 0)" : ""
         } catch {

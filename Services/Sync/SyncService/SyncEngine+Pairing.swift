@@ -155,8 +155,7 @@ extension SyncEngine {
             guard let signingKey = pending.signingKey else {
                 throw CommandError(code: "pairing_failed", message: "no signing key")
             }
-            _ = try await store.request(
-                "device.trust", args: ["device": .string(other), "key": .string(signingKey), "via": "pairing"])
+            _ = try await store.send(DeviceCommands.Trust(device: other, key: signingKey, via: "pairing"))
             try await database.pair(device: other, name: pending.name, key: pending.key, at: peer.pairedAt)
         } catch {
             let reason = "cannot record the pairing: \(error)"

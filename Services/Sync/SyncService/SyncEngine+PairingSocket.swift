@@ -132,7 +132,7 @@ extension SyncEngine {
         if let ownSigningKey { return ownSigningKey }
         let vector: VersionVectorReply
         do {
-            vector = try await store.request("ops.vector").decode(VersionVectorReply.self)
+            vector = try await store.send(ExchangeCommands.Vector())
         } catch {
             throw CommandError(code: "unavailable", message: "this device's store is not answering: \(error)")
         }

@@ -212,8 +212,7 @@ actor SyncEngine {
             }
             if entry.outcome == .completed {
                 try await database.noteSynced(peer.device, at: entry.at, endpoint: endpoint)
-                _ = try await store.request(
-                    "device.synced", args: ["id": .string(peer.device), "at": .string(Timestamp.format(entry.at))])
+                _ = try await store.send(DeviceCommands.Synced(id: peer.device, at: Timestamp.format(entry.at)))
             }
         } catch {
             logger.error("hearth-sync: cannot record the sync with \(peer.name): \(error)")
@@ -329,7 +328,7 @@ actor SyncEngine {
 
     /// Takes this device's household name from the store (`hearth device rename` changes it there).
     func refreshLocalName() async {
-        guard let list = try? await store.request("device.list").decode(DeviceList.self) else { return }
+        guard let list = try? await store.send(DeviceCommands.List()) else { return }
         if let local = list.devices.first(where: \.local) { name = local.name }
     }
 

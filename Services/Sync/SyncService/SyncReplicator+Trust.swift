@@ -8,6 +8,11 @@ extension SyncReplicator {
     /// Sends `command` to this device's store.
     /// - Throws: `LocalStoreFailure` when the store refuses or does not answer;
     ///   `CommandClientError.tooLarge` as it is (the caller sends smaller pieces).
+    func local<C: HearthCommand>(_ command: C) async throws -> C.Reply {
+        try await local(C.name, try command.arguments()).decode(C.Reply.self)
+    }
+
+    /// `command` to this device's store; a failure is the local store's, never the peer's.
     func local(_ command: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
         do {
             return try await store.request(command, args: arguments)
@@ -29,7 +34,7 @@ extension SyncReplicator {
                     "\(peer.name) sent no signing key: it runs a Hearth from before signed operations; update it to sync"
             )
         }
-        _ = try await local("device.trust", ["device": .string(peer.device), "key": .string(key), "via": "sync"])
+        _ = try await local(DeviceCommands.Trust(device: peer.device, key: key, via: "sync"))
     }
 }
 

@@ -68,7 +68,7 @@ struct SyncReplicator: Sendable {
             // first time).
             try await trust(request.arguments["signing_key"]?.stringValue, of: peer)
             // With this device's clock, so the asking device can see a drift before anything moves.
-            var vector = try await local("ops.vector").decode(VersionVectorReply.self)
+            var vector = try await local(ExchangeCommands.Vector())
             vector.now = Int64(wallClock().timeIntervalSince1970 * 1000)
             vector.deflate = readsDeflated ? true : nil
             return (try JSONValue(reply: vector), nil)
@@ -163,7 +163,7 @@ struct SyncReplicator: Sendable {
             context: context, endpoint: endpoint, timeout: timeout, attempts: 2,
             maximumMessageBytes: maximumMessageBytes, curve: (keyPair, peer.key), logger: logger)
         do {
-            let ours = try await local("ops.vector").decode(VersionVectorReply.self)
+            let ours = try await local(ExchangeCommands.Vector())
             // This device's signing key goes to the peer over the link its pinned CURVE key
             // authenticates; the peer's comes back the same way. Each pins the other's before
             // anything of it is imported (for a pair from before signing, the first time).
@@ -264,7 +264,7 @@ struct SyncReplicator: Sendable {
             // Restored from a backup: this device now holds what the peer had of its own, and
             // writes again from the counter after it.
             if ours.restored {
-                _ = try await local("ops.resume")
+                _ = try await local(ExchangeCommands.Resume())
                 notes.append("took back this device's own operations after a restore")
             }
             // What moved, for the peer's log and popup (nothing to say after an idle sync: its

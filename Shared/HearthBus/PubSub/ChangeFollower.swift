@@ -1,3 +1,4 @@
+import HearthCore
 import Logging
 
 /// Follows a durable source's changes with nothing missed and nothing twice: the Clone pattern
@@ -88,7 +89,9 @@ public struct ChangeFollower: AsyncSequence, Sendable {
         private mutating func replay() async throws {
             var after = pending.last?.seq ?? position
             while true {
-                let reply = try await commands.request("changes", args: ["since": .int(Int64(after)), "limit": 1_000])
+                // Each change is kept as it came (the event a subscriber would have had).
+                let asked = HistoryCommands.Changes(since: Int64(after), limit: 1_000)
+                let reply = try await commands.request(HistoryCommands.Changes.name, args: try asked.arguments())
                 let page = (reply["changes"]?.arrayValue ?? []).compactMap { item -> Change? in
                     guard let seq = item["seq"]?.intValue, UInt64(seq) > after else { return nil }
                     return Change(seq: UInt64(seq), data: item)

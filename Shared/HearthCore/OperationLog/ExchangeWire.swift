@@ -228,7 +228,7 @@ public struct QuarantineList: Codable, Sendable, Equatable {
     }
 }
 
-/// `ops.quarantine {purge: true}`: how many held operations were let go.
+/// `ops.quarantine.purge`: how many held operations were let go.
 public struct QuarantinePurged: Codable, Sendable, Equatable {
     public let purged: Int
 

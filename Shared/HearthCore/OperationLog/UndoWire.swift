@@ -61,14 +61,6 @@ public struct UndoList: Codable, Sendable, Equatable {
     }
 }
 
-/// `undo.list`'s arguments.
-public struct UndoListArguments: Codable, Sendable, Equatable {
-    /// 1–200, default 20.
-    public let limit: Int?
-
-    public init(limit: Int? = nil) { self.limit = limit }
-}
-
 /// `undo` and `redo`: the step taken back or brought back, what was restored, and what was left
 /// because another device changed it since.
 public struct UndoReport: Codable, Sendable, Equatable {

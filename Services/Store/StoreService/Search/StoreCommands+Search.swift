@@ -24,8 +24,8 @@ extension StoreCommands {
     /// (quotes, `AND`, `NEAR`, `*`, `-`, parentheses, emoji alike) must match the start of a word,
     /// diacritics ignored. A student's profile finds only its own lessons (the hub's rule: a
     /// student sees their own timetable only).
-    func search(_ arguments: Arguments) async throws -> JSONValue {
-        let text = try arguments.optionalString("text") ?? ""
+    func search(_ command: SearchCommands.Search) async throws -> JSONValue {
+        let text = command.text
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
             throw CommandError.invalidArgument("text", "is empty: type what to search for")
@@ -33,12 +33,12 @@ extension StoreCommands {
         guard trimmed.count <= Self.maximumSearchLength else {
             throw CommandError.invalidArgument("text", "must be at most \(Self.maximumSearchLength) characters")
         }
-        let kind = try arguments.optionalString("kind")
+        let kind = command.kind
         if let kind, Self.searchKinds[kind] == nil {
             throw CommandError.invalidArgument(
                 "kind", "must be one of \(Self.searchKinds.keys.sorted().joined(separator: ", ")), got '\(kind)'")
         }
-        let limit = try arguments.optionalInt("limit") ?? 20
+        let limit = command.limit ?? 20
         guard (1...100).contains(limit) else { throw CommandError.invalidArgument("limit", "must be 1–100") }
         let phrases = Self.matchPhrases(trimmed)
         guard phrases.count <= Self.maximumSearchWords else {

@@ -11,7 +11,7 @@ import HearthCore
 /// field another device (or a later change here) wrote since is left as it is, and the reply
 /// says so: undo never takes back what someone else did. A redo takes back the undo the same way.
 extension StoreCommands {
-    func undoList(_ arguments: UndoListArguments) async throws -> JSONValue {
+    func undoList(_ arguments: HistoryCommands.UndoSteps) async throws -> JSONValue {
         let limit = arguments.limit ?? 20
         guard (1...UndoLog.kept).contains(limit) else {
             throw CommandError.invalidArgument("limit", "must be 1–\(UndoLog.kept)")

@@ -13,7 +13,7 @@ extension HouseholdPages {
     /// The bar's values when this device's latest change (or undo) is recent; `nil` otherwise or
     /// when the store does not answer (a view still shows without it).
     func undoBar(now: Date = Date()) async -> [String: Any]? {
-        guard let list = try? await store.request("undo.list", args: ["limit": 1]).decode(UndoList.self),
+        guard let list = try? await store.send(HistoryCommands.UndoSteps(limit: 1)),
             let step = list.steps.first
         else { return nil }
         let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
@@ -30,7 +30,7 @@ extension HouseholdPages {
     /// The Changes view: this device's last 20 changes, newest first, with Undo on the newest
     /// not undone and Redo on the last undone.
     func changes(_ query: Query) async throws -> [String: Any] {
-        let list = try await store.request("undo.list", args: ["limit": 20]).decode(UndoList.self)
+        let list = try await store.send(HistoryCommands.UndoSteps(limit: 20))
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let newestDone = list.steps.first { $0.state == "done" }?.seq
         let lastUndone = list.steps.filter { $0.state == "undone" }.max { ($0.undoneAt ?? 0) < ($1.undoneAt ?? 0) }?.seq

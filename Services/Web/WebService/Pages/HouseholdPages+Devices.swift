@@ -7,12 +7,12 @@ import HearthCore
 /// codes (to compare on both screens); and the sync log.
 extension HouseholdPages {
     func devices(_ query: Query) async throws -> [String: Any] {
-        async let listing = store.request("device.list")
+        async let listing = store.send(DeviceCommands.List())
         async let pairingReply = sync.request("device.pairing")
         async let logReply = sync.request("sync.log", args: ["limit": 30])
         async let pairedReply = sync.request("device.paired")
         let (devices, pairings, log, paired) = try await (
-            listing.decode(DeviceList.self), pairingReply.decode(PairingList.self), logReply.decode(SyncLogReply.self),
+            listing, pairingReply.decode(PairingList.self), logReply.decode(SyncLogReply.self),
             pairedReply.decode(PairedList.self)
         )
         let peers = Dictionary(paired.devices.map { ($0.id, $0) }) { first, _ in first }

@@ -15,8 +15,7 @@ extension HouseholdPages {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             return ["search_text": text, "empty": true]
         }
-        let reply = try await store.request("search", args: ["text": .string(text), "limit": 50])
-            .decode(SearchResults.self)
+        let reply = try await store.send(SearchCommands.Search(text: text, limit: 50))
         let groups = Self.searchGroups.compactMap { group -> [String: Any]? in
             let results = reply.results.filter { $0.kind == group.kind }
             guard !results.isEmpty else { return nil }

@@ -9,11 +9,9 @@ extension HouseholdPages {
         let year = Int(query["year"] ?? "") ?? todayDate.year
         async let listing = store.send(EventCommands.List(year: year))
         async let suggestionReply = store.send(EventCommands.Suggestions(status: "open"))
-        async let conflictReply = store.request("conflicts")
-        async let historyReply = store.request("history", args: ["year": .int(Int64(year))])
-        let (cards, suggestions, conflicts, history) = try await (
-            listing, suggestionReply, conflictReply.decode(ConflictList.self), historyReply.decode(PlannerHistory.self)
-        )
+        async let conflictReply = store.send(HistoryCommands.Conflicts())
+        async let historyReply = store.send(HistoryCommands.History(year: year))
+        let (cards, suggestions, conflicts, history) = try await (listing, suggestionReply, conflictReply, historyReply)
         var byMonth: [Int: [String: Any]] = [:]
         for card in cards.cards {
             var values = try JSONValue(reply: card).mustacheObject

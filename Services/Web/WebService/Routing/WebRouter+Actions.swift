@@ -23,8 +23,7 @@ extension WebRouter {
         }
         router.post("/year/conflicts/resolve") { request, _ in
             try await act(request, view: "year") { form in
-                _ = try await pages.store.request(
-                    "conflicts.resolve", args: ["id": .string(form["id"] ?? ""), "keep": .string(form["keep"] ?? "")])
+                _ = try await pages.store.send(HistoryCommands.Resolve(id: form["id"] ?? "", keep: form["keep"] ?? ""))
             }
         }
     }
@@ -88,7 +87,7 @@ extension WebRouter {
 
     /// Undo and redo from the bar or the Changes view (`/undo/VIEW`), back to that view.
     func addUndoActions(_ router: Router<BasicRequestContext>) {
-        for command in ["undo", "redo"] {
+        for command in [HistoryCommands.Undo.name, HistoryCommands.Redo.name] {
             router.post("/\(command)/:view") { request, context in
                 let view = try context.parameters.require("view")
                 guard (PageRenderer.views + PageRenderer.unlisted).contains(where: { $0.name == view }) else {
