@@ -94,3 +94,9 @@ enum DevicesDomain: StoreDomain {
                 """, arguments: [entity.id, name, Timestamp.format(Date())])
     }
 }
+
+// MARK: - Names
+
+extension DevicesDomain {
+    static let kindNames = [Devices.kind: "device", Devices.keyKind: "signing key"]
+}

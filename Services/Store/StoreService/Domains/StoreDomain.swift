@@ -6,8 +6,10 @@ import HearthCore
 /// they are rebuilt from the operation log, and the commands it answers.
 ///
 /// Every domain lives in the one operation log, so sync, history and conflicts need nothing of
-/// it. Adding a domain is a folder here (its conformance, its commands) and one in `HearthCore`
-/// (its rules), plus one line in `StoreDomains.all`.
+/// it; undo and search read what they need of it from here (`kindNames`, `searchSources`,
+/// `searchHit`). Adding a domain is a folder here (its conformance, its commands) and one in
+/// `HearthCore` (its rules and command types), plus one line in `StoreDomains.all` and one in
+/// `HouseholdDomains.all`.
 protocol StoreDomain: Sendable {
     /// The domain's rules: its entity kinds and the one validator of their operations.
     associatedtype Rules: DomainRules
@@ -36,12 +38,29 @@ protocol StoreDomain: Sendable {
     /// Beach day → Beach weekend"): `""` when it is empty, `nil` when the domain does not
     /// announce its synced changes (the default).
     static func readable(_ entity: EntityRef, in db: Database) throws -> String?
+
+    /// What a person calls each of its entity kinds ("todo", "check-in"), as undo steps and the
+    /// Changes view name them: one for every kind (`DomainRegistryTests`).
+    static var kindNames: [String: String] { get }
+
+    /// What of its materialised rows the household search indexes, each with the kind its
+    /// results are shown as (none by default). A source named in no landed migration gets one of
+    /// its own (`SearchIndex.registerMigrations`): declaring it here is all a domain does.
+    static var searchSources: [SearchIndex.Source] { get }
+
+    /// A result of one of its sources' `shown` kinds leading to `link`, as the reply shows it;
+    /// `nil` when that row has gone since it was indexed.
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit?
 }
 
 extension StoreDomain {
     static var entityKinds: Set<String> { Rules.entityKinds }
 
     static func readable(_ entity: EntityRef, in db: Database) throws -> String? { nil }
+
+    static var searchSources: [SearchIndex.Source] { [] }
+
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? { nil }
 
     static func validate(_ operation: Operation) throws(RuleError) { try Rules.validate(operation) }
 }
@@ -62,6 +81,23 @@ enum StoreDomains {
         }
         return kinds
     }()
+
+    /// What a person calls each entity kind, from every domain's `kindNames`.
+    static let kindNames: [String: String] = {
+        var names: [String: String] = [:]
+        for domain in all { names.merge(domain.kindNames) { first, _ in first } }
+        return names
+    }()
+
+    /// Every domain's search sources, in the domains' order.
+    static var searchSources: [SearchIndex.Source] { all.flatMap { $0.searchSources } }
+
+    /// The result a search shows for a hit of the `shown` kind leading to `link`, from the
+    /// domain whose source shows that kind; `nil` when none does or the row has gone.
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? {
+        guard let domain = all.first(where: { $0.searchSources.contains { $0.shown == shown } }) else { return nil }
+        return try domain.searchHit(shown, link: link, in: db)
+    }
 
     /// The domain that keeps `kind`.
     /// - Throws: `RuleError` for a kind no domain keeps (an unknown `bank_account` is refused,

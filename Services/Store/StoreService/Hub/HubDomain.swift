@@ -250,3 +250,37 @@ enum HubDomain: StoreDomain {
         }
     }
 }
+
+// MARK: - Names and search
+
+extension HubDomain {
+    static let kindNames = [
+        Hub.memberKind: "member", Hub.entryKind: "lesson", Hub.bellKind: "bell", Hub.holidayKind: "holiday",
+        Hub.overrideKind: "week override", Hub.settingsKind: "school settings",
+    ]
+
+    /// Lessons (subject; teacher and room as the body), each its member's own: a student's
+    /// profile finds only its own.
+    static let searchSources = [
+        SearchIndex.Source(
+            kind: "lesson", table: "timetable_entry", key: "X.id", link: "X.id", owner: "X.member",
+            title: "X.subject", body: "coalesce(X.teacher, '') || ' ' || X.room",
+            columns: ["subject", "teacher", "room", "member"], shown: "lesson")
+    ]
+
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? {
+        guard shown == "lesson",
+            let row = try Row.fetchOne(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT e.subject, e.week, e.day, e.period, m.name FROM timetable_entry AS e
+                        LEFT JOIN member AS m ON m.id = e.member WHERE e.id = ?
+                        """), arguments: [link])
+        else { return nil }
+        let day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][max(0, min(6, (row[2] as Int) - 1))]
+        let member: String = row[4] ?? ""
+        return SearchHit(
+            id: link, title: row[0], detail: "\(member) · week \(row[1] as Int) · \(day) · period \(row[3] as Int)",
+            date: nil)
+    }
+}

@@ -134,3 +134,30 @@ enum PlannerDomain: StoreDomain {
         ])
     }
 }
+
+// MARK: - Names and search
+
+extension PlannerDomain {
+    static let kindNames = [YearPlanner.entityKind: "card", YearPlanner.suggestionKind: "suggestion"]
+
+    /// The year's cards: title, and location as the body.
+    static let searchSources = [
+        SearchIndex.Source(
+            kind: "card", table: "event_card", key: "X.year || '-' || X.month", link: "X.year || '-' || X.month",
+            owner: "NULL", title: "coalesce(X.title, '')", body: "coalesce(X.location, '')",
+            columns: ["title", "location"], shown: "card")
+    ]
+
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? {
+        let parts = link.split(separator: "-").compactMap { Int($0) }
+        guard shown == "card", parts.count == 2, (1...12).contains(parts[1]),
+            let title = try String.fetchOne(
+                try db.cachedStatement(sql: "SELECT coalesce(title, '') FROM event_card WHERE year = ? AND month = ?"),
+                arguments: [parts[0], parts[1]])
+        else { return nil }
+        let month = "\(YearPlanner.monthName(parts[1])) \(parts[0])"
+        return SearchHit(
+            id: String(format: "%04d-%02d", parts[0], parts[1]), title: title.isEmpty ? month : title, detail: month,
+            date: nil)
+    }
+}

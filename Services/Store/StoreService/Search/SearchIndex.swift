@@ -22,47 +22,76 @@ import GRDB
 /// The materialised tables are written with `INSERT OR REPLACE`, whose delete fires no trigger:
 /// each insert trigger therefore replaces the entry's FTS row itself.
 enum SearchIndex {
-    /// What each kind indexes: the table, its key, the link, the owner, the title and the body
-    /// (SQL over `new.` / `old.`), and the kind a result of it is shown as.
-    struct Source {
+    /// What one kind of row indexes: the table, its key, the link, the owner, the title and the
+    /// body (SQL over `X.`, the row), and the kind a result of it is shown as. Each domain
+    /// declares its own (`StoreDomain.searchSources`).
+    struct Source: Sendable {
+        /// The entry's kind in `search_entry` (unique across domains).
         let kind: String
         let table: String
         let key: String
+        /// Where a result leads (the todo of a subtask).
         let link: String
+        /// Whose the row is: a member's id (a lesson's), shown to a student's profile only when
+        /// it is theirs; `NULL` for the household's.
         let owner: String
         let title: String
         let body: String
         /// The columns whose change re-indexes a row.
         let columns: [String]
+        /// The kind its results are shown as (`todo` for a subtask too): what `search {kind}` asks
+        /// for, and what the domain's `searchHit` describes.
+        let shown: String
     }
 
-    static let sources: [Source] = [
-        Source(
-            kind: "todo", table: "todo", key: "X.id", link: "X.id", owner: "NULL", title: "X.title",
-            body: "coalesce(X.description, '')", columns: ["title", "description"]),
-        Source(
-            kind: "subtask", table: "todo_subtask", key: "X.id", link: "X.todo", owner: "NULL", title: "X.title",
-            body: "''", columns: ["title", "todo"]),
-        Source(
-            kind: "note", table: "daily_note", key: "X.date", link: "X.date", owner: "NULL", title: "''",
-            body: "coalesce(X.text, '')", columns: ["text"]),
-        Source(
-            kind: "card", table: "event_card", key: "X.year || '-' || X.month", link: "X.year || '-' || X.month",
-            owner: "NULL", title: "coalesce(X.title, '')", body: "coalesce(X.location, '')",
-            columns: ["title", "location"]),
-        Source(
-            kind: "person", table: "person", key: "X.id", link: "X.id", owner: "NULL", title: "X.name",
-            body: "coalesce(X.tags, '') || ' ' || coalesce(X.purpose, '')", columns: ["name", "tags", "purpose"]),
-        Source(
-            kind: "interaction", table: "interaction", key: "X.id", link: "X.person", owner: "NULL", title: "''",
-            body: "coalesce(X.note, '')", columns: ["note", "person"]),
-        Source(
-            kind: "lesson", table: "timetable_entry", key: "X.id", link: "X.id", owner: "X.member",
-            title: "X.subject", body: "coalesce(X.teacher, '') || ' ' || X.room",
-            columns: ["subject", "teacher", "room", "member"]),
-    ]
+    /// Every domain's sources (`StoreDomains.searchSources`).
+    static var sources: [Source] { StoreDomains.searchSources }
 
+    /// The sources the index's first two migrations installed, in their order (those migrations
+    /// never change once landed). Any other source is installed by a migration of its own.
+    static let landedKinds = ["todo", "subtask", "note", "card", "person", "interaction", "lesson"]
+
+    /// The index's migrations over `sources`: the index and the landed sources, then the queue,
+    /// then one migration for each source a domain added since ("search: the <kind> index").
     static func registerMigration(in migrator: inout DatabaseMigrator) {
+        registerMigrations(in: &migrator, sources: sources)
+    }
+
+    /// `registerMigration` over the sources given (a test's domain that does not exist).
+    static func registerMigrations(in migrator: inout DatabaseMigrator, sources: [Source]) {
+        let landed = landedKinds.compactMap { kind in sources.first { $0.kind == kind } }
+        registerIndexMigration(in: &migrator, sources: landed)
+        registerQueueMigration(in: &migrator, sources: landed)
+        for source in sources where !landedKinds.contains(source.kind) {
+            migrator.registerMigration("search: the \(source.kind) index") { db in try install(source, in: db) }
+        }
+    }
+
+    /// Puts `source`'s triggers in place and indexes its rows there already.
+    static func install(_ source: Source, in db: Database) throws {
+        try db.execute(sql: triggers(source))
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT \(on("X", source.key)) AS ref, \(on("X", source.link)) AS link,
+                       \(on("X", source.owner)) AS owner, \(on("X", source.title)) AS title,
+                       \(on("X", source.body)) AS body
+                FROM \(source.table) AS X
+                """)
+        for row in rows {
+            try db.execute(
+                sql: "INSERT INTO search_entry (kind, ref, link, owner) VALUES (?, ?, ?, ?)",
+                arguments: [source.kind, row["ref"], row["link"], row["owner"]])
+            try db.execute(
+                sql: "INSERT INTO search_queue (entry, title, body) VALUES (?, ?, ?)",
+                arguments: [db.lastInsertedRowID, row["title"], row["body"]])
+        }
+        try flush(db)
+    }
+
+    /// The index and the sources it first had. (The triggers it made then wrote FTS5 directly;
+    /// the next migration replaced them.)
+    private static func registerIndexMigration(in migrator: inout DatabaseMigrator, sources: [Source]) {
         migrator.registerMigration("search: the household index") { db in
             try db.execute(
                 sql: """
@@ -95,7 +124,6 @@ enum SearchIndex {
                 }
             }
         }
-        registerQueueMigration(in: &migrator)
     }
 
     /// Until this migration the triggers wrote FTS5 directly; from it they queue, and `flush`
@@ -103,7 +131,7 @@ enum SearchIndex {
     /// triggers whose queue does not exist yet.
     static let queueMigration = "search: the index written once per transaction"
 
-    private static func registerQueueMigration(in migrator: inout DatabaseMigrator) {
+    private static func registerQueueMigration(in migrator: inout DatabaseMigrator, sources: [Source]) {
         migrator.registerMigration(queueMigration) { db in
             try db.execute(
                 sql: """
@@ -171,4 +199,12 @@ enum SearchIndex {
             END;
             """
     }
+}
+
+/// What a search result shows: the id to open, its title, where it is, and its day if it has one.
+struct SearchHit: Sendable, Equatable {
+    let id: String
+    let title: String
+    let detail: String
+    let date: String?
 }

@@ -5,10 +5,9 @@ import HearthCore
 /// `search`: the household's things that match a text, from the search index (`SearchIndex`).
 extension StoreCommands {
     /// The kinds a search may be narrowed to, and the index's kinds each covers.
-    static let searchKinds: [String: [String]] = [
-        "todo": ["todo", "subtask"], "note": ["note"], "card": ["card"], "person": ["person", "interaction"],
-        "lesson": ["lesson"],
-    ]
+    static var searchKinds: [String: [String]] {
+        Dictionary(grouping: SearchIndex.sources, by: \.shown).mapValues { $0.map(\.kind) }
+    }
     /// The most matches a search ranks (`search`): the latest.
     static let rankedAtMost = 250
     /// The most words whose IDF weighs them (below SQLite's 127 arguments to a function).
@@ -80,6 +79,7 @@ extension StoreCommands {
             let entry = try db.cachedStatement(sql: "SELECT kind, link, owner FROM search_entry WHERE id = ?")
             let content = try db.cachedStatement(sql: "SELECT title, body FROM search_index WHERE rowid = ?")
             let wanted = Set(kinds)
+            let shownAs = Dictionary(SearchIndex.sources.map { ($0.kind, $0.shown) }) { first, _ in first }
             var results: [SearchResult] = []
             var seen = Set<String>()
             while results.count < limit, let row = try ranked.next() {
@@ -87,10 +87,12 @@ extension StoreCommands {
                 guard let found = try Row.fetchOne(entry, arguments: [rowid]) else { continue }
                 let kind: String = found["kind"]
                 let link: String = found["link"]
-                guard wanted.contains(kind), kind != "lesson" || own == nil || found["owner"] == own else { continue }
-                let shown = Self.searchKinds.first { $0.value.contains(kind) }?.key ?? kind
+                // A member's own row (a lesson) is shown to a student's profile only when it is theirs.
+                let owner: String? = found["owner"]
+                guard wanted.contains(kind), owner == nil || own == nil || owner == own else { continue }
+                let shown = shownAs[kind] ?? kind
                 guard seen.insert("\(shown)\u{0}\(link)").inserted,
-                    let (id, title, detail, date) = try Self.describe(shown, link, in: db)
+                    let hit = try StoreDomains.searchHit(shown, link: link, in: db)
                 else { continue }
                 let texts =
                     try Row.fetchOne(content, arguments: [rowid]).map { row -> [String] in
@@ -98,8 +100,8 @@ extension StoreCommands {
                     } ?? []
                 results.append(
                     SearchResult(
-                        kind: shown, id: id, title: title, detail: detail,
-                        snippet: SearchSnippet.parts(texts, words: trimmed), date: date))
+                        kind: shown, id: hit.id, title: hit.title, detail: hit.detail,
+                        snippet: SearchSnippet.parts(texts, words: trimmed), date: hit.date))
             }
             return try JSONValue(reply: SearchResults(text: text, results: results))
         }
@@ -142,56 +144,6 @@ extension StoreCommands {
                 count < rankedAtMost
                 ? Double(count) / max(newest, 1) : Double(rankedAtMost) / (newest - Double(oldest) + 1)
             return min(1, share)
-        }
-    }
-
-    /// What a result shows: the id to open, its title, where it is and its day; `nil` when it is gone.
-    static func describe(
-        _ kind: String, _ link: String, in db: Database
-    ) throws -> (String, String, String, String?)? {
-        switch kind {
-        case "todo":
-            guard
-                let row = try Row.fetchOne(
-                    try db.cachedStatement(
-                        sql: """
-                            SELECT todo.title, c.name, todo.due_date FROM todo
-                            LEFT JOIN todo_collection AS c ON c.id = todo.collection WHERE todo.id = ?
-                            """), arguments: [link])
-            else { return nil }
-            return (link, row[0], row[1] ?? "", row[2])
-        case "note":
-            return (link, "Note of \(link)", link, link)
-        case "card":
-            let parts = link.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 2, (1...12).contains(parts[1]),
-                let title = try String.fetchOne(
-                    try db.cachedStatement(
-                        sql: "SELECT coalesce(title, '') FROM event_card WHERE year = ? AND month = ?"),
-                    arguments: [parts[0], parts[1]])
-            else { return nil }
-            let month = "\(YearPlanner.monthName(parts[1])) \(parts[0])"
-            return (String(format: "%04d-%02d", parts[0], parts[1]), title.isEmpty ? month : title, month, nil)
-        case "person":
-            guard
-                let name = try String.fetchOne(
-                    try db.cachedStatement(sql: "SELECT name FROM person WHERE id = ?"), arguments: [link])
-            else { return nil }
-            return (link, name, "person", nil)
-        case "lesson":
-            guard
-                let row = try Row.fetchOne(
-                    try db.cachedStatement(
-                        sql: """
-                            SELECT e.subject, e.week, e.day, e.period, m.name FROM timetable_entry AS e
-                            LEFT JOIN member AS m ON m.id = e.member WHERE e.id = ?
-                            """), arguments: [link])
-            else { return nil }
-            let day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][max(0, min(6, (row[2] as Int) - 1))]
-            let member: String = row[4] ?? ""
-            return (link, row[0], "\(member) · week \(row[1] as Int) · \(day) · period \(row[3] as Int)", nil)
-        default:
-            return nil
         }
     }
 }

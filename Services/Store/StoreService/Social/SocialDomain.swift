@@ -280,3 +280,31 @@ enum SocialDomain: StoreDomain {
         }
     }
 }
+
+// MARK: - Names and search
+
+extension SocialDomain {
+    static let kindNames = [
+        Social.personKind: "person", Social.goalKind: "goal", Social.itemKind: "check-in",
+        Social.interactionKind: "interaction", Social.prefsKind: "planner settings",
+    ]
+
+    /// People (name, tags and purpose), and what was noted after a check-in, shown as its person.
+    static let searchSources = [
+        SearchIndex.Source(
+            kind: "person", table: "person", key: "X.id", link: "X.id", owner: "NULL", title: "X.name",
+            body: "coalesce(X.tags, '') || ' ' || coalesce(X.purpose, '')", columns: ["name", "tags", "purpose"],
+            shown: "person"),
+        SearchIndex.Source(
+            kind: "interaction", table: "interaction", key: "X.id", link: "X.person", owner: "NULL", title: "''",
+            body: "coalesce(X.note, '')", columns: ["note", "person"], shown: "person"),
+    ]
+
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? {
+        guard shown == "person",
+            let name = try String.fetchOne(
+                try db.cachedStatement(sql: "SELECT name FROM person WHERE id = ?"), arguments: [link])
+        else { return nil }
+        return SearchHit(id: link, title: name, detail: "person", date: nil)
+    }
+}

@@ -335,3 +335,44 @@ extension FieldReader {
         return nil
     }
 }
+
+// MARK: - Names and search
+
+extension TodosDomain {
+    static let kindNames = [
+        Todos.todoKind: "todo", Todos.collectionKind: "collection", Todos.subtaskKind: "subtask",
+        Todos.completionKind: "done mark", Todos.noteKind: "note",
+    ]
+
+    /// Todos (title, description) and their subtasks, shown as their todo; daily notes.
+    static let searchSources = [
+        SearchIndex.Source(
+            kind: "todo", table: "todo", key: "X.id", link: "X.id", owner: "NULL", title: "X.title",
+            body: "coalesce(X.description, '')", columns: ["title", "description"], shown: "todo"),
+        SearchIndex.Source(
+            kind: "subtask", table: "todo_subtask", key: "X.id", link: "X.todo", owner: "NULL", title: "X.title",
+            body: "''", columns: ["title", "todo"], shown: "todo"),
+        SearchIndex.Source(
+            kind: "note", table: "daily_note", key: "X.date", link: "X.date", owner: "NULL", title: "''",
+            body: "coalesce(X.text, '')", columns: ["text"], shown: "note"),
+    ]
+
+    static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? {
+        switch shown {
+        case "todo":
+            guard
+                let row = try Row.fetchOne(
+                    try db.cachedStatement(
+                        sql: """
+                            SELECT todo.title, c.name, todo.due_date FROM todo
+                            LEFT JOIN todo_collection AS c ON c.id = todo.collection WHERE todo.id = ?
+                            """), arguments: [link])
+            else { return nil }
+            return SearchHit(id: link, title: row[0], detail: row[1] ?? "", date: row[2])
+        case "note":
+            return SearchHit(id: link, title: "Note of \(link)", detail: link, date: link)
+        default:
+            return nil
+        }
+    }
+}

@@ -146,15 +146,8 @@ enum UndoLog {
         "sort_order": "order", "class_alert": "class alerts",
     ]
 
-    /// What a person calls each kind of entity.
-    static let kindNames: [String: String] = [
-        YearPlanner.entityKind: "card", YearPlanner.suggestionKind: "suggestion", Todos.todoKind: "todo",
-        Todos.collectionKind: "collection", Todos.subtaskKind: "subtask", Todos.completionKind: "done mark",
-        Todos.noteKind: "note", Hub.memberKind: "member", Hub.entryKind: "lesson", Hub.bellKind: "bell",
-        Hub.holidayKind: "holiday", Hub.overrideKind: "week override", Hub.settingsKind: "school settings",
-        Social.personKind: "person", Social.goalKind: "goal", Social.itemKind: "check-in",
-        Social.interactionKind: "interaction", Social.prefsKind: "planner settings",
-    ]
+    /// What a person calls each kind of entity: each domain says (`StoreDomain.kindNames`).
+    static var kindNames: [String: String] { StoreDomains.kindNames }
 
     /// How a person knows an entity: what it is and its title, name or subject (`todo 'Buy
     /// milk'`); one with none by what it belongs to (`check-in for 'Sam'`, `done mark on 'Water'`);
