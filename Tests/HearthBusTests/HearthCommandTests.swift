@@ -454,4 +454,37 @@ struct HearthCommandTests {
                 "replaced_fingerprint": "ef:01",
             ])
     }
+
+    @Test("each scheduler command encodes to the arguments a reminder's buttons and the CLI built by hand")
+    func schedulerCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (ReminderActions.Done(id: "t1@2026-12-08"), "reminder.done", ["id": "t1@2026-12-08"]),
+            (ReminderActions.Snooze(id: "t1"), "reminder.snooze", ["id": "t1"]),
+            (
+                ReminderActions.Snooze(id: "plan:p1", minutes: 1440), "reminder.snooze",
+                ["id": "plan:p1", "minutes": 1440]
+            ),
+            (ReminderActions.Reschedule(id: "plan:p1"), "reminder.reschedule", ["id": "plan:p1"]),
+            (
+                ReminderActions.Reschedule(id: "plan:p1", to: "2026-12-08T18:00:00Z"), "reminder.reschedule",
+                ["id": "plan:p1", "to": "2026-12-08T18:00:00Z"]
+            ),
+            (SchedulerQueries.Reminders(), "reminder.list", [:]), (SchedulerQueries.Showing(), "reminder.showing", [:]),
+            (SchedulerQueries.Reload(), "reminder.reload", [:]), (SchedulerQueries.Classes(), "class.list", [:]),
+            (SchedulerQueries.CheckIns(), "plan.reminders", [:]), (SchedulerQueries.ReadBusy(), "busy.read", [:]),
+            (
+                SchedulerQueries.ReadBusy(url: "https://nas.local/cal"), "busy.read",
+                ["url": "https://nas.local/cal"]
+            ),
+        ]
+        try Self.expectWire(cases)
+        // A button's reply says what it did, and nothing it did not.
+        #expect(
+            try JSONValue(reply: ReminderActed(id: "t1", until: "2026-12-08T18:10:00Z")) == [
+                "id": "t1", "until": "2026-12-08T18:10:00Z",
+            ])
+        #expect(throws: CommandError.invalidArgument("id", "is required")) {
+            try CommandRequest(command: "reminder.done", arguments: [:]).decode(ReminderActions.Done.self)
+        }
+    }
 }

@@ -93,7 +93,8 @@ struct Member: AsyncParsableCommand {
             // Whose reminders pop here follows the profile: the scheduler loads them again (when it
             // is not running, it loads them when it starts).
             _ = await ServiceCall.ifRunning(
-                try options.loadConfiguration(), .scheduler, "reminder.reload", timeout: options.timeoutDuration)
+                try options.loadConfiguration(), .scheduler, SchedulerQueries.Reload.name,
+                timeout: options.timeoutDuration)
             if options.json { return try Output.reply(reply) }
             Output.line(
                 reply.profile.map { "this device uses \($0.name)'s profile (\($0.role))" }

@@ -68,8 +68,10 @@ extension Plan.Busy {
     /// Asks the scheduler to read `url` (or every source) now; `nil` when it is not running (a
     /// refusal is reported and exits, as every command's does).
     static func read(_ options: GlobalOptions, url: String?) async throws -> BusyReads? {
-        let arguments: [String: JSONValue] = url.map { ["url": .string($0)] } ?? [:]
-        switch try await ServiceCall.attempt(options, .scheduler, "busy.read", arguments, patience: readPatience) {
+        let command = SchedulerQueries.ReadBusy(url: url)
+        switch try await ServiceCall.attempt(
+            options, .scheduler, SchedulerQueries.ReadBusy.name, try command.arguments(), patience: readPatience)
+        {
         case .success(let data): return try data.decode(BusyReads.self)
         case .failure(let error):
             if case .refused = error { throw ServiceCall.failure(error, .scheduler, options) }

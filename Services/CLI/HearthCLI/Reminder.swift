@@ -16,7 +16,7 @@ struct Reminder: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .scheduler, "reminder.list")
+            let reply = try await ServiceCall.reply(options, .scheduler, SchedulerQueries.Reminders())
             if options.json { return Output.json(reply) }
             let list: ReminderList
             do {

@@ -172,26 +172,24 @@ struct NotificationCatalog {
         if let due = reminder.due.flatMap(Timestamp.parse) { body.append("Due \(clock(due))") }
         if let detail = reminder.detail { body.append(detail) }
         var actions = [(key: "done", label: "Done")]
-        var buttons = ["done": Button(service: .scheduler, command: "reminder.done", arguments: ["id": .string(id)])]
+        var buttons = ["done": Button(.scheduler, ReminderActions.Done(id: id))]
         let snoozes = (reminder.snoozeOptions ?? []).filter { $0 > 0 }.prefix(3)
         if snoozes.isEmpty {
             actions.append((key: "snooze", label: "Snooze"))
-            buttons["snooze"] = Button(service: .scheduler, command: "reminder.snooze", arguments: ["id": .string(id)])
+            buttons["snooze"] = Button(.scheduler, ReminderActions.Snooze(id: id))
         }
         for minutes in snoozes {
             actions.append((key: "snooze-\(minutes)", label: Self.snoozeLabel(minutes)))
-            buttons["snooze-\(minutes)"] = Button(
-                service: .scheduler, command: "reminder.snooze",
-                arguments: ["id": .string(id), "minutes": .int(Int64(minutes))])
+            buttons["snooze-\(minutes)"] = Button(.scheduler, ReminderActions.Snooze(id: id, minutes: Int64(minutes)))
         }
         if let reschedule = reminder.reschedule {
             actions.append((key: "reschedule", label: "Reschedule"))
-            let arguments: [String: JSONValue] =
+            let to: String? =
                 switch reschedule {
-                case .slots: ["id": .string(id)]
-                case .to(let time): ["id": .string(id), "to": .string(time)]
+                case .slots: nil
+                case .to(let time): time
                 }
-            buttons["reschedule"] = Button(service: .scheduler, command: "reminder.reschedule", arguments: arguments)
+            buttons["reschedule"] = Button(.scheduler, ReminderActions.Reschedule(id: id, to: to))
         }
         return .show(
             Popup(
@@ -229,9 +227,7 @@ struct NotificationCatalog {
         for (index, time) in times.enumerated() {
             guard let instant = Timestamp.parse(time) else { continue }
             actions.append((key: "slot-\(index)", label: dayAndClock(instant)))
-            buttons["slot-\(index)"] = Button(
-                service: .scheduler, command: "reminder.reschedule",
-                arguments: ["id": .string(id), "to": .string(time)])
+            buttons["slot-\(index)"] = Button(.scheduler, ReminderActions.Reschedule(id: id, to: time))
         }
         return .show(
             Popup(

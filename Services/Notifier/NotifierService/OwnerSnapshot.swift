@@ -68,8 +68,7 @@ struct OwnerSnapshot: Sendable {
     /// The reminders on screen by `hearth-scheduler`'s record (fired, not done, not snoozed);
     /// the rest are over. `nil` when it does not answer.
     static func reminders(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
-        guard let reply = try? await client.request("reminder.showing"),
-            let showing = try? reply.decode(ReminderShowing.self).reminders
+        guard let showing = try? await client.send(SchedulerQueries.Showing()).reminders
         else { return nil }
         let live = Set(showing.map { "reminder.\($0.reminder.id)" })
         return OwnerSnapshot(

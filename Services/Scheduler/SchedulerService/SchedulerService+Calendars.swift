@@ -47,7 +47,7 @@ extension SchedulerService {
 
     /// `busy.read {url?}`: reads that source (or every one) now, whatever its next read.
     static func readNow(
-        _ arguments: BusyReadArguments, store: CommandClient, calendars: CalendarSubscriptions,
+        _ arguments: SchedulerQueries.ReadBusy, store: CommandClient, calendars: CalendarSubscriptions,
         publish: (String, JSONValue) -> Void
     ) async throws -> JSONValue {
         var sources = try await store.send(BusyCommands.Sources()).sources

@@ -113,13 +113,6 @@ public struct BusyUnsubscribed: Codable, Sendable, Equatable {
     public init(url: String, removed: Int) { (self.url, self.removed) = (url, removed) }
 }
 
-/// `busy.read`'s arguments: the source to read (none: every one).
-public struct BusyReadArguments: Codable, Sendable, Equatable {
-    public var url: String?
-
-    public init(url: String? = nil) { self.url = url }
-}
-
 /// `busy.read` on `scheduler.cmd`: each source read, with what the store made of it (absent when
 /// the read failed) or why it failed.
 public struct BusyReads: Codable, Sendable, Equatable {

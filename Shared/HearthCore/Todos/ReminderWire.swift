@@ -215,18 +215,3 @@ public struct ReminderStreak: Codable, Sendable, Equatable {
         (self.through, self.current, self.unit) = (through, current, unit)
     }
 }
-
-/// The arguments of a reminder's buttons on `scheduler.cmd` (`reminder.done`, `reminder.snooze`,
-/// `reminder.reschedule`): the reminder (`<todo>`, `<todo>@<date>` or `plan:<check-in>`), the
-/// snooze's length, and where a check-in moves.
-public struct ReminderCommandArguments: Codable, Sendable, Equatable {
-    public var id: String?
-    /// Minutes; none: the household's snooze.
-    public var minutes: Int64?
-    /// An instant or a wall-clock time, passed on to the store as given.
-    public var to: String?
-
-    public init(id: String? = nil, minutes: Int64? = nil, to: String? = nil) {
-        (self.id, self.minutes, self.to) = (id, minutes, to)
-    }
-}
