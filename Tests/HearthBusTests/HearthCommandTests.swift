@@ -487,4 +487,32 @@ struct HearthCommandTests {
             try CommandRequest(command: "reminder.done", arguments: [:]).decode(ReminderActions.Done.self)
         }
     }
+
+    @Test(
+        "each pairing and sync command encodes to the arguments the CLI, the page and the pairing popup built by hand")
+    func pairingAndSyncCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (PairingCommands.Nearby(), "device.nearby", [:]),
+            (PairingCommands.Pair(device: "Mum"), "device.pair", ["device": "Mum"]),
+            (PairingCommands.Pending(), "device.pairing", [:]),
+            (
+                PairingCommands.Confirm(device: "Mum", code: "123 456", name: "Mum's laptop"), "device.confirm",
+                ["device": "Mum", "code": "123 456", "name": "Mum's laptop"]
+            ),
+            (PairingCommands.Confirm(device: "0f0f"), "device.confirm", ["device": "0f0f"]),
+            (PairingCommands.Reject(device: "0f0f"), "device.reject", ["device": "0f0f"]),
+            (PairingCommands.Paired(), "device.paired", [:]),
+            (PairingCommands.Forget(device: "Mum"), "device.forget", ["device": "Mum"]),
+            (SyncCommands.Now(), "sync.now", [:]), (SyncCommands.Now(device: "Mum"), "sync.now", ["device": "Mum"]),
+            (
+                SyncCommands.Log(device: "Mum", since: "2026-11-27T00:00:00Z", limit: 30), "sync.log",
+                ["device": "Mum", "since": "2026-11-27T00:00:00Z", "limit": 30]
+            ),
+            (SyncCommands.Diag(), "sync.diag", [:]),
+        ]
+        try Self.expectWire(cases)
+        #expect(throws: CommandError.invalidArgument("device", "is required")) {
+            try CommandRequest(command: "device.pair", arguments: [:]).decode(PairingCommands.Pair.self)
+        }
+    }
 }

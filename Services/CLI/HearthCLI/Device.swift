@@ -29,7 +29,7 @@ struct Device: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             // Pairing is hearth-sync's: shown when it runs.
             let sync = await ServiceCall.ifRunning(
-                configuration, .sync, "device.paired", timeout: options.timeoutDuration)
+                configuration, .sync, PairingCommands.Paired.name, timeout: options.timeoutDuration)
             let peers = (try sync?.decode(PairedList.self))?.devices ?? []
             let paired = Dictionary(peers.map { ($0.id, $0) }) { first, _ in first }
             let known = Set(reply.devices.map(\.id))
@@ -92,7 +92,7 @@ struct Device: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .sync, "device.nearby", as: NearbyList.self)
+            let reply = try await ServiceCall.send(options, .sync, PairingCommands.Nearby())
             if options.json { return try Output.reply(reply) }
             if reply.devices.isEmpty { Output.line("no devices heard (is hearth-sync running on the others?)") }
             let zone = try Dates.zone(options)
@@ -115,8 +115,7 @@ struct Device: AsyncParsableCommand {
         func run() async throws {
             var patient = options
             patient.timeout = max(options.timeout, 10_000)
-            let reply = try await ServiceCall.run(
-                patient, .sync, "device.pair", ["device": .string(device)], as: PairingView.self)
+            let reply = try await ServiceCall.send(patient, .sync, PairingCommands.Pair(device: device))
             if options.json { return try Output.reply(reply) }
             let name = reply.name
             Output.line("Pairing with \(name) (connection key \(reply.fingerprint)): code \(reply.code ?? "?")")
@@ -133,7 +132,7 @@ struct Device: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let reply = try await ServiceCall.run(options, .sync, "device.pairing", as: PairingList.self)
+            let reply = try await ServiceCall.send(options, .sync, PairingCommands.Pending())
             if options.json { return try Output.reply(reply) }
             if reply.pairings.isEmpty { Output.line("no pairing requests") }
             for pairing in reply.pairings {
@@ -158,12 +157,10 @@ struct Device: AsyncParsableCommand {
         @Option(help: "What to call it on this device (default: the name it announces).") var name: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["device": .string(device), "code": .string(code)]
-            if let name { arguments["name"] = .string(name) }
             var patient = options
             patient.timeout = max(options.timeout, 10_000)
-            let reply = try await ServiceCall.run(
-                patient, .sync, "device.confirm", arguments, as: PairingConfirmed.self)
+            let reply = try await ServiceCall.send(
+                patient, .sync, PairingCommands.Confirm(device: device, code: code, name: name))
             if options.json { return try Output.reply(reply) }
             Output.line(
                 reply.paired
@@ -177,8 +174,7 @@ struct Device: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .sync, "device.reject", ["device": .string(device)], as: PairingRejected.self)
+            let reply = try await ServiceCall.send(options, .sync, PairingCommands.Reject(device: device))
             if options.json { return try Output.reply(reply) }
             Output.line(reply.rejected ? "Rejected." : "No pairing request from \(device).")
         }
@@ -207,8 +203,7 @@ struct Device: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String
 
         func run() async throws {
-            let reply = try await ServiceCall.run(
-                options, .sync, "device.forget", ["device": .string(device)], as: DeviceForgotten.self)
+            let reply = try await ServiceCall.send(options, .sync, PairingCommands.Forget(device: device))
             if options.json { return try Output.reply(reply) }
             Output.line(
                 "Forgot \(reply.name); it can no longer sync with this device."

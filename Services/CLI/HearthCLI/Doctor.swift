@@ -113,10 +113,15 @@ struct DoctorExamination: Sendable {
         // The checks that read the file system and /proc run off the cooperative pool.
         checks.append(await offPool { DoctorChecks.home(home) })
         checks.append(DoctorChecks.timeZone(household: configuration.household.timeZone, system: .current))
-        let nearby = up.contains(.sync) ? try? await calls.call(.sync, "device.nearby", as: NearbyList.self) : nil
+        let nearby =
+            up.contains(.sync)
+            ? try? await calls.call(.sync, PairingCommands.Nearby.name, as: PairingCommands.Nearby.Reply.self) : nil
         let discovery = configuration.discovery
         checks.append(await offPool { DoctorChecks.beacon(discovery, nearby: nearby?.devices.count) })
-        if up.contains(.sync), let paired = try? await calls.call(.sync, "device.paired", as: PairedList.self) {
+        if up.contains(.sync),
+            let paired = try? await calls.call(
+                .sync, PairingCommands.Paired.name, as: PairingCommands.Paired.Reply.self)
+        {
             let devices = paired.devices.filter { !$0.forgotten }
             checks.append(DoctorChecks.lastSyncs(devices, now: Date()))
             checks.append(DoctorChecks.clocks(devices))

@@ -20,10 +20,10 @@ struct Sync: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String?
 
         func run() async throws {
-            var arguments: [String: JSONValue] = [:]
-            if let device { arguments["device"] = .string(device) }
-            let reply = try await ServiceCall.runShowingProgress(options, .sync, "sync.now", arguments)
-                .decode(SyncNowReply.self)
+            let command = SyncCommands.Now(device: device)
+            let reply = try await ServiceCall.runShowingProgress(
+                options, .sync, SyncCommands.Now.name, try command.arguments()
+            ).decode(SyncNowReply.self)
             if options.json { return try Output.reply(reply) }
             if reply.syncs.isEmpty { Output.line("no paired device is heard on this network now") }
             let zone = try Dates.zone(options)
@@ -41,10 +41,9 @@ struct Sync: AsyncParsableCommand {
         @Option(help: "At most this many lines.") var limit = 50
 
         func run() async throws {
-            var arguments: [String: JSONValue] = ["limit": .int(Int64(limit))]
-            if let device { arguments["device"] = .string(device) }
-            if let since { arguments["since"] = .string(try Dates.instant(since, options, dayMeans: .start)) }
-            let reply = try await ServiceCall.run(options, .sync, "sync.log", arguments, as: SyncLogReply.self)
+            let command = SyncCommands.Log(
+                device: device, since: try since.map { try Dates.instant($0, options, dayMeans: .start) }, limit: limit)
+            let reply = try await ServiceCall.send(options, .sync, command)
             if options.json { return try Output.reply(reply) }
             if reply.entries.isEmpty { Output.line("nothing synced yet") }
             let zone = try Dates.zone(options)
@@ -89,7 +88,7 @@ struct Sync: AsyncParsableCommand {
             }
             let reply: SyncDiag
             do {
-                reply = try await ServiceCall.run(options, .sync, "sync.diag", as: SyncDiag.self)
+                reply = try await ServiceCall.send(options, .sync, SyncCommands.Diag())
             } catch {
                 await subscriber?.close()
                 await context.terminate()

@@ -78,9 +78,8 @@ extension NotificationCatalog {
             Popup(
                 key: "pairing.\(device)", category: .sync, notification: notification,
                 buttons: [
-                    "confirm": Button(
-                        service: .sync, command: "device.confirm", arguments: ["device": .string(device)]),
-                    "reject": Button(service: .sync, command: "device.reject", arguments: ["device": .string(device)]),
+                    "confirm": Button(.sync, PairingCommands.Confirm(device: device)),
+                    "reject": Button(.sync, PairingCommands.Reject(device: device)),
                 ]))
     }
 

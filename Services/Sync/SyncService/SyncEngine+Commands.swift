@@ -7,16 +7,17 @@ import HearthPairing
 /// pairing popup's buttons.
 extension SyncEngine {
     func command(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = try request.arguments(as: SyncCommandArguments.self)
         switch request.command {
-        case "device.nearby":
+        case PairingCommands.Nearby.name:
             return try JSONValue(reply: NearbyList(devices: nearby()))
-        case "device.pair":
-            return try await pair(with: try required("device", in: arguments.device))
-        case "device.pairing":
+        case PairingCommands.Pair.name:
+            return try await pair(
+                with: try required("device", in: try request.decode(PairingCommands.Pair.self).device))
+        case PairingCommands.Pending.name:
             return try JSONValue(
                 reply: PairingList(pairings: pairings.values.sorted { $0.started < $1.started }.map(pendingView)))
-        case "device.confirm":
+        case PairingCommands.Confirm.name:
+            let arguments = try request.decode(PairingCommands.Confirm.self)
             var code: PairingCode?
             if let text = arguments.code {
                 do {
@@ -34,19 +35,22 @@ extension SyncEngine {
                 }
             }
             return try await confirm(try required("device", in: arguments.device), code: code, name: name)
-        case "device.reject":
-            return try JSONValue(reply: reject(try required("device", in: arguments.device)))
-        case "device.paired":
+        case PairingCommands.Reject.name:
+            let device = try request.decode(PairingCommands.Reject.self).device
+            return try JSONValue(reply: reject(try required("device", in: device)))
+        case PairingCommands.Paired.name:
             return try JSONValue(reply: PairedList(devices: try await pairedList()))
-        case "device.forget":
-            return try await forget(try required("device", in: arguments.device))
-        case "sync.now":
-            return try await syncNow(arguments.device, progress: ProgressBoard.token(request.arguments))
+        case PairingCommands.Forget.name:
+            return try await forget(try required("device", in: try request.decode(PairingCommands.Forget.self).device))
+        case SyncCommands.Now.name:
+            let command = try request.decode(SyncCommands.Now.self)
+            // The token as the progress board takes it (bounded in length), or none.
+            return try await syncNow(command.device, progress: ProgressBoard.token(request.arguments))
         case "progress":
             return progress.json(try required("token", in: request.arguments.compactMapValues(\.stringValue)))
-        case "sync.log":
-            return try await log(arguments)
-        case "sync.diag":
+        case SyncCommands.Log.name:
+            return try await log(try request.decode(SyncCommands.Log.self))
+        case SyncCommands.Diag.name:
             return try JSONValue(reply: diag())
         default:
             throw CommandError.unknownCommand(request.command, service: "sync")
@@ -197,7 +201,7 @@ extension SyncEngine {
         return try JSONValue(reply: SyncNowReply(syncs: entries))
     }
 
-    private func log(_ arguments: SyncCommandArguments) async throws -> JSONValue {
+    private func log(_ arguments: SyncCommands.Log) async throws -> JSONValue {
         var device: String?
         if let query = arguments.device {
             let known = try await database.peers()

@@ -189,22 +189,3 @@ public struct CardsChangedEvent: Codable, Sendable, Equatable {
         }.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
     }
 }
-
-/// The arguments of `hearth-sync`'s commands that name a device (`device.pair`, `device.confirm`,
-/// `device.reject`, `device.forget`, `sync.now`, `sync.log`), with the others each takes.
-public struct SyncCommandArguments: Codable, Sendable, Equatable {
-    /// A device: its id, an id prefix or its name.
-    public var device: String?
-    /// `device.confirm`: the code this device shows, and what to call the other.
-    public var code: String?
-    public var name: String?
-    /// `sync.log`: since when (ISO 8601) and how many lines.
-    public var since: String?
-    public var limit: Int?
-
-    public init(
-        device: String? = nil, code: String? = nil, name: String? = nil, since: String? = nil, limit: Int? = nil
-    ) {
-        (self.device, self.code, self.name, self.since, self.limit) = (device, code, name, since, limit)
-    }
-}

@@ -8,13 +8,10 @@ import HearthCore
 extension HouseholdPages {
     func devices(_ query: Query) async throws -> [String: Any] {
         async let listing = store.send(DeviceCommands.List())
-        async let pairingReply = sync.request("device.pairing")
-        async let logReply = sync.request("sync.log", args: ["limit": 30])
-        async let pairedReply = sync.request("device.paired")
-        let (devices, pairings, log, paired) = try await (
-            listing, pairingReply.decode(PairingList.self), logReply.decode(SyncLogReply.self),
-            pairedReply.decode(PairedList.self)
-        )
+        async let pairingReply = sync.send(PairingCommands.Pending())
+        async let logReply = sync.send(SyncCommands.Log(limit: 30))
+        async let pairedReply = sync.send(PairingCommands.Paired())
+        let (devices, pairings, log, paired) = try await (listing, pairingReply, logReply, pairedReply)
         let peers = Dictionary(paired.devices.map { ($0.id, $0) }) { first, _ in first }
         let list = try devices.devices.map { device -> [String: Any] in
             var values = try JSONValue(reply: device).mustacheObject
