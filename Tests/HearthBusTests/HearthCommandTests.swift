@@ -515,4 +515,29 @@ struct HearthCommandTests {
             try CommandRequest(command: "device.pair", arguments: [:]).decode(PairingCommands.Pair.self)
         }
     }
+
+    @Test("the bus's and the notifier's commands, and their replies, keep the keys they had")
+    func busAndNotifierCommandsMatchTheWire() throws {
+        let cases: [(any HearthCommand, String, [String: JSONValue])] = [
+            (BusCommands.Probe(topic: "_probe.a1"), "probe", ["topic": "_probe.a1"]),
+            (BusCommands.Stats(), "stats", [:]), (NotifierCommands.Server(), "server", [:]),
+            (NotifierCommands.Settings(), "settings", [:]), (NotifierCommands.ReloadSettings(), "settings.reload", [:]),
+        ]
+        try Self.expectWire(cases)
+        let stats = BusStats(
+            forwarded: 5, dropped: 3, malformed: 1, oversized: 1, protocolErrors: 1, subscriptions: 2,
+            droppedSubscribers: 0)
+        #expect(
+            try JSONValue(reply: stats) == [
+                "forwarded": 5, "dropped": 3, "malformed": 1, "oversized": 1, "protocol_errors": 1, "subscriptions": 2,
+                "dropped_subscribers": 0,
+            ])
+        let settings = NotifySettingsView(
+            categories: ["turns": true, "sync": false], quietHours: nil, criticalBreaksQuietHours: false, sounds: true)
+        #expect(
+            try JSONValue(reply: settings) == [
+                "categories": ["turns": true, "sync": false], "quiet_hours": .null,
+                "critical_breaks_quiet_hours": false, "sounds": true,
+            ])
+    }
 }

@@ -1,4 +1,5 @@
 import HearthBus
+import HearthCore
 import Synchronization
 
 /// What the bus has done since it started; shared by the proxy thread and the command handler.
@@ -24,16 +25,16 @@ public final class BusCounters: Sendable {
             + protocolErrors.load(ordering: .relaxed)
     }
 
-    /// The counters as JSON, for `ping` and `health.bus`.
-    public var json: JSONValue {
-        [
-            "forwarded": .int(Int64(forwarded.load(ordering: .relaxed))),
-            "dropped": .int(Int64(dropped)),
-            "malformed": .int(Int64(malformed.load(ordering: .relaxed))),
-            "oversized": .int(Int64(oversized.load(ordering: .relaxed))),
-            "protocol_errors": .int(Int64(protocolErrors.load(ordering: .relaxed))),
-            "subscriptions": .int(Int64(subscriptions.load(ordering: .relaxed))),
-            "dropped_subscribers": .int(Int64(droppedSubscribers.load(ordering: .relaxed))),
-        ]
+    /// The counters now (`stats`).
+    public var stats: BusStats {
+        BusStats(
+            forwarded: forwarded.load(ordering: .relaxed), dropped: dropped,
+            malformed: malformed.load(ordering: .relaxed), oversized: oversized.load(ordering: .relaxed),
+            protocolErrors: protocolErrors.load(ordering: .relaxed),
+            subscriptions: subscriptions.load(ordering: .relaxed),
+            droppedSubscribers: droppedSubscribers.load(ordering: .relaxed))
     }
+
+    /// The counters as JSON, for `stats`, `ping` and `health.bus`.
+    public var json: JSONValue { (try? JSONValue(reply: stats)) ?? [:] }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthCore
 import HearthHost
 import Logging
 import ServiceLifecycle
@@ -55,17 +56,15 @@ public final class BusService: Service {
             pingInfo: { ["counters": counters.json] },
             handler: { request in
                 switch request.command {
-                case "probe":
-                    guard let topic = request.arguments["topic"]?.stringValue else {
-                        throw CommandError.invalidArgument("topic", "is required and must be a string")
-                    }
+                case BusCommands.Probe.name:
+                    let topic = try request.decode(BusCommands.Probe.self).topic
                     guard topic.hasPrefix(BusProbe.prefix), Topic.isValid(bytes: Array(topic.utf8)) else {
                         throw CommandError.invalidArgument(
                             "topic", "must be a valid topic starting with '\(BusProbe.prefix)'")
                     }
                     proxy.inject([Array(topic.utf8)])
-                    return ["topic": .string(topic)]
-                case "stats":
+                    return try JSONValue(reply: BusProbed(topic: topic))
+                case BusCommands.Stats.name:
                     return counters.json
                 default:
                     throw CommandError.unknownCommand(request.command, service: "bus")

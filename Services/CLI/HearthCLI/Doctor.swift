@@ -202,7 +202,10 @@ struct DoctorExamination: Sendable {
         guard up.contains(.notifier) else {
             return .skipped("notifications", "hearth-notifier is not running: it is what shows popups")
         }
-        guard let server = try? await calls.call(.notifier, "server", as: NotificationServerReply.self) else {
+        guard
+            let server = try? await calls.call(
+                .notifier, NotifierCommands.Server.name, as: NotifierCommands.Server.Reply.self)
+        else {
             return .problem(
                 "notifications", "hearth-notifier did not say which notification server it reaches",
                 fix: supervisor.restart("notifier"))

@@ -122,7 +122,8 @@ struct Notify: AsyncParsableCommand {
                 // A running notifier takes the new settings at once.
                 applied =
                     await ServiceCall.ifRunning(
-                        configuration, .notifier, "settings.reload", timeout: .milliseconds(500)) != nil
+                        configuration, .notifier, NotifierCommands.ReloadSettings.name, timeout: .milliseconds(500))
+                    != nil
             }
             if options.json {
                 var report = settings.json.objectValue ?? [:]

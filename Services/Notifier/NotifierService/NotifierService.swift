@@ -68,11 +68,11 @@ public final class NotifierService: Service {
             maximumMessageBytes: configuration.maximumMessageBytes, logger: logger,
             handler: { request in
                 switch request.command {
-                case "settings":
+                case NotifierCommands.Settings.name:
                     return await board.settings.json
-                case "server":
+                case NotifierCommands.Server.name:
                     return try JSONValue(reply: await notifications.server())
-                case "settings.reload":
+                case NotifierCommands.ReloadSettings.name:
                     let settings: NotifySettings
                     do {
                         settings = try NotifySettings.load(configFile: configFile)

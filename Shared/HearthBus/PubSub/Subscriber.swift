@@ -1,3 +1,4 @@
+import HearthCore
 import Logging
 
 /// Receives events from the bus, decodes them strictly, and reports gaps in each publisher's
@@ -66,7 +67,7 @@ public final class Subscriber: AsyncSequence, Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
-            _ = try? await bus.request("probe", args: ["topic": .string(probeTopic)])
+            _ = try? await bus.send(BusCommands.Probe(topic: probeTopic))
             if await probeArrived.wait(timeout: .milliseconds(100)) { return true }
         }
         return probeArrived.isFired

@@ -122,15 +122,14 @@ extension NotifySettings {
 }
 
 extension NotifySettings {
+    /// The settings as the notifier's `settings` answers them.
+    public var view: NotifySettingsView {
+        NotifySettingsView(
+            categories: Dictionary(uniqueKeysWithValues: Category.allCases.map { ($0.rawValue, enabled.contains($0)) }),
+            quietHours: quietHours?.description, criticalBreaksQuietHours: criticalBreaksQuietHours, sounds: sounds)
+    }
+
     /// `{"categories": {"turns": true, …}, "quiet_hours": "22:00-07:00" | null, "critical_breaks_quiet_hours": false,
     /// "sounds": true}`
-    public var json: JSONValue {
-        var categories: [String: JSONValue] = [:]
-        for category in Category.allCases { categories[category.rawValue] = .bool(enabled.contains(category)) }
-        return [
-            "categories": .object(categories),
-            "quiet_hours": quietHours.map { .string($0.description) } ?? .null,
-            "critical_breaks_quiet_hours": .bool(criticalBreaksQuietHours), "sounds": .bool(sounds),
-        ]
-    }
+    public var json: JSONValue { (try? JSONValue(reply: view)) ?? [:] }
 }
