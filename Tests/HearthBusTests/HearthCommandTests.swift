@@ -522,6 +522,7 @@ struct HearthCommandTests {
             (BusCommands.Probe(topic: "_probe.a1"), "probe", ["topic": "_probe.a1"]),
             (BusCommands.Stats(), "stats", [:]), (NotifierCommands.Server(), "server", [:]),
             (NotifierCommands.Settings(), "settings", [:]), (NotifierCommands.ReloadSettings(), "settings.reload", [:]),
+            (ServiceCommands.Ping(), "ping", [:]), (WebCommands.ReloadToken(), "token.reload", [:]),
         ]
         try Self.expectWire(cases)
         let stats = BusStats(
@@ -531,6 +532,14 @@ struct HearthCommandTests {
             try JSONValue(reply: stats) == [
                 "forwarded": 5, "dropped": 3, "malformed": 1, "oversized": 1, "protocol_errors": 1, "subscriptions": 2,
                 "dropped_subscribers": 0,
+            ])
+        let ping = PingReply(
+            service: "bus", pid: 7, version: "0.4.0", commit: "abc", uptimeSeconds: 1.5,
+            commands: .init(handled: 3, malformed: 0, duplicates: 1, busy: 0))
+        #expect(
+            try JSONValue(reply: ping) == [
+                "service": "bus", "pid": 7, "version": "0.4.0", "commit": "abc", "uptime_s": 1.5,
+                "commands": ["handled": 3, "malformed": 0, "duplicates": 1, "busy": 0],
             ])
         let settings = NotifySettingsView(
             categories: ["turns": true, "sync": false], quietHours: nil, criticalBreaksQuietHours: false, sounds: true)

@@ -242,7 +242,7 @@ struct ServiceCalls: Sendable {
     func pingAll() async -> [(HearthService, PingReply?)] {
         await withTaskGroup(of: (HearthService, PingReply?).self) { group in
             for service in HearthService.launched {
-                group.addTask { (service, try? await call(service, "ping", as: PingReply.self)) }
+                group.addTask { (service, try? await call(service, ServiceCommands.Ping.name, as: PingReply.self)) }
             }
             var replies: [(HearthService, PingReply?)] = []
             for await reply in group { replies.append(reply) }

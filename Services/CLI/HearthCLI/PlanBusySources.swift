@@ -83,7 +83,7 @@ extension Plan.Busy {
     /// reading (a slow server: it said "not running", which was false) or not running.
     static func report(_ reads: BusyReads?, _ options: GlobalOptions) async throws {
         guard let reads else {
-            if case .success = try await ServiceCall.attempt(options, .scheduler, "ping") {
+            if case .success = try await ServiceCall.attempt(options, .scheduler, ServiceCommands.Ping.name) {
                 return Output.line(
                     "hearth-scheduler is still reading (a calendar server is slow to answer); it records what it reads: hearth plan busy list shows it"
                 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthBus
+import HearthCore
 import HearthHost
 
 /// `hearth status`: is every service up, and how fast does it answer.
@@ -32,7 +33,8 @@ struct Status: AsyncParsableCommand {
                     let start = clock.now
                     let result: Result<(rtt: Duration, info: JSONValue), CommandClientError>
                     do {
-                        let info = try await client.request("ping")
+                        // As it came: each service's own figures too.
+                        let info = try await client.request(ServiceCommands.Ping.name)
                         result = .success((clock.now - start, info))
                     } catch let error as CommandClientError {
                         result = .failure(error)

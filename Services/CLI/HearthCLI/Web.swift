@@ -2,6 +2,7 @@ import ArgumentParser
 import CQREncode
 import Foundation
 import HearthBus
+import HearthCore
 import HearthHost
 
 /// `hearth web`: the household page's address, and the token phones need to reach it.
@@ -92,7 +93,9 @@ struct Web: AsyncParsableCommand {
             let address = "\(base)?token=\(token)"
             // A running page takes the new token at once; a stopped one reads it when it starts.
             var reloaded = false
-            if revoke, case .success = try await ServiceCall.attempt(options, .web, "token.reload") { reloaded = true }
+            if revoke, case .success = try await ServiceCall.attempt(options, .web, WebCommands.ReloadToken.name) {
+                reloaded = true
+            }
             if options.json { return Output.json(["url": .string(address), "token": .string(token)]) }
             Output.line(address)
             if !noQR, let modules = Web.qrModules(address) {

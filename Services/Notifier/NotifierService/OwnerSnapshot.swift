@@ -19,15 +19,14 @@ struct OwnerSnapshot: Sendable {
     /// The games this device plays in, from `hearth-turn`: whose turn it is in each game being
     /// played; popups of games that ended are over. `nil` when it does not answer.
     static func turns(_ client: CommandClient, device: String) async -> OwnerSnapshot? {
-        guard let list = try? await client.request("sessions").decode(SessionListing.List.self) else { return nil }
+        guard let list = try? await client.send(TurnCommands.Sessions()) else { return nil }
         var live: Set<String> = []
         var seqs: [String: Int64] = [:]
         var events: [(topic: String, envelope: Envelope)] = []
         for entry in list.sessions where entry.joined {
             live.insert(entry.code)
             guard entry.state == .playing,
-                let session = try? await client.request("status", args: ["code": .string(entry.code)]).decode(
-                    TurnSession.self),
+                case .held(let session)? = try? await client.send(TurnCommands.Status(code: entry.code)).game,
                 let yourTurn = YourTurnEvent(session), let data = try? JSONValue(encoding: yourTurn)
             else { continue }
             seqs[entry.code] = session.seq

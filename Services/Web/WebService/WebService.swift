@@ -75,7 +75,7 @@ public final class WebService: Service {
                 return info
             },
             handler: { request in
-                guard request.command == "token.reload" else {
+                guard request.command == WebCommands.ReloadToken.name else {
                     throw CommandError.unknownCommand(request.command, service: "web")
                 }
                 return try Self.reload(token, home: home)
@@ -87,9 +87,11 @@ public final class WebService: Service {
     func reloadToken() throws -> JSONValue { try Self.reload(token, home: configuration.home) }
 
     private static func reload(_ token: TokenHolder, home: String) throws -> JSONValue {
-        guard token.current != nil else { return ["token": "not used: the page listens on loopback only"] }
+        guard token.current != nil else {
+            return try JSONValue(reply: TokenReloaded(token: "not used: the page listens on loopback only"))
+        }
         token.replace(try HouseholdToken.current(home: home))
-        return ["token": "reloaded"]
+        return try JSONValue(reply: TokenReloaded(token: "reloaded"))
     }
 
     /// The page's routes, with the templates loaded (also for tests, which drive it without a

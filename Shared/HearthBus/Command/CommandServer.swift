@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -278,19 +279,22 @@ public final class CommandServer: Service {
                 return .failure(error)
             }
         }
-        if request.command == "ping" {
+        if request.command == ServiceCommands.Ping.name {
+            let reply = PingReply(
+                service: service, pid: Int(getpid()), version: HearthVersion.version, commit: HearthVersion.commit,
+                uptimeSeconds: (ContinuousClock.now - started).seconds,
+                commands: .init(
+                    handled: counters.handled.load(ordering: .relaxed),
+                    malformed: counters.malformed.load(ordering: .relaxed),
+                    duplicates: counters.duplicates.load(ordering: .relaxed),
+                    busy: counters.busy.load(ordering: .relaxed)))
+            // The service's own figures beside what every service says.
             var info = await pingInfo()
-            info["service"] = .string(service)
-            info["pid"] = .int(Int64(getpid()))
-            info["version"] = .string(HearthVersion.version)
-            info["commit"] = .string(HearthVersion.commit)
-            info["uptime_s"] = .double((ContinuousClock.now - started).seconds)
-            info["commands"] = [
-                "handled": .int(Int64(counters.handled.load(ordering: .relaxed))),
-                "malformed": .int(Int64(counters.malformed.load(ordering: .relaxed))),
-                "duplicates": .int(Int64(counters.duplicates.load(ordering: .relaxed))),
-                "busy": .int(Int64(counters.busy.load(ordering: .relaxed))),
-            ]
+            do {
+                info.merge(try JSONValue(reply: reply).objectValue ?? [:]) { _, common in common }
+            } catch {
+                return .failure(CommandError(code: "internal", message: "ping: \(error)"))
+            }
             return .success(.object(info))
         }
         do {
