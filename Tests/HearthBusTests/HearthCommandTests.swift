@@ -549,4 +549,28 @@ struct HearthCommandTests {
                 "critical_breaks_quiet_hours": false, "sounds": true,
             ])
     }
+
+    @Test("the notifier's events keep the keys they were built with by hand")
+    func notifierEventsKeepTheirKeys() throws {
+        #expect(
+            try JSONValue(
+                encoding: NotifyShownEvent(key: "turn.AB12", id: 4, event: "e1", summary: "Your turn", latencyMs: 1.25))
+                == ["key": "turn.AB12", "id": 4, "event": "e1", "summary": "Your turn", "latency_ms": 1.25])
+        #expect(
+            try JSONValue(
+                encoding: NotifySuppressedEvent(
+                    key: "reminder.t1", category: "reminders", reason: "quiet hours",
+                    heldUntil: "2026-12-08T07:00:00Z"))
+                == [
+                    "key": "reminder.t1", "category": "reminders", "reason": "quiet hours",
+                    "held_until": "2026-12-08T07:00:00Z",
+                ])
+        #expect(
+            try JSONValue(encoding: NotifySuppressedEvent(key: "sync.x", category: "sync", reason: "off"))
+                == ["key": "sync.x", "category": "sync", "reason": "off"])
+        #expect(
+            try JSONValue(encoding: NotifyActionEvent(key: "k", action: "done", service: "turn", command: "done"))
+                == ["key": "k", "action": "done", "service": "turn", "command": "done"])
+        #expect(try JSONValue(encoding: NotifyFailedEvent(key: "k", reason: "r")) == ["key": "k", "reason": "r"])
+    }
 }

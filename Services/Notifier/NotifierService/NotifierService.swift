@@ -58,7 +58,9 @@ public final class NotifierService: Service {
             settings: configuration.notify, sink: notifications,
             record: { popups.save($0) },
             report: { type, data in
-                if type == "notify.failed" { logger.warning("hearth-notifier: \(data["reason"]?.stringValue ?? "")") }
+                if type == "notify.failed", let failed = try? data.decode(NotifyFailedEvent.self) {
+                    logger.warning("hearth-notifier: \(failed.reason)")
+                }
                 Self.publish(type, data, on: publisher, logger: logger)
             })
         self.board = board
@@ -216,10 +218,10 @@ public final class NotifierService: Service {
                 guard let button = await board.button(for: press) else { continue }
                 publish(
                     "notify.action",
-                    [
-                        "key": .string(press.key), "action": .string(press.action),
-                        "service": .string(button.service.rawValue), "command": .string(button.command),
-                    ])
+                    PopupBoard.data(
+                        NotifyActionEvent(
+                            key: press.key, action: press.action, service: button.service.rawValue,
+                            command: button.command)))
                 group.addTask { await self.send(button, for: press) }
             }
         }
@@ -232,7 +234,9 @@ public final class NotifierService: Service {
             _ = try await client.request(button.command, args: button.arguments)
         } catch {
             logger.warning("hearth-notifier: \(button.command) failed: \(error)")
-            publish("notify.failed", ["key": .string(press.key), "reason": .string("\(button.command): \(error)")])
+            publish(
+                "notify.failed",
+                PopupBoard.data(NotifyFailedEvent(key: press.key, reason: "\(button.command): \(error)")))
         }
         await client.close()
     }

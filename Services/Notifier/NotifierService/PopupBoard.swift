@@ -157,19 +157,24 @@ actor PopupBoard {
                 held[key] = item
                 report(
                     "notify.suppressed",
-                    [
-                        "key": .string(key), "category": .string(popup.category.rawValue), "reason": .string(reason),
-                        "held_until": .string(Timestamp.format(until)),
-                    ])
+                    Self.data(
+                        NotifySuppressedEvent(
+                            key: key, category: popup.category.rawValue, reason: reason,
+                            heldUntil: Timestamp.format(until))))
                 holdKick.yield()
             case .drop(let reason):
                 close(key)
                 report(
                     "notify.suppressed",
-                    ["key": .string(key), "category": .string(popup.category.rawValue), "reason": .string(reason)])
+                    Self.data(NotifySuppressedEvent(key: key, category: popup.category.rawValue, reason: reason)))
             }
         }
     }
+
+    /// `event` as the data of a `notify.*` event. Its fields are strings, whole numbers and a
+    /// rounded latency, which always encode; should one not, the data is `null`, which every
+    /// reader refuses by name rather than misreading.
+    static func data<T: Encodable>(_ event: T) -> JSONValue { (try? JSONValue(encoding: event)) ?? .null }
 
     /// Closes the popup under `key` and forgets everything pending for it.
     private func close(_ key: String) {
@@ -209,15 +214,14 @@ actor PopupBoard {
             let latency = now().timeIntervalSince(item.envelope.timestamp) * 1_000
             report(
                 "notify.shown",
-                [
-                    "key": .string(key), "id": .int(Int64(id)), "event": .string(item.envelope.id),
-                    "summary": .string(item.notification.summary),
-                    "latency_ms": .double((latency * 1_000).rounded() / 1_000),
-                ])
+                Self.data(
+                    NotifyShownEvent(
+                        key: key, id: Int(id), event: item.envelope.id, summary: item.notification.summary,
+                        latencyMs: (latency * 1_000).rounded() / 1_000)))
         case .failure(let error):
             guard undelivered[key]?.envelope.id == item.envelope.id else { return }
             if failing.insert(key).inserted {
-                report("notify.failed", ["key": .string(key), "reason": .string("\(error)")])
+                report("notify.failed", Self.data(NotifyFailedEvent(key: key, reason: "\(error)")))
             }
             retryKick.yield()
         }
