@@ -70,6 +70,14 @@ enum SearchIndex {
     /// Puts `source`'s triggers in place and indexes its rows there already.
     static func install(_ source: Source, in db: Database) throws {
         try db.execute(sql: triggers(source))
+        try backfill(source, into: "search_queue (entry, title, body)", in: db)
+        try flush(db)
+    }
+
+    /// Indexes the rows `source`'s table holds already: an entry each, with its title and body
+    /// written to `target` (FTS5 itself in the index's first migration, which had no queue; the
+    /// queue, flushed after, since).
+    private static func backfill(_ source: Source, into target: String, in db: Database) throws {
         let rows = try Row.fetchAll(
             db,
             sql: """
@@ -83,10 +91,9 @@ enum SearchIndex {
                 sql: "INSERT INTO search_entry (kind, ref, link, owner) VALUES (?, ?, ?, ?)",
                 arguments: [source.kind, row["ref"], row["link"], row["owner"]])
             try db.execute(
-                sql: "INSERT INTO search_queue (entry, title, body) VALUES (?, ?, ?)",
+                sql: "INSERT INTO \(target) VALUES (?, ?, ?)",
                 arguments: [db.lastInsertedRowID, row["title"], row["body"]])
         }
-        try flush(db)
     }
 
     /// The index and the sources it first had. (The triggers it made then wrote FTS5 directly;
@@ -105,23 +112,7 @@ enum SearchIndex {
                     """)
             for source in sources {
                 try db.execute(sql: triggers(source))
-                // What is there already.
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(on("X", source.key)) AS ref, \(on("X", source.link)) AS link,
-                               \(on("X", source.owner)) AS owner, \(on("X", source.title)) AS title,
-                               \(on("X", source.body)) AS body
-                        FROM \(source.table) AS X
-                        """)
-                for row in rows {
-                    try db.execute(
-                        sql: "INSERT INTO search_entry (kind, ref, link, owner) VALUES (?, ?, ?, ?)",
-                        arguments: [source.kind, row["ref"], row["link"], row["owner"]])
-                    try db.execute(
-                        sql: "INSERT INTO search_index (rowid, title, body) VALUES (?, ?, ?)",
-                        arguments: [db.lastInsertedRowID, row["title"], row["body"]])
-                }
+                try backfill(source, into: "search_index (rowid, title, body)", in: db)
             }
         }
     }

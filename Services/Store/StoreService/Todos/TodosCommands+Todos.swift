@@ -48,15 +48,14 @@ extension TodosCommands {
         return values
     }
 
-    /// `add`'s and `edit`'s text fields by their names on the wire.
-    private static func texts(
-        title: String?, description: String?, due: String?, time: String?, until: String?, priority: String?,
-        repeating: String?, monthEnd: String?
-    ) -> [String: String?] {
-        [
-            "title": title, "description": description, "due": due, "time": time, "until": until,
-            "priority": priority, "repeat": repeating, "month_end": monthEnd,
-        ]
+    /// The field values `add` and `edit` set (their text fields by their names on the wire).
+    private func todoValues(_ command: some TodoFieldsCommand) throws -> [String: FieldValue] {
+        try todoValues(
+            [
+                "title": command.givenTitle, "description": command.description, "due": command.due,
+                "time": command.time, "until": command.until, "priority": command.priority,
+                "repeat": command.repeating, "month_end": command.monthEnd,
+            ], remind: command.remind, showInCalendar: command.showInCalendar)
     }
 
     /// Checks the rules between a todo's fields on the state it will have (`Todos.checkTodo`,
@@ -71,12 +70,7 @@ extension TodosCommands {
 
     func addTodo(_ command: TodoCommands.Add, _ request: CommandRequest) async throws -> JSONValue {
         let given = command.collection
-        var values = try todoValues(
-            Self.texts(
-                title: command.title, description: command.description, due: command.due, time: command.time,
-                until: command.until, priority: command.priority, repeating: command.repeating,
-                monthEnd: command.monthEnd),
-            remind: command.remind, showInCalendar: command.showInCalendar)
+        var values = try todoValues(command)
         let defaults: [String: FieldValue] = [
             "priority": .text(Todos.Priority.none.rawValue), "repeat": .text(Todos.Repeat.none.rawValue),
             "month_end": .text(Todos.MonthEnd.skip.rawValue), "remind": .bool(false), "show_in_calendar": .bool(true),
@@ -97,12 +91,7 @@ extension TodosCommands {
 
     func editTodo(_ command: TodoCommands.Edit, _ request: CommandRequest) async throws -> JSONValue {
         let given = command.id
-        var values = try todoValues(
-            Self.texts(
-                title: command.title, description: command.description, due: command.due, time: command.time,
-                until: command.until, priority: command.priority, repeating: command.repeating,
-                monthEnd: command.monthEnd),
-            remind: command.remind, showInCalendar: command.showInCalendar)
+        var values = try todoValues(command)
         let (collection, assignee) = (command.collection, command.assignee)
         if let completed = command.completed { values["completed"] = .bool(completed) }
         guard !values.isEmpty || collection != nil || assignee != nil else {
@@ -302,4 +291,27 @@ extension TodosCommands {
         }
     }
 
+}
+
+/// What `todo.add` and `todo.edit` both carry: the todo's own fields.
+protocol TodoFieldsCommand {
+    /// The title (required to add, optional to edit).
+    var givenTitle: String? { get }
+    var description: String? { get }
+    var due: String? { get }
+    var time: String? { get }
+    var priority: String? { get }
+    var repeating: String? { get }
+    var until: String? { get }
+    var monthEnd: String? { get }
+    var remind: Bool? { get }
+    var showInCalendar: Bool? { get }
+}
+
+extension TodoCommands.Add: TodoFieldsCommand {
+    var givenTitle: String? { title }
+}
+
+extension TodoCommands.Edit: TodoFieldsCommand {
+    var givenTitle: String? { title }
 }
