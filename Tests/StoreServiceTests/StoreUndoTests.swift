@@ -43,12 +43,19 @@ struct StoreUndoTests {
         try await withStore(context: context) { (running: RunningStore) async throws in
             let store = running.commands
             _ = try await store.request("timetable.bells", args: ["bells": ["AM Registration=08:40-09:00"]])
-            _ = try await tickedHabit(store)
+            let habit = try await tickedHabit(store)
             _ = try await store.request("collection.edit", args: ["collection": "Habits", "show_in_calendar": false])
+            // Things with no name of their own, by what they belong to (each domain says how).
+            _ = try await store.send(PeopleCommands.Add(name: "Sam"))
+            _ = try await store.send(PlanCommands.Add(person: "Sam", at: .text("2026-03-03T18:00:00Z")))
+            let step = try await store.send(SubtaskCommands.Add(todo: habit, title: "Mat"))
             let steps = try await store.request("undo.list").decode(UndoList.self).steps
             let lines = steps.flatMap(\.changes) + steps.map(\.summary)
+            #expect(step.todo?.subtasks.contains { $0.title == "Mat" } == true)
             #expect(lines.contains { $0.hasPrefix("bell 'AM Registration'") }, "\(lines)")
             #expect(lines.contains { $0.hasPrefix("done mark on 'Stretch' for 2026-03-02") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("check-in for 'Sam'") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("subtask 'Mat'") }, "\(lines)")
             #expect(lines.contains { $0.contains("shown in calendar") }, "\(lines)")
             for word in ["am_registration", "am_regis", "show_in_calendar", "@2026"] {
                 #expect(!lines.contains { $0.contains(word) }, "\(word): \(lines)")

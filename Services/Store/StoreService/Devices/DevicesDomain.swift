@@ -100,3 +100,9 @@ enum DevicesDomain: StoreDomain {
 extension DevicesDomain {
     static let kindNames = [Devices.kind: "device", Devices.keyKind: "signing key"]
 }
+
+extension DevicesDomain {
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String? {
+        entity.kind == Devices.kind ? try fields.named(["name"]) : nil
+    }
+}

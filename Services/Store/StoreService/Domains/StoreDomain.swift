@@ -6,8 +6,8 @@ import HearthCore
 /// they are rebuilt from the operation log, and the commands it answers.
 ///
 /// Every domain lives in the one operation log, so sync, history and conflicts need nothing of
-/// it; undo and search read what they need of it from here (`kindNames`, `searchSources`,
-/// `searchHit`). Adding a domain is a folder here (its conformance, its commands) and one in
+/// it; undo and search read what they need of it from here (`kindNames`, `stepName`,
+/// `searchSources`, `searchHit`). Adding a domain is a folder here (its conformance, its commands) and one in
 /// `HearthCore` (its rules and command types), plus one line in `StoreDomains.all` and one in
 /// `HouseholdDomains.all`.
 protocol StoreDomain: Sendable {
@@ -51,6 +51,11 @@ protocol StoreDomain: Sendable {
     /// A result of one of its sources' `shown` kinds leading to `link`, as the reply shows it;
     /// `nil` when that row has gone since it was indexed.
     static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit?
+
+    /// How an undo step names `entity`, one of its kinds, after what the kind is called: by the
+    /// field that names it (`'Buy milk'`), or by what it belongs to (`for 'Sam'`, `on 'Water'
+    /// for 2026-12-08`); `nil` to name it by its id (the default).
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String?
 }
 
 extension StoreDomain {
@@ -61,6 +66,8 @@ extension StoreDomain {
     static var searchSources: [SearchIndex.Source] { [] }
 
     static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? { nil }
+
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String? { nil }
 
     static func validate(_ operation: Operation) throws(RuleError) { try Rules.validate(operation) }
 }

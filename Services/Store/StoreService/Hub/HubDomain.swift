@@ -284,3 +284,21 @@ extension HubDomain {
             date: nil)
     }
 }
+
+extension HubDomain {
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String? {
+        switch entity.kind {
+        case Hub.memberKind: return try fields.named(["name"])
+        case Hub.entryKind:
+            if let subject = try fields.named(["subject"]) { return subject }
+            guard let member = try fields.text("member") else { return nil }
+            return try fields.owned(by: EntityRef(kind: Hub.memberKind, id: member), "for")
+        // A bell by its period as people read it ("AM Registration", not `am_registration`).
+        case Hub.bellKind: return "'\(Period(code: entity.id)?.name ?? entity.id)'"
+        case Hub.holidayKind: return try fields.named(["name", "from"])
+        case Hub.overrideKind: return try fields.named(["from"])
+        case Hub.settingsKind: return try fields.named(["week1_start"])
+        default: return nil
+        }
+    }
+}

@@ -161,3 +161,10 @@ extension PlannerDomain {
             date: nil)
     }
 }
+
+extension PlannerDomain {
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String? {
+        // An untitled card by its month.
+        try fields.named(["title"]) ?? (entity.kind == YearPlanner.entityKind ? entity.id : nil)
+    }
+}

@@ -308,3 +308,15 @@ extension SocialDomain {
         return SearchHit(id: link, title: name, detail: "person", date: nil)
     }
 }
+
+extension SocialDomain {
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String? {
+        switch entity.kind {
+        case Social.personKind: return try fields.named(["name"])
+        case Social.itemKind, Social.interactionKind:
+            guard let person = try fields.text("person") else { return nil }
+            return try fields.owned(by: EntityRef(kind: Social.personKind, id: person), "for")
+        default: return nil
+        }
+    }
+}

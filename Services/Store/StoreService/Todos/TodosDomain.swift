@@ -376,3 +376,25 @@ extension TodosDomain {
         }
     }
 }
+
+extension TodosDomain {
+    static func stepName(of entity: EntityRef, reading fields: StepFields) throws -> String? {
+        switch entity.kind {
+        case Todos.todoKind: return try fields.named(["title"])
+        case Todos.collectionKind: return try fields.named(["name"])
+        case Todos.subtaskKind:
+            if let name = try fields.named(["title"]) { return name }
+            guard let todo = try fields.text("todo") else { return nil }
+            return try fields.owned(by: EntityRef(kind: Todos.todoKind, id: todo), "on")
+        case Todos.completionKind:
+            // A day's mark (`template@date`): its todo's title and the day.
+            let mark = entity.id.split(separator: "@").map(String.init)
+            guard mark.count == 2 else { return nil }
+            return try fields.owned(by: EntityRef(kind: Todos.todoKind, id: mark[0]), "on").map {
+                "\($0) for \(mark[1])"
+            }
+        default:
+            return nil  // a day's note, by its day
+        }
+    }
+}

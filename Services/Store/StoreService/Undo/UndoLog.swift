@@ -149,47 +149,19 @@ enum UndoLog {
     /// What a person calls each kind of entity: each domain says (`StoreDomain.kindNames`).
     static var kindNames: [String: String] { StoreDomains.kindNames }
 
-    /// How a person knows an entity: what it is and its title, name or subject (`todo 'Buy
-    /// milk'`); one with none by what it belongs to (`check-in for 'Sam'`, `done mark on 'Water'`);
-    /// else by its id's start.
+    /// How a person knows an entity: what it is and how its domain names it (`todo 'Buy milk'`,
+    /// `check-in for 'Sam'`, `done mark on 'Water' for 2026-12-08`: `StoreDomain.stepName`); else
+    /// by its id's start.
     /// - Parameter written: values just written, looked at before the log.
     static func name(
         of entity: EntityRef, written: [String: FieldValue] = [:], in db: Database
     ) throws -> String {
         let kind = kindNames[entity.kind] ?? entity.kind
-        let naming = ["title", "name", "subject", "date", "from", "week1_start"]
-        for field in naming {
-            if case .text(let text)? = written[field] { return "\(kind) '\(text.prefix(60))'" }
+        if let domain = try? StoreDomains.domain(of: entity.kind),
+            let name = try domain.stepName(of: entity, reading: StepFields(entity, written: written, in: db))
+        {
+            return "\(kind) \(name)"
         }
-        // A bell by its period as people read it ("AM Registration", not `am_registration`).
-        if entity.kind == Hub.bellKind { return "bell '\(Period(code: entity.id)?.name ?? entity.id)'" }
-        let log = try StoreDatabase.log(of: entity, in: db)
-        func text(_ field: String) -> String? {
-            guard let state = log.field(entity, field), case .text(let text) = state.value else { return nil }
-            return String(text.prefix(60))
-        }
-        for field in naming {
-            if let text = text(field) { return "\(kind) '\(text)'" }
-        }
-        let owners: [(field: String, kind: String, word: String)] = [
-            ("todo", Todos.todoKind, "on"), ("template", Todos.todoKind, "on"), ("person", Social.personKind, "for"),
-            ("member", Hub.memberKind, "for"),
-        ]
-        // A day's mark (`template@date`): its todo's title and the day.
-        let mark = entity.kind == Todos.completionKind ? entity.id.split(separator: "@").map(String.init) : []
-        let day = mark.count == 2 ? " for \(mark[1])" : nil
-        for owner in owners {
-            guard let id = text(owner.field) ?? (owner.field == "template" && mark.count == 2 ? mark[0] : nil)
-            else { continue }
-            let parent = EntityRef(kind: owner.kind, id: id)
-            let parentLog = try StoreDatabase.log(of: parent, in: db)
-            for field in ["title", "name"] {
-                if let state = parentLog.field(parent, field), case .text(let name) = state.value {
-                    return "\(kind) \(owner.word) '\(name.prefix(60))'\(day ?? "")"
-                }
-            }
-        }
-        if entity.kind == YearPlanner.entityKind { return "card \(entity.id)" }
         // A UUID by its start; an id that is a name already (a note's day) whole.
         return "\(kind) \(Todos.isEntityID(entity.id) ? String(entity.id.prefix(8)) : entity.id)"
     }
