@@ -523,6 +523,7 @@ struct HearthCommandTests {
             (BusCommands.Stats(), "stats", [:]), (NotifierCommands.Server(), "server", [:]),
             (NotifierCommands.Settings(), "settings", [:]), (NotifierCommands.ReloadSettings(), "settings.reload", [:]),
             (ServiceCommands.Ping(), "ping", [:]), (WebCommands.ReloadToken(), "token.reload", [:]),
+            (ServiceCommands.Progress(token: "t1"), "progress", ["token": "t1"]),
         ]
         try Self.expectWire(cases)
         let stats = BusStats(

@@ -134,6 +134,22 @@ struct StoreServiceTests {
         }
     }
 
+    @Test("progress: a token no work runs under is unknown, and a request without a token is refused naming it")
+    func progressOfNothing() async throws {
+        try await withStore(context: context) { (running: RunningStore) async throws in
+            let report = try await running.commands.send(ServiceCommands.Progress(token: "no-such-work"))
+            #expect(report.known == false && report.done == nil)
+            let error = await #expect(throws: CommandClientError.self) {
+                try await running.commands.request(ServiceCommands.Progress.name)
+            }
+            guard case .refused(let refusal) = error else {
+                Issue.record("expected a refusal: \(String(describing: error))")
+                return
+            }
+            #expect(refusal.message == "'token' is required", "\(refusal.message)")
+        }
+    }
+
     @Test("a command repeated with the same request id runs once and gets the same reply")
     func idempotent() async throws {
         try await withStore(context: context) { (running: RunningStore) async throws in

@@ -88,8 +88,8 @@ extension ServiceCall {
             // The redraw interval of the line, not a wait for anything.
             try? await Task.sleep(for: ProgressLine.delay)
             while !Task.isCancelled {
-                if let reply = try? await client.request("progress", args: ["token": .string(token)]),
-                    let report = try? reply.decode(ProgressReport.self), report.known, !Task.isCancelled
+                if let report = try? await client.send(ServiceCommands.Progress(token: token)), report.known,
+                    !Task.isCancelled
                 {
                     line.show(
                         done: report.done ?? 0, total: report.total ?? 0, unit: report.unit ?? "",

@@ -34,7 +34,8 @@ struct StoreCommands: Sendable {
             switch request.command {
             case HistoryCommands.Changes.name:
                 return try await changes(try request.decode(HistoryCommands.Changes.self))
-            case "progress": return progress.json(try arguments.requiredString("token"))
+            case ServiceCommands.Progress.name:
+                return progress.json(try request.decode(ServiceCommands.Progress.self).token)
             case HistoryCommands.History.name:
                 return try await history(try request.decode(HistoryCommands.History.self))
             case HistoryCommands.Conflicts.name: return try await conflicts()

@@ -46,8 +46,8 @@ extension SyncEngine {
             let command = try request.decode(SyncCommands.Now.self)
             // The token as the progress board takes it (bounded in length), or none.
             return try await syncNow(command.device, progress: ProgressBoard.token(request.arguments))
-        case "progress":
-            return progress.json(try required("token", in: request.arguments.compactMapValues(\.stringValue)))
+        case ServiceCommands.Progress.name:
+            return progress.json(try required("token", in: try request.decode(ServiceCommands.Progress.self).token))
         case SyncCommands.Log.name:
             return try await log(try request.decode(SyncCommands.Log.self))
         case SyncCommands.Diag.name:
@@ -62,10 +62,6 @@ extension SyncEngine {
             throw CommandError.invalidArgument(field, "is required")
         }
         return text
-    }
-
-    private func required(_ field: String, in arguments: [String: String]) throws -> String {
-        try required(field, in: arguments[field])
     }
 
     private func nearby() -> [NearbyDevice] {

@@ -67,3 +67,14 @@ public struct TokenReloaded: Codable, Sendable, Equatable {
 
     public init(token: String) { self.token = token }
 }
+
+extension ServiceCommands {
+    /// How far the long command started with `token` (its `progress` argument) has come: the
+    /// store's and hearth-sync's, asked by the command line while it waits.
+    public struct Progress: HearthCommand {
+        public typealias Reply = ProgressReport
+        public static let name = "progress"
+        public var token: String
+        public init(token: String) { self.token = token }
+    }
+}
