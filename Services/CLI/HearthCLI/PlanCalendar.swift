@@ -55,10 +55,10 @@ extension Plan {
 
             func run() async throws {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
-                var arguments = try Plan.nowArgument(now)
-                arguments["path"] = .string(path)
-                let reply = try await ServiceCall.runShowingProgress(options, .store, "plan.busy.import", arguments)
-                    .decode(BusyImport.self)
+                let command = BusyCommands.Import(path: path, now: try Plan.nowMilliseconds(now))
+                let reply = try await ServiceCall.runShowingProgress(
+                    options, .store, BusyCommands.Import.name, try command.arguments()
+                ).decode(BusyImport.self)
                 if options.json { return try Output.reply(reply) }
                 Output.line(
                     "\(reply.file): \(reply.events) events, \(reply.busy) busy times, \(reply.free) free or cancelled")

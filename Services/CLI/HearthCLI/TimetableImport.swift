@@ -66,7 +66,7 @@ struct TimetableImport: AsyncParsableCommand {
             Output.error("hearth: \(file) has too much text for one import (\(limit) bytes at most) (too_large)")
             throw ExitCode(2)
         }
-        let reply = try await ServiceCall.runShowingProgress(options, .store, "timetable.import", encoded)
+        let reply = try await ServiceCall.runShowingProgress(options, .store, TimetableImportArguments.name, encoded)
             .decode(TimetableImportReport.self)
         if options.json { return try Output.reply(reply) }
         let name = Output.visible(reply.member)

@@ -280,13 +280,10 @@ actor CalendarSubscriptions {
     private nonisolated func importing(
         _ source: BusySource, _ path: String, etag: String?, _ lastModified: String?, _ now: Int64
     ) async throws -> (BusyImport?, String?) {
-        var arguments: [String: JSONValue] = ["now": .int(now)]
-        arguments["path"] = .string(path)
-        arguments["source"] = .string(source.url)
-        if let etag { arguments["etag"] = .string(etag) }
-        if let lastModified { arguments["last_modified"] = .string(lastModified) }
+        let command = BusyCommands.Import(
+            path: path, source: source.url, etag: etag, lastModified: lastModified, now: now)
         do {
-            return (try await store.request("plan.busy.import", args: arguments).decode(BusyImport.self), nil)
+            return (try await store.send(command), nil)
         } catch CommandClientError.refused(let refusal) {
             // Refused as a calendar (not UTF-8, no VCALENDAR, too large): recorded on the source.
             // Not found: unsubscribed meanwhile, nothing to record.

@@ -234,9 +234,14 @@ public struct TimetableReference: Codable, Sendable, Equatable {
     }
 }
 
-/// `timetable.import`'s arguments: the member, and the file as CSV text or as a PDF's words with
-/// their positions (`hearth timetable import` extracts them; exactly one of the two).
-public struct TimetableImportArguments: Codable, Sendable, Equatable {
+/// `timetable.import`, a command of its own: the member, and the file as CSV text or as a PDF's
+/// words with their positions (`hearth timetable import` extracts them; exactly one of the two).
+/// Sent and read with its own keys (`CodingKeys`, and `TextLayout`'s as they are), not the
+/// snake_case of `HearthCommand.arguments()`: the sender encodes it with `JSONValueEncoder()` and
+/// the store reads it with `CommandRequest.arguments(as:)`.
+public struct TimetableImportArguments: HearthCommand, Equatable {
+    public typealias Reply = TimetableImportReport
+    public static let name = "timetable.import"
     public let member: String?
     public let csv: String?
     public let layout: TextLayout?

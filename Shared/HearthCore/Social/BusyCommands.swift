@@ -51,6 +51,28 @@ public enum BusyCommands {
         public init(url: String) { self.url = url }
     }
 
+    /// Imports busy times from the calendar file at `path` (absolute, on the store's machine): a
+    /// file imported by hand (a re-import replaces its events), or with `source` (a subscribed
+    /// URL) the copy hearth-scheduler fetched with the response's `etag` and `lastModified`,
+    /// replacing everything that source gave. `progress` is a token to read `progress` with.
+    public struct Import: HearthCommand {
+        public typealias Reply = BusyImport
+        public static let name = "plan.busy.import"
+        public var path: String
+        public var source: String?
+        public var etag: String?
+        public var lastModified: String?
+        public var now: Int64?
+        public var progress: String?
+        public init(
+            path: String, source: String? = nil, etag: String? = nil, lastModified: String? = nil, now: Int64? = nil,
+            progress: String? = nil
+        ) {
+            (self.path, self.source, self.etag, self.lastModified) = (path, source, etag, lastModified)
+            (self.now, self.progress) = (now, progress)
+        }
+    }
+
     /// Records that reading `source` failed (`error`, a sentence; 500 characters kept): its busy
     /// times stay as the last good read left them.
     public struct Failed: HearthCommand {

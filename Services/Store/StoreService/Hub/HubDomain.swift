@@ -81,7 +81,7 @@ enum HubDomain: StoreDomain {
         HubCommands.self,
         reads: [:],
         writes: [
-            "timetable.import": { commands, request in try await commands.importTimetable(request) }
+            TimetableImportArguments.name: { commands, request in try await commands.importTimetable(request) }
         ],
         typedReads: [
             StoreDomains.command(MemberCommands.List.self) { commands, _, _ in try await commands.listMembers() },

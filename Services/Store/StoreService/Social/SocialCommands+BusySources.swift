@@ -61,10 +61,6 @@ extension SocialCommands {
     }
 
     /// The `url` (or `source`) argument, as `BusySubscription.normalised` keeps it.
-    func sourceURL(_ arguments: Arguments, name: String = "url") throws -> String {
-        try sourceURL(try arguments.requiredString(name), name: name)
-    }
-
     /// A typed command's URL, as `BusySubscription.normalised` keeps it.
     func sourceURL(_ text: String, name: String = "url") throws -> String {
         do throws(RuleError) {

@@ -70,12 +70,11 @@ extension SocialCommands {
     /// With `source` (a subscribed URL; `path` is the copy `hearth-scheduler` fetched, with the
     /// response's `etag` and `last_modified`), every busy time of that source is replaced, so an
     /// event deleted from the calendar goes, and the read is recorded on the source.
-    func importBusy(_ request: CommandRequest) async throws -> JSONValue {
-        let arguments = Arguments(request.arguments)
-        let path = try arguments.requiredString("path")
-        let source = try arguments.optionalString("source").map { _ in try sourceURL(arguments, name: "source") }
-        let (etag, lastModified) = (try arguments.optionalString("etag"), try arguments.optionalString("last_modified"))
-        let now = try now(arguments)
+    func importBusy(_ command: BusyCommands.Import, _ request: CommandRequest) async throws -> JSONValue {
+        let path = command.path
+        let source = try command.source.map { try sourceURL($0, name: "source") }
+        let (etag, lastModified) = (command.etag, command.lastModified)
+        let now = try now(command.now)
         guard path.hasPrefix("/") else { throw CommandError.invalidArgument("path", "must be an absolute path") }
         let today = household.today(at: now)
         let (progress, token) = (progress, ProgressBoard.token(request.arguments))

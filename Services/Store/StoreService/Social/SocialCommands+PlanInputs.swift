@@ -11,14 +11,6 @@ extension SocialCommands {
 
     /// `now` (milliseconds since 1970, for tests and the scheduler's injected clock), else the
     /// real time.
-    func now(_ arguments: Arguments) throws -> Date {
-        guard let value = arguments.values["now"], value != .null else { return Date() }
-        guard let milliseconds = value.intValue else {
-            throw CommandError.invalidArgument("now", "must be milliseconds since 1970, got \(value)")
-        }
-        return try now(milliseconds)
-    }
-
     /// A typed command's `now`, else the real time.
     func now(_ milliseconds: Int64?) throws -> Date {
         guard let milliseconds else { return Date() }

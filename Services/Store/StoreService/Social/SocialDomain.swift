@@ -102,9 +102,6 @@ enum SocialDomain: StoreDomain {
     /// delay.
     private static let handlers = StoreDomains.table(
         SocialCommands.self,
-        writes: [
-            "plan.busy.import": { commands, request in try await commands.importBusy(request) }
-        ],
         typedReads: [
             StoreDomains.command(PeopleCommands.List.self) { commands, command, _ in
                 try await commands.listPeople(command)
@@ -132,6 +129,9 @@ enum SocialDomain: StoreDomain {
             },
         ],
         typedWrites: [
+            StoreDomains.command(BusyCommands.Import.self) { commands, command, request in
+                try await commands.importBusy(command, request)
+            },
             StoreDomains.command(PeopleCommands.Add.self) { commands, command, request in
                 try await commands.addPerson(command, request)
             },
