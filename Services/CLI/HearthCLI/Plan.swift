@@ -246,11 +246,6 @@ struct Plan: AsyncParsableCommand {
         try Dates.instant(text, options, dayMeans: .midday)
     }
 
-    /// The hidden `--now` (an ISO 8601 instant) as the store's `now` argument.
-    static func nowArgument(_ now: String?) throws -> [String: JSONValue] {
-        try nowMilliseconds(now).map { ["now": .int($0)] } ?? [:]
-    }
-
     /// `--now` as milliseconds since 1970, for a typed command's `now`.
     static func nowMilliseconds(_ now: String?) throws -> Int64? {
         guard let now else { return nil }
