@@ -24,12 +24,13 @@ import ServiceLifecycle
 /// Busy times subscribed to by URL are read by a fourth loop (`CalendarSubscriptions`): each
 /// source daily with its ETag, a failed one again within the hour.
 ///
-/// Commands on `scheduler.cmd`: `reminder.done {id}` (completes the todo, or that day's
-/// occurrence), `reminder.snooze {id, minutes?}` (default `[reminders] snooze`; survives a
-/// restart), `reminder.showing` (what is on screen, for a notifier that starts late),
-/// `reminder.list` (every upcoming reminder), `reminder.reload` (load every reminder again, after
-/// this device's profile changed: whose reminders pop here), `class.list` (the next-class
-/// notifications loaded).
+/// Commands on `scheduler.cmd`, typed in HearthCore: a reminder's buttons (`ReminderActions`:
+/// `reminder.done` completes the todo, or that day's occurrence, or marks a check-in happened;
+/// `reminder.snooze` for `minutes`, default `[reminders] snooze`, surviving a restart;
+/// `reminder.reschedule` a check-in; each answered with `ReminderActed`) and `SchedulerQueries`
+/// (`reminder.showing`, what is on screen, for a notifier that starts late; `reminder.list`;
+/// `reminder.reload`, after this device's profile changed: whose reminders pop here;
+/// `class.list`; `plan.reminders`; `busy.read`).
 ///
 /// Next-class notifications (`class.next`) come from a second loop over `ClassBoard`: today's and
 /// tomorrow's lessons of each member whose notifications are on and who uses this device (its
