@@ -54,7 +54,9 @@ struct DomainRegistryTests {
     func searchSources() async throws {
         let sources = SearchIndex.sources
         #expect(Set(sources.map(\.kind)).count == sources.count)
-        #expect(Set(sources.map(\.kind)) == Set(SearchIndex.landedKinds))
+        // Every source the landed migrations installed is still declared (a domain may add more:
+        // each gets a migration of its own).
+        #expect(Set(SearchIndex.landedKinds).isSubset(of: Set(sources.map(\.kind))))
         #expect(StoreCommands.searchKinds["todo"] == ["todo", "subtask"])
         let home = try TemporaryHome()
         let path = home.file("hearth.sqlite")

@@ -218,10 +218,11 @@ public final class NotifierService: Service {
                 guard let button = await board.button(for: press) else { continue }
                 publish(
                     "notify.action",
-                    PopupBoard.data(
-                        NotifyActionEvent(
-                            key: press.key, action: press.action, service: button.service.rawValue,
-                            command: button.command)))
+                    JSONValue(
+                        wire:
+                            NotifyActionEvent(
+                                key: press.key, action: press.action, service: button.service.rawValue,
+                                command: button.command)))
                 group.addTask { await self.send(button, for: press) }
             }
         }
@@ -236,7 +237,7 @@ public final class NotifierService: Service {
             logger.warning("hearth-notifier: \(button.command) failed: \(error)")
             publish(
                 "notify.failed",
-                PopupBoard.data(NotifyFailedEvent(key: press.key, reason: "\(button.command): \(error)")))
+                JSONValue(wire: NotifyFailedEvent(key: press.key, reason: "\(button.command): \(error)")))
         }
         await client.close()
     }

@@ -157,24 +157,20 @@ actor PopupBoard {
                 held[key] = item
                 report(
                     "notify.suppressed",
-                    Self.data(
-                        NotifySuppressedEvent(
-                            key: key, category: popup.category.rawValue, reason: reason,
-                            heldUntil: Timestamp.format(until))))
+                    JSONValue(
+                        wire:
+                            NotifySuppressedEvent(
+                                key: key, category: popup.category.rawValue, reason: reason,
+                                heldUntil: Timestamp.format(until))))
                 holdKick.yield()
             case .drop(let reason):
                 close(key)
                 report(
                     "notify.suppressed",
-                    Self.data(NotifySuppressedEvent(key: key, category: popup.category.rawValue, reason: reason)))
+                    JSONValue(wire: NotifySuppressedEvent(key: key, category: popup.category.rawValue, reason: reason)))
             }
         }
     }
-
-    /// `event` as the data of a `notify.*` event. Its fields are strings, whole numbers and a
-    /// rounded latency, which always encode; should one not, the data is `null`, which every
-    /// reader refuses by name rather than misreading.
-    static func data<T: Encodable>(_ event: T) -> JSONValue { (try? JSONValue(encoding: event)) ?? .null }
 
     /// Closes the popup under `key` and forgets everything pending for it.
     private func close(_ key: String) {
@@ -214,14 +210,15 @@ actor PopupBoard {
             let latency = now().timeIntervalSince(item.envelope.timestamp) * 1_000
             report(
                 "notify.shown",
-                Self.data(
-                    NotifyShownEvent(
-                        key: key, id: Int(id), event: item.envelope.id, summary: item.notification.summary,
-                        latencyMs: (latency * 1_000).rounded() / 1_000)))
+                JSONValue(
+                    wire:
+                        NotifyShownEvent(
+                            key: key, id: Int(id), event: item.envelope.id, summary: item.notification.summary,
+                            latencyMs: (latency * 1_000).rounded() / 1_000)))
         case .failure(let error):
             guard undelivered[key]?.envelope.id == item.envelope.id else { return }
             if failing.insert(key).inserted {
-                report("notify.failed", Self.data(NotifyFailedEvent(key: key, reason: "\(error)")))
+                report("notify.failed", JSONValue(wire: NotifyFailedEvent(key: key, reason: "\(error)")))
             }
             retryKick.yield()
         }

@@ -57,7 +57,7 @@ actor ReminderBoard {
         sources[todo] = source
         upcoming[todo] = source?.next(now: now(), clock: clock)
         guard let shown else { return [] }
-        let closed = Wire.data(ReminderClosedEvent(id: shown.id))
+        let closed = JSONValue(wire: ReminderClosedEvent(id: shown.id))
         guard let source else { return [("reminder.cancelled", closed)] }
         let done = shown.date.map { source.completions.contains($0) } ?? source.completed
         if done { return [("reminder.done", closed)] }

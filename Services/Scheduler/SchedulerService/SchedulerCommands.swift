@@ -39,15 +39,15 @@ struct SchedulerCommands: Sendable {
                     "id", "only a check-in's reminder (plan:<id>) can be rescheduled here")
             }
             return try JSONValue(reply: try await checkInReschedule(item, to: command.to))
-        case SchedulerQueries.CheckIns.name: return Wire.data(await plans.upcoming())
-        case SchedulerQueries.Showing.name: return Wire.data(ReminderShowing(reminders: await board.showing()))
+        case SchedulerQueries.CheckIns.name: return JSONValue(wire: await plans.upcoming())
+        case SchedulerQueries.Showing.name: return JSONValue(wire: ReminderShowing(reminders: await board.showing()))
         case SchedulerQueries.Reminders.name: return try JSONValue(encoding: await board.upcomingList())
         case SchedulerQueries.Reload.name:
             guard await reload() else {
                 throw CommandError(code: "unavailable", message: "the store did not answer: reminders not reloaded")
             }
             return try JSONValue(reply: RemindersReloaded(reminders: await board.count))
-        case SchedulerQueries.Classes.name: return Wire.data(await classes.upcoming(now: clock.now()))
+        case SchedulerQueries.Classes.name: return JSONValue(wire: await classes.upcoming(now: clock.now()))
         default: throw CommandError.unknownCommand(request.command, service: "scheduler")
         }
     }
@@ -76,7 +76,7 @@ struct SchedulerCommands: Sendable {
             _ = try await store.send(ReminderCommands.Record(records: [.init(id: todo, snoozedUntil: .some(nil))]))
             await board.clearSnooze(todo)
         }
-        publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
+        publish("reminder.done", JSONValue(wire: ReminderClosedEvent(id: id)))
         return ReminderActed(id: id)
     }
 
@@ -99,7 +99,7 @@ struct SchedulerCommands: Sendable {
         _ = await board.snooze(id, until: until)
         publish(
             "reminder.snoozed",
-            Wire.data(ReminderSnoozedEvent(id: id, title: source.title, until: Timestamp.format(until))))
+            JSONValue(wire: ReminderSnoozedEvent(id: id, title: source.title, until: Timestamp.format(until))))
         return ReminderActed(id: id, until: Timestamp.format(until))
     }
 
@@ -109,7 +109,7 @@ struct SchedulerCommands: Sendable {
     private func checkInDone(_ item: String) async throws -> ReminderActed {
         let id = PlanBoard.prefix + item
         _ = try await store.send(PlanCommands.Done(item: item, now: ReminderBoard.milliseconds(clock.now())))
-        publish("reminder.done", Wire.data(ReminderClosedEvent(id: id)))
+        publish("reminder.done", JSONValue(wire: ReminderClosedEvent(id: id)))
         return ReminderActed(id: id)
     }
 
@@ -123,7 +123,7 @@ struct SchedulerCommands: Sendable {
                 item: item, minutes: Int(minutes ?? 60), now: ReminderBoard.milliseconds(clock.now())))
         publish(
             "reminder.snoozed",
-            Wire.data(ReminderSnoozedEvent(id: id, title: title ?? moved.title, until: moved.start, moved: true)))
+            JSONValue(wire: ReminderSnoozedEvent(id: id, title: title ?? moved.title, until: moved.start, moved: true)))
         return ReminderActed(id: id, until: moved.start)
     }
 
@@ -133,7 +133,7 @@ struct SchedulerCommands: Sendable {
         let id = PlanBoard.prefix + item
         if let to {
             let moved = try await store.send(PlanCommands.Reschedule(item: item, to: .text(to)))
-            publish("reminder.rescheduled", Wire.data(ReminderClosedEvent(id: id, to: moved.start)))
+            publish("reminder.rescheduled", JSONValue(wire: ReminderClosedEvent(id: id, to: moved.start)))
             return ReminderActed(id: id, to: moved.start)
         }
         let title = await plans.reminder(item)?.title
@@ -142,7 +142,7 @@ struct SchedulerCommands: Sendable {
         let slots = Array(offer.slots.prefix(4))
         publish(
             "reminder.slots",
-            Wire.data(ReminderSlotsEvent(id: id, title: title ?? offer.item?.title ?? "", slots: slots)))
+            JSONValue(wire: ReminderSlotsEvent(id: id, title: title ?? offer.item?.title ?? "", slots: slots)))
         return ReminderActed(id: id, slots: slots)
     }
 }

@@ -42,7 +42,8 @@ extension SchedulerService {
     static func announceUnplaced(_ read: BusyReads.Read, publish: (String, JSONValue) -> Void) {
         guard let unplaced = read.imported?.unplaced, !unplaced.isEmpty else { return }
         publish(
-            "plan.unplaced", Wire.data(PlanUnplacedEvent(source: BusySubscription.shown(read.url), unplaced: unplaced)))
+            "plan.unplaced",
+            JSONValue(wire: PlanUnplacedEvent(source: BusySubscription.shown(read.url), unplaced: unplaced)))
     }
 
     /// `busy.read {url?}`: reads that source (or every one) now, whatever its next read.

@@ -33,7 +33,7 @@ extension SchedulerService {
                             items: ready.map { .init(item: $0.item, start: ReminderBoard.milliseconds($0.start)) }))
                     for reminder in ready {
                         await plans.raise(reminder)
-                        publish("reminder.due", Wire.data(reminder.event(now: now, household: plans.clock)))
+                        publish("reminder.due", JSONValue(wire: reminder.event(now: now, household: plans.clock)))
                     }
                 }
             } catch {

@@ -252,7 +252,7 @@ public final class SchedulerService: Service {
                 let title = source?.popupTitle(reminder) ?? ""
                 publish(
                     "reminder.due",
-                    Wire.data(ReminderBoard.dueEvent(reminder, title: title, for: source?.forMember, now: now)))
+                    JSONValue(wire: ReminderBoard.dueEvent(reminder, title: title, for: source?.forMember, now: now)))
             }
             await clock.wait(until: await board.nextWake(lead: Self.recordLead), or: wake)
         }
@@ -297,7 +297,7 @@ public final class SchedulerService: Service {
                         TimetableCommands.RecordClass(
                             member: alert.member, start: ReminderBoard.milliseconds(alert.start)))
                     await classes.raisedAlert(alert)
-                    publish("class.next", Wire.data(ClassNextEvent(alert.lesson)))
+                    publish("class.next", JSONValue(wire: ClassNextEvent(alert.lesson)))
                     logger.debug(
                         "hearth-scheduler: next class for \(alert.memberName): \(alert.subject) at \(alert.start)")
                 }

@@ -40,6 +40,11 @@ extension JSONValue {
         self = try JSONValueEncoder().encode(value)
     }
 
+    /// `value` as an event's or a reply's data, for wire types whose fields always encode
+    /// (strings, booleans, whole numbers): should one not (a non-finite number), the data is
+    /// `null`, which every reader refuses by name rather than misreading.
+    public init<T: Encodable>(wire value: T) { self = (try? JSONValue(encoding: value)) ?? .null }
+
     /// `value` as a command's reply: every absent optional written as `null` (see `writesNulls`).
     public init<T: Encodable>(reply value: T) throws {
         self = try JSONValueEncoder(writesNulls: true).encode(value)

@@ -75,5 +75,5 @@ public final class ProgressBoard: Sendable {
 
     /// A report as reply data: its fields are whole numbers, text and a boolean, which always
     /// encode (`null`, which a reader refuses by name, should one ever not).
-    private static func encoded(_ report: ProgressReport) -> JSONValue { (try? JSONValue(encoding: report)) ?? .null }
+    private static func encoded(_ report: ProgressReport) -> JSONValue { JSONValue(wire: report) }
 }

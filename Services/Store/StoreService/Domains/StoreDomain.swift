@@ -97,13 +97,21 @@ enum StoreDomains {
     }()
 
     /// Every domain's search sources, in the domains' order.
-    static var searchSources: [SearchIndex.Source] { all.flatMap { $0.searchSources } }
+    static let searchSources: [SearchIndex.Source] = all.flatMap { $0.searchSources }
+
+    /// The domain whose sources show each kind of search result.
+    private static let searchDomains: [String: any StoreDomain.Type] = {
+        var domains: [String: any StoreDomain.Type] = [:]
+        for domain in all {
+            for source in domain.searchSources { domains[source.shown] = domains[source.shown] ?? domain }
+        }
+        return domains
+    }()
 
     /// The result a search shows for a hit of the `shown` kind leading to `link`, from the
     /// domain whose source shows that kind; `nil` when none does or the row has gone.
     static func searchHit(_ shown: String, link: String, in db: Database) throws -> SearchHit? {
-        guard let domain = all.first(where: { $0.searchSources.contains { $0.shown == shown } }) else { return nil }
-        return try domain.searchHit(shown, link: link, in: db)
+        try searchDomains[shown]?.searchHit(shown, link: link, in: db)
     }
 
     /// The domain that keeps `kind`.

@@ -79,7 +79,6 @@ enum HubDomain: StoreDomain {
     /// The hub's commands; those that write hold their reply for the fault-injection delay.
     private static let handlers = StoreDomains.table(
         HubCommands.self,
-        reads: [:],
         writes: [
             TimetableImportArguments.name: { commands, request in try await commands.importTimetable(request) }
         ],

@@ -5,9 +5,13 @@ import HearthCore
 /// `search`: the household's things that match a text, from the search index (`SearchIndex`).
 extension StoreCommands {
     /// The kinds a search may be narrowed to, and the index's kinds each covers.
-    static var searchKinds: [String: [String]] {
+    static let searchKinds: [String: [String]] =
         Dictionary(grouping: SearchIndex.sources, by: \.shown).mapValues { $0.map(\.kind) }
-    }
+
+    /// The kind each of the index's kinds is shown as (a subtask as its todo).
+    private static let shownAs: [String: String] = Dictionary(
+        SearchIndex.sources.map { ($0.kind, $0.shown) }
+    ) { first, _ in first }
     /// The most matches a search ranks (`search`): the latest.
     static let rankedAtMost = 250
     /// The most words whose IDF weighs them (below SQLite's 127 arguments to a function).
@@ -79,7 +83,6 @@ extension StoreCommands {
             let entry = try db.cachedStatement(sql: "SELECT kind, link, owner FROM search_entry WHERE id = ?")
             let content = try db.cachedStatement(sql: "SELECT title, body FROM search_index WHERE rowid = ?")
             let wanted = Set(kinds)
-            let shownAs = Dictionary(SearchIndex.sources.map { ($0.kind, $0.shown) }) { first, _ in first }
             var results: [SearchResult] = []
             var seen = Set<String>()
             while results.count < limit, let row = try ranked.next() {
@@ -90,7 +93,7 @@ extension StoreCommands {
                 // A member's own row (a lesson) is shown to a student's profile only when it is theirs.
                 let owner: String? = found["owner"]
                 guard wanted.contains(kind), owner == nil || own == nil || owner == own else { continue }
-                let shown = shownAs[kind] ?? kind
+                let shown = Self.shownAs[kind] ?? kind
                 guard seen.insert("\(shown)\u{0}\(link)").inserted,
                     let hit = try StoreDomains.searchHit(shown, link: link, in: db)
                 else { continue }
