@@ -115,12 +115,11 @@ struct DoctorExamination: Sendable {
         checks.append(DoctorChecks.timeZone(household: configuration.household.timeZone, system: .current))
         let nearby =
             up.contains(.sync)
-            ? try? await calls.call(.sync, PairingCommands.Nearby.name, as: PairingCommands.Nearby.Reply.self) : nil
+            ? try? await calls.call(.sync, PairingCommands.Nearby()) : nil
         let discovery = configuration.discovery
         checks.append(await offPool { DoctorChecks.beacon(discovery, nearby: nearby?.devices.count) })
         if up.contains(.sync),
-            let paired = try? await calls.call(
-                .sync, PairingCommands.Paired.name, as: PairingCommands.Paired.Reply.self)
+            let paired = try? await calls.call(.sync, PairingCommands.Paired())
         {
             let devices = paired.devices.filter { !$0.forgotten }
             checks.append(DoctorChecks.lastSyncs(devices, now: Date()))
@@ -130,7 +129,7 @@ struct DoctorExamination: Sendable {
             checks.append(.skipped("clocks", "hearth-sync is not running: it measures the paired devices' clocks"))
         }
         if up.contains(.store),
-            let known = try? await calls.call(.store, DeviceCommands.List.name, as: DeviceCommands.List.Reply.self)
+            let known = try? await calls.call(.store, DeviceCommands.List())
         {
             checks.append(DoctorChecks.keys(known.devices))
         } else {
@@ -203,8 +202,7 @@ struct DoctorExamination: Sendable {
             return .skipped("notifications", "hearth-notifier is not running: it is what shows popups")
         }
         guard
-            let server = try? await calls.call(
-                .notifier, NotifierCommands.Server.name, as: NotifierCommands.Server.Reply.self)
+            let server = try? await calls.call(.notifier, NotifierCommands.Server())
         else {
             return .problem(
                 "notifications", "hearth-notifier did not say which notification server it reaches",
@@ -242,7 +240,7 @@ struct ServiceCalls: Sendable {
     func pingAll() async -> [(HearthService, PingReply?)] {
         await withTaskGroup(of: (HearthService, PingReply?).self) { group in
             for service in HearthService.launched {
-                group.addTask { (service, try? await call(service, ServiceCommands.Ping.name, as: PingReply.self)) }
+                group.addTask { (service, try? await call(service, ServiceCommands.Ping())) }
             }
             var replies: [(HearthService, PingReply?)] = []
             for await reply in group { replies.append(reply) }
@@ -251,20 +249,19 @@ struct ServiceCalls: Sendable {
     }
 
     /// One command, one attempt within the timeout, its reply as its type.
-    func call<Reply: Decodable>(_ service: HearthService, _ command: String, as type: Reply.Type) async throws -> Reply
-    {
+    func call<C: HearthCommand>(_ service: HearthService, _ command: C) async throws -> C.Reply {
         guard let context else { throw CommandClientError.closed }
         let client = CommandClient(
             context: context, endpoint: configuration.commandEndpoint(service), timeout: timeout, attempts: 1,
             maximumMessageBytes: configuration.maximumMessageBytes)
         let result: Result<JSONValue, any Error>
         do {
-            result = .success(try await client.request(command))
+            result = .success(try await client.request(C.name, args: try command.arguments()))
         } catch {
             result = .failure(error)
         }
         await client.close()
-        return try result.get().decode(Reply.self)
+        return try result.get().decode(C.Reply.self)
     }
 
     func close() async { await context?.terminate() }

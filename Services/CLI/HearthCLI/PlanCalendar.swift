@@ -56,9 +56,7 @@ extension Plan {
             func run() async throws {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
                 let command = BusyCommands.Import(path: path, now: try Plan.nowMilliseconds(now))
-                let reply = try await ServiceCall.runShowingProgress(
-                    options, .store, BusyCommands.Import.name, try command.arguments()
-                ).decode(BusyImport.self)
+                let reply = try await ServiceCall.sendShowingProgress(options, .store, command)
                 if options.json { return try Output.reply(reply) }
                 Output.line(
                     "\(reply.file): \(reply.events) events, \(reply.busy) busy times, \(reply.free) free or cancelled")

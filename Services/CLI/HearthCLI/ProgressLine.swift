@@ -69,6 +69,13 @@ final class ProgressLine: Sendable {
 }
 
 extension ServiceCall {
+    /// A typed command run as `runShowingProgress` runs one, its reply as its type.
+    static func sendShowingProgress<C: HearthCommand>(
+        _ options: GlobalOptions, _ service: HearthService, _ command: C
+    ) async throws -> C.Reply {
+        try await runShowingProgress(options, service, C.name, try command.arguments()).decode(C.Reply.self)
+    }
+
     /// Runs a long `command` on `service` (waiting up to ten minutes, or `--timeout` if longer)
     /// and, on a terminal, shows its progress as the service reports it: the request carries a
     /// fresh `progress` token, and `progress {token}` is asked four times a second beside it.

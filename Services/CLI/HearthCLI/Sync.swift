@@ -20,10 +20,7 @@ struct Sync: AsyncParsableCommand {
         @Argument(help: "The device: its id, an id prefix, or its name.") var device: String?
 
         func run() async throws {
-            let command = SyncCommands.Now(device: device)
-            let reply = try await ServiceCall.runShowingProgress(
-                options, .sync, SyncCommands.Now.name, try command.arguments()
-            ).decode(SyncNowReply.self)
+            let reply = try await ServiceCall.sendShowingProgress(options, .sync, SyncCommands.Now(device: device))
             if options.json { return try Output.reply(reply) }
             if reply.syncs.isEmpty { Output.line("no paired device is heard on this network now") }
             let zone = try Dates.zone(options)

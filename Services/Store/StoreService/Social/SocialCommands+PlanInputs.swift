@@ -9,9 +9,8 @@ import HearthCore
 extension SocialCommands {
     var household: HouseholdTime { HouseholdTime(timeZone: timeZone) }
 
-    /// `now` (milliseconds since 1970, for tests and the scheduler's injected clock), else the
-    /// real time.
-    /// A typed command's `now`, else the real time.
+    /// A typed command's `now` (milliseconds since 1970, for tests and the scheduler's injected
+    /// clock), else the real time.
     func now(_ milliseconds: Int64?) throws -> Date {
         guard let milliseconds else { return Date() }
         guard Social.instantRange.contains(milliseconds) else {
