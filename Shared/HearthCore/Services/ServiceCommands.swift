@@ -1,3 +1,42 @@
+/// What every service answers, whatever else it does (`ping` answers a `PingReply`).
+public enum ServiceCommands {
+    /// Who answers, its build, its uptime and its command counts, with the service's own figures.
+    public struct Ping: HearthCommand {
+        public typealias Reply = PingReply
+        public static let name = "ping"
+        public init() {}
+    }
+}
+
+/// hearth-web's command (`web.cmd`).
+public enum WebCommands {
+    /// Reads the household token again (after `hearth web token --revoke`): pages holding the
+    /// old one are refused from their next request.
+    public struct ReloadToken: HearthCommand {
+        public typealias Reply = TokenReloaded
+        public static let name = "token.reload"
+        public init() {}
+    }
+}
+
+/// `token.reload`: `reloaded`, or why no token is used.
+public struct TokenReloaded: Codable, Sendable, Equatable {
+    public let token: String
+
+    public init(token: String) { self.token = token }
+}
+
+extension ServiceCommands {
+    /// How far the long command started with `token` (its `progress` argument) has come: the
+    /// store's and hearth-sync's, asked by the command line while it waits.
+    public struct Progress: HearthCommand {
+        public typealias Reply = ProgressReport
+        public static let name = "progress"
+        public var token: String
+        public init(token: String) { self.token = token }
+    }
+}
+
 /// The bus's commands (`bus.cmd`): what a subscriber asks to learn its subscription is live, and
 /// the counters.
 public enum BusCommands {
