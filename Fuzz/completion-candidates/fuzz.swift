@@ -27,10 +27,12 @@ public func fuzzCompletionCandidates(_ data: UnsafePointer<UInt8>, _ size: Int) 
     if fish != plain { fatalError("fish: \(fish) for \(plain)") }
 
     let zsh = CompletionCandidates.quoted(names, for: .zsh)
+    // Read scalar by scalar, as zsh reads bytes: a backslash and a combining mark after it are
+    // one Swift character.
     let zshRead = zsh.map { word -> String in
-        var name = ""
+        var name = String.UnicodeScalarView()
         var escaped = false
-        for character in word {
+        for character in word.unicodeScalars {
             if escaped {
                 if character != "\\" && character != ":" { fatalError("zsh: a stray escape in \(word)") }
                 name.append(character)
@@ -44,11 +46,11 @@ public func fuzzCompletionCandidates(_ data: UnsafePointer<UInt8>, _ size: Int) 
             }
         }
         if escaped { fatalError("zsh: a trailing escape in \(word)") }
-        return name
+        return String(name)
     }
     if zshRead != plain { fatalError("zsh: \(zshRead) for \(plain)") }
 
-    let offered = plain.filter { !$0.contains("$") && !$0.contains("`") }
+    let offered = plain.filter { !$0.unicodeScalars.contains { $0 == "$" || $0 == "`" } }
     let bash = CompletionCandidates.quoted(names, for: .bash)
     if bash.count != offered.count { fatalError("bash: \(bash) for \(offered)") }
     guard !bash.isEmpty else { return 0 }

@@ -24,6 +24,24 @@ struct CompletionCandidatesTests {
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    @Test(
+        "a quote or backslash with a combining mark after it (one Swift character) is still escaped: bash gives back the name, zsh reads it back"
+    )
+    func combiningMarks() async throws {
+        // What the fuzz target found: `'` U+064C is one Character, and a String replacement of
+        // "'" left it unescaped, so bash's compgen brace-expanded the rest.
+        let names = ["Ky'\u{064C}ğ *{x,y} ~", "Zo\\\u{0301}:x"]
+        let quoted = CompletionCandidates.quoted(names, for: .bash)
+        #expect(quoted[0] == "'Ky'\\''\u{064C}ğ *{x,y} ~'", "\(quoted)")
+        let script = "IFS=$'\\n' compgen -W \"$1\" -- ''"
+        let run = try await ChildProcess.run(
+            "/bin/bash", ["--noprofile", "--norc", "-c", script, "bash", quoted.joined(separator: "\n")])
+        #expect(run.stdout.split(separator: "\n").map(String.init) == names, "\(run.stderr)")
+        #expect(
+            CompletionCandidates.quoted(names, for: .zsh).map { Array($0.unicodeScalars) }
+                == ["Ky'\u{064C}ğ *{x,y} ~", "Zo\\\\\u{0301}\\:x"].map { Array($0.unicodeScalars) })
+    }
+
     @Test("zsh: the colon _describe splits on and backslashes escaped; fish: as they are")
     func zshAndFish() {
         #expect(CompletionCandidates.quoted(["Fi:colon \\back"], for: .zsh) == ["Fi\\:colon \\\\back"])

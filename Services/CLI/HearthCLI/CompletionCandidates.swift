@@ -25,19 +25,35 @@ enum CompletionCandidates {
     }
 
     /// `names` as `shell`'s completion script must read them to offer each one literally.
+    ///
+    /// Every check and escape works on Unicode scalars, as the shells read bytes, never on
+    /// Swift's characters: a quote or a backslash followed by a combining mark (`'` U+064C) is one
+    /// `Character`, which a `String` replacement of `"'"` does not match, while bash still reads
+    /// the quote (the fuzz target found `Ky'ٌğ *{x,y} ~` brace-expanded that way).
     static func quoted(_ names: [String], for shell: Shell) -> [String] {
         names.filter { name in
             !name.isEmpty && !name.unicodeScalars.contains(where: isControl)
-                && (shell == .zsh || shell == .fish || !name.contains(where: { $0 == "$" || $0 == "`" }))
+                && (shell == .zsh || shell == .fish || !name.unicodeScalars.contains { $0 == "$" || $0 == "`" })
         }.map { name in
-            if shell == .zsh {
-                name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
-            } else if shell == .fish {
-                name
-            } else {
-                "'" + name.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            switch shell {
+            case .zsh: escaping(name, ["\\": "\\\\", ":": "\\:"])
+            case .fish: name
+            case .bash: "'" + escaping(name, ["'": "'\\''"]) + "'"
             }
         }
+    }
+
+    /// `text` with each scalar in `replacements` replaced, scalar by scalar.
+    private static func escaping(_ text: String, _ replacements: [Unicode.Scalar: String]) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if let replacement = replacements[scalar] {
+                out.append(contentsOf: replacement.unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
